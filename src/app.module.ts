@@ -1,0 +1,37 @@
+import { DynamicModule, Module, Type } from '@nestjs/common';
+import { AuthModule } from './common/auth/auth.module';
+import { CryptoModule } from './common/crypto/crypto.module';
+import { LoggingModule } from './common/logging/logger.module';
+import { AppConfig, ConfigModule } from './config';
+import { DatabaseModule } from './database/database.module';
+import { EventsModule } from './events/events.module';
+import { HealthModule } from './health/health.module';
+import { QueueModule } from './queue/queue.module';
+
+/** Feature modules serving HTTP routes (role api or all). */
+const API_MODULES: Type[] = [];
+
+/** Modules running queue workers and background loops (role worker or all). */
+const WORKER_MODULES: Type[] = [];
+
+@Module({})
+export class AppModule {
+  static register(config: AppConfig, extraModules: Type[] = []): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule.forRoot(),
+        DatabaseModule,
+        QueueModule,
+        CryptoModule,
+        AuthModule,
+        EventsModule.register({ relay: config.runsWorker }),
+        HealthModule,
+        ...(config.runsApi ? API_MODULES : []),
+        ...(config.runsWorker ? WORKER_MODULES : []),
+        ...extraModules,
+      ],
+    };
+  }
+}

@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import { Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import { FamilyExceptionFilter } from './common/errors';
+import { createValidationPipe } from './common/http/validation';
+import { AppConfig } from './config';
+
+const REQUEST_ID = /^[\w.-]{1,128}$/;
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** Routes that legitimately take bigger bodies than DEFAULT_BODY_LIMIT (e.g. analytics batches). */
+export const ROUTE_BODY_LIMITS: Record<string, number> = {
+  '/gateway/analytics': 32 * 1024 * 1024,
+};
+
+/** Builds the application exactly as `npm start` runs it; tests use the same function. */
+export async function createApp(config: AppConfig, extraModules: Type[] = []): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({ bodyLimit: DEFAULT_BODY_LIMIT, logger: false, trustProxy: true });
+  const fastify = adapter.getInstance();
+  // Every request gets an id (the caller's X-Request-Id if sane), echoed on the response and used by the logs.
+  fastify.addHook('onRequest', async (request, reply) => {
+    const given = request.headers['x-request-id'];
+    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    request.headers['x-request-id'] = id;
+    void reply.header('x-request-id', id);
+  });
+  fastify.addHook('onRoute', (route) => {
+    const limit = ROUTE_BODY_LIMITS[route.url];
+    if (limit) route.bodyLimit = limit;
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, extraModules), adapter, { bufferLogs: true, abortOnError: false });
+  app.useLogger(app.get(Logger));
+  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalFilters(new FamilyExceptionFilter());
+  if (config.runsApi) setupOpenApi(app);
+  app.enableShutdownHooks();
+  return app;
+}
+
+function setupOpenApi(app: NestFastifyApplication): void {
+  const doc = new DocumentBuilder()
+    .setTitle('Gateway management, dashboard and developer portal')
+    .setDescription(
+      'Four route families, each with its own credential and error body: gateway (/gateway, X-Gateway-Authorization), ' +
+        'dashboard (/api, Authorization: Bearer <access key>), admin (/admin, Admin-Auth) and portal (/portal-api, Authorization: <token>).',
+    )
+    .setVersion('1.0')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Gateway-Authorization' }, 'gateway')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'Admin-Auth' }, 'admin')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'Authorization' }, 'portal')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'a dashboard user access key' }, 'dashboard')
+    .build();
+  const document = SwaggerModule.createDocument(app, doc);
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', yamlDocumentUrl: 'docs-yaml' });
+}

@@ -1,0 +1,34 @@
+/**
+ * The four route families of decisions §1, each with its own error body.
+ * Routes outside them (health, docs, metrics) use a plain `{statusCode, message}` body.
+ */
+export type Family = 'gateway' | 'dashboard' | 'admin' | 'portal' | 'other';
+
+export function familyOf(url: string): Family {
+  const path = url.split('?')[0];
+  if (path === '/gateway' || path.startsWith('/gateway/')) return 'gateway';
+  if (path === '/api' || path.startsWith('/api/')) return 'dashboard';
+  if (path === '/admin' || path.startsWith('/admin/')) return 'admin';
+  if (path === '/portal-api' || path.startsWith('/portal-api/')) return 'portal';
+  return 'other';
+}
+
+/** Validation failures (and malformed JSON) are 422 on the portal, 400 elsewhere. */
+export function validationStatus(family: Family): number {
+  return family === 'portal' ? 422 : 400;
+}
+
+export function renderErrorBody(family: Family, status: number, messages: string[]): unknown {
+  const message = messages.join('; ');
+  switch (family) {
+    case 'gateway':
+      return { status: 'error', message };
+    case 'dashboard':
+    case 'admin':
+      return { Status: 'Error', Message: message, Meta: null };
+    case 'portal':
+      return { status: 'error', errors: messages };
+    default:
+      return { statusCode: status, message };
+  }
+}

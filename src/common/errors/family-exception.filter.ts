@@ -1,0 +1,58 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, ValidationFailed } from './api-error';
+import { Family, familyOf, renderErrorBody, validationStatus } from './families';
+
+interface ErrorReply {
+  status: number;
+  messages: string[];
+}
+
+const logger = new Logger('Errors');
+
+/** Maps anything thrown to the status and reasons a caller may see. Unexpected errors: generic 500, details logged. */
+export function describeError(error: unknown, family: Family): ErrorReply {
+  if (error instanceof ValidationFailed) {
+    const messages = error.prefix ? [error.prefix, ...error.messages] : error.messages;
+    return { status: validationStatus(family), messages };
+  }
+  if (error instanceof ApiError) return { status: error.getStatus(), messages: error.messages };
+  if (error instanceof HttpException) {
+    const res = error.getResponse();
+    // Nest hands Fastify's own errors (body parsing, size limits) over as HttpException(message, status).
+    if (typeof res === 'string') return fastifyClientError(error.getStatus(), res, family);
+    const m = (res as { message?: unknown }).message;
+    return { status: error.getStatus(), messages: Array.isArray(m) ? m.map(String) : [String(m ?? error.message)] };
+  }
+  logger.error({ err: error }, 'unexpected error');
+  return { status: HttpStatus.INTERNAL_SERVER_ERROR, messages: ['Internal server error'] };
+}
+
+function fastifyClientError(status: number, message: string, family: Family): ErrorReply {
+  if (status === 413) return { status, messages: ['request body too large'] };
+  if (status === 415) return { status, messages: ['unsupported Content-Type: send application/json'] };
+  if (status === 400 && /JSON/i.test(message)) {
+    return { status: validationStatus(family), messages: [family === 'gateway' ? 'request malformed' : 'request body is not valid JSON'] };
+  }
+  return { status, messages: [message] };
+}
+
+export function sendFamilyError(request: FastifyRequest, reply: FastifyReply, error: unknown): void {
+  const family = familyOf(request.url);
+  if (family === 'other' && error instanceof HttpException && typeof error.getResponse() === 'object') {
+    // health checks and the like keep their own structured body
+    void reply.status(error.getStatus()).send(error.getResponse());
+    return;
+  }
+  const { status, messages } = describeError(error, family);
+  void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(renderErrorBody(family, status, messages));
+}
+
+/** The global filter: renders each route family's error body (decisions §1). */
+@Catch()
+export class FamilyExceptionFilter implements ExceptionFilter {
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    sendFamilyError(ctx.getRequest<FastifyRequest>(), ctx.getResponse<FastifyReply>(), exception);
+  }
+}

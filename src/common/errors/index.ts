@@ -1,0 +1,3 @@
+export * from './api-error';
+export * from './families';
+export * from './family-exception.filter';

@@ -1,0 +1,20 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+
+/** Portal list paging (decisions §5): `page` 1-based, `per_page` default 20, at most 100. */
+export class PortalPageQuery {
+  @ApiPropertyOptional({ minimum: 1, default: 1 })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  page?: number;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100)
+  per_page?: number;
+}
+
+export function portalPaging(q: PortalPageQuery): { skip: number; take: number } {
+  const take = q.per_page ?? 20;
+  const page = q.page ?? 1;
+  return { skip: (page - 1) * take, take };
+}

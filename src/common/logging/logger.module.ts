@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { DynamicModule, Module } from '@nestjs/common';
+import { LoggerModule as PinoLoggerModule } from 'nestjs-pino';
+import { AppConfig } from '../../config';
+
+/** Structured JSON logs (pino) with a request id; credentials and secrets are redacted. */
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers["admin-auth"]',
+  'req.headers["x-gateway-authorization"]',
+  'req.headers.cookie',
+  '*.password',
+  '*.secret',
+  '*.Secret',
+  '*.Credential',
+  '*.OAuthClientSecret',
+  '*.DCRRegistrationAccessToken',
+  '*.access_key',
+];
+
+@Module({})
+export class LoggingModule {
+  static forRoot(): DynamicModule {
+    return {
+      module: LoggingModule,
+      imports: [
+        PinoLoggerModule.forRootAsync({
+          inject: [AppConfig],
+          useFactory: (config: AppConfig) => ({
+            pinoHttp: {
+              level: config.logLevel,
+              redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+              // bootstrap's onRequest hook has already put a sane id there
+              genReqId: (req: IncomingMessage) => String(req.headers['x-request-id'] ?? randomUUID()),
+              autoLogging: { ignore: (req: IncomingMessage) => (req.url ?? '').startsWith('/health') || req.url === '/metrics' },
+              serializers: {
+                req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+              },
+            },
+          }),
+        }),
+      ],
+    };
+  }
+}

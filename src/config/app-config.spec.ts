@@ -1,0 +1,73 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, DEFAULT_RETRY_SCHEDULE, loadConfig } from './app-config';
+
+const secrets = {
+  GATEWAY_SECRET: 'g'.repeat(20),
+  ADMIN_SECRET: 'a'.repeat(20),
+  PORTAL_API_TOKEN: 'p'.repeat(20),
+  ENCRYPTION_KEY: 'ab'.repeat(32),
+};
+
+describe('loadConfig', () => {
+  const dataDir = () => mkdtempSync(join(tmpdir(), 'gwm-config-'));
+
+  it('applies the documented defaults', () => {
+    const c = loadConfig({ ...secrets, DATA_DIR: dataDir() });
+    expect(c.port).toBe(3000);
+    expect(c.role).toBe('all');
+    expect(c.redis.prefix).toBe('gwm');
+    expect(c.dashboard.pageSize).toBe(10);
+    expect(c.webhooks.allowedCidrs).toEqual([]);
+    expect(c.webhooks.retrySchedule).toEqual(DEFAULT_RETRY_SCHEDULE);
+    expect(c.secrets.encryptionKey).toHaveLength(32);
+    expect(c.generatedSecrets).toEqual([]);
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['ROLE', 'both'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['REDIS_URL', 'http://x'],
+    ['ENCRYPTION_KEY', 'short'],
+    ['WEBHOOK_ALLOWED_CIDRS', '10.0.0.0/99'],
+    ['WEBHOOK_RETRY_SCHEDULE', '0,five'],
+    ['DASHBOARD_PAGE_SIZE', '0'],
+    ['GATEWAY_SECRET', 'tiny'],
+  ])('fails start-up naming %s when it is %p', (name, value) => {
+    expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), [name]: value })).toThrow(name);
+  });
+
+  it('requires every secret in production, naming the missing ones', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', GATEWAY_SECRET: secrets.GATEWAY_SECRET, DATA_DIR: dataDir() })).toThrow(
+      /ADMIN_SECRET: required[\s\S]*PORTAL_API_TOKEN: required[\s\S]*ENCRYPTION_KEY: required/,
+    );
+  });
+
+  it('outside production generates missing secrets once and keeps them under the data directory', () => {
+    const dir = dataDir();
+    const first = loadConfig({ DATA_DIR: dir });
+    expect(first.generatedSecrets).toEqual(['GATEWAY_SECRET', 'ADMIN_SECRET', 'PORTAL_API_TOKEN', 'ENCRYPTION_KEY']);
+    const second = loadConfig({ DATA_DIR: dir });
+    expect(second.secrets.admin).toBe(first.secrets.admin);
+    expect(second.secrets.encryptionKey.equals(first.secrets.encryptionKey)).toBe(true);
+    expect(JSON.parse(readFileSync(join(dir, 'secrets.json'), 'utf8')).ADMIN_SECRET).toBe(first.secrets.admin);
+    // a variable that is set wins over the stored one
+    expect(loadConfig({ DATA_DIR: dir, ADMIN_SECRET: secrets.ADMIN_SECRET }).secrets.admin).toBe(secrets.ADMIN_SECRET);
+  });
+
+  it('parses the allow-list, retry schedule and a base64 key', () => {
+    const c = loadConfig({
+      ...secrets,
+      DATA_DIR: dataDir(),
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8, ::1/128',
+      WEBHOOK_RETRY_SCHEDULE: '0, 1,2',
+      ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    });
+    expect(c.webhooks.allowedCidrs).toEqual(['127.0.0.0/8', '::1/128']);
+    expect(c.webhooks.retrySchedule).toEqual([0, 1, 2]);
+    expect(c.secrets.encryptionKey.equals(Buffer.alloc(32, 7))).toBe(true);
+  });
+});

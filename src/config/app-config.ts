@@ -1,0 +1,115 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { EnvDto, Role, splitList } from './env.dto';
+
+export const DEFAULT_RETRY_SCHEDULE = [0, 5, 300, 1800, 7200, 18000, 36000, 36000];
+
+/** The one typed configuration object. Everything else injects this; nothing else reads process.env. */
+export class AppConfig {
+  env: 'production' | 'development' | 'test';
+  port: number;
+  host: string;
+  role: Role;
+  dataDir: string;
+  logLevel: string;
+  database: { url?: string };
+  redis: { url?: string; prefix: string };
+  secrets: { gateway: string; admin: string; portal: string; encryptionKey: Buffer };
+  dashboard: { pageSize: number };
+  webhooks: { allowedCidrs: string[]; retrySchedule: number[]; concurrency: number };
+  dcr: { registrationEndpoint?: string; initialAccessToken?: string };
+  /** Names of secrets that were generated into dataDir because the environment had none. */
+  generatedSecrets: string[];
+
+  get runsApi(): boolean {
+    return this.role === 'api' || this.role === 'all';
+  }
+
+  get runsWorker(): boolean {
+    return this.role === 'worker' || this.role === 'all';
+  }
+}
+
+export class ConfigError extends Error {}
+
+type SecretName = 'GATEWAY_SECRET' | 'ADMIN_SECRET' | 'PORTAL_API_TOKEN' | 'ENCRYPTION_KEY';
+const SECRET_NAMES: SecretName[] = ['GATEWAY_SECRET', 'ADMIN_SECRET', 'PORTAL_API_TOKEN', 'ENCRYPTION_KEY'];
+
+/** Parses and validates the environment. Throws ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const dto = plainToInstance(EnvDto, { ...env }, { enableImplicitConversion: false });
+  const errors = validateSync(dto, { whitelist: false, forbidUnknownValues: false });
+  if (errors.length > 0) {
+    const lines = errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+
+  const nodeEnv = (dto.NODE_ENV ?? 'development') as AppConfig['env'];
+  const dataDir = resolve(dto.DATA_DIR ?? '.data');
+  const secretValues: Record<SecretName, string | undefined> = {
+    GATEWAY_SECRET: dto.GATEWAY_SECRET,
+    ADMIN_SECRET: dto.ADMIN_SECRET,
+    PORTAL_API_TOKEN: dto.PORTAL_API_TOKEN,
+    ENCRYPTION_KEY: dto.ENCRYPTION_KEY,
+  };
+  const missing = SECRET_NAMES.filter((n) => !secretValues[n]);
+  if (missing.length > 0 && nodeEnv === 'production') {
+    throw new ConfigError(`Invalid configuration:\n  ${missing.map((n) => `${n}: required when NODE_ENV=production`).join('\n  ')}`);
+  }
+  const generated = missing.length > 0 ? fillGeneratedSecrets(dataDir, missing, secretValues) : [];
+
+  const config = new AppConfig();
+  config.env = nodeEnv;
+  config.port = dto.PORT ?? 3000;
+  config.host = dto.HOST ?? '0.0.0.0';
+  config.role = dto.ROLE ?? 'all';
+  config.dataDir = dataDir;
+  config.logLevel = dto.LOG_LEVEL ?? 'info';
+  config.database = { url: dto.DATABASE_URL };
+  config.redis = { url: dto.REDIS_URL, prefix: dto.QUEUE_PREFIX ?? 'gwm' };
+  config.secrets = {
+    gateway: secretValues.GATEWAY_SECRET!,
+    admin: secretValues.ADMIN_SECRET!,
+    portal: secretValues.PORTAL_API_TOKEN!,
+    encryptionKey: parseKey(secretValues.ENCRYPTION_KEY!),
+  };
+  config.dashboard = { pageSize: dto.DASHBOARD_PAGE_SIZE ?? 10 };
+  config.webhooks = {
+    allowedCidrs: splitList(dto.WEBHOOK_ALLOWED_CIDRS),
+    retrySchedule: dto.WEBHOOK_RETRY_SCHEDULE ? splitList(dto.WEBHOOK_RETRY_SCHEDULE).map(Number) : DEFAULT_RETRY_SCHEDULE,
+    concurrency: dto.WEBHOOK_CONCURRENCY ?? 64,
+  };
+  config.dcr = { registrationEndpoint: dto.DCR_REGISTRATION_ENDPOINT, initialAccessToken: dto.DCR_INITIAL_ACCESS_TOKEN };
+  config.generatedSecrets = generated;
+  return config;
+}
+
+function parseKey(value: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+  if (key.length !== 32) throw new ConfigError('Invalid configuration:\n  ENCRYPTION_KEY: must decode to exactly 32 bytes');
+  return key;
+}
+
+/** Outside production, secrets the environment lacks are generated once and kept in dataDir/secrets.json. */
+function fillGeneratedSecrets(dataDir: string, missing: SecretName[], values: Record<SecretName, string | undefined>): SecretName[] {
+  const file = join(dataDir, 'secrets.json');
+  let stored: Partial<Record<SecretName, string>> = {};
+  if (existsSync(file)) stored = JSON.parse(readFileSync(file, 'utf8'));
+  let changed = false;
+  for (const name of missing) {
+    if (!stored[name]) {
+      stored[name] = randomBytes(32).toString('hex');
+      changed = true;
+    }
+    values[name] = stored[name];
+  }
+  if (changed) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, JSON.stringify(stored, null, 2) + '\n', { mode: 0o600 });
+  }
+  return missing;
+}

@@ -1,0 +1,95 @@
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, Validate, ValidatorConstraint, ValidatorConstraintInterface } from 'class-validator';
+import * as ipaddr from 'ipaddr.js';
+
+export const ROLES = ['api', 'worker', 'all'] as const;
+export type Role = (typeof ROLES)[number];
+
+const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+
+@ValidatorConstraint({ name: 'cidrList' })
+class CidrListConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    if (typeof value !== 'string') return false;
+    return splitList(value).every((c) => {
+      try {
+        ipaddr.parseCIDR(c);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  }
+  defaultMessage(): string {
+    return 'WEBHOOK_ALLOWED_CIDRS must be a comma-separated list of CIDR ranges such as 127.0.0.0/8,::1/128';
+  }
+}
+
+export function splitList(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+/** The raw environment, as strings, validated once at boot. Only src/config reads process.env. */
+export class EnvDto {
+  @IsOptional() @IsIn(['production', 'development', 'test'])
+  NODE_ENV?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  PORT?: number;
+
+  @IsOptional() @Transform(emptyToUndefined) @IsString()
+  HOST?: string;
+
+  @IsOptional() @IsIn(ROLES as unknown as string[])
+  ROLE?: Role;
+
+  @IsOptional() @Transform(emptyToUndefined) @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
+  DATABASE_URL?: string;
+
+  @IsOptional() @Transform(emptyToUndefined) @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  @IsOptional() @Transform(emptyToUndefined) @Matches(/^[A-Za-z0-9_.:-]{1,64}$/, { message: 'QUEUE_PREFIX must be 1-64 characters of letters, digits, _ . : -' })
+  QUEUE_PREFIX?: string;
+
+  @IsOptional() @Transform(emptyToUndefined) @IsString() @MinLength(16, { message: 'GATEWAY_SECRET must be at least 16 characters' })
+  GATEWAY_SECRET?: string;
+
+  @IsOptional() @Transform(emptyToUndefined) @IsString() @MinLength(16, { message: 'ADMIN_SECRET must be at least 16 characters' })
+  ADMIN_SECRET?: string;
+
+  @IsOptional() @Transform(emptyToUndefined) @IsString() @MinLength(16, { message: 'PORTAL_API_TOKEN must be at least 16 characters' })
+  PORTAL_API_TOKEN?: string;
+
+  @IsOptional() @Transform(emptyToUndefined)
+  @Matches(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, { message: 'ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or 44 base64 characters' })
+  ENCRYPTION_KEY?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  DASHBOARD_PAGE_SIZE?: number;
+
+  @IsOptional() @Validate(CidrListConstraint)
+  WEBHOOK_ALLOWED_CIDRS?: string;
+
+  @IsOptional() @Matches(/^\s*\d+(\s*,\s*\d+)*\s*$/, { message: 'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of whole seconds, e.g. 0,5,300' })
+  WEBHOOK_RETRY_SCHEDULE?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  WEBHOOK_CONCURRENCY?: number;
+
+  @IsOptional() @Transform(emptyToUndefined) @Matches(/^https?:\/\//, { message: 'DCR_REGISTRATION_ENDPOINT must be an http(s) URL' })
+  DCR_REGISTRATION_ENDPOINT?: string;
+
+  @IsOptional() @Transform(emptyToUndefined) @IsString()
+  DCR_INITIAL_ACCESS_TOKEN?: string;
+
+  @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL?: string;
+
+  @IsOptional() @Transform(emptyToUndefined) @IsString()
+  DATA_DIR?: string;
+}

@@ -1,0 +1,11 @@
+import { config as loadDotenv } from 'dotenv';
+import { AppConfig, loadConfig } from './app-config';
+
+export * from './app-config';
+export { ConfigModule } from './config.module';
+
+/** Reads `.env` from the working directory (real environment variables win), then validates. */
+export function loadConfigFromEnvironment(): AppConfig {
+  loadDotenv({ quiet: true } as never);
+  return loadConfig(process.env);
+}

@@ -1,0 +1,22 @@
+import { AppConfig } from '../config';
+import { resolveRedisUrl } from '../queue/redis-connection';
+import { EmbeddedPostgresHandle, startEmbeddedPostgres } from './embedded-postgres';
+
+export interface Infrastructure {
+  config: AppConfig;
+  embeddedPostgres?: EmbeddedPostgresHandle;
+}
+
+/**
+ * Finds Postgres and Redis the way `npm start` and the tests both do:
+ * DATABASE_URL or an embedded PostgreSQL under dataDir; REDIS_URL, a local Redis, or redis-server from PATH.
+ */
+export async function resolveInfrastructure(config: AppConfig, log: (msg: string) => void, opts: { redis: boolean } = { redis: true }): Promise<Infrastructure> {
+  let embeddedPostgres: EmbeddedPostgresHandle | undefined;
+  if (!config.database.url) {
+    embeddedPostgres = await startEmbeddedPostgres(config.dataDir, log);
+    config.database.url = embeddedPostgres.url;
+  }
+  if (opts.redis) config.redis.url = await resolveRedisUrl(config.redis.url, config.dataDir, log);
+  return { config, embeddedPostgres };
+}

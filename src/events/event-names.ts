@@ -1,0 +1,28 @@
+/** Event names a webhook may subscribe to (decisions §6). */
+export const WEBHOOK_EVENTS = [
+  'AccessRequestCreated',
+  'AccessRequestApproved',
+  'AccessRequestRejected',
+  'ApplicationRegistered',
+  'CredentialRegistered',
+  'OrganisationRequestCreated',
+  'OrganisationRequestApproved',
+  'OrganisationRequestRejected',
+  'OrganisationRegistered',
+  'UserRegistered',
+  'UserAccountActivated',
+  'UserAccountDeactivated',
+  'PasswordReset',
+  'RegisterInvite',
+] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/** The events this service emits itself. */
+export const EMITTED_EVENTS = [
+  'AccessRequestCreated',
+  'AccessRequestApproved',
+  'AccessRequestRejected',
+  'ApplicationRegistered',
+  'CredentialRegistered',
+] as const satisfies readonly WebhookEvent[];
+export type EmittedEvent = (typeof EMITTED_EVENTS)[number];
