@@ -54,7 +54,7 @@ describe('foundation', () => {
     expect(doc.status).toBe(200);
     expect(doc.body.openapi).toMatch(/^3\./);
     const result = await validate(doc.body);
-    expect(result.errors ?? []).toEqual([]);
+    expect('errors' in result ? result.errors : []).toEqual([]);
     expect(result.valid).toBe(true);
     const page = await t.http.get('/docs');
     expect(page.status).toBe(200);
@@ -63,7 +63,7 @@ describe('foundation', () => {
 
   describe('credentials: each family gets its own status and error body', () => {
     it('gateway: 403 with the gateway message', async () => {
-      for (const headers of [{}, { 'x-gateway-authorization': 'wrong' }, { 'admin-auth': TEST_SECRETS.ADMIN_SECRET }]) {
+      for (const headers of [{}, { 'x-gateway-authorization': 'wrong' }, { 'admin-auth': TEST_SECRETS.ADMIN_SECRET }] as Record<string, string>[]) {
         const res = await t.http.post('/gateway/probe', { Name: 'x' }, headers);
         expect(res.status).toBe(403);
         expect(res.body).toEqual({ status: 'error', message: 'Attempted administrative access with invalid or missing key!' });
@@ -73,7 +73,7 @@ describe('foundation', () => {
     });
 
     it('admin: 401 with the dashboard body', async () => {
-      for (const headers of [{}, { 'admin-auth': 'wrong' }, { 'x-gateway-authorization': TEST_SECRETS.GATEWAY_SECRET }, { authorization: TEST_SECRETS.PORTAL_API_TOKEN }]) {
+      for (const headers of [{}, { 'admin-auth': 'wrong' }, { 'x-gateway-authorization': TEST_SECRETS.GATEWAY_SECRET }, { authorization: TEST_SECRETS.PORTAL_API_TOKEN }] as Record<string, string>[]) {
         const res = await t.http.post('/admin/probe', { Name: 'x' }, headers);
         expect(res.status).toBe(401);
         expect(res.body).toEqual({ Status: 'Error', Message: expect.any(String), Meta: null });
@@ -82,7 +82,7 @@ describe('foundation', () => {
     });
 
     it('portal: 401 with the portal body; bare token and Bearer both accepted', async () => {
-      for (const headers of [{}, { authorization: 'wrong-token-wrong-token' }, { authorization: `Bearer ${accessKey}` }, { 'admin-auth': TEST_SECRETS.ADMIN_SECRET }]) {
+      for (const headers of [{}, { authorization: 'wrong-token-wrong-token' }, { authorization: `Bearer ${accessKey}` }, { 'admin-auth': TEST_SECRETS.ADMIN_SECRET }] as Record<string, string>[]) {
         const res = await t.http.post('/portal-api/probe', { Name: 'x' }, headers);
         expect(res.status).toBe(401);
         expect(res.body).toEqual({ status: 'error', errors: [expect.any(String)] });
@@ -92,7 +92,7 @@ describe('foundation', () => {
     });
 
     it('dashboard: 401 for no, wrong, foreign or inactive credentials; 403 without the permission', async () => {
-      for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: `Bearer ${TEST_SECRETS.PORTAL_API_TOKEN}` }, { authorization: TEST_SECRETS.ADMIN_SECRET }, { authorization: `Bearer ${inactiveKey}` }]) {
+      for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: `Bearer ${TEST_SECRETS.PORTAL_API_TOKEN}` }, { authorization: TEST_SECRETS.ADMIN_SECRET }, { authorization: `Bearer ${inactiveKey}` }] as Record<string, string>[]) {
         const res = await t.http.get('/api/probe', headers);
         expect(res.status).toBe(401);
         expect(res.body).toEqual({ Status: 'Error', Message: expect.any(String), Meta: null });

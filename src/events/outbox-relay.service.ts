@@ -1,11 +1,9 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Queue } from 'bullmq';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config';
-import { jobOptions, QueueName } from '../queue/queues';
+import { DeliveryJobs } from '../delivery/delivery-jobs';
 import { OUTBOX_CHANNEL } from './events.service';
 
 const BATCH = 500;
@@ -29,7 +27,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   constructor(
     private readonly config: AppConfig,
     @InjectDataSource() private readonly db: DataSource,
-    @InjectQueue(QueueName.Events) private readonly events: Queue,
+    private readonly jobs: DeliveryJobs,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -81,9 +79,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
         [BATCH],
       );
       if (rows.length === 0) return 0;
-      await this.events.addBulk(
-        rows.map((r) => ({ name: 'event.fanout', data: { eventId: r.id }, opts: jobOptions('event.fanout', r.id) })),
-      );
+      await this.jobs.enqueueFanouts(rows.map((r) => r.id));
       await tx.query(`UPDATE outbox_events SET relayed_at = now() WHERE id = ANY($1::uuid[])`, [rows.map((r) => r.id)]);
       return rows.length;
     });

@@ -1,6 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Global, Module } from '@nestjs/common';
 import { AppConfig } from '../config';
+import { DeliveryJobs } from '../delivery/delivery-jobs';
 import { QueueName } from './queues';
 import { redisOptionsFromUrl } from './redis-connection';
 
@@ -17,6 +18,7 @@ import { redisOptionsFromUrl } from './redis-connection';
     }),
     BullModule.registerQueue({ name: QueueName.Events }, { name: QueueName.Deliveries }),
   ],
-  exports: [BullModule],
+  providers: [DeliveryJobs],
+  exports: [BullModule, DeliveryJobs],
 })
 export class QueueModule {}

@@ -11,7 +11,7 @@ export interface JobPayloads {
   /** An outbox event to fan out to subscribed webhooks. jobId = event id. */
   'event.fanout': { eventId: string };
   /** One delivery of one event to one webhook. jobId = delivery id (+ attempt for retries). */
-  'delivery.send': { deliveryId: string };
+  'delivery.send': { deliveryId: string; webhookId: string };
 }
 export type JobName = keyof JobPayloads;
 

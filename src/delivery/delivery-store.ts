@@ -1,0 +1,157 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { DueDelivery } from './delivery-jobs';
+
+/** A claimed delivery with everything needed to send it, read in one round trip. */
+export interface ClaimedDelivery {
+  id: string;
+  attemptCount: number;
+  trigger: 'scheduled' | 'manual';
+  webhookId: string;
+  url: string;
+  method: string;
+  timeoutSeconds: number;
+  active: boolean;
+  secretEncrypted: string;
+  headers: { name: string; value: string }[];
+  eventName: string;
+  payload: Record<string, unknown>;
+  occurredAt: Date;
+}
+
+export interface AttemptRecord {
+  deliveryId: string;
+  number: number;
+  startedAt: Date;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  responseBody: string;
+  trigger: 'scheduled' | 'manual';
+  status: 'pending' | 'delivered' | 'failed';
+  nextAttemptAt: Date | null;
+}
+
+/** Extra seconds a claim outlives the webhook's timeout before another worker may take the delivery over. */
+export const CLAIM_SLACK_SECONDS = 5;
+
+/** The SQL of fan-out and delivery: Postgres is the record of every delivery and attempt. */
+@Injectable()
+export class DeliveryStore {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /**
+   * One delivery per webhook subscribed to the event (active, created no later than the event),
+   * unique per (event, webhook); marks the event fanned out. Returns every still-pending delivery
+   * of the event, so running it twice re-queues rather than duplicates.
+   */
+  async fanOut(eventId: string): Promise<DueDelivery[]> {
+    await this.db.query(
+      `WITH e AS (SELECT id, name, occurred_at FROM outbox_events WHERE id = $1),
+            ins AS (
+              INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, next_attempt_at)
+              SELECT gen_random_uuid(), w.id, e.id, e.name, now()
+                FROM e JOIN webhooks w ON w.active AND w.events @> ARRAY[e.name] AND w.created_at <= e.occurred_at
+              ON CONFLICT (event_id, webhook_id) DO NOTHING)
+       UPDATE outbox_events SET fanned_out_at = now() WHERE id = $1 AND fanned_out_at IS NULL`,
+      [eventId],
+    );
+    const rows: { id: string; webhook_id: string; attempt_count: number }[] = await this.db.query(
+      `SELECT id, webhook_id, attempt_count FROM webhook_deliveries WHERE event_id = $1 AND status = 'pending'`,
+      [eventId],
+    );
+    return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, attemptCount: r.attempt_count }));
+  }
+
+  /**
+   * Takes a due, pending, unclaimed delivery for one attempt (a lease of timeout + slack), returning what
+   * the attempt needs; null if it is not due, already taken, or no longer pending.
+   */
+  async claim(deliveryId: string): Promise<ClaimedDelivery | null> {
+    // TypeORM answers an UPDATE with [rows, count]
+    const [rows] = (await this.db.query(
+      `UPDATE webhook_deliveries d
+          SET locked_until = now() + make_interval(secs => w.timeout_seconds + ${CLAIM_SLACK_SECONDS})
+         FROM webhooks w, outbox_events e
+        WHERE d.id = $1 AND w.id = d.webhook_id AND e.id = d.event_id
+          AND d.status = 'pending'
+          AND (d.locked_until IS NULL OR d.locked_until < now())
+          AND d.next_attempt_at <= now() + interval '1 second'
+      RETURNING d.id, d.attempt_count, d.next_trigger, w.id AS webhook_id, w.url, w.method, w.timeout_seconds, w.active,
+                w.secret_encrypted, e.name AS event_name, e.payload, e.occurred_at,
+                (SELECT coalesce(json_agg(json_build_object('name', h.name, 'value', h.value) ORDER BY h.created_at, h.id), '[]'::json)
+                   FROM webhook_headers h WHERE h.webhook_id = w.id) AS headers`,
+      [deliveryId],
+    )) as [Record<string, any>[], number];
+    const r = rows[0];
+    if (!r) return null;
+    return {
+      id: r.id,
+      attemptCount: r.attempt_count,
+      trigger: r.next_trigger,
+      webhookId: r.webhook_id,
+      url: r.url,
+      method: r.method,
+      timeoutSeconds: r.timeout_seconds,
+      active: r.active,
+      secretEncrypted: r.secret_encrypted,
+      headers: r.headers,
+      eventName: r.event_name,
+      payload: r.payload,
+      occurredAt: r.occurred_at,
+    };
+  }
+
+  /** Gives a claim back without an attempt (e.g. the webhook already has enough in flight here). */
+  async release(deliveryId: string): Promise<void> {
+    await this.db.query(`UPDATE webhook_deliveries SET locked_until = NULL WHERE id = $1`, [deliveryId]);
+  }
+
+  /** Records the attempt and the delivery's new state in one statement. */
+  async recordAttempt(a: AttemptRecord): Promise<void> {
+    await this.db.query(
+      `WITH a AS (
+         INSERT INTO webhook_delivery_attempts (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8))
+       UPDATE webhook_deliveries
+          SET attempt_count = $2, status = $9, next_attempt_at = $10, next_trigger = 'scheduled', locked_until = NULL, updated_at = now()
+        WHERE id = $1`,
+      [a.deliveryId, a.number, a.startedAt, a.statusCode, a.durationMs, a.error, a.responseBody, a.trigger, a.status, a.nextAttemptAt],
+    );
+  }
+
+  /** A delivery whose webhook was switched off fails without an attempt; it can be recovered later. */
+  async failWithoutAttempt(deliveryId: string): Promise<void> {
+    await this.db.query(
+      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, locked_until = NULL, updated_at = now() WHERE id = $1`,
+      [deliveryId],
+    );
+  }
+
+  async deactivateWebhook(webhookId: string): Promise<void> {
+    await this.db.query(`UPDATE webhooks SET active = false, updated_at = now() WHERE id = $1`, [webhookId]);
+  }
+
+  /** Events the relay handed over more than `graceSeconds` ago that were never fanned out (their job was lost). */
+  async eventsAwaitingFanOut(graceSeconds: number, limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.db.query(
+      `SELECT id FROM outbox_events WHERE fanned_out_at IS NULL AND relayed_at < now() - make_interval(secs => $1)
+        ORDER BY relayed_at LIMIT $2`,
+      [graceSeconds, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Pending deliveries due for more than `graceSeconds` and not claimed by a live worker. */
+  async overdueDeliveries(graceSeconds: number, limit: number): Promise<DueDelivery[]> {
+    const rows: { id: string; webhook_id: string; attempt_count: number }[] = await this.db.query(
+      `SELECT id, webhook_id, attempt_count FROM webhook_deliveries
+        WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
+          AND (locked_until IS NULL OR locked_until < now())
+        ORDER BY next_attempt_at LIMIT $2`,
+      [graceSeconds, limit],
+    );
+    return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, attemptCount: r.attempt_count }));
+  }
+}

@@ -1,0 +1,108 @@
+import { performance } from 'node:perf_hooks';
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Agent, request } from 'undici';
+import { AppConfig } from '../config';
+import { AddressGuard, BlockedAddressError } from './address-guard';
+import { AttemptResult } from './retry-policy';
+
+export const RESPONSE_CAPTURE_BYTES = 4096;
+/** Past this much response body we stop reading and drop the connection. */
+const MAX_DRAIN_BYTES = 1024 * 1024;
+
+export interface OutgoingRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  /** null for GET/DELETE deliveries, which carry no body. */
+  body: string | null;
+  timeoutMs: number;
+}
+
+export interface SendResult extends AttemptResult {
+  durationMs: number;
+  responseBody: string;
+}
+
+/**
+ * Sends webhook requests with undici: keep-alive pools per origin, no redirects followed, a hard
+ * timeout per request, and the address guard consulted on every new connection (after DNS).
+ */
+@Injectable()
+export class HttpSender implements OnModuleDestroy {
+  private readonly agent: Agent;
+
+  constructor(config: AppConfig) {
+    const guard = new AddressGuard(config.webhooks.allowedCidrs);
+    this.agent = new Agent({
+      connect: { lookup: guard.lookup as never, timeout: 10_000 },
+      connections: Math.max(8, config.webhooks.concurrency),
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 60_000,
+      pipelining: 1,
+    });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.agent.close().catch(() => undefined);
+  }
+
+  async send(req: OutgoingRequest): Promise<SendResult> {
+    const started = performance.now();
+    const signal = AbortSignal.timeout(req.timeoutMs);
+    try {
+      const res = await request(req.url, {
+        dispatcher: this.agent,
+        method: req.method as never,
+        headers: req.headers,
+        body: req.body ?? undefined,
+        headersTimeout: req.timeoutMs,
+        bodyTimeout: req.timeoutMs,
+        signal,
+      });
+      const responseBody = await readCapped(res.body);
+      const code = res.statusCode;
+      const ok = code >= 200 && code < 300;
+      const retryAfter = res.headers['retry-after'];
+      return {
+        statusCode: code,
+        error: ok ? null : 'http_status',
+        retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : (retryAfter ?? null),
+        durationMs: Math.round(performance.now() - started),
+        responseBody,
+      };
+    } catch (err) {
+      return { statusCode: null, error: classify(err, signal), durationMs: Math.round(performance.now() - started), responseBody: '' };
+    }
+  }
+}
+
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let seen = 0;
+  for await (const chunk of body) {
+    seen += chunk.length;
+    if (kept < RESPONSE_CAPTURE_BYTES) {
+      const part = chunk.subarray(0, RESPONSE_CAPTURE_BYTES - kept);
+      chunks.push(part);
+      kept += part.length;
+    }
+    if (seen > MAX_DRAIN_BYTES) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function classify(err: unknown, signal: AbortSignal): SendResult['error'] {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof BlockedAddressError || (e as { code?: string }).code === 'E_BLOCKED_ADDRESS') return 'blocked_address';
+  }
+  const code = (err as { code?: string })?.code;
+  const name = (err as { name?: string })?.name;
+  if (signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || name === 'TimeoutError') {
+    return 'timeout';
+  }
+  return 'connection';
+}

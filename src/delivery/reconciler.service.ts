@@ -1,0 +1,62 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { DeliveryJobs } from './delivery-jobs';
+import { DeliveryStore } from './delivery-store';
+
+export const RECONCILE_INTERVAL_MS = 2000;
+/** How long work may be overdue before the reconciler assumes its job was lost. */
+export const RECONCILE_GRACE_SECONDS = 3;
+const BATCH = 2000;
+const LOCK_KEY = 4242_0002;
+
+/**
+ * Re-queues work that Postgres says is due but Redis may not hold: events relayed but never fanned
+ * out, and pending deliveries past due and unclaimed (Redis restarted empty, keys deleted, a worker
+ * killed mid-delivery). Job ids are deterministic, so re-adding work that is still queued is a no-op.
+ * One process at a time does it (transaction-scoped advisory lock).
+ */
+@Injectable()
+export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(Reconciler.name);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly store: DeliveryStore,
+    private readonly jobs: DeliveryJobs,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => this.tick(), RECONCILE_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  private tick(): void {
+    if (this.running) return;
+    this.running = this.reconcile()
+      .catch((err) => this.logger.warn({ err }, 'reconcile pass failed; will retry'))
+      .finally(() => (this.running = undefined))
+      .then(() => undefined);
+  }
+
+  /** One pass; returns what it re-queued. */
+  async reconcile(): Promise<{ events: number; deliveries: number }> {
+    return this.db.transaction(async (tx) => {
+      const [{ locked }] = await tx.query(`SELECT pg_try_advisory_xact_lock($1) AS locked`, [LOCK_KEY]);
+      if (!locked) return { events: 0, deliveries: 0 };
+      const events = await this.store.eventsAwaitingFanOut(RECONCILE_GRACE_SECONDS, BATCH);
+      await this.jobs.enqueueFanouts(events);
+      const deliveries = await this.store.overdueDeliveries(RECONCILE_GRACE_SECONDS, BATCH);
+      await this.jobs.enqueueDeliveries(deliveries);
+      if (events.length || deliveries.length) this.logger.log({ events: events.length, deliveries: deliveries.length }, 're-queued overdue work');
+      return { events: events.length, deliveries: deliveries.length };
+    });
+  }
+}

@@ -1,0 +1,17 @@
+import { Controller, Get, Header } from '@nestjs/common';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { MetricsRegistry } from './metrics.registry';
+
+@ApiTags('metrics')
+@Controller('metrics')
+export class MetricsController {
+  constructor(private readonly registry: MetricsRegistry) {}
+
+  /** Prometheus text exposition: deliveries by outcome, attempt latency, queue depth, oldest pending delivery age. */
+  @Get()
+  @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
+  @ApiOkResponse({ description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } })
+  metrics(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

@@ -1,0 +1,41 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { PortalAuth } from '../common/auth';
+import { DeliveriesService } from './deliveries.service';
+import { DeliveryListQuery, DeliveryResponse, DeliveryWithAttemptsResponse, RecoverDto, RecoverResponse } from './dto/delivery.dto';
+
+@ApiTags('portal webhooks')
+@PortalAuth()
+@ApiNotFoundResponse({ description: 'no such webhook or delivery' })
+@Controller('portal-api/webhooks/:id')
+export class DeliveriesController {
+  constructor(private readonly service: DeliveriesService) {}
+
+  @Get('deliveries')
+  @ApiOkResponse({ type: [DeliveryResponse], description: 'newest first' })
+  list(@Param('id') id: string, @Query() q: DeliveryListQuery) {
+    return this.service.list(id, q);
+  }
+
+  @Get('deliveries/:deliveryId')
+  @ApiOkResponse({ type: DeliveryWithAttemptsResponse })
+  get(@Param('id') id: string, @Param('deliveryId') deliveryId: string) {
+    return this.service.get(id, deliveryId);
+  }
+
+  @Post('deliveries/:deliveryId/redeliver')
+  @HttpCode(200)
+  @ApiOkResponse({ type: DeliveryResponse })
+  @ApiConflictResponse({ description: 'the delivery is still pending, or the webhook is inactive' })
+  redeliver(@Param('id') id: string, @Param('deliveryId') deliveryId: string) {
+    return this.service.redeliver(id, deliveryId);
+  }
+
+  @Post('recover')
+  @HttpCode(200)
+  @ApiOkResponse({ type: RecoverResponse })
+  @ApiConflictResponse({ description: 'the webhook is inactive' })
+  recover(@Param('id') id: string, @Body() dto: RecoverDto) {
+    return this.service.recover(id, dto.since);
+  }
+}

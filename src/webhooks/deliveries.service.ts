@@ -1,0 +1,129 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { isUUID } from 'class-validator';
+import { DataSource } from 'typeorm';
+import { portalPaging } from '../common/http/pagination';
+import { DeliveryJobs } from '../delivery/delivery-jobs';
+import { AttemptResponse, DeliveryListQuery, DeliveryResponse, DeliveryWithAttemptsResponse, RecoverResponse } from './dto/delivery.dto';
+import { WebhookError } from './webhooks.errors';
+
+interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_name: string;
+  status: string;
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const DELIVERY_COLUMNS = `id, webhook_id, event_id, event_name, status, attempt_count, next_attempt_at, created_at, updated_at`;
+
+/** The delivery log of a webhook, and redelivery by hand. */
+@Injectable()
+export class DeliveriesService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly jobs: DeliveryJobs,
+  ) {}
+
+  async list(webhookId: string, q: DeliveryListQuery): Promise<DeliveryResponse[]> {
+    await this.webhook(webhookId);
+    const { skip, take } = portalPaging(q);
+    const params: unknown[] = [webhookId, take, skip];
+    let filter = '';
+    if (q.status) {
+      params.push(q.status);
+      filter = `AND status = $4`;
+    }
+    const rows: DeliveryRow[] = await this.db.query(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = $1 ${filter}
+        ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+      params,
+    );
+    return rows.map(toResponse);
+  }
+
+  async get(webhookId: string, deliveryId: string): Promise<DeliveryWithAttemptsResponse> {
+    const d = await this.delivery(webhookId, deliveryId);
+    const attempts: Record<string, any>[] = await this.db.query(
+      `SELECT number, started_at, status_code, duration_ms, error, response_body, trigger
+         FROM webhook_delivery_attempts WHERE delivery_id = $1 ORDER BY number, id`,
+      [d.id],
+    );
+    return {
+      ...toResponse(d),
+      Attempts: attempts.map(
+        (a): AttemptResponse => ({
+          Number: a.number,
+          StartedAt: new Date(a.started_at).toISOString(),
+          StatusCode: a.status_code,
+          DurationMs: a.duration_ms,
+          Error: a.error,
+          ResponseBody: a.response_body,
+          Trigger: a.trigger,
+        }),
+      ),
+    };
+  }
+
+  /** Sends a delivered or failed delivery once more, now (one manual attempt). */
+  async redeliver(webhookId: string, deliveryId: string): Promise<DeliveryResponse> {
+    const active = await this.webhook(webhookId);
+    await this.delivery(webhookId, deliveryId);
+    if (!active) throw WebhookError.inactive();
+    const [rows] = (await this.db.query(
+      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), next_trigger = 'manual', locked_until = NULL, updated_at = now()
+        WHERE id = $1 AND status <> 'pending' RETURNING ${DELIVERY_COLUMNS}`,
+      [deliveryId],
+    )) as [DeliveryRow[], number];
+    if (!rows[0]) throw WebhookError.deliveryPending();
+    await this.jobs.enqueueDeliveries([{ id: rows[0].id, webhookId, attemptCount: rows[0].attempt_count }]);
+    return toResponse(rows[0]);
+  }
+
+  /** Queues again every failed delivery of the webhook created since `since` (one manual attempt each). */
+  async recover(webhookId: string, since: string): Promise<RecoverResponse> {
+    const active = await this.webhook(webhookId);
+    if (!active) throw WebhookError.inactive();
+    const [rows] = (await this.db.query(
+      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), next_trigger = 'manual', locked_until = NULL, updated_at = now()
+        WHERE webhook_id = $1 AND status = 'failed' AND created_at >= $2 RETURNING id, attempt_count`,
+      [webhookId, new Date(since)],
+    )) as [{ id: string; attempt_count: number }[], number];
+    await this.jobs.enqueueDeliveries(rows.map((r) => ({ id: r.id, webhookId, attemptCount: r.attempt_count })));
+    return { Requeued: rows.length };
+  }
+
+  /** Whether the webhook is active; 404 if it does not exist. */
+  private async webhook(webhookId: string): Promise<boolean> {
+    if (!isUUID(webhookId)) throw WebhookError.notFound();
+    const [w] = await this.db.query(`SELECT active FROM webhooks WHERE id = $1`, [webhookId]);
+    if (!w) throw WebhookError.notFound();
+    return w.active;
+  }
+
+  private async delivery(webhookId: string, deliveryId: string): Promise<DeliveryRow> {
+    await this.webhook(webhookId);
+    if (!isUUID(deliveryId)) throw WebhookError.deliveryNotFound();
+    const [d] = await this.db.query(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1 AND webhook_id = $2`, [deliveryId, webhookId]);
+    if (!d) throw WebhookError.deliveryNotFound();
+    return d;
+  }
+}
+
+function toResponse(d: DeliveryRow): DeliveryResponse {
+  return {
+    ID: d.id,
+    WebhookID: d.webhook_id,
+    EventID: d.event_id,
+    Event: d.event_name,
+    Status: d.status,
+    AttemptCount: d.attempt_count,
+    NextAttemptAt: d.status === 'pending' && d.next_attempt_at ? new Date(d.next_attempt_at).toISOString() : null,
+    CreatedAt: new Date(d.created_at).toISOString(),
+    UpdatedAt: new Date(d.updated_at).toISOString(),
+  };
+}

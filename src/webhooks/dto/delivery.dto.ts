@@ -1,0 +1,48 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsISO8601, IsOptional } from 'class-validator';
+import { PortalPageQuery } from '../../common/http/pagination';
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export const ATTEMPT_ERRORS = ['timeout', 'connection', 'blocked_address', 'http_status'] as const;
+
+export class DeliveryListQuery extends PortalPageQuery {
+  @ApiPropertyOptional({ enum: DELIVERY_STATUSES })
+  @IsOptional() @IsIn(DELIVERY_STATUSES as unknown as string[], { message: `status must be one of ${DELIVERY_STATUSES.join(', ')}` })
+  status?: string;
+}
+
+export class RecoverDto {
+  @ApiProperty({ description: 'RFC 3339 time: failed deliveries created since then are queued again', example: '2026-11-22T00:00:00Z' })
+  @IsISO8601({ strict: true }, { message: 'since must be an RFC 3339 date-time' })
+  since: string;
+}
+
+export class DeliveryResponse {
+  @ApiProperty({ format: 'uuid', description: 'also the webhook-id header of every attempt' }) ID: string;
+  @ApiProperty({ format: 'uuid' }) WebhookID: string;
+  @ApiProperty({ format: 'uuid' }) EventID: string;
+  @ApiProperty({ example: 'AccessRequestApproved' }) Event: string;
+  @ApiProperty({ enum: DELIVERY_STATUSES }) Status: string;
+  @ApiProperty() AttemptCount: number;
+  @ApiProperty({ type: String, nullable: true, format: 'date-time' }) NextAttemptAt: string | null;
+  @ApiProperty({ format: 'date-time' }) CreatedAt: string;
+  @ApiProperty({ format: 'date-time' }) UpdatedAt: string;
+}
+
+export class AttemptResponse {
+  @ApiProperty() Number: number;
+  @ApiProperty({ format: 'date-time' }) StartedAt: string;
+  @ApiProperty({ type: Number, nullable: true }) StatusCode: number | null;
+  @ApiProperty() DurationMs: number;
+  @ApiProperty({ type: String, nullable: true, enum: ATTEMPT_ERRORS }) Error: string | null;
+  @ApiProperty({ description: 'first 4 KiB of the response body' }) ResponseBody: string;
+  @ApiProperty({ enum: ['scheduled', 'manual'] }) Trigger: string;
+}
+
+export class DeliveryWithAttemptsResponse extends DeliveryResponse {
+  @ApiProperty({ type: [AttemptResponse] }) Attempts: AttemptResponse[];
+}
+
+export class RecoverResponse {
+  @ApiProperty({ description: 'failed deliveries queued again' }) Requeued: number;
+}

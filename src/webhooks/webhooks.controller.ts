@@ -1,0 +1,87 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { PortalAuth } from '../common/auth';
+import { PortalPageQuery } from '../common/http/pagination';
+import { CreatedWebhookResponse, CreateWebhookDto, UpdateWebhookDto, WebhookHeaderInput, WebhookHeaderResponse, WebhookResponse, WebhookSecretResponse } from './dto/webhook.dto';
+import { WebhooksService } from './webhooks.service';
+
+class DeletedResponse {
+  status: string;
+  message: string;
+}
+
+@ApiTags('portal webhooks')
+@PortalAuth()
+@ApiNotFoundResponse({ description: 'no such webhook (or header)' })
+@Controller('portal-api/webhooks')
+export class WebhooksController {
+  constructor(private readonly service: WebhooksService) {}
+
+  @Post()
+  @ApiCreatedResponse({ type: CreatedWebhookResponse })
+  @ApiUnprocessableEntityResponse({ description: 'validation failed; errors lists every reason' })
+  create(@Body() dto: CreateWebhookDto) {
+    return this.service.create(dto);
+  }
+
+  @Get()
+  @ApiOkResponse({ type: [WebhookResponse] })
+  list(@Query() q: PortalPageQuery) {
+    return this.service.list(q);
+  }
+
+  @Get(':id')
+  @ApiOkResponse({ type: WebhookResponse })
+  get(@Param('id') id: string) {
+    return this.service.get(id);
+  }
+
+  @Put(':id')
+  @ApiOkResponse({ type: WebhookResponse })
+  update(@Param('id') id: string, @Body() dto: UpdateWebhookDto) {
+    return this.service.update(id, dto);
+  }
+
+  @Delete(':id')
+  @ApiOkResponse({ type: DeletedResponse })
+  remove(@Param('id') id: string) {
+    return this.service.remove(id);
+  }
+
+  @Get(':id/secret')
+  @ApiOkResponse({ type: WebhookSecretResponse })
+  secret(@Param('id') id: string) {
+    return this.service.secret(id);
+  }
+
+  @Get(':id/headers')
+  @ApiOkResponse({ type: [WebhookHeaderResponse] })
+  listHeaders(@Param('id') id: string) {
+    return this.service.listHeaders(id);
+  }
+
+  @Post(':id/headers')
+  @ApiCreatedResponse({ type: WebhookHeaderResponse })
+  addHeader(@Param('id') id: string, @Body() dto: WebhookHeaderInput) {
+    return this.service.addHeader(id, dto);
+  }
+
+  @Get(':id/headers/:headerId')
+  @ApiOkResponse({ type: WebhookHeaderResponse })
+  getHeader(@Param('id') id: string, @Param('headerId') headerId: string) {
+    return this.service.getHeader(id, headerId);
+  }
+
+  @Put(':id/headers/:headerId')
+  @ApiOkResponse({ type: WebhookHeaderResponse })
+  updateHeader(@Param('id') id: string, @Param('headerId') headerId: string, @Body() dto: WebhookHeaderInput) {
+    return this.service.updateHeader(id, headerId, dto);
+  }
+
+  @Delete(':id/headers/:headerId')
+  @HttpCode(200)
+  @ApiOkResponse({ type: DeletedResponse })
+  removeHeader(@Param('id') id: string, @Param('headerId') headerId: string) {
+    return this.service.removeHeader(id, headerId);
+  }
+}

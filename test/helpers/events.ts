@@ -1,0 +1,10 @@
+import { EmittedEvent } from '../../src/events/event-names';
+import { EventsService } from '../../src/events/events.service';
+import { TestApp } from './test-app';
+
+/** Records an event through the outbox exactly as a feature does, in its own transaction. */
+export async function emitEvent(t: TestApp, name: EmittedEvent, message: Record<string, unknown>): Promise<string> {
+  const events = t.app.get(EventsService);
+  const e = await t.db.transaction((tx) => events.record(tx, name, message));
+  return e.id;
+}

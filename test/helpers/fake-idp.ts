@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, IncomingHttpHeaders, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+
+/** ok: registers; fail: HTTP 500; hang: never answers; no-client-id: 201 without a client_id. */
+export type IdpMode = 'ok' | 'fail' | 'hang' | 'no-client-id';
+
+export interface IdpRegistration {
+  headers: IncomingHttpHeaders;
+  body: Record<string, unknown>;
+  /** The JSON text the provider answered with ('' when it did not register). */
+  reply: string;
+}
+
+/** A small RFC 7591 dynamic client registration endpoint on 127.0.0.1 for e2e specs. */
+export class FakeIdp {
+  mode: IdpMode = 'ok';
+  /** client_secret_expires_at of the next replies (0: never). */
+  secretExpiresAt = 0;
+  readonly registrations: IdpRegistration[] = [];
+
+  private constructor(private readonly server: Server, readonly url: string) {}
+
+  static async start(): Promise<FakeIdp> {
+    let idp: FakeIdp | undefined;
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => idp!.answer(req.method ?? '', req.headers, Buffer.concat(chunks).toString('utf8'), res));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    idp = new FakeIdp(server, `http://127.0.0.1:${port}/register`);
+    return idp;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private answer(method: string, headers: IncomingHttpHeaders, text: string, res: import('node:http').ServerResponse): void {
+    const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    const record: IdpRegistration = { headers, body, reply: '' };
+    this.registrations.push(record);
+    if (method !== 'POST') {
+      res.writeHead(405).end();
+      return;
+    }
+    switch (this.mode) {
+      case 'hang':
+        return; // never answers; close() ends the socket
+      case 'fail':
+        res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"server_error"}');
+        return;
+      case 'no-client-id':
+        res.writeHead(201, { 'content-type': 'application/json' }).end('{"client_secret":"x"}');
+        return;
+      case 'ok': {
+        const clientId = `client-${randomBytes(6).toString('hex')}`;
+        const reply = {
+          ...body,
+          client_id: clientId,
+          client_secret: `idp-secret-${randomBytes(12).toString('hex')}`,
+          client_id_issued_at: Math.floor(Date.now() / 1000),
+          client_secret_expires_at: this.secretExpiresAt,
+          registration_client_uri: `${this.url}/${clientId}`,
+          registration_access_token: `idp-rat-${randomBytes(12).toString('hex')}`,
+          subject_type: 'public',
+        };
+        record.reply = JSON.stringify(reply);
+        res.writeHead(201, { 'content-type': 'application/json' }).end(record.reply);
+      }
+    }
+  }
+}

@@ -1,0 +1,128 @@
+import { startTestApp, TestApp } from '../helpers/test-app';
+import { TEST_SECRETS } from '../helpers/test-env';
+
+const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe('webhook subscriptions (portal API)', () => {
+  let t: TestApp;
+  let api: TestApp['http'];
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    api = t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN });
+  });
+  afterAll(() => t.close());
+
+  it('creates a webhook (201) with defaults, Headers and a whsec_ Secret, as interface 2.4', async () => {
+    const res = await api.post('/portal-api/webhooks', { Name: 'CRM', URL: 'https://hooks.example.com/x', Events: ['AccessRequestApproved'] });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      ID: expect.stringMatching(UUID),
+      Name: 'CRM',
+      URL: 'https://hooks.example.com/x',
+      Method: 'POST',
+      Timeout: 30,
+      Headers: [],
+      Events: ['AccessRequestApproved'],
+      Active: true,
+      CreatedAt: expect.stringMatching(TIME),
+      UpdatedAt: expect.stringMatching(TIME),
+      Secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/=]{32}$/),
+    });
+    const got = await api.get(`/portal-api/webhooks/${res.body.ID}`);
+    expect(got.status).toBe(200);
+    const { Secret, ...withoutSecret } = res.body;
+    expect(got.body).toEqual(withoutSecret);
+    expect((await api.get(`/portal-api/webhooks/${res.body.ID}/secret`)).body).toEqual({ Secret });
+  });
+
+  it('keeps the signing secret encrypted at rest', async () => {
+    const res = await api.post('/portal-api/webhooks', { Name: 'S', URL: 'https://h.example.com', Events: ['AccessRequestCreated'] });
+    const [row] = await t.db.query(`SELECT secret_encrypted FROM webhooks WHERE id = $1`, [res.body.ID]);
+    expect(row.secret_encrypted).not.toContain(res.body.Secret.slice(6));
+    expect(JSON.stringify(row)).not.toContain('whsec_');
+  });
+
+  it('accepts every allowed method, timeout bounds and headers given at creation', async () => {
+    const res = await api.post('/portal-api/webhooks', {
+      Name: 'All',
+      URL: 'http://127.0.0.1:9/x',
+      Method: 'PATCH',
+      Timeout: 60,
+      Events: ['AccessRequestApproved', 'ApplicationRegistered', 'UserRegistered'],
+      Headers: [{ Name: 'X-Api-Key', Value: 'k1' }],
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ Method: 'PATCH', Timeout: 60, Headers: [{ ID: expect.stringMatching(UUID), Name: 'X-Api-Key', Value: 'k1' }] });
+  });
+
+  it('rejects invalid input with 422 listing every reason', async () => {
+    const res = await api.post('/portal-api/webhooks', { URL: 'ftp://x', Method: 'TRACE', Timeout: 0, Events: ['Nope'] });
+    expect(res.status).toBe(422);
+    expect(res.body.status).toBe('error');
+    const text = res.body.errors.join('\n');
+    expect(text).toContain('Name is required');
+    expect(text).toContain('URL must be an absolute http(s) URL');
+    expect(text).toContain('Method must be one of POST, PUT, PATCH, GET, DELETE');
+    expect(text).toContain('Timeout must be at least 1 second');
+    expect(text).toContain('each of Events must be one of');
+    const more = await api.post('/portal-api/webhooks', { Name: 'x', URL: '/relative', Timeout: 61, Events: [] });
+    expect(more.status).toBe(422);
+    expect(more.body.errors).toEqual(expect.arrayContaining(['URL must be an absolute http(s) URL', 'Timeout must be at most 60 seconds', 'Events must be a non-empty array']));
+    const types = await api.post('/portal-api/webhooks', { Name: 'x', URL: 'https://a.example.com', Timeout: '5', Events: 'AccessRequestApproved' });
+    expect(types.status).toBe(422);
+    expect(types.body.errors).toEqual(expect.arrayContaining(['Timeout must be an integer number of seconds', 'Events must be a non-empty array']));
+    const reserved = await api.post('/portal-api/webhooks', { Name: 'x', URL: 'https://a.example.com', Events: ['AccessRequestApproved'], Headers: [{ Name: 'webhook-signature', Value: 'x' }] });
+    expect(reserved.status).toBe(422);
+  });
+
+  it('lists with page/per_page, updates with PUT and deletes', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await api.post('/portal-api/webhooks', { Name: `L${i}`, URL: 'https://a.example.com', Events: ['AccessRequestCreated'] })).body.ID);
+    const all = (await api.get('/portal-api/webhooks?per_page=100')).body as { ID: string }[];
+    expect(all.map((w) => w.ID)).toEqual(expect.arrayContaining(ids));
+    const page = await api.get('/portal-api/webhooks?page=2&per_page=2');
+    expect(page.status).toBe(200);
+    expect(page.body).toHaveLength(Math.min(2, all.length - 2));
+    expect((await api.get('/portal-api/webhooks?per_page=101')).status).toBe(422);
+
+    const put = await api.put(`/portal-api/webhooks/${ids[0]}`, { Name: 'Renamed', Method: 'PUT', Timeout: 5, Active: false, Events: ['AccessRequestRejected'] });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ ID: ids[0], Name: 'Renamed', Method: 'PUT', Timeout: 5, Active: false, Events: ['AccessRequestRejected'], URL: 'https://a.example.com' });
+    expect((await api.put(`/portal-api/webhooks/${ids[0]}`, { Timeout: 99 })).status).toBe(422);
+
+    const del = await api.delete(`/portal-api/webhooks/${ids[1]}`);
+    expect(del.status).toBe(200);
+    expect((await api.get(`/portal-api/webhooks/${ids[1]}`)).status).toBe(404);
+  });
+
+  it('manages headers as a sub-resource', async () => {
+    const id = (await api.post('/portal-api/webhooks', { Name: 'H', URL: 'https://a.example.com', Events: ['AccessRequestCreated'] })).body.ID;
+    const created = await api.post(`/portal-api/webhooks/${id}/headers`, { Name: 'Authorization', Value: 'Bearer abc' });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({ ID: expect.stringMatching(UUID), Name: 'Authorization', Value: 'Bearer abc' });
+    const hid = created.body.ID;
+    expect((await api.get(`/portal-api/webhooks/${id}/headers`)).body).toEqual([created.body]);
+    expect((await api.get(`/portal-api/webhooks/${id}/headers/${hid}`)).body).toEqual(created.body);
+    const updated = await api.put(`/portal-api/webhooks/${id}/headers/${hid}`, { Name: 'X-Token', Value: 'v2' });
+    expect(updated.body).toEqual({ ID: hid, Name: 'X-Token', Value: 'v2' });
+    expect((await api.get(`/portal-api/webhooks/${id}`)).body.Headers).toEqual([updated.body]);
+    expect((await api.post(`/portal-api/webhooks/${id}/headers`, { Name: 'bad name', Value: 'x' })).status).toBe(422);
+    expect((await api.delete(`/portal-api/webhooks/${id}/headers/${hid}`)).status).toBe(200);
+    expect((await api.get(`/portal-api/webhooks/${id}/headers/${hid}`)).status).toBe(404);
+  });
+
+  it('answers 404 in the portal body for unknown or malformed ids', async () => {
+    for (const path of ['/portal-api/webhooks/00000000-0000-4000-8000-000000000000', '/portal-api/webhooks/not-a-uuid', '/portal-api/webhooks/42/secret', '/portal-api/webhooks/x/deliveries']) {
+      const res = await api.get(path);
+      expect([path, res.status]).toEqual([path, 404]);
+      expect(res.body).toEqual({ status: 'error', errors: [expect.any(String)] });
+    }
+  });
+
+  it('does not open to another family\'s credential', async () => {
+    const res = await t.http.get('/portal-api/webhooks', { 'admin-auth': TEST_SECRETS.ADMIN_SECRET });
+    expect(res.status).toBe(401);
+  });
+});
