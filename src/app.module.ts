@@ -6,10 +6,12 @@ import { AppConfig, ConfigModule } from './config';
 import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
+import { AccessRequestsModule } from './portal/access-requests/access-requests.module';
+import { AppsModule } from './portal/apps/apps.module';
 import { QueueModule } from './queue/queue.module';
 
 /** Feature modules serving HTTP routes (role api or all). */
-const API_MODULES: Type[] = [];
+const API_MODULES: Type[] = [AppsModule, AccessRequestsModule];
 
 /** Modules running queue workers and background loops (role worker or all). */
 const WORKER_MODULES: Type[] = [];

@@ -1,0 +1,92 @@
+import { portalTime } from '../../common/http/time';
+import { AppEntity } from '../apps/app.entity';
+import { AccessRequestEntity } from './access-request.entity';
+import { CredentialEntity } from './credential.entity';
+import { AccessRequestResponse, NestedAccessRequestResponse } from './dto/access-request-response.dto';
+import { CredentialResponse } from './dto/credential-response.dto';
+
+/** What the mapping needs to open sealed columns (SecretBox). */
+export interface Unsealer {
+  decryptNullable(sealed: string | null | undefined): string;
+}
+
+export function credentialResponse(c: CredentialEntity, box: Unsealer): CredentialResponse {
+  return {
+    AccessRequest: `AccessRequest#${c.accessRequestId}`,
+    Credential: box.decryptNullable(c.credentialEncrypted),
+    CredentialHash: c.credentialHash ?? '',
+    DCRRegistrationAccessToken: box.decryptNullable(c.dcrRegistrationAccessTokenEncrypted),
+    DCRRegistrationClientURI: c.dcrRegistrationClientUri,
+    DCRResponse: box.decryptNullable(c.dcrResponseEncrypted),
+    Expires: portalTime(c.expiresAt),
+    OAuthClientID: c.oauthClientId,
+    OAuthClientSecret: box.decryptNullable(c.oauthClientSecretEncrypted),
+    RedirectURI: c.redirectUri,
+    ResponseType: c.responseType,
+    Scope: c.scope,
+    TokenEndpoints: c.tokenEndpoints,
+  };
+}
+
+function fields(ar: AccessRequestEntity, app: AppEntity, credentials: CredentialEntity[], box: Unsealer) {
+  return {
+    ID: ar.id,
+    AppID: ar.appId,
+    Catalogue: ar.catalogue,
+    Client: app.name,
+    Plan: ar.plan,
+    User: ar.user,
+    AuthType: ar.authType,
+    DCREnabled: ar.dcrEnabled,
+    ProvisionImmediately: ar.provisionImmediately,
+    Status: ar.status,
+    Credentials: credentials.filter((c) => !c.revokedAt).map((c) => credentialResponse(c, box)),
+    CreatedAt: portalTime(ar.createdAt),
+    UpdatedAt: portalTime(ar.updatedAt),
+    DeletedAt: '',
+  };
+}
+
+/** The access-request routes' shape (interface §4.3): Products is one string, names joined by ", ". */
+export function accessRequestResponse(ar: AccessRequestEntity, app: AppEntity, credentials: CredentialEntity[], box: Unsealer): AccessRequestResponse {
+  return { ...fields(ar, app, credentials, box), Products: ar.products.join(', ') };
+}
+
+/** The shape nested in an application (interface §2.1): Products is an array. */
+export function nestedAccessRequestResponse(ar: AccessRequestEntity, app: AppEntity, credentials: CredentialEntity[], box: Unsealer): NestedAccessRequestResponse {
+  return { ...fields(ar, app, credentials, box), Products: [...ar.products] };
+}
+
+/** decisions §5: `[]` when there are none, otherwise one inner array holding all of them. */
+export function nestAccessRequests<T>(items: T[]): T[][] {
+  return items.length === 0 ? [] : [items];
+}
+
+/** The `Message` of AccessRequestCreated/Approved/Rejected (decisions §6): never credentials or secrets. */
+export function accessRequestMessage(ar: AccessRequestEntity, app: AppEntity): Record<string, unknown> {
+  return {
+    ID: ar.id,
+    AppID: ar.appId,
+    UserID: app.userId,
+    Status: ar.status,
+    Catalogue: ar.catalogue,
+    Client: app.name,
+    Plan: ar.plan,
+    Products: [...ar.products],
+    AuthType: ar.authType,
+    CreatedAt: portalTime(ar.createdAt),
+    UpdatedAt: portalTime(ar.updatedAt),
+  };
+}
+
+/** The `Message` of CredentialRegistered: which request got a credential, never the secret values. */
+export function credentialMessage(c: CredentialEntity, ar: AccessRequestEntity, app: AppEntity): Record<string, unknown> {
+  return {
+    AccessRequestID: ar.id,
+    AppID: ar.appId,
+    UserID: app.userId,
+    AuthType: ar.authType,
+    OAuthClientID: c.oauthClientId,
+    CreatedAt: portalTime(c.createdAt),
+  };
+}

@@ -1,0 +1,76 @@
+import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { ApiBadGatewayResponse, ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiParam, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { PortalAuth } from '../../common/auth';
+import { PortalDeleteResponse } from '../delete-response.dto';
+import { PortalIdPipe } from '../portal-id.pipe';
+import { AccessRequestError } from './access-requests.errors';
+import { AccessRequestsService } from './access-requests.service';
+import { AccessRequestResponse } from './dto/access-request-response.dto';
+import { CreateAccessRequestDto } from './dto/create-access-request.dto';
+import { ListAccessRequestsQuery } from './dto/list-access-requests.query';
+import { UpdateAccessRequestStatusDto } from './dto/update-status.dto';
+
+const Id = () => Param('id', new PortalIdPipe(AccessRequestError.notFound));
+const ID_PARAM = { name: 'id', type: 'integer', description: 'access request id' } as const;
+
+@ApiTags('portal')
+@PortalAuth()
+@ApiUnprocessableEntityResponse({ description: 'validation failed; every reason is listed' })
+@Controller('portal-api/access_requests')
+export class AccessRequestsController {
+  constructor(private readonly service: AccessRequestsService) {}
+
+  @Post()
+  @ApiCreatedResponse({ type: AccessRequestResponse, description: 'created pending, or approved with credentials when ProvisionImmediately' })
+  @ApiBadGatewayResponse({ description: 'ProvisionImmediately with DCREnabled and the identity provider failed: nothing was created' })
+  create(@Body() dto: CreateAccessRequestDto) {
+    return this.service.create(dto);
+  }
+
+  @Get()
+  @ApiOkResponse({ type: [AccessRequestResponse] })
+  list(@Query() query: ListAccessRequestsQuery) {
+    return this.service.list(query);
+  }
+
+  @Get(':id')
+  @ApiParam(ID_PARAM)
+  @ApiOkResponse({ type: AccessRequestResponse })
+  @ApiNotFoundResponse({ description: 'no such access request' })
+  get(@Id() id: number) {
+    return this.service.get(id);
+  }
+
+  @Put(':id/approve')
+  @ApiParam(ID_PARAM)
+  @ApiOkResponse({ type: AccessRequestResponse, description: 'approved (or already approved: nothing changed)' })
+  @ApiConflictResponse({ description: 'the request is rejected' })
+  @ApiBadGatewayResponse({ description: 'dynamic client registration failed or is not configured: the request stays pending' })
+  approve(@Id() id: number) {
+    return this.service.changeStatus(id, 'approved');
+  }
+
+  @Put(':id/reject')
+  @ApiParam(ID_PARAM)
+  @ApiOkResponse({ type: AccessRequestResponse, description: 'rejected, credentials revoked (or already rejected: nothing changed)' })
+  reject(@Id() id: number) {
+    return this.service.changeStatus(id, 'rejected');
+  }
+
+  @Patch(':id')
+  @ApiParam(ID_PARAM)
+  @ApiOkResponse({ type: AccessRequestResponse })
+  @ApiConflictResponse({ description: 'the state machine does not allow this change' })
+  @ApiBadGatewayResponse({ description: 'dynamic client registration failed or is not configured: the request stays pending' })
+  update(@Id() id: number, @Body() dto: UpdateAccessRequestStatusDto) {
+    return this.service.changeStatus(id, dto.Status);
+  }
+
+  @Delete(':id')
+  @ApiParam(ID_PARAM)
+  @ApiOkResponse({ type: PortalDeleteResponse, description: 'deleted with its credentials' })
+  @ApiNotFoundResponse({ description: 'no such access request' })
+  remove(@Id() id: number) {
+    return this.service.remove(id);
+  }
+}

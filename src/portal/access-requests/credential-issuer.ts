@@ -1,0 +1,93 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { randomHex, SecretBox, sha256Hex } from '../../common/crypto/secret-box';
+import { EventsService } from '../../events/events.service';
+import { AppEntity } from '../apps/app.entity';
+import { splitRedirectUrls } from '../apps/dto/redirect-urls.validator';
+import { credentialMessage } from './access-request.mapper';
+import { AccessRequestEntity } from './access-request.entity';
+import { CredentialEntity } from './credential.entity';
+import { DcrClient, DcrRegistrationRequest } from './dcr.client';
+
+export const TOKEN_ENDPOINT_AUTH_METHOD = 'client_secret_basic';
+
+/**
+ * The OAuth client an oauth2.0 access request gets (RFC 7591 metadata): the app's redirect addresses,
+ * the authorization-code flow when it has any, client credentials always; one scope per requested product.
+ */
+export function oauthClientMetadata(ar: AccessRequestEntity, app: AppEntity): DcrRegistrationRequest {
+  const redirects = splitRedirectUrls(app.redirectUrls);
+  return {
+    client_name: app.name,
+    redirect_uris: redirects,
+    grant_types: redirects.length > 0 ? ['authorization_code', 'client_credentials'] : ['client_credentials'],
+    response_types: redirects.length > 0 ? ['code'] : [],
+    scope: ar.products.join(' '),
+    token_endpoint_auth_method: TOKEN_ENDPOINT_AUTH_METHOD,
+  };
+}
+
+/** Issues the credential of an approved access request inside the approval's transaction. */
+@Injectable()
+export class CredentialIssuer {
+  constructor(
+    private readonly box: SecretBox,
+    private readonly dcr: DcrClient,
+    private readonly events: EventsService,
+  ) {}
+
+  /**
+   * authToken: a random key (sealed) and its SHA-256. oauth2.0: a client id and sealed secret, made here or,
+   * with DCREnabled, registered at the identity provider first (a failure throws before anything is written,
+   * and the caller's transaction rolls back). Records CredentialRegistered in the same transaction.
+   */
+  async issue(m: EntityManager, ar: AccessRequestEntity, app: AppEntity): Promise<CredentialEntity> {
+    const credential = m.create(CredentialEntity, {
+      accessRequestId: ar.id,
+      credentialEncrypted: null,
+      credentialHash: null,
+      oauthClientId: '',
+      oauthClientSecretEncrypted: null,
+      redirectUri: '',
+      scope: '',
+      responseType: '',
+      tokenEndpoints: '',
+      dcrResponseEncrypted: null,
+      dcrRegistrationAccessTokenEncrypted: null,
+      dcrRegistrationClientUri: '',
+      expiresAt: null,
+      createdAt: new Date(),
+      revokedAt: null,
+    });
+    if (ar.authType === 'authToken') {
+      const key = randomHex(32);
+      credential.credentialEncrypted = this.box.encrypt(key);
+      credential.credentialHash = sha256Hex(key);
+    } else {
+      const metadata = oauthClientMetadata(ar, app);
+      credential.redirectUri = app.redirectUrls;
+      credential.scope = metadata.scope;
+      credential.responseType = metadata.response_types.join(' ');
+      credential.tokenEndpoints = metadata.token_endpoint_auth_method;
+      if (ar.dcrEnabled) {
+        const reg = await this.dcr.register(metadata);
+        const body = reg.body;
+        credential.oauthClientId = reg.clientId;
+        credential.oauthClientSecretEncrypted = this.box.encryptNullable(reg.clientSecret);
+        credential.dcrResponseEncrypted = this.box.encrypt(reg.raw);
+        credential.dcrRegistrationAccessTokenEncrypted = this.box.encryptNullable(reg.registrationAccessToken);
+        credential.dcrRegistrationClientUri = reg.registrationClientUri;
+        credential.expiresAt = reg.clientSecretExpiresAt > 0 ? new Date(reg.clientSecretExpiresAt * 1000) : null;
+        if (typeof body.scope === 'string') credential.scope = body.scope;
+        if (Array.isArray(body.response_types)) credential.responseType = body.response_types.filter((v) => typeof v === 'string').join(' ');
+        if (typeof body.token_endpoint_auth_method === 'string') credential.tokenEndpoints = body.token_endpoint_auth_method;
+      } else {
+        credential.oauthClientId = randomHex(16);
+        credential.oauthClientSecretEncrypted = this.box.encrypt(randomHex(32));
+      }
+    }
+    const saved = await m.save(credential);
+    await this.events.record(m, 'CredentialRegistered', credentialMessage(saved, ar, app));
+    return saved;
+  }
+}

@@ -1,0 +1,98 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { request } from 'undici';
+import { AppConfig } from '../../config';
+import { AccessRequestError } from './access-requests.errors';
+
+/** How long an identity provider may take to answer a registration. */
+export const DCR_TIMEOUT_MS = 10_000;
+
+/** An RFC 7591 §2 client metadata document. */
+export interface DcrRegistrationRequest {
+  client_name: string;
+  redirect_uris: string[];
+  grant_types: string[];
+  response_types: string[];
+  scope: string;
+  token_endpoint_auth_method: string;
+}
+
+/** What we keep of an RFC 7591 §3.2.1 registration reply. */
+export interface DcrRegistration {
+  clientId: string;
+  clientSecret: string;
+  registrationAccessToken: string;
+  registrationClientUri: string;
+  /** Seconds since the epoch; 0 or absent: never. */
+  clientSecretExpiresAt: number;
+  /** The reply exactly as received (JSON text). */
+  raw: string;
+  body: Record<string, unknown>;
+}
+
+/**
+ * Registers OAuth clients at the configured identity provider by RFC 7591 dynamic client registration
+ * (config.dcr: DCR_REGISTRATION_ENDPOINT, DCR_INITIAL_ACCESS_TOKEN). Any failure, non-2xx answer, reply
+ * without client_id, or timeout is an AccessRequestError (502).
+ */
+@Injectable()
+export class DcrClient {
+  private readonly logger = new Logger(DcrClient.name);
+  /** Time limit of one registration; tests lower it so a hanging provider does not stall them. */
+  timeoutMs = DCR_TIMEOUT_MS;
+
+  constructor(private readonly config: AppConfig) {}
+
+  async register(metadata: DcrRegistrationRequest): Promise<DcrRegistration> {
+    const endpoint = this.config.dcr.registrationEndpoint;
+    if (!endpoint) throw AccessRequestError.dcrNotConfigured();
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+    if (this.config.dcr.initialAccessToken) headers.authorization = `Bearer ${this.config.dcr.initialAccessToken}`;
+
+    let status: number;
+    let raw: string;
+    try {
+      const res = await request(endpoint, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(metadata),
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      status = res.statusCode;
+      raw = await res.body.text();
+    } catch (err) {
+      const timedOut = err instanceof Error && /timeout|abort/i.test(`${err.name} ${(err as { code?: string }).code ?? ''} ${err.message}`);
+      this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'dynamic client registration: no answer');
+      throw AccessRequestError.dcrFailed(timedOut ? `the identity provider did not answer within ${this.timeoutMs} ms` : 'the identity provider could not be reached');
+    }
+    if (status < 200 || status > 299) {
+      this.logger.warn({ status }, 'dynamic client registration refused');
+      throw AccessRequestError.dcrFailed(`the identity provider answered HTTP ${status}`);
+    }
+    return parseRegistration(raw);
+  }
+}
+
+/** Reads an RFC 7591 registration reply; refuses anything without a client_id. */
+export function parseRegistration(raw: string): DcrRegistration {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    throw AccessRequestError.dcrFailed('the identity provider answered with something that is not JSON');
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw AccessRequestError.dcrFailed('the identity provider answered with something that is not a JSON object');
+  const b = body as Record<string, unknown>;
+  if (typeof b.client_id !== 'string' || b.client_id === '') throw AccessRequestError.dcrFailed('the identity provider answered without a client_id');
+  const str = (v: unknown) => (typeof v === 'string' ? v : '');
+  return {
+    clientId: b.client_id,
+    clientSecret: str(b.client_secret),
+    registrationAccessToken: str(b.registration_access_token),
+    registrationClientUri: str(b.registration_client_uri),
+    clientSecretExpiresAt: typeof b.client_secret_expires_at === 'number' ? b.client_secret_expires_at : 0,
+    raw,
+    body: b,
+  };
+}

@@ -1,0 +1,63 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ACCESS_REQUEST_STATUSES, AccessRequestStatus } from '../access-request-state';
+import { AUTH_TYPES } from '../access-request.entity';
+import { CredentialResponse } from './credential-response.dto';
+
+const TIME = { example: '2025-11-22 10:30', description: '`YYYY-MM-DD HH:MM` (UTC)' };
+
+/** Fields an access request has wherever it is shown. */
+abstract class AccessRequestFields {
+  @ApiProperty({ type: 'integer', example: 1 })
+  ID: number;
+
+  @ApiProperty({ type: 'integer', example: 1, description: 'the application (additive field)' })
+  AppID: number;
+
+  @ApiProperty({ example: 'Public catalogue' })
+  Catalogue: string;
+
+  @ApiProperty({ example: 'My app', description: "the application's name" })
+  Client: string;
+
+  @ApiProperty({ example: 'Free plan' })
+  Plan: string;
+
+  @ApiProperty({ example: 'User#1' })
+  User: string;
+
+  @ApiProperty({ enum: AUTH_TYPES, example: 'authToken' })
+  AuthType: string;
+
+  @ApiProperty()
+  DCREnabled: boolean;
+
+  @ApiProperty()
+  ProvisionImmediately: boolean;
+
+  @ApiProperty({ enum: ACCESS_REQUEST_STATUSES })
+  Status: AccessRequestStatus;
+
+  @ApiProperty({ type: [CredentialResponse], description: 'the credentials in force (revoked ones are not shown)' })
+  Credentials: CredentialResponse[];
+
+  @ApiProperty(TIME)
+  CreatedAt: string;
+
+  @ApiProperty(TIME)
+  UpdatedAt: string;
+
+  @ApiProperty({ example: '', description: 'always "" (deleted requests are gone)' })
+  DeletedAt: string;
+}
+
+/** An access request on the access-request routes (interface §4.3): Products is one string, names joined by ", ". */
+export class AccessRequestResponse extends AccessRequestFields {
+  @ApiProperty({ example: 'weather-api, maps-api' })
+  Products: string;
+}
+
+/** An access request nested in an application (interface §2.1): Products is an array of names. */
+export class NestedAccessRequestResponse extends AccessRequestFields {
+  @ApiProperty({ type: [String], example: ['weather-api', 'maps-api'] })
+  Products: string[];
+}

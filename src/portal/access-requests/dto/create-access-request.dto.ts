@@ -1,0 +1,39 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsOptionalNotNull } from '../../not-null-optional';
+import { AUTH_TYPES, AuthType } from '../access-request.entity';
+
+/** Body of POST /portal-api/access_requests (decisions §5). */
+export class CreateAccessRequestDto {
+  @ApiProperty({ type: 'integer', example: 1, description: 'an existing application' })
+  @IsInt() @Min(1) @Max(2_147_483_647)
+  AppID: number;
+
+  @ApiProperty({ example: 'Public catalogue' })
+  @IsString() @IsNotEmpty() @MaxLength(255)
+  Catalogue: string;
+
+  @ApiProperty({ example: 'Free plan' })
+  @IsString() @IsNotEmpty() @MaxLength(255)
+  Plan: string;
+
+  @ApiProperty({ type: [String], example: ['weather-api', 'maps-api'] })
+  @IsArray() @ArrayNotEmpty() @ArrayMaxSize(100) @IsString({ each: true }) @IsNotEmpty({ each: true }) @MaxLength(255, { each: true })
+  Products: string[];
+
+  @ApiProperty({ enum: AUTH_TYPES, example: 'authToken' })
+  @IsIn(AUTH_TYPES)
+  AuthType: AuthType;
+
+  @ApiPropertyOptional({ default: false, description: 'register the OAuth client at the identity provider (RFC 7591); needs AuthType oauth2.0' })
+  @IsOptionalNotNull() @IsBoolean()
+  DCREnabled?: boolean;
+
+  @ApiPropertyOptional({ default: false, description: 'approve at once, issuing the credentials' })
+  @IsOptionalNotNull() @IsBoolean()
+  ProvisionImmediately?: boolean;
+
+  @ApiProperty({ example: 'User#1', description: 'the user descriptor' })
+  @IsString() @IsNotEmpty() @MaxLength(255)
+  User: string;
+}

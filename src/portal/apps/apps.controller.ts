@@ -1,0 +1,58 @@
+import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiParam, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { PortalAuth } from '../../common/auth';
+import { PortalPageQuery } from '../../common/http/pagination';
+import { PortalDeleteResponse } from '../delete-response.dto';
+import { PortalIdPipe } from '../portal-id.pipe';
+import { AppError } from './apps.errors';
+import { AppsService } from './apps.service';
+import { AppResponse } from './dto/app-response.dto';
+import { CreateAppDto } from './dto/create-app.dto';
+import { UpdateAppDto } from './dto/update-app.dto';
+
+const Id = () => Param('id', new PortalIdPipe(AppError.notFound));
+const ID_PARAM = { name: 'id', type: 'integer', description: 'application id' } as const;
+
+@ApiTags('portal')
+@PortalAuth()
+@ApiUnprocessableEntityResponse({ description: 'validation failed; every reason is listed' })
+@Controller('portal-api/apps')
+export class AppsController {
+  constructor(private readonly service: AppsService) {}
+
+  @Post()
+  @ApiCreatedResponse({ type: AppResponse })
+  create(@Body() dto: CreateAppDto) {
+    return this.service.create(dto);
+  }
+
+  @Get()
+  @ApiOkResponse({ type: [AppResponse] })
+  list(@Query() query: PortalPageQuery) {
+    return this.service.list(query);
+  }
+
+  @Get(':id')
+  @ApiParam(ID_PARAM)
+  @ApiOkResponse({ type: AppResponse })
+  @ApiNotFoundResponse({ description: 'no such application' })
+  get(@Id() id: number) {
+    return this.service.get(id);
+  }
+
+  @Put(':id')
+  @ApiParam(ID_PARAM)
+  @ApiOkResponse({ type: AppResponse })
+  @ApiNotFoundResponse({ description: 'no such application' })
+  update(@Id() id: number, @Body() dto: UpdateAppDto) {
+    return this.service.update(id, dto);
+  }
+
+  @Delete(':id')
+  @ApiParam(ID_PARAM)
+  @ApiOkResponse({ type: PortalDeleteResponse, description: 'deleted with its access requests and their credentials' })
+  @ApiNotFoundResponse({ description: 'no such application' })
+  remove(@Id() id: number) {
+    return this.service.remove(id);
+  }
+}

@@ -1,0 +1,17 @@
+import { PipeTransform } from '@nestjs/common';
+import { ApiError } from '../common/errors';
+
+const MAX_INT = 2_147_483_647;
+
+/**
+ * Parses a portal integer id from the path. Anything that is not a positive 32-bit integer cannot name
+ * a row, so it is the same 404 as an unknown id (never a 500 from the database).
+ */
+export class PortalIdPipe implements PipeTransform<string, number> {
+  constructor(private readonly notFound: () => ApiError) {}
+
+  transform(value: string): number {
+    if (!/^[1-9][0-9]{0,9}$/.test(value) || Number(value) > MAX_INT) throw this.notFound();
+    return Number(value);
+  }
+}

@@ -1,0 +1,372 @@
+import { sha256Hex } from '../../src/common/crypto/secret-box';
+import { HttpClient } from '../helpers/http';
+import { anInteger, createAccessRequest, createApp, outboxRows, PORTAL_TIME, portalClient } from '../helpers/portal';
+import { startTestApp, TestApp } from '../helpers/test-app';
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+describe('portal access requests', () => {
+  let t: TestApp;
+  let portal: HttpClient;
+  let app: any;
+
+  beforeAll(async () => {
+    // no DCR_REGISTRATION_ENDPOINT here: DCR has its own spec with a fake identity provider
+    t = await startTestApp();
+    portal = portalClient(t);
+    app = await createApp(portal, { Name: 'Weather app', RedirectURLs: 'https://app.example.com/callback', UserID: 7 });
+  });
+  afterAll(() => t.close());
+
+  const countEvents = async (name: string, id: number) => (await outboxRows(t, name, 'ID', id)).length;
+
+  it('drives the whole flow: create app → request access → approve → GET shows the credential', async () => {
+    const created = await portal.post('/portal-api/access_requests', {
+      AppID: app.ID,
+      Catalogue: 'Public catalogue',
+      Plan: 'Free plan',
+      Products: ['weather-api', 'maps-api'],
+      AuthType: 'authToken',
+      DCREnabled: false,
+      ProvisionImmediately: false,
+      User: 'User#1',
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      ID: anInteger(),
+      AppID: app.ID,
+      Catalogue: 'Public catalogue',
+      Client: 'Weather app',
+      Plan: 'Free plan',
+      User: 'User#1',
+      AuthType: 'authToken',
+      DCREnabled: false,
+      ProvisionImmediately: false,
+      Status: 'pending',
+      Products: 'weather-api, maps-api',
+      Credentials: [],
+      CreatedAt: expect.stringMatching(PORTAL_TIME),
+      UpdatedAt: expect.stringMatching(PORTAL_TIME),
+      DeletedAt: '',
+    });
+    const id = created.body.ID;
+
+    const approved = await portal.put(`/portal-api/access_requests/${id}/approve`);
+    expect(approved.status).toBe(200);
+    expect(approved.body).toEqual({
+      ...created.body,
+      Status: 'approved',
+      UpdatedAt: expect.stringMatching(PORTAL_TIME),
+      Credentials: [
+        {
+          AccessRequest: `AccessRequest#${id}`,
+          Credential: expect.stringMatching(HEX64),
+          CredentialHash: expect.stringMatching(HEX64),
+          DCRRegistrationAccessToken: '',
+          DCRRegistrationClientURI: '',
+          DCRResponse: '',
+          Expires: '',
+          OAuthClientID: '',
+          OAuthClientSecret: '',
+          RedirectURI: '',
+          ResponseType: '',
+          Scope: '',
+          TokenEndpoints: '',
+        },
+      ],
+    });
+    const [credential] = approved.body.Credentials;
+    expect(credential.CredentialHash).toBe(sha256Hex(credential.Credential));
+
+    const got = await portal.get(`/portal-api/access_requests/${id}`);
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual(approved.body);
+
+    const inApp = await portal.get(`/portal-api/apps/${app.ID}`);
+    expect(inApp.body.AccessRequests[0]).toContainEqual({ ...approved.body, Products: ['weather-api', 'maps-api'] });
+  });
+
+  it('issues an OAuth client for oauth2.0: client id, secret, the app redirect address, scope per product', async () => {
+    const ar = await createAccessRequest(portal, { AppID: app.ID, AuthType: 'oauth2.0', Products: ['weather-api', 'maps-api'] });
+    const res = await portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'approved' });
+    expect(res.status).toBe(200);
+    expect(res.body.Status).toBe('approved');
+    expect(res.body.Credentials).toEqual([
+      {
+        AccessRequest: `AccessRequest#${ar.ID}`,
+        Credential: '',
+        CredentialHash: '',
+        DCRRegistrationAccessToken: '',
+        DCRRegistrationClientURI: '',
+        DCRResponse: '',
+        Expires: '',
+        OAuthClientID: expect.stringMatching(/^[0-9a-f]{32}$/),
+        OAuthClientSecret: expect.stringMatching(HEX64),
+        RedirectURI: 'https://app.example.com/callback',
+        ResponseType: 'code',
+        Scope: 'weather-api maps-api',
+        TokenEndpoints: 'client_secret_basic',
+      },
+    ]);
+  });
+
+  it('approves at once with ProvisionImmediately, emitting Created, Approved and CredentialRegistered', async () => {
+    const ar = await createAccessRequest(portal, { AppID: app.ID, ProvisionImmediately: true });
+    expect(ar.Status).toBe('approved');
+    expect(ar.ProvisionImmediately).toBe(true);
+    expect(ar.Credentials).toHaveLength(1);
+    const names: { name: string }[] = await t.db.query(
+      `SELECT name FROM outbox_events WHERE payload->>'ID' = $1 AND name LIKE 'AccessRequest%' OR payload->>'AccessRequestID' = $1 ORDER BY occurred_at`,
+      [String(ar.ID)],
+    );
+    expect(names.map((r) => r.name)).toEqual(['AccessRequestCreated', 'AccessRequestApproved', 'CredentialRegistered']);
+  });
+
+  it('keeps credentials encrypted at rest: the raw row holds no secret in clear', async () => {
+    const token = await createAccessRequest(portal, { AppID: app.ID, ProvisionImmediately: true });
+    const oauth = await createAccessRequest(portal, { AppID: app.ID, AuthType: 'oauth2.0', ProvisionImmediately: true });
+    const key: string = token.Credentials[0].Credential;
+    const clientSecret: string = oauth.Credentials[0].OAuthClientSecret;
+    const rows: { row: string; credential_hash: string | null; credential_encrypted: string | null; oauth_client_secret_encrypted: string | null }[] =
+      await t.db.query(
+        `SELECT row_to_json(c)::text AS row, credential_hash, credential_encrypted, oauth_client_secret_encrypted
+           FROM portal_credentials c WHERE access_request_id = ANY($1) ORDER BY id`,
+        [[token.ID, oauth.ID]],
+      );
+    expect(rows).toHaveLength(2);
+    const everything = rows.map((r) => r.row).join('\n');
+    expect(everything).not.toContain(key);
+    expect(everything).not.toContain(clientSecret);
+    expect(rows[0].credential_hash).toBe(sha256Hex(key));
+    expect(rows[0].credential_encrypted).toMatch(/^v1:/);
+    expect(rows[1].oauth_client_secret_encrypted).toMatch(/^v1:/);
+  });
+
+  describe('state machine', () => {
+    it('approving an approved request again is a 200 that changes nothing and emits nothing', async () => {
+      const ar = await createAccessRequest(portal, { AppID: app.ID });
+      const first = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+      expect(first.status).toBe(200);
+      const again = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual(first.body);
+      const patched = await portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'approved' });
+      expect(patched.status).toBe(200);
+      expect(patched.body).toEqual(first.body);
+      expect(await countEvents('AccessRequestApproved', ar.ID)).toBe(1);
+      expect(await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID)).toHaveLength(1);
+    });
+
+    it('rejects a pending request; rejecting again changes nothing; approving it then is a 409', async () => {
+      const ar = await createAccessRequest(portal, { AppID: app.ID });
+      const rejected = await portal.put(`/portal-api/access_requests/${ar.ID}/reject`);
+      expect(rejected.status).toBe(200);
+      expect(rejected.body).toEqual({ ...ar, Status: 'rejected', UpdatedAt: expect.stringMatching(PORTAL_TIME) });
+      const again = await portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'rejected' });
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual(rejected.body);
+      expect(await countEvents('AccessRequestRejected', ar.ID)).toBe(1);
+
+      for (const res of [await portal.put(`/portal-api/access_requests/${ar.ID}/approve`), await portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'approved' })]) {
+        expect(res.status).toBe(409);
+        expect(res.body).toEqual({ status: 'error', errors: ['access request is rejected and cannot become approved'] });
+      }
+      expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body).toEqual(rejected.body);
+      expect(await countEvents('AccessRequestApproved', ar.ID)).toBe(0);
+    });
+
+    it('rejecting an approved request revokes its credentials (kept with revoked_at, no longer shown)', async () => {
+      const ar = await createAccessRequest(portal, { AppID: app.ID, ProvisionImmediately: true });
+      expect(ar.Credentials).toHaveLength(1);
+      const res = await portal.put(`/portal-api/access_requests/${ar.ID}/reject`);
+      expect(res.status).toBe(200);
+      expect(res.body.Status).toBe('rejected');
+      expect(res.body.Credentials).toEqual([]);
+      expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body.Credentials).toEqual([]);
+      const rows: { revoked_at: Date | null }[] = await t.db.query(`SELECT revoked_at FROM portal_credentials WHERE access_request_id = $1`, [ar.ID]);
+      expect(rows).toEqual([{ revoked_at: expect.any(Date) }]);
+      const events = await outboxRows(t, 'AccessRequestRejected', 'ID', ar.ID);
+      expect(events).toHaveLength(1);
+      expect(events[0].payload.Status).toBe('rejected');
+    });
+
+    it('two approvals at once make exactly one transition and one AccessRequestApproved event', async () => {
+      for (let round = 0; round < 5; round++) {
+        const ar = await createAccessRequest(portal, { AppID: app.ID });
+        const results = await Promise.all([
+          portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
+          portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
+          portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'approved' }),
+        ]);
+        expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
+        for (const r of results) expect(r.body.Status).toBe('approved');
+        // every answer shows the one credential that was issued
+        expect(new Set(results.map((r) => r.body.Credentials[0].Credential)).size).toBe(1);
+        expect(await countEvents('AccessRequestApproved', ar.ID)).toBe(1);
+        expect(await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID)).toHaveLength(1);
+        const [{ count }] = await t.db.query(`SELECT count(*)::int AS count FROM portal_credentials WHERE access_request_id = $1`, [ar.ID]);
+        expect(count).toBe(1);
+      }
+    });
+
+    it('DCREnabled without an identity provider configured: approval fails with 502 and nothing changes', async () => {
+      const ar = await createAccessRequest(portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
+      const res = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+      expect(res.status).toBe(502);
+      expect(res.body).toEqual({
+        status: 'error',
+        errors: ['dynamic client registration is not configured: set DCR_REGISTRATION_ENDPOINT to the identity provider registration endpoint'],
+      });
+      expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body).toEqual(ar);
+      expect(await countEvents('AccessRequestApproved', ar.ID)).toBe(0);
+      expect(await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID)).toHaveLength(0);
+      // rejecting it still works
+      expect((await portal.put(`/portal-api/access_requests/${ar.ID}/reject`)).status).toBe(200);
+    });
+
+    it('ProvisionImmediately with DCR and no identity provider creates nothing at all', async () => {
+      const [{ before }] = await t.db.query(`SELECT count(*)::int AS before FROM portal_access_requests`);
+      const [{ eventsBefore }] = await t.db.query(`SELECT count(*)::int AS "eventsBefore" FROM outbox_events WHERE name = 'AccessRequestCreated'`);
+      const res = await portal.post('/portal-api/access_requests', {
+        AppID: app.ID, Catalogue: 'c', Plan: 'p', Products: ['x'], AuthType: 'oauth2.0', DCREnabled: true, ProvisionImmediately: true, User: 'User#1',
+      });
+      expect(res.status).toBe(502);
+      const [{ after }] = await t.db.query(`SELECT count(*)::int AS after FROM portal_access_requests`);
+      const [{ eventsAfter }] = await t.db.query(`SELECT count(*)::int AS "eventsAfter" FROM outbox_events WHERE name = 'AccessRequestCreated'`);
+      expect(after).toBe(before);
+      expect(eventsAfter).toBe(eventsBefore);
+    });
+  });
+
+  describe('listing', () => {
+    it('lists bare arrays filtered by status, page and per_page choosing the slice', async () => {
+      const other = await createApp(portal, { Name: 'Listing app' });
+      const a = await createAccessRequest(portal, { AppID: other.ID });
+      const b = await createAccessRequest(portal, { AppID: other.ID, ProvisionImmediately: true });
+      const c = await createAccessRequest(portal, { AppID: other.ID });
+      await portal.put(`/portal-api/access_requests/${c.ID}/reject`);
+
+      const all = await portal.get('/portal-api/access_requests?per_page=100');
+      expect(all.status).toBe(200);
+      expect(Array.isArray(all.body)).toBe(true);
+      const ids = all.body.map((r: any) => r.ID);
+      expect(ids).toEqual([...ids].sort((x, y) => x - y));
+      expect(all.body).toContainEqual(a);
+      expect(all.body).toContainEqual(b);
+      for (const item of all.body) expect(typeof item.Products).toBe('string');
+
+      for (const status of ['pending', 'approved', 'rejected']) {
+        const res = await portal.get(`/portal-api/access_requests?status=${status}&per_page=100`);
+        expect(res.status).toBe(200);
+        expect(res.body.length).toBeGreaterThan(0);
+        for (const item of res.body) expect(item.Status).toBe(status);
+      }
+      const approvedIds = (await portal.get('/portal-api/access_requests?status=approved&per_page=100')).body.map((r: any) => r.ID);
+      expect(approvedIds).toContain(b.ID);
+      expect(approvedIds).not.toContain(a.ID);
+
+      const page = await portal.get('/portal-api/access_requests?per_page=2&page=2');
+      expect(page.body.map((r: any) => r.ID)).toEqual(ids.slice(2, 4));
+      expect((await portal.get('/portal-api/access_requests')).body).toHaveLength(Math.min(20, ids.length));
+    });
+
+    it('refuses a bad status filter or paging with 422', async () => {
+      for (const [q, field] of [['status=done', 'status'], ['per_page=101', 'per_page'], ['page=0', 'page'], ['page=two', 'page']]) {
+        const res = await portal.get(`/portal-api/access_requests?${q}`);
+        expect(res.status).toBe(422);
+        expect(res.body.status).toBe('error');
+        for (const e of res.body.errors) expect(e).toMatch(new RegExp(`^${field} `));
+      }
+    });
+  });
+
+  it('deletes an access request with its credentials', async () => {
+    const ar = await createAccessRequest(portal, { AppID: app.ID, ProvisionImmediately: true });
+    const res = await portal.delete(`/portal-api/access_requests/${ar.ID}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok', message: 'Access request deleted' });
+    expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).status).toBe(404);
+    const [{ count }] = await t.db.query(`SELECT count(*)::int AS count FROM portal_credentials WHERE access_request_id = $1`, [ar.ID]);
+    expect(count).toBe(0);
+    expect((await portal.delete(`/portal-api/access_requests/${ar.ID}`)).status).toBe(404);
+    expect((await portal.get(`/portal-api/apps/${app.ID}`)).body.AccessRequests[0].map((r: any) => r.ID)).not.toContain(ar.ID);
+  });
+
+  describe('bad input', () => {
+    it('validates every field and lists every reason', async () => {
+      const res = await portal.post('/portal-api/access_requests', {});
+      expect(res.status).toBe(422);
+      expect(res.body.status).toBe('error');
+      for (const field of ['AppID', 'Catalogue', 'Plan', 'Products', 'AuthType', 'User']) {
+        expect(res.body.errors.some((e: string) => e.startsWith(`${field} `))).toBe(true);
+      }
+    });
+
+    it.each([
+      [{ AppID: '1' }, 'AppID'],
+      [{ AppID: 1.5 }, 'AppID'],
+      [{ AppID: 0 }, 'AppID'],
+      [{ Catalogue: 5 }, 'Catalogue'],
+      [{ Plan: '' }, 'Plan'],
+      [{ Products: 'weather-api' }, 'Products'],
+      [{ Products: [] }, 'Products'],
+      [{ Products: ['ok', 7] }, 'Products'],
+      [{ AuthType: 'basic' }, 'AuthType'],
+      [{ DCREnabled: 'yes' }, 'DCREnabled'],
+      [{ DCREnabled: null }, 'DCREnabled'],
+      [{ ProvisionImmediately: 1 }, 'ProvisionImmediately'],
+      [{ User: ['User#1'] }, 'User'],
+    ])('refuses %j with a 422 naming %s', async (override, field) => {
+      const body = { AppID: app.ID, Catalogue: 'c', Plan: 'p', Products: ['x'], AuthType: 'authToken', User: 'User#1', ...override };
+      const res = await portal.post('/portal-api/access_requests', body);
+      expect(res.status).toBe(422);
+      expect(res.body.status).toBe('error');
+      expect(res.body.errors.length).toBeGreaterThan(0);
+      for (const e of res.body.errors) expect(e).toMatch(new RegExp(`^${field}`));
+    });
+
+    it('refuses an unknown AppID with 422', async () => {
+      const res = await portal.post('/portal-api/access_requests', { AppID: 424242, Catalogue: 'c', Plan: 'p', Products: ['x'], AuthType: 'authToken', User: 'User#1' });
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({ status: 'error', errors: ['AppID: no application with ID 424242'] });
+    });
+
+    it('refuses DCREnabled for authToken requests', async () => {
+      const res = await portal.post('/portal-api/access_requests', { AppID: app.ID, Catalogue: 'c', Plan: 'p', Products: ['x'], AuthType: 'authToken', DCREnabled: true, User: 'User#1' });
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({ status: 'error', errors: ['DCREnabled: dynamic client registration needs AuthType oauth2.0'] });
+    });
+
+    it('PATCH takes only approved or rejected', async () => {
+      const ar = await createAccessRequest(portal, { AppID: app.ID });
+      for (const body of [{ Status: 'pending' }, { Status: 'APPROVED' }, {}, { Status: 1 }]) {
+        const res = await portal.patch(`/portal-api/access_requests/${ar.ID}`, body);
+        expect(res.status).toBe(422);
+        expect(res.body).toEqual({ status: 'error', errors: [expect.stringMatching(/^Status /)] });
+      }
+      expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body.Status).toBe('pending');
+    });
+
+    it('answers 404 in the portal body for unknown ids and ids that are not integers', async () => {
+      for (const id of ['424242', 'abc', '0', '-3', '2.5', '99999999999', '2147483648']) {
+        for (const res of [
+          await portal.get(`/portal-api/access_requests/${id}`),
+          await portal.put(`/portal-api/access_requests/${id}/approve`),
+          await portal.put(`/portal-api/access_requests/${id}/reject`),
+          await portal.patch(`/portal-api/access_requests/${id}`, { Status: 'approved' }),
+          await portal.delete(`/portal-api/access_requests/${id}`),
+        ]) {
+          expect(res.status).toBe(404);
+          expect(res.body).toEqual({ status: 'error', errors: ['Access request not found'] });
+        }
+      }
+    });
+
+    it('needs the portal credential', async () => {
+      for (const res of [await t.http.get('/portal-api/access_requests'), await t.http.put('/portal-api/access_requests/1/approve', undefined, { authorization: 'wrong-token-wrong' })]) {
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual({ status: 'error', errors: [expect.any(String)] });
+      }
+    });
+  });
+});

@@ -1,0 +1,246 @@
+import { HttpClient } from '../helpers/http';
+import { anInteger, createAccessRequest, createApp, outboxRows, PORTAL_TIME, portalClient } from '../helpers/portal';
+import { startTestApp, TestApp } from '../helpers/test-app';
+
+describe('portal applications', () => {
+  let t: TestApp;
+  let portal: HttpClient;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    portal = portalClient(t);
+  });
+  afterAll(() => t.close());
+
+  it('creates an app and answers with the interface fields, AccessRequests [] while it has none', async () => {
+    const res = await portal.post('/portal-api/apps', {
+      Name: 'Weather app',
+      Description: 'Reads the weather',
+      RedirectURLs: 'https://app.example.com/callback',
+      UserID: 7,
+      Visibility: 'team',
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      ID: anInteger(),
+      Name: 'Weather app',
+      Description: 'Reads the weather',
+      RedirectURLs: 'https://app.example.com/callback',
+      UserID: 7,
+      Visibility: 'team',
+      CreatedAt: expect.stringMatching(PORTAL_TIME),
+      AccessRequests: [],
+    });
+    const got = await portal.get(`/portal-api/apps/${res.body.ID}`);
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual(res.body);
+  });
+
+  it('defaults Visibility to organisation, Description and RedirectURLs to "" and UserID to 0', async () => {
+    const body = await createApp(portal, { Name: 'Bare app' });
+    expect(body).toEqual({
+      ID: anInteger(),
+      Name: 'Bare app',
+      Description: '',
+      RedirectURLs: '',
+      UserID: 0,
+      Visibility: 'organisation',
+      CreatedAt: expect.stringMatching(PORTAL_TIME),
+      AccessRequests: [],
+    });
+  });
+
+  it('records ApplicationRegistered with the app as Message in the outbox', async () => {
+    const app = await createApp(portal, { Name: 'Evented app', Description: 'd', RedirectURLs: 'https://e.example/cb', UserID: 3, Visibility: 'personal' });
+    const rows = await outboxRows(t, 'ApplicationRegistered', 'ID', app.ID);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].payload).toEqual({
+      ID: app.ID,
+      Name: 'Evented app',
+      Description: 'd',
+      RedirectURLs: 'https://e.example/cb',
+      UserID: 3,
+      Visibility: 'personal',
+      CreatedAt: app.CreatedAt,
+    });
+  });
+
+  it('nests all its access requests in one inner array, Products as an array there', async () => {
+    const app = await createApp(portal, { Name: 'Nesting app', UserID: 1 });
+    const first = await createAccessRequest(portal, { AppID: app.ID, Products: ['a', 'b'] });
+    const second = await createAccessRequest(portal, { AppID: app.ID, Products: ['c'], AuthType: 'oauth2.0', User: 'User#2' });
+    const res = await portal.get(`/portal-api/apps/${app.ID}`);
+    expect(res.status).toBe(200);
+    expect(res.body.AccessRequests).toEqual([
+      [
+        {
+          ID: first.ID,
+          AppID: app.ID,
+          Catalogue: 'Public catalogue',
+          Client: 'Nesting app',
+          Plan: 'Free plan',
+          User: 'User#1',
+          AuthType: 'authToken',
+          DCREnabled: false,
+          ProvisionImmediately: false,
+          Status: 'pending',
+          Products: ['a', 'b'],
+          Credentials: [],
+          CreatedAt: expect.stringMatching(PORTAL_TIME),
+          UpdatedAt: expect.stringMatching(PORTAL_TIME),
+          DeletedAt: '',
+        },
+        {
+          ID: second.ID,
+          AppID: app.ID,
+          Catalogue: 'Public catalogue',
+          Client: 'Nesting app',
+          Plan: 'Free plan',
+          User: 'User#2',
+          AuthType: 'oauth2.0',
+          DCREnabled: false,
+          ProvisionImmediately: false,
+          Status: 'pending',
+          Products: ['c'],
+          Credentials: [],
+          CreatedAt: expect.stringMatching(PORTAL_TIME),
+          UpdatedAt: expect.stringMatching(PORTAL_TIME),
+          DeletedAt: '',
+        },
+      ],
+    ]);
+  });
+
+  it('nests the credentials of an approved access request', async () => {
+    const app = await createApp(portal, { Name: 'Approved app' });
+    const ar = await createAccessRequest(portal, { AppID: app.ID, ProvisionImmediately: true });
+    const res = await portal.get(`/portal-api/apps/${app.ID}`);
+    expect(res.body.AccessRequests).toHaveLength(1);
+    expect(res.body.AccessRequests[0]).toHaveLength(1);
+    const nested = res.body.AccessRequests[0][0];
+    expect(nested.Status).toBe('approved');
+    expect(nested.Products).toEqual(['weather-api', 'maps-api']);
+    expect(nested.Credentials).toEqual(ar.Credentials);
+    expect(nested.Credentials).toHaveLength(1);
+  });
+
+  it('lists apps as a bare array, page and per_page choosing the slice', async () => {
+    const created = [];
+    for (let i = 0; i < 3; i++) created.push(await createApp(portal, { Name: `Listed ${i}` }));
+    const all = await portal.get('/portal-api/apps?per_page=100');
+    expect(all.status).toBe(200);
+    expect(Array.isArray(all.body)).toBe(true);
+    const ids = all.body.map((a: any) => a.ID);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    for (const c of created) expect(all.body).toContainEqual(c);
+
+    const page = await portal.get('/portal-api/apps?per_page=2&page=2');
+    expect(page.status).toBe(200);
+    expect(page.body.map((a: any) => a.ID)).toEqual(ids.slice(2, 4));
+    expect((await portal.get('/portal-api/apps?page=1000')).body).toEqual([]);
+  });
+
+  it('refuses bad paging with 422', async () => {
+    for (const q of ['per_page=101', 'per_page=0', 'page=0', 'page=x']) {
+      const res = await portal.get(`/portal-api/apps?${q}`);
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({ status: 'error', errors: expect.any(Array) });
+      expect(res.body.errors.length).toBeGreaterThan(0);
+      for (const e of res.body.errors) expect(e).toMatch(/^(page|per_page) /);
+    }
+  });
+
+  it('updates the fields given and keeps the others; the new Name becomes the Client of its requests', async () => {
+    const app = await createApp(portal, { Name: 'Old name', Description: 'keep me', UserID: 4, Visibility: 'team' });
+    const ar = await createAccessRequest(portal, { AppID: app.ID });
+    const res = await portal.put(`/portal-api/apps/${app.ID}`, { Name: 'New name', Visibility: 'personal', RedirectURLs: 'https://n.example/cb' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      ID: app.ID,
+      Name: 'New name',
+      Description: 'keep me',
+      RedirectURLs: 'https://n.example/cb',
+      UserID: 4,
+      Visibility: 'personal',
+      CreatedAt: app.CreatedAt,
+      AccessRequests: [[expect.objectContaining({ ID: ar.ID, Client: 'New name' })]],
+    });
+    expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body.Client).toBe('New name');
+  });
+
+  it('deletes an app with its access requests and their credentials', async () => {
+    const app = await createApp(portal, { Name: 'Doomed app' });
+    const ar = await createAccessRequest(portal, { AppID: app.ID, ProvisionImmediately: true });
+    expect(ar.Credentials).toHaveLength(1);
+
+    const res = await portal.delete(`/portal-api/apps/${app.ID}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok', message: 'Application deleted' });
+
+    expect((await portal.get(`/portal-api/apps/${app.ID}`)).status).toBe(404);
+    const gone = await portal.get(`/portal-api/access_requests/${ar.ID}`);
+    expect(gone.status).toBe(404);
+    expect(gone.body).toEqual({ status: 'error', errors: ['Access request not found'] });
+    const [{ count }] = await t.db.query(`SELECT count(*)::int AS count FROM portal_credentials WHERE access_request_id = $1`, [ar.ID]);
+    expect(count).toBe(0);
+    expect((await portal.delete(`/portal-api/apps/${app.ID}`)).status).toBe(404);
+  });
+
+  describe('bad input', () => {
+    it('requires Name and lists every reason at once', async () => {
+      const res = await portal.post('/portal-api/apps', { Visibility: 'public', UserID: 'seven', RedirectURLs: 'not a url', Description: 5 });
+      expect(res.status).toBe(422);
+      expect(res.body.status).toBe('error');
+      const errors: string[] = res.body.errors;
+      for (const field of ['Name', 'Visibility', 'UserID', 'RedirectURLs', 'Description']) {
+        expect(errors.some((e) => e.startsWith(field))).toBe(true);
+      }
+    });
+
+    it.each([
+      [{ Name: '' }, 'Name'],
+      [{ Name: null }, 'Name'],
+      [{ Name: 5 }, 'Name'],
+      [{ Name: 'x', UserID: 1.5 }, 'UserID'],
+      [{ Name: 'x', UserID: -1 }, 'UserID'],
+      [{ Name: 'x', UserID: null }, 'UserID'],
+      [{ Name: 'x', Visibility: 'everyone' }, 'Visibility'],
+      [{ Name: 'x', RedirectURLs: 'https://ok.example/cb,/relative' }, 'RedirectURLs'],
+      [{ Name: 'x', RedirectURLs: 'https://ok.example/cb#fragment' }, 'RedirectURLs'],
+    ])('refuses %j with a 422 naming %s', async (body, field) => {
+      const res = await portal.post('/portal-api/apps', body);
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({ status: 'error', errors: expect.arrayContaining([expect.stringMatching(new RegExp(`^${field}`))]) });
+    });
+
+    it('validates updates the same way, refusing a null Name', async () => {
+      const app = await createApp(portal, { Name: 'Valid' });
+      for (const body of [{ Name: null }, { Name: '' }, { Visibility: 'x' }, { UserID: '1' }]) {
+        const res = await portal.put(`/portal-api/apps/${app.ID}`, body);
+        expect(res.status).toBe(422);
+        expect(res.body.errors.length).toBeGreaterThan(0);
+        for (const e of res.body.errors) expect(e).toMatch(new RegExp(`^${Object.keys(body)[0]} `));
+      }
+      expect((await portal.get(`/portal-api/apps/${app.ID}`)).body.Name).toBe('Valid');
+    });
+
+    it('answers 404 in the portal body for unknown ids and ids that are not integers', async () => {
+      for (const id of ['424242', 'abc', '0', '-1', '1.5', '1e3', '99999999999', '2147483648']) {
+        for (const res of [
+          await portal.get(`/portal-api/apps/${id}`),
+          await portal.put(`/portal-api/apps/${id}`, { Name: 'x' }),
+          await portal.delete(`/portal-api/apps/${id}`),
+        ]) {
+          expect(res.status).toBe(404);
+          expect(res.body).toEqual({ status: 'error', errors: ['Application not found'] });
+        }
+      }
+    });
+
+    it('needs the portal credential', async () => {
+      const res = await t.http.get('/portal-api/apps');
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ status: 'error', errors: [expect.any(String)] });
+    });
+  });
+});
