@@ -19,7 +19,8 @@ const BODYLESS = new Set(['GET', 'DELETE']);
  * A webhook may hold at most `perWebhookLimit` of this process's slots, so a slow subscriber cannot
  * starve the others: its extra jobs step aside for a moment.
  */
-@Processor(QueueName.Deliveries, { concurrency: 64 })
+// A short lock lets another worker take over the jobs of a killed one within seconds.
+@Processor(QueueName.Deliveries, { concurrency: 64, lockDuration: 10_000, stalledInterval: 5_000, maxStalledCount: 10 })
 export class DeliveryProcessor extends WorkerHost implements OnApplicationBootstrap {
   private readonly logger = new Logger(DeliveryProcessor.name);
   private readonly inFlight = new Map<string, number>();

@@ -5,7 +5,7 @@ import { DeliveryJobs } from './delivery-jobs';
 import { DeliveryStore } from './delivery-store';
 
 /** Turns one outbox event into one delivery row per subscribed webhook, then one job per delivery. */
-@Processor(QueueName.Events, { concurrency: 8 })
+@Processor(QueueName.Events, { concurrency: 8, lockDuration: 10_000, stalledInterval: 5_000, maxStalledCount: 10 })
 export class FanoutProcessor extends WorkerHost {
   constructor(
     private readonly store: DeliveryStore,

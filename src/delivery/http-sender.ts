@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
-import { Agent, request } from 'undici';
+import { isIP } from 'node:net';
+import { Agent, buildConnector, request } from 'undici';
 import { AppConfig } from '../config';
 import { AddressGuard, BlockedAddressError } from './address-guard';
 import { AttemptResult } from './retry-policy';
@@ -33,8 +34,15 @@ export class HttpSender implements OnModuleDestroy {
 
   constructor(config: AppConfig) {
     const guard = new AddressGuard(config.webhooks.allowedCidrs);
+    // Hostnames are checked by the guard's lookup after DNS; IP literals never reach a lookup, so check them here.
+    const connector = buildConnector({ lookup: guard.lookup as never, timeout: 10_000 });
+    const connect: buildConnector.connector = (opts, callback) => {
+      const host = opts.hostname.replace(/^\[|\]$/g, '');
+      if (isIP(host) && !guard.isAllowed(host)) return callback(new BlockedAddressError(host), null);
+      return connector(opts, callback);
+    };
     this.agent = new Agent({
-      connect: { lookup: guard.lookup as never, timeout: 10_000 },
+      connect,
       connections: Math.max(8, config.webhooks.concurrency),
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 60_000,

@@ -1,0 +1,46 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
+
+/** The service as a real process (`node dist/main.js`, built by `npm test`'s pretest), for kill/restart tests. */
+export class ServiceProcess {
+  private exited: Promise<void>;
+  output = '';
+
+  private constructor(private readonly child: ChildProcess) {
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    child.stdout?.on('data', (d) => (this.output += d));
+    child.stderr?.on('data', (d) => (this.output += d));
+  }
+
+  static async start(vars: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
+    const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...vars }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = new ServiceProcess(child);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`service did not start within ${timeoutMs} ms:\n${p.output}`)), timeoutMs);
+      const onData = () => {
+        if (/listening on/.test(p.output)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      child.stderr?.on('data', onData);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`service exited with ${code} before listening:\n${p.output}`));
+      });
+    });
+    return p;
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** SIGKILL: no shutdown hooks, in-flight work is simply lost to the process. */
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+    await this.exited;
+  }
+}

@@ -1,0 +1,216 @@
+import { Webhook } from 'standardwebhooks';
+import { emitEvent } from '../helpers/events';
+import { eventually, Sink } from '../helpers/sink';
+import { startTestApp, TestApp } from '../helpers/test-app';
+import { TEST_SECRETS } from '../helpers/test-env';
+
+const MESSAGE = {
+  ID: 7, AppID: 3, UserID: 1, Status: 'approved', Catalogue: 'Payments', Client: 'My app', Plan: 'Gold',
+  Products: ['payments-api'], AuthType: 'authToken', CreatedAt: '2026-11-22 10:00', UpdatedAt: '2026-11-22 10:05',
+};
+
+describe('webhook delivery', () => {
+  let t: TestApp;
+  let api: TestApp['http'];
+  let sink: Sink;
+
+  beforeAll(async () => {
+    // a short retry schedule: first attempt at once, then 1 s, then 1 s
+    t = await startTestApp({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1,1' } });
+    api = t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN });
+  });
+  afterAll(() => t.close());
+  beforeEach(async () => {
+    sink = await Sink.start();
+  });
+  afterEach(() => sink.close());
+
+  async function webhook(body: Record<string, unknown>) {
+    const res = await api.post('/portal-api/webhooks', { Name: 'w', URL: sink.url(), Events: ['AccessRequestApproved'], ...body });
+    expect(res.status).toBe(201);
+    return res.body as { ID: string; Secret: string };
+  }
+
+  async function deliveries(webhookId: string) {
+    return (await api.get(`/portal-api/webhooks/${webhookId}/deliveries`)).body as any[];
+  }
+
+  async function settled(webhookId: string, status: string) {
+    return eventually(async () => {
+      const list = await deliveries(webhookId);
+      if (list.length === 0 || list[0].Status !== status) return null;
+      return (await api.get(`/portal-api/webhooks/${webhookId}/deliveries/${list[0].ID}`)).body;
+    }, 20_000, `a ${status} delivery`);
+  }
+
+  it('delivers a signed POST with the webhook headers and the {Event, Message, Timestamp} body', async () => {
+    const w = await webhook({ Headers: [{ Name: 'X-Api-Key', Value: 'k-123' }] });
+    const eventId = await emitEvent(t, 'AccessRequestApproved', MESSAGE);
+    const [req] = await sink.waitForCount(1);
+    expect(req.method).toBe('POST');
+    expect(req.url).toBe('/hook');
+    expect(req.headers['content-type']).toBe('application/json');
+    expect(req.headers['x-api-key']).toBe('k-123');
+    const body = JSON.parse(req.body);
+    expect(body).toEqual({ Event: 'AccessRequestApproved', Message: MESSAGE, Timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/) });
+    // a receiver using the standardwebhooks package verifies it
+    expect(new Webhook(w.Secret).verify(req.body, req.headers as Record<string, string>)).toEqual(body);
+
+    const d = await settled(w.ID, 'delivered');
+    expect(d).toEqual({
+      ID: req.headers['webhook-id'],
+      WebhookID: w.ID,
+      EventID: eventId,
+      Event: 'AccessRequestApproved',
+      Status: 'delivered',
+      AttemptCount: 1,
+      NextAttemptAt: null,
+      CreatedAt: expect.any(String),
+      UpdatedAt: expect.any(String),
+      Attempts: [{ Number: 1, StartedAt: expect.any(String), StatusCode: 200, DurationMs: expect.any(Number), Error: null, ResponseBody: 'ok', Trigger: 'scheduled' }],
+    });
+  });
+
+  it('delivers only to webhooks subscribed to the event, and not to inactive ones', async () => {
+    const subscribed = await webhook({ URL: sink.url('/yes') });
+    await webhook({ URL: sink.url('/other-event'), Events: ['AccessRequestRejected'] });
+    await webhook({ URL: sink.url('/inactive'), Active: false });
+    await emitEvent(t, 'AccessRequestApproved', MESSAGE);
+    await settled(subscribed.ID, 'delivered');
+    await emitEvent(t, 'AccessRequestRejected', MESSAGE); // reaches /other-event only
+    await sink.waitForCount(2);
+    expect(sink.received.map((r) => r.url).sort()).toEqual(['/other-event', '/yes']);
+  });
+
+  it('sends GET and DELETE deliveries without a body, signed over the empty string', async () => {
+    const w = await webhook({ Method: 'GET', URL: sink.url('/get') });
+    const w2 = await webhook({ Method: 'DELETE', URL: sink.url('/delete') });
+    await emitEvent(t, 'AccessRequestApproved', MESSAGE);
+    const got = await sink.waitForCount(2);
+    for (const r of got) {
+      expect(r.body).toBe('');
+      const secret = r.method === 'GET' ? w.Secret : w2.Secret;
+      expect(() => new Webhook(secret).verify('', r.headers as Record<string, string>)).not.toThrow();
+    }
+    expect(got.map((r) => r.method).sort()).toEqual(['DELETE', 'GET']);
+  });
+
+  it('uses PUT and PATCH when the webhook says so', async () => {
+    await webhook({ Method: 'PUT', URL: sink.url('/put') });
+    await webhook({ Method: 'PATCH', URL: sink.url('/patch') });
+    await emitEvent(t, 'AccessRequestApproved', MESSAGE);
+    const got = await sink.waitForCount(2);
+    expect(got.map((r) => `${r.method} ${r.url}`).sort()).toEqual(['PATCH /patch', 'PUT /put']);
+    expect(JSON.parse(got[0].body).Event).toBe('AccessRequestApproved');
+  });
+
+  it('retries failures on the schedule with the same webhook-id, then fails; every attempt is logged', async () => {
+    sink.responder = () => ({ status: 500, body: 'x'.repeat(5000) });
+    const w = await webhook({});
+    await emitEvent(t, 'AccessRequestApproved', MESSAGE);
+    const d = await settled(w.ID, 'failed');
+    expect(sink.received).toHaveLength(3);
+    expect(new Set(sink.received.map((r) => r.headers['webhook-id']))).toEqual(new Set([d.ID]));
+    // 0 s, then ~1 s (±20 %) apart
+    for (let i = 1; i < 3; i++) expect(sink.received[i].at - sink.received[i - 1].at).toBeGreaterThanOrEqual(750);
+    expect(d.AttemptCount).toBe(3);
+    expect(d.Attempts.map((a: any) => [a.Number, a.StatusCode, a.Error, a.Trigger])).toEqual([
+      [1, 500, 'http_status', 'scheduled'],
+      [2, 500, 'http_status', 'scheduled'],
+      [3, 500, 'http_status', 'scheduled'],
+    ]);
+    expect(d.Attempts[0].ResponseBody).toHaveLength(4096);
+    expect((await api.get(`/portal-api/webhooks/${w.ID}/deliveries?status=failed`)).body).toHaveLength(1);
+    expect((await api.get(`/portal-api/webhooks/${w.ID}/deliveries?status=delivered`)).body).toHaveLength(0);
+
+    // redelivered by hand: one manual attempt
+    sink.responder = () => ({ status: 204 });
+    const re = await api.post(`/portal-api/webhooks/${w.ID}/deliveries/${d.ID}/redeliver`);
+    expect(re.status).toBe(200);
+    expect(re.body.Status).toBe('pending');
+    const after = await settled(w.ID, 'delivered');
+    expect(after.Attempts.at(-1)).toMatchObject({ Number: 4, StatusCode: 204, Error: null, Trigger: 'manual' });
+    expect(sink.received.at(-1)!.headers['webhook-id']).toBe(d.ID);
+  });
+
+  it('treats a redirect as a failure and does not follow it', async () => {
+    sink.responder = (r) => (r.url === '/moved' ? { status: 200 } : { status: 302, headers: { location: sink.url('/moved') } });
+    const w = await webhook({});
+    await emitEvent(t, 'AccessRequestApproved', MESSAGE);
+    const d = await settled(w.ID, 'failed');
+    expect(d.Attempts.map((a: any) => a.StatusCode)).toEqual([302, 302, 302]);
+    expect(sink.received.some((r) => r.url === '/moved')).toBe(false);
+  });
+
+  it('deactivates the webhook on 410 Gone', async () => {
+    sink.responder = () => ({ status: 410 });
+    const w = await webhook({});
+    await emitEvent(t, 'AccessRequestApproved', MESSAGE);
+    const d = await settled(w.ID, 'failed');
+    expect(d.Attempts).toHaveLength(1);
+    expect((await api.get(`/portal-api/webhooks/${w.ID}`)).body.Active).toBe(false);
+    // an inactive webhook gets nothing; redelivery asks to reactivate first
+    expect((await api.post(`/portal-api/webhooks/${w.ID}/deliveries/${d.ID}/redeliver`)).status).toBe(409);
+    expect((await api.put(`/portal-api/webhooks/${w.ID}`, { Active: true })).body.Active).toBe(true);
+    sink.responder = () => ({ status: 200 });
+    const rec = await api.post(`/portal-api/webhooks/${w.ID}/recover`, { since: new Date(Date.now() - 60_000).toISOString() });
+    expect(rec.body).toEqual({ Requeued: 1 });
+    await settled(w.ID, 'delivered');
+  });
+
+  it('honours Retry-After on 429 and 503', async () => {
+    sink.responder = (_r, i) => (i === 0 ? { status: 429, headers: { 'retry-after': '2' } } : i === 1 ? { status: 503, headers: { 'retry-after': '0' } } : { status: 200 });
+    const w = await webhook({});
+    await emitEvent(t, 'AccessRequestApproved', MESSAGE);
+    const d = await settled(w.ID, 'delivered');
+    expect(d.Attempts.map((a: any) => a.StatusCode)).toEqual([429, 503, 200]);
+    expect(sink.received[1].at - sink.received[0].at).toBeGreaterThanOrEqual(1900); // not the 1 s schedule
+  });
+
+  it('gives up on a subscriber slower than the webhook Timeout and records a timeout', async () => {
+    sink.responder = () => ({ hang: true });
+    const w = await webhook({ Timeout: 1 });
+    await emitEvent(t, 'AccessRequestApproved', MESSAGE);
+    const d = await settled(w.ID, 'failed');
+    expect(d.Attempts.map((a: any) => [a.StatusCode, a.Error])).toEqual([[null, 'timeout'], [null, 'timeout'], [null, 'timeout']]);
+    for (const a of d.Attempts) expect(a.DurationMs).toBeGreaterThanOrEqual(900);
+    for (const a of d.Attempts) expect(a.DurationMs).toBeLessThan(5000);
+  });
+
+  it('records a connection error when nothing listens', async () => {
+    const port = sink.port;
+    await sink.close();
+    const res = await api.post('/portal-api/webhooks', { Name: 'down', URL: `http://127.0.0.1:${port}/x`, Events: ['AccessRequestApproved'] });
+    await emitEvent(t, 'AccessRequestApproved', MESSAGE);
+    const d = await settled(res.body.ID, 'failed');
+    expect(d.Attempts.map((a: any) => a.Error)).toEqual(['connection', 'connection', 'connection']);
+    sink = await Sink.start();
+  });
+
+  it('lists deliveries newest first, pages them, and 404s a foreign delivery id', async () => {
+    const w = await webhook({});
+    for (let i = 0; i < 3; i++) await emitEvent(t, 'AccessRequestApproved', { ...MESSAGE, ID: i });
+    await sink.waitForCount(3);
+    const list = await eventually(async () => {
+      const l = await deliveries(w.ID);
+      return l.length === 3 && l.every((d) => d.Status === 'delivered') ? l : null;
+    });
+    const created = list.map((d) => Date.parse(d.CreatedAt));
+    expect([...created].sort((a, b) => b - a)).toEqual(created);
+    expect((await api.get(`/portal-api/webhooks/${w.ID}/deliveries?page=2&per_page=2`)).body).toHaveLength(1);
+    expect((await api.get(`/portal-api/webhooks/${w.ID}/deliveries?status=bogus`)).status).toBe(422);
+    const other = await webhook({});
+    expect((await api.get(`/portal-api/webhooks/${other.ID}/deliveries/${list[0].ID}`)).status).toBe(404);
+    expect((await api.post(`/portal-api/webhooks/${w.ID}/recover`, { since: 'yesterday' })).status).toBe(422);
+    expect((await api.post(`/portal-api/webhooks/${w.ID}/deliveries/${list[0].ID}/redeliver`)).status).toBe(200);
+  });
+
+  it('exposes Prometheus metrics for deliveries, latency, queue depth and the oldest pending delivery', async () => {
+    const res = await t.http.get('/metrics');
+    expect(res.status).toBe(200);
+    expect(res.text).toMatch(/webhook_delivery_attempts_total\{outcome="delivered",error="none"\} \d+/);
+    expect(res.text).toContain('webhook_attempt_duration_seconds_bucket');
+    expect(res.text).toMatch(/webhook_queue_depth\{queue="deliveries",state="waiting"\} \d+/);
+    expect(res.text).toMatch(/webhook_oldest_pending_delivery_age_seconds \d/);
+  });
+});

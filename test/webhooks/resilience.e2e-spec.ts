@@ -1,0 +1,103 @@
+import { FanoutProcessor } from '../../src/delivery/fanout.processor';
+import { emitEvent } from '../helpers/events';
+import { ServiceProcess } from '../helpers/service-process';
+import { eventually, ReceivedRequest, Sink } from '../helpers/sink';
+import { startTestApp, TestApp } from '../helpers/test-app';
+import { createTestEnv, deleteQueueKeys, TEST_SECRETS, TestEnv } from '../helpers/test-env';
+
+const msg = (i: number) => ({ ID: i, AppID: 1, UserID: 1, Status: 'approved' });
+const ids = (received: ReceivedRequest[]) => new Set(received.map((r) => r.headers['webhook-id'] as string));
+
+async function subscribe(t: TestApp, url: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const res = await t.http.post('/portal-api/webhooks', { Name: 'r', URL: url, Events: ['AccessRequestApproved'], ...extra }, { authorization: TEST_SECRETS.PORTAL_API_TOKEN });
+  expect(res.status).toBe(201);
+  return res.body.ID;
+}
+
+async function deliveredCount(t: TestApp, webhookId: string): Promise<number> {
+  const [row] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered'`, [webhookId]);
+  return row.n;
+}
+
+describe('no lost events', () => {
+  let sink: Sink;
+  beforeEach(async () => {
+    sink = await Sink.start();
+  });
+  afterEach(() => sink.close());
+
+  it('delivers everything when the worker is SIGKILLed mid-batch and another one starts', async () => {
+    const env: TestEnv = await createTestEnv({ WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1,1,1,1,1' });
+    const api = await startTestApp({ env, vars: { ROLE: 'api' } });
+    let worker = await ServiceProcess.start({ ...env.vars, ROLE: 'worker', PORT: '0' });
+    try {
+      sink.responder = () => ({ status: 200, delayMs: 20 });
+      const webhookId = await subscribe(api, sink.url(), { Timeout: 2 });
+      const N = 150;
+      for (let i = 0; i < N; i++) await emitEvent(api, 'AccessRequestApproved', msg(i));
+      await sink.waitFor((r) => r.length >= 20, 30_000, 'the batch to be under way');
+      await worker.kill('SIGKILL');
+      const atKill = ids(sink.received).size;
+      expect(atKill).toBeLessThan(N);
+      worker = await ServiceProcess.start({ ...env.vars, ROLE: 'worker', PORT: '0' });
+      await sink.waitFor((r) => ids(r).size >= N, 60_000, `all ${N} deliveries`);
+      await eventually(async () => (await deliveredCount(api, webhookId)) === N, 30_000, 'every delivery marked delivered');
+      expect(ids(sink.received).size).toBe(N);
+    } finally {
+      await worker.kill('SIGKILL');
+      await api.close();
+      await env.drop();
+    }
+  });
+
+  it('rebuilds the queues from Postgres after every Redis key under the prefix is deleted', async () => {
+    const t = await startTestApp({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1,1,1,1,1' } });
+    try {
+      const webhookId = await subscribe(t, sink.url());
+      // 1) deliveries pending with retries scheduled in Redis (the subscriber asks to come back later)
+      let open = false;
+      sink.responder = () => (open ? { status: 200 } : { status: 503, headers: { 'retry-after': '3' } });
+      for (let i = 0; i < 20; i++) await emitEvent(t, 'AccessRequestApproved', msg(i));
+      await sink.waitFor((r) => ids(r).size >= 20, 20_000, 'first attempts');
+      // 2) events relayed to the queue but not yet fanned out (fan-out paused)
+      const fanout = t.app.get(FanoutProcessor).worker;
+      await fanout.pause(true);
+      for (let i = 20; i < 30; i++) await emitEvent(t, 'AccessRequestApproved', msg(i));
+      await eventually(async () => {
+        const [row] = await t.db.query(`SELECT count(*)::int AS n FROM outbox_events WHERE relayed_at IS NULL`);
+        return row.n === 0;
+      }, 10_000, 'events relayed');
+      const [waiting] = await t.db.query(`SELECT count(*)::int AS n FROM outbox_events WHERE fanned_out_at IS NULL`);
+      expect(waiting.n).toBeGreaterThanOrEqual(5); // in the events queue only
+
+      const deleted = await deleteQueueKeys(t.env.redisUrl, t.env.queuePrefix);
+      expect(deleted).toBeGreaterThan(0);
+      open = true;
+      fanout.resume();
+      await eventually(async () => (await deliveredCount(t, webhookId)) === 30, 40_000, 'all 30 delivered after the queue was rebuilt');
+      const received = ids(sink.received.filter((r) => r.headers['webhook-id']));
+      expect(received.size).toBe(30);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('delivers everything once a subscriber that was down comes back', async () => {
+    const t = await startTestApp({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1,1,1,1,1' } });
+    try {
+      const port = sink.port;
+      const webhookId = await subscribe(t, sink.url());
+      await sink.close();
+      for (let i = 0; i < 25; i++) await emitEvent(t, 'AccessRequestApproved', msg(i));
+      await eventually(async () => {
+        const [row] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE error = 'connection'`);
+        return row.n >= 25;
+      }, 20_000, 'failed first attempts');
+      await sink.listen(port);
+      await sink.waitFor((r) => ids(r).size >= 25, 30_000, 'all 25 after the subscriber came back');
+      await eventually(async () => (await deliveredCount(t, webhookId)) === 25, 20_000, 'every delivery marked delivered');
+    } finally {
+      await t.close();
+    }
+  });
+});
