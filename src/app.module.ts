@@ -9,12 +9,15 @@ import { HealthModule } from './health/health.module';
 import { AccessRequestsModule } from './portal/access-requests/access-requests.module';
 import { AppsModule } from './portal/apps/apps.module';
 import { QueueModule } from './queue/queue.module';
+import { DeliveryModule } from './delivery/delivery.module';
+import { MetricsModule } from './metrics/metrics.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Feature modules serving HTTP routes (role api or all). */
-const API_MODULES: Type[] = [AppsModule, AccessRequestsModule];
+const API_MODULES: Type[] = [WebhooksModule, AppsModule, AccessRequestsModule];
 
 /** Modules running queue workers and background loops (role worker or all). */
-const WORKER_MODULES: Type[] = [];
+const WORKER_MODULES: Type[] = [DeliveryModule];
 
 @Module({})
 export class AppModule {
@@ -30,6 +33,7 @@ export class AppModule {
         AuthModule,
         EventsModule.register({ relay: config.runsWorker }),
         HealthModule,
+        MetricsModule,
         ...(config.runsApi ? API_MODULES : []),
         ...(config.runsWorker ? WORKER_MODULES : []),
         ...extraModules,
