@@ -6,6 +6,11 @@ import { AppConfig, ConfigModule } from './config';
 import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
+import { DashboardAnalyticsModule } from './dashboard/analytics/analytics.module';
+import { DashboardApisModule } from './dashboard/apis/apis.module';
+import { UsersModule } from './dashboard/users/users.module';
+import { GatewayAnalyticsModule } from './gateway/analytics/gateway-analytics.module';
+import { OasApisModule } from './gateway/apis/oas-apis.module';
 import { AccessRequestsModule } from './portal/access-requests/access-requests.module';
 import { AppsModule } from './portal/apps/apps.module';
 import { QueueModule } from './queue/queue.module';
@@ -14,7 +19,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Feature modules serving HTTP routes (role api or all). */
-const API_MODULES: Type[] = [WebhooksModule, AppsModule, AccessRequestsModule];
+const API_MODULES: Type[] = [WebhooksModule, AppsModule, AccessRequestsModule, UsersModule, DashboardApisModule, DashboardAnalyticsModule, OasApisModule, GatewayAnalyticsModule];
 
 /** Modules running queue workers and background loops (role worker or all). */
 const WORKER_MODULES: Type[] = [DeliveryModule];

@@ -1,0 +1,122 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { DashboardActor } from '../../common/auth';
+import { ApiError } from '../../common/errors';
+import { rfc3339 } from '../../common/http/time';
+import { pageCount, pageWindow } from '../paging';
+import { parseDayRange } from './date-range';
+import { AnalyticsPageDto, AnalyticsRecordDto } from './dto/analytics.dto';
+
+/** decisions §4: analytics pages hold 10 rows. */
+export const ANALYTICS_PAGE_SIZE = 10;
+
+export interface ActivityParams {
+  oauthId: string;
+  startDay: string;
+  startMonth: string;
+  startYear: string;
+  endDay: string;
+  endMonth: string;
+  endYear: string;
+}
+
+interface Row {
+  api_id: string;
+  path: string;
+  hits: number;
+  success: number;
+  last_hit: Date;
+  latency: number;
+  max_latency: number;
+  min_latency: number;
+  upstream_latency: number;
+  max_upstream_latency: number;
+  min_upstream_latency: number;
+  request_time: number;
+  max_request_time: number;
+  min_request_time: number;
+  api_name: string;
+  url: string;
+  key: string;
+  alias: string;
+  iso_country: string;
+}
+
+const latest = (col: string) => `(array_agg(${col} ORDER BY last_hit DESC))[1] AS ${col}`;
+
+@Injectable()
+export class AnalyticsService {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /**
+   * GET /api/activity/oauthid/...: the client's hourly rollups in the date range, folded into one row
+   * per (api_id, path), most hits first. Scoped to the caller's organisation: another organisation's
+   * client reads exactly like one with no traffic.
+   */
+  async byOAuthClient(actor: DashboardActor, params: ActivityParams, p: number | undefined): Promise<AnalyticsPageDto> {
+    const range = parseDayRange([params.startDay, params.startMonth, params.startYear], [params.endDay, params.endMonth, params.endYear]);
+    if ('errors' in range) throw new ApiError(400, range.errors, 'invalid_date_range');
+    const { offset, limit } = pageWindow(p, ANALYTICS_PAGE_SIZE);
+
+    const args: unknown[] = [params.oauthId, range.from.toISOString(), range.to.toISOString()];
+    let where = 'oauth_id = $1 AND hour >= $2 AND hour < $3';
+    if (!actor.isSuperUser) {
+      args.push(actor.orgId);
+      where += ` AND org_id = $${args.length}`;
+    }
+    const [rows, totals] = await Promise.all([
+      this.db.query(
+        `SELECT api_id, path,
+                sum(hits)::float8 AS hits,
+                coalesce(sum(hits) FILTER (WHERE code < 400), 0)::float8 AS success,
+                max(last_hit) AS last_hit,
+                sum(latency_sum) / sum(hits) AS latency, max(latency_max) AS max_latency, min(latency_min) AS min_latency,
+                sum(upstream_latency_sum) / sum(hits) AS upstream_latency,
+                max(upstream_latency_max) AS max_upstream_latency, min(upstream_latency_min) AS min_upstream_latency,
+                sum(request_time_sum) / sum(hits) AS request_time, max(request_time_max) AS max_request_time, min(request_time_min) AS min_request_time,
+                ${latest('api_name')}, ${latest('url')}, ${latest('key')}, ${latest('alias')}, ${latest('iso_country')}
+           FROM analytics_hourly
+          WHERE ${where}
+          GROUP BY api_id, path
+          ORDER BY hits DESC, api_id, path
+          LIMIT ${limit} OFFSET ${offset}`,
+        args,
+      ) as Promise<Row[]>,
+      this.db.query(`SELECT count(*)::int AS total FROM (SELECT 1 FROM analytics_hourly WHERE ${where} GROUP BY api_id, path) g`, args) as Promise<{ total: number }[]>,
+    ]);
+    return { data: rows.map(toResponse), pages: pageCount(totals[0].total, ANALYTICS_PAGE_SIZE) };
+  }
+}
+
+function toResponse(r: Row): AnalyticsRecordDto {
+  return {
+    id: {
+      day: 0,
+      month: 0,
+      year: 0,
+      hour: 0,
+      code: 0,
+      api_id: r.api_id,
+      api_name: r.api_name,
+      path: r.path,
+      url: r.url,
+      key: r.key,
+      alias: r.alias,
+      iso_country: r.iso_country,
+    },
+    hits: r.hits,
+    success: r.success,
+    error: r.hits - r.success,
+    last_hit: rfc3339(r.last_hit),
+    latency: r.latency,
+    max_latency: r.max_latency,
+    min_latency: r.min_latency,
+    upstream_latency: r.upstream_latency,
+    max_upstream_latency: r.max_upstream_latency,
+    min_upstream_latency: r.min_upstream_latency,
+    request_time: r.request_time,
+    max_request_time: r.max_request_time,
+    min_request_time: r.min_request_time,
+  };
+}

@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { DashboardActor } from '../../common/auth';
+import { AppConfig } from '../../config';
+import { ApiListEntry } from '../../gateway/apis/projection';
+import { pageCount, pageWindow } from '../paging';
+import { buildApiListQuery } from './api-list.query';
+import { ListApisQueryDto } from './dto/list-apis-query.dto';
+
+export interface ApiListResponse {
+  apis: { api_definition: ApiListEntry }[];
+  pages: number;
+}
+
+@Injectable()
+export class ApisService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** GET /api/apis: the caller's organisation's APIs as 2.7 list entries, filtered, sorted and paged in SQL. */
+  async list(actor: DashboardActor, query: ListApisQueryDto): Promise<ApiListResponse> {
+    const size = this.config.dashboard.pageSize;
+    const { offset, limit } = pageWindow(query.p, size);
+    const { page, count } = buildApiListQuery(
+      {
+        orgId: actor.isSuperUser ? undefined : actor.orgId,
+        apiType: query.api_type,
+        category: query.category,
+        authType: query.auth_type,
+        baseOnly: query.base_apis === 'true' || query.base_apis === '1',
+        q: query.q,
+      },
+      query.sort ?? '-created_at',
+      offset,
+      limit,
+    );
+    const [rows, totals] = await Promise.all([this.db.query(...page), this.db.query(...count)]);
+    const total: number = totals[0].total;
+    return { apis: (rows as { list_entry: ApiListEntry }[]).map((r) => ({ api_definition: r.list_entry })), pages: pageCount(total, size) };
+  }
+
+  /** GET /api/apis/groups: every category of the caller's organisation → ids of its APIs. */
+  async groups(actor: DashboardActor): Promise<Record<string, string[]>> {
+    const scoped = !actor.isSuperUser;
+    const rows: { category: string; ids: string[] }[] = await this.db.query(
+      `SELECT c AS category, array_agg(d.id ORDER BY d.created_at, d.id) AS ids
+         FROM api_definitions d CROSS JOIN LATERAL unnest(d.categories) AS c
+        ${scoped ? 'WHERE d.org_id = $1' : ''}
+        GROUP BY c ORDER BY c`,
+      scoped ? [actor.orgId] : [],
+    );
+    // fromEntries defines own properties, so a category named "__proto__" is just a key
+    return Object.fromEntries(rows.map((r) => [r.category, r.ids]));
+  }
+}

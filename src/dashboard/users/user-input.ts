@@ -1,0 +1,65 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync, ValidationError } from 'class-validator';
+import { PERMISSION_AREAS } from '../../common/auth';
+import { CreateUserDto } from './dto/create-user.dto';
+
+const AREA_LEVELS = ['read', 'write', 'deny'];
+/** Flags of the administrative permissions (interface 2.6). */
+const ADMIN_FLAGS = ['IsAdmin', 'ResetPassword'];
+const ADMIN_LEVELS = ['admin', 'deny'];
+
+export const ADMIN_DEFAULT_PERMISSIONS = { IsAdmin: 'admin', ResetPassword: 'admin' };
+
+function reasonsOf(errors: ValidationError[]): string[] {
+  return errors.flatMap((e) => Object.values(e.constraints ?? {}));
+}
+
+/** Every reason a user_permissions map is not one (decisions §2). */
+export function permissionErrors(permissions: Record<string, unknown>): string[] {
+  const errors: string[] = [];
+  for (const [area, level] of Object.entries(permissions)) {
+    if (ADMIN_FLAGS.includes(area)) {
+      if (typeof level !== 'string' || !ADMIN_LEVELS.includes(level)) errors.push(`user_permissions.${area} must be one of ${ADMIN_LEVELS.join(', ')}`);
+    } else if (!(PERMISSION_AREAS as readonly string[]).includes(area)) {
+      errors.push(`user_permissions.${area} is not a permission area (one of ${[...PERMISSION_AREAS, ...ADMIN_FLAGS].join(', ')})`);
+    } else if (typeof level !== 'string' || !AREA_LEVELS.includes(level)) {
+      errors.push(`user_permissions.${area} must be one of ${AREA_LEVELS.join(', ')}`);
+    }
+  }
+  return errors;
+}
+
+/**
+ * Validates a user creation body. Returns the input, or every reason it is not one; the caller turns
+ * reasons into `User object validation failed. ...`. Unknown and read-only members are dropped.
+ */
+export function parseUserInput(body: unknown, opts: { permissionsRequired: boolean }): { input?: CreateUserDto; errors: string[] } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { errors: ['the body must be a JSON object'] };
+  const dto = plainToInstance(CreateUserDto, body, { enableImplicitConversion: false });
+  const errors = reasonsOf(validateSync(dto, { whitelist: true, stopAtFirstError: true, forbidUnknownValues: false }));
+  if (dto.user_permissions === undefined) {
+    if (opts.permissionsRequired) errors.push('user_permissions is required');
+  } else if (typeof dto.user_permissions === 'object' && dto.user_permissions !== null && !Array.isArray(dto.user_permissions)) {
+    errors.push(...permissionErrors(dto.user_permissions));
+  }
+  return errors.length ? { errors } : { input: dto, errors };
+}
+
+const RANK: Record<string, number> = { write: 2, read: 1 };
+
+/**
+ * What `requested` grants beyond `caller` (both user_permissions maps): an IsAdmin caller may grant
+ * anything; anyone else neither the admin flags nor an area above their own level. Empty: all fine.
+ */
+export function beyondCaller(caller: Record<string, string>, requested: Record<string, string>): string[] {
+  if (caller.IsAdmin === 'admin') return [];
+  const beyond: string[] = [];
+  for (const [area, level] of Object.entries(requested)) {
+    if (ADMIN_FLAGS.includes(area)) {
+      if (level === 'admin') beyond.push(area);
+    } else if ((RANK[level] ?? 0) > (RANK[caller[area]] ?? 0)) {
+      beyond.push(`${area}:${level}`);
+    }
+  }
+  return beyond;
+}

@@ -1,0 +1,32 @@
+import { ApiError } from '../../common/errors';
+
+export enum UserErrorCode {
+  Invalid = 'user_invalid',
+  NotFound = 'user_not_found',
+  EmailTaken = 'user_email_taken',
+  CannotGrant = 'user_cannot_grant',
+}
+
+/** Errors of the user routes, rendered in the dashboard body `{"Status":"Error","Message":"...","Meta":null}`. */
+export class UserError extends ApiError {
+  constructor(status: number, message: string, code: UserErrorCode) {
+    super(status, message, code);
+  }
+
+  /** decisions §2: 400 `User object validation failed.` plus the reasons. */
+  static invalid(reasons: string[]): UserError {
+    return new UserError(400, `User object validation failed. ${reasons.join('; ')}`, UserErrorCode.Invalid);
+  }
+
+  static notFound(): UserError {
+    return new UserError(404, 'User not found', UserErrorCode.NotFound);
+  }
+
+  static emailTaken(): UserError {
+    return new UserError(409, 'User email already exists for this org.', UserErrorCode.EmailTaken);
+  }
+
+  static cannotGrant(what: string[]): UserError {
+    return new UserError(403, `access denied: You cannot grant or remove permissions you do not hold (${what.join(', ')})`, UserErrorCode.CannotGrant);
+  }
+}

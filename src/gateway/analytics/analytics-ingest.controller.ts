@@ -1,0 +1,46 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiBody, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { GatewayAuth } from '../../common/auth';
+import { AnalyticsIngestService } from './analytics-ingest.service';
+
+class AnalyticsRecordDto {
+  @ApiProperty({ format: 'date-time' }) timestamp: string;
+  @ApiProperty({ required: false }) org_id?: string;
+  @ApiProperty() api_id: string;
+  @ApiProperty({ required: false }) api_name?: string;
+  @ApiProperty({ example: '/pets/{id}' }) path: string;
+  @ApiProperty({ required: false, example: 'GET' }) method?: string;
+  @ApiProperty({ minimum: 100, maximum: 599 }) code: number;
+  @ApiProperty({ description: 'ms', minimum: 0 }) latency: number;
+  @ApiProperty({ description: 'ms', minimum: 0 }) upstream_latency: number;
+  @ApiProperty({ description: 'ms', minimum: 0 }) request_time: number;
+  @ApiProperty({ required: false }) oauth_id?: string;
+  @ApiProperty({ required: false }) key?: string;
+  @ApiProperty({ required: false }) alias?: string;
+  @ApiProperty({ required: false }) url?: string;
+  @ApiProperty({ required: false, example: 'GB' }) iso_country?: string;
+}
+
+class IngestResponseDto {
+  @ApiProperty({ example: 'ok' }) status: string;
+  @ApiProperty({ description: 'records taken' }) ingested: number;
+}
+
+/** Gateways push request records here (decisions §4). The route takes bodies up to 32 MiB (ROUTE_BODY_LIMITS). */
+@ApiTags('gateway: analytics')
+@GatewayAuth()
+@Controller('gateway/analytics')
+export class AnalyticsIngestController {
+  constructor(private readonly service: AnalyticsIngestService) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Ingest a batch of request records (a JSON array; all or nothing)' })
+  @ApiBody({ type: AnalyticsRecordDto, isArray: true })
+  @ApiOkResponse({ type: IngestResponseDto })
+  @ApiBadRequestResponse({ description: 'not an array, or a record fails validation (reasons name the record index)' })
+  @ApiPayloadTooLargeResponse({ description: 'body over 32 MiB' })
+  ingest(@Body() body: unknown) {
+    return this.service.ingest(body);
+  }
+}

@@ -1,0 +1,97 @@
+/** One request record as a gateway pushes it (decisions §4); latencies in milliseconds. */
+export interface AnalyticsRecord {
+  timestamp: Date;
+  org_id: string;
+  api_id: string;
+  api_name: string;
+  path: string;
+  method: string;
+  code: number;
+  latency: number;
+  upstream_latency: number;
+  request_time: number;
+  oauth_id: string;
+  key: string;
+  alias: string;
+  url: string;
+  iso_country: string;
+}
+
+/** Reasons reported for a rejected batch, at most (the batch is rejected as a whole). */
+export const MAX_REPORTED_ERRORS = 20;
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+type Field = { name: keyof AnalyticsRecord; required: boolean; max: number };
+const STRING_FIELDS: Field[] = [
+  { name: 'org_id', required: false, max: 128 },
+  { name: 'api_id', required: true, max: 128 },
+  { name: 'api_name', required: false, max: 512 },
+  { name: 'path', required: true, max: 2048 },
+  { name: 'method', required: false, max: 16 },
+  { name: 'oauth_id', required: false, max: 256 },
+  { name: 'key', required: false, max: 256 },
+  { name: 'alias', required: false, max: 256 },
+  { name: 'url', required: false, max: 4096 },
+  { name: 'iso_country', required: false, max: 8 },
+];
+const NUMBER_FIELDS = ['latency', 'upstream_latency', 'request_time'] as const;
+
+/**
+ * Validates a batch: a JSON array of records, every field typed and bounded. Returns the records, or
+ * the reasons (each naming the record's index and field) the batch cannot be taken.
+ */
+export function parseAnalyticsBatch(body: unknown): { records: AnalyticsRecord[]; errors: string[] } {
+  if (!Array.isArray(body)) return { records: [], errors: ['the body must be a JSON array of analytics records'] };
+  const records: AnalyticsRecord[] = [];
+  const errors: string[] = [];
+  let errorCount = 0;
+  const fail = (msg: string) => {
+    errorCount++;
+    if (errors.length < MAX_REPORTED_ERRORS) errors.push(msg);
+  };
+
+  body.forEach((raw: unknown, i) => {
+    const at = `record ${i}`;
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail(`${at}: must be an object`);
+    const r = raw as Record<string, unknown>;
+    let ok = true;
+    const out = {} as Record<string, unknown>;
+
+    const ts = r.timestamp;
+    const time = typeof ts === 'string' && RFC3339.test(ts) ? new Date(ts) : undefined;
+    if (!time || Number.isNaN(time.getTime())) {
+      ok = false;
+      fail(`${at}: timestamp must be an RFC 3339 date-time`);
+    } else out.timestamp = time;
+
+    for (const f of STRING_FIELDS) {
+      const v = r[f.name];
+      if (v === undefined || v === null) {
+        if (f.required) {
+          ok = false;
+          fail(`${at}: ${f.name} is required`);
+        } else out[f.name] = '';
+      } else if (typeof v !== 'string' || v.length > f.max || (f.required && v === '')) {
+        ok = false;
+        fail(`${at}: ${f.name} must be a ${f.required ? 'non-empty ' : ''}string of at most ${f.max} characters`);
+      } else out[f.name] = v;
+    }
+
+    if (typeof r.code !== 'number' || !Number.isInteger(r.code) || r.code < 100 || r.code > 599) {
+      ok = false;
+      fail(`${at}: code must be an integer HTTP status between 100 and 599`);
+    } else out.code = r.code;
+
+    for (const name of NUMBER_FIELDS) {
+      const v = r[name];
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
+        ok = false;
+        fail(`${at}: ${name} must be a number >= 0`);
+      } else out[name] = v;
+    }
+    if (ok) records.push(out as unknown as AnalyticsRecord);
+  });
+  if (errorCount > errors.length) errors.push(`and ${errorCount - errors.length} more error(s)`);
+  return { records: errors.length ? [] : records, errors };
+}

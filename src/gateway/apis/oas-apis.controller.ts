@@ -1,0 +1,104 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiBody, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { GatewayAuth } from '../../common/auth';
+import { OasWriteResponseDto } from './dto/oas-write-response.dto';
+import { EXTENSION } from './oas-document';
+import { OasApisService } from './oas-apis.service';
+
+const OAS_DOCUMENT_SCHEMA = {
+  type: 'object' as const,
+  description: `An OpenAPI 3 document (openapi, info, paths, components, security, servers) with the gateway extension \`${EXTENSION}\`.`,
+  required: ['openapi', 'info'],
+  additionalProperties: true,
+  properties: {
+    openapi: { type: 'string', example: '3.0.3' },
+    info: { type: 'object', additionalProperties: true },
+    paths: { type: 'object', additionalProperties: true },
+    [EXTENSION]: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'info.name, info.id, info.orgId, info.categories, info.state.active, server.listenPath.value/strip, upstream.url',
+      properties: {
+        info: { type: 'object', additionalProperties: true },
+        server: { type: 'object', additionalProperties: true },
+        upstream: { type: 'object', additionalProperties: true },
+      },
+    },
+  },
+};
+
+const API_ID = { name: 'apiID', description: 'the API id (x-gateway-api-gateway.info.id)' };
+
+/** Gateway routes for OAS API definitions (decisions §3); X-Gateway-Authorization. */
+@ApiTags('gateway: API definitions')
+@GatewayAuth()
+@Controller('gateway/apis/oas')
+export class OasApisController {
+  constructor(private readonly service: OasApisService) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create an API definition (id from x-gateway-api-gateway.info.id, or generated)' })
+  @ApiBody({ schema: OAS_DOCUMENT_SCHEMA })
+  @ApiOkResponse({ type: OasWriteResponseDto })
+  @ApiBadRequestResponse({ description: 'not JSON, not a valid OpenAPI 3 document, or an invalid extension' })
+  create(@Body() body: unknown) {
+    return this.service.create(body);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'Every API definition, as stored' })
+  @ApiOkResponse({ schema: { type: 'array', items: OAS_DOCUMENT_SCHEMA } })
+  list() {
+    return this.service.list();
+  }
+
+  @Get(':apiID')
+  @ApiParam(API_ID)
+  @ApiOkResponse({ schema: OAS_DOCUMENT_SCHEMA })
+  @ApiNotFoundResponse({ description: 'API not found' })
+  get(@Param('apiID') id: string) {
+    return this.service.get(id);
+  }
+
+  @Put(':apiID')
+  @ApiOperation({ summary: 'Replace an API definition (extension required)' })
+  @ApiParam(API_ID)
+  @ApiBody({ schema: OAS_DOCUMENT_SCHEMA })
+  @ApiOkResponse({ type: OasWriteResponseDto })
+  @ApiNotFoundResponse({ description: 'API not found' })
+  replace(@Param('apiID') id: string, @Body() body: unknown) {
+    return this.service.replace(id, body);
+  }
+
+  @Patch(':apiID')
+  @ApiOperation({
+    summary: 'Update the OAS part of an API definition (interface 4.1)',
+    description:
+      'Without the extension in the body the stored extension is kept; without `servers` the stored servers are kept. ' +
+      'Then the query parameters configure the extension, as an import does.',
+  })
+  @ApiParam(API_ID)
+  @ApiQuery({ name: 'upstreamURL', required: false, description: 'sets upstream.url' })
+  @ApiQuery({ name: 'listenPath', required: false, description: 'sets server.listenPath.value' })
+  @ApiQuery({ name: 'customDomain', required: false, description: 'sets server.customDomain (empty: disabled)' })
+  @ApiQuery({ name: 'allowList', required: false, enum: ['true', 'false', '1', '0'], description: 'allow-list every operation' })
+  @ApiQuery({ name: 'validateRequest', required: false, enum: ['true', 'false', '1', '0'], description: 'validate requests of every operation' })
+  @ApiQuery({ name: 'mockResponse', required: false, enum: ['true', 'false', '1', '0'], description: 'mock every operation from the OAS examples' })
+  @ApiQuery({ name: 'authentication', required: false, enum: ['true', 'false', '1', '0'], description: 'sets server.authentication.enabled' })
+  @ApiBody({ schema: OAS_DOCUMENT_SCHEMA })
+  @ApiOkResponse({ type: OasWriteResponseDto })
+  @ApiBadRequestResponse({ description: 'request malformed, not a valid OpenAPI 3 document, or an unusable query parameter' })
+  @ApiNotFoundResponse({ description: 'API not found' })
+  patch(@Param('apiID') id: string, @Body() body: unknown, @Query() query: Record<string, unknown>) {
+    return this.service.patch(id, body, query);
+  }
+
+  @Delete(':apiID')
+  @ApiParam(API_ID)
+  @ApiOkResponse({ type: OasWriteResponseDto })
+  @ApiNotFoundResponse({ description: 'API not found' })
+  remove(@Param('apiID') id: string) {
+    return this.service.remove(id);
+  }
+}

@@ -1,0 +1,41 @@
+import { ApiError } from '../../common/errors';
+
+export enum OasApiErrorCode {
+  NotFound = 'api_not_found',
+  Malformed = 'request_malformed',
+  InvalidDocument = 'invalid_document',
+  InvalidParameter = 'invalid_parameter',
+  IdMismatch = 'api_id_mismatch',
+  AlreadyExists = 'api_exists',
+}
+
+/** Errors of the gateway API-definition routes, rendered as `{"status":"error","message":"..."}`. */
+export class OasApiError extends ApiError {
+  constructor(status: number, messages: string | string[], code: OasApiErrorCode) {
+    super(status, messages, code);
+  }
+
+  static notFound(): OasApiError {
+    return new OasApiError(404, 'API not found', OasApiErrorCode.NotFound);
+  }
+
+  static malformed(): OasApiError {
+    return new OasApiError(400, 'request malformed', OasApiErrorCode.Malformed);
+  }
+
+  static invalidDocument(reasons: string[]): OasApiError {
+    return new OasApiError(400, reasons, OasApiErrorCode.InvalidDocument);
+  }
+
+  static invalidParameters(reasons: string[]): OasApiError {
+    return new OasApiError(400, reasons, OasApiErrorCode.InvalidParameter);
+  }
+
+  static idMismatch(): OasApiError {
+    return new OasApiError(400, 'the API ID in x-gateway-api-gateway.info.id does not match the path', OasApiErrorCode.IdMismatch);
+  }
+
+  static alreadyExists(id: string): OasApiError {
+    return new OasApiError(409, `an API with ID ${id} already exists`, OasApiErrorCode.AlreadyExists);
+  }
+}

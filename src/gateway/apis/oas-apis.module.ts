@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApiDefinitionEntity } from './api-definition.entity';
+import { OasApisController } from './oas-apis.controller';
+import { OasApisService } from './oas-apis.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([ApiDefinitionEntity])],
+  controllers: [OasApisController],
+  providers: [OasApisService],
+})
+export class OasApisModule {}

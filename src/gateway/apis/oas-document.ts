@@ -1,0 +1,66 @@
+/** The gateway extension member of an OAS API definition (interface 2.8). */
+export const EXTENSION = 'x-gateway-api-gateway';
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+/** An OpenAPI 3 document as stored: plain JSON, with the gateway extension under EXTENSION. */
+export type OasDocument = JsonObject;
+
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+export function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Reads a nested member, or undefined when any step is missing or not an object. */
+export function pick(root: unknown, ...path: string[]): Json | undefined {
+  let cur: unknown = root;
+  for (const key of path) {
+    if (!isObject(cur) || !Object.prototype.hasOwnProperty.call(cur, key)) return undefined;
+    cur = cur[key];
+  }
+  return cur as Json;
+}
+
+/** The object at `path` under `root`, created (replacing non-objects) as needed. */
+export function ensureObject(root: JsonObject, ...path: string[]): JsonObject {
+  let cur = root;
+  for (const key of path) {
+    // own properties only, defined rather than assigned: a key like "__proto__" stays plain data
+    const next = Object.prototype.hasOwnProperty.call(cur, key) ? cur[key] : undefined;
+    if (!isObject(next)) Object.defineProperty(cur, key, { value: {}, writable: true, enumerable: true, configurable: true });
+    cur = cur[key] as JsonObject;
+  }
+  return cur;
+}
+
+export function extensionOf(doc: OasDocument): JsonObject | undefined {
+  const ext = doc[EXTENSION];
+  return isObject(ext) ? ext : undefined;
+}
+
+export function deepCopy<T>(value: T): T {
+  return structuredClone(value);
+}
+
+/** The id an operation is known by in the extension: its operationId, else path without the leading slash + METHOD. */
+export function operationIdOf(path: string, method: string, operation: JsonObject): string {
+  const given = operation.operationId;
+  return typeof given === 'string' && given !== '' ? given : `${path.replace(/^\//, '')}${method.toUpperCase()}`;
+}
+
+/** Every operation of the document's paths, in document order. */
+export function operationsOf(doc: OasDocument): { path: string; method: string; operation: JsonObject }[] {
+  const out: { path: string; method: string; operation: JsonObject }[] = [];
+  const paths = doc.paths;
+  if (!isObject(paths)) return out;
+  for (const [path, item] of Object.entries(paths)) {
+    if (!isObject(item)) continue;
+    for (const method of HTTP_METHODS) {
+      const operation = item[method];
+      if (isObject(operation)) out.push({ path, method, operation });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,104 @@
+import { EXTENSION, OasDocument } from './oas-document';
+import { applyImportParams, mergeForPatch, parseBooleanParam, parseImportParams } from './oas-patch';
+
+const stored: OasDocument = {
+  openapi: '3.0.3',
+  info: { title: 'Old', version: '1' },
+  servers: [{ url: 'https://stored.example' }],
+  paths: {},
+  [EXTENSION]: { info: { id: 'a1', orgId: 'org1', name: 'Old' }, upstream: { url: 'http://old' } },
+};
+
+describe('mergeForPatch', () => {
+  it('keeps the stored extension and servers when the body has neither', () => {
+    const body: OasDocument = { openapi: '3.0.3', info: { title: 'New', version: '2' }, paths: { '/x': {} } };
+    expect(mergeForPatch(stored, body)).toEqual({ ...body, servers: stored.servers, [EXTENSION]: stored[EXTENSION] });
+  });
+
+  it('takes the body’s extension and servers when given, keeping the stored org when the body omits it', () => {
+    const body: OasDocument = { openapi: '3.0.3', info: { title: 'New', version: '2' }, paths: {}, servers: [], [EXTENSION]: { info: { name: 'New' } } };
+    const merged = mergeForPatch(stored, body);
+    expect(merged.servers).toEqual([]);
+    expect(merged[EXTENSION]).toEqual({ info: { name: 'New', orgId: 'org1' } });
+  });
+
+  it('lets the body move the API to another org explicitly', () => {
+    const body: OasDocument = { openapi: '3.0.3', info: { title: 'New', version: '2' }, paths: {}, [EXTENSION]: { info: { name: 'New', orgId: 'org2' } } };
+    expect(mergeForPatch(stored, body)[EXTENSION]).toEqual({ info: { name: 'New', orgId: 'org2' } });
+  });
+
+  it('modifies neither input', () => {
+    const body: OasDocument = { openapi: '3.0.3', info: { title: 'New', version: '2' }, paths: {} };
+    const before = JSON.stringify([stored, body]);
+    const merged = mergeForPatch(stored, body);
+    (merged[EXTENSION] as any).info.name = 'changed';
+    expect(JSON.stringify([stored, body])).toBe(before);
+  });
+});
+
+describe('import query parameters', () => {
+  it.each([
+    ['true', true], ['TRUE', true], ['1', true], ['false', false], ['False', false], ['0', false],
+    ['yes', undefined], ['', undefined], ['2', undefined],
+  ])('parses %j as %j', (raw, expected) => expect(parseBooleanParam(raw)).toBe(expected));
+
+  it('reads every parameter and ignores unknown ones', () => {
+    const { params, errors } = parseImportParams({
+      upstreamURL: 'https://up.example/v1', listenPath: '/lp/', customDomain: 'api.example.com',
+      allowList: 'true', validateRequest: '0', mockResponse: '1', authentication: 'false', other: 'x',
+    });
+    expect(errors).toEqual([]);
+    expect(params).toEqual({
+      upstreamURL: 'https://up.example/v1', listenPath: '/lp/', customDomain: 'api.example.com',
+      allowList: true, validateRequest: false, mockResponse: true, authentication: false,
+    });
+  });
+
+  it('names every unusable parameter', () => {
+    const { errors } = parseImportParams({ upstreamURL: 'not a url', listenPath: 'no-slash', allowList: 'maybe', authentication: ['1', '0'] });
+    expect(errors).toEqual([
+      'query parameter upstreamURL must be an absolute http(s) URL',
+      'query parameter listenPath must be a path starting with /',
+      'query parameter allowList must be true, false, 1 or 0',
+      'query parameter authentication must be given once',
+    ]);
+  });
+
+  it('applies parameters to the extension and every operation', () => {
+    const doc: OasDocument = {
+      openapi: '3.0.3',
+      info: { title: 't', version: '1' },
+      paths: { '/pets': { get: { operationId: 'listPets', responses: {} }, post: { responses: {} } } },
+      [EXTENSION]: { info: { name: 'n' }, server: { listenPath: { value: '/old/', strip: true } } },
+    };
+    const out = applyImportParams(doc, {
+      upstreamURL: 'https://up', listenPath: '/new/', customDomain: 'api.example.com',
+      allowList: true, validateRequest: false, mockResponse: true, authentication: true,
+    });
+    expect(out[EXTENSION]).toEqual({
+      info: { name: 'n' },
+      upstream: { url: 'https://up' },
+      server: { listenPath: { value: '/new/', strip: true }, customDomain: { enabled: true, name: 'api.example.com' }, authentication: { enabled: true } },
+      middleware: {
+        operations: {
+          listPets: { allow: { enabled: true }, validateRequest: { enabled: false }, mockResponse: { enabled: true, fromOASExamples: { enabled: true } } },
+          petsPOST: { allow: { enabled: true }, validateRequest: { enabled: false }, mockResponse: { enabled: true, fromOASExamples: { enabled: true } } },
+        },
+      },
+    });
+    expect((doc[EXTENSION] as any).server.listenPath.value).toBe('/old/');
+  });
+
+  it('turns a custom domain off with an empty value, and stays inert without parameters', () => {
+    const doc: OasDocument = { openapi: '3.0.3', info: { title: 't', version: '1' }, paths: {}, [EXTENSION]: { info: { name: 'n' } } };
+    expect((applyImportParams(doc, { customDomain: '' })[EXTENSION] as any).server.customDomain).toEqual({ enabled: false, name: '' });
+    expect(applyImportParams(doc, {})).toEqual(doc);
+  });
+
+  it('keeps an operationId like __proto__ as plain data', () => {
+    const doc: OasDocument = JSON.parse(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{"/a":{"get":{"operationId":"__proto__","responses":{}}}},"${EXTENSION}":{"info":{"name":"n"}}}`);
+    const out = applyImportParams(doc, { allowList: true });
+    expect(({} as any).allow).toBeUndefined();
+    expect(JSON.parse(JSON.stringify(out))[EXTENSION].middleware.operations.__proto__).toEqual({ allow: { enabled: true } });
+  });
+});

@@ -1,0 +1,129 @@
+import { validate } from '@readme/openapi-parser';
+import { deepCopy, EXTENSION, isObject, Json } from './oas-document';
+
+/** API ids: given in `info.id` or generated (32 hex). */
+export const API_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+const VERSION_LOCATIONS = ['header', 'url-param', 'url'];
+
+/** The validator's reason without the code frame it appends after a blank line. */
+function firstLine(message: string): string {
+  return message.split('\n\n')[0].split('\n')[0].trim();
+}
+
+/**
+ * Checks that `body` is an OpenAPI 3 document with a real validator. Returns the reasons it is not
+ * ([] when it is). External `$ref`s are never fetched (no network, no files): only the document counts.
+ */
+export async function validateOpenApi(body: unknown): Promise<string[]> {
+  if (!isObject(body)) return ['the body is not an OpenAPI 3 document: expected a JSON object'];
+  if (typeof body.openapi !== 'string' || !/^3\.\d+(\.\d+)?$/.test(body.openapi)) {
+    return ['the body is not an OpenAPI 3 document: `openapi` must be a version string 3.x.y'];
+  }
+  try {
+    // the parser dereferences and may mutate what it is given: hand it a copy
+    const result = await validate(deepCopy(body) as never, { resolve: { external: false, file: false }, timeoutMs: 5000 });
+    if (result.valid) return [];
+    const reasons = result.errors.map((e) => firstLine(e.message)).filter((m) => m !== '');
+    if (result.additionalErrors > 0) reasons.push(`and ${result.additionalErrors} more error(s)`);
+    return reasons.length ? reasons : ['invalid OpenAPI document'];
+  } catch (err) {
+    return [`invalid OpenAPI document: ${firstLine(err instanceof Error ? err.message : String(err))}`];
+  }
+}
+
+function checkString(errors: string[], value: Json | undefined, path: string, opts: { required?: boolean; nonEmpty?: boolean; max?: number } = {}): void {
+  if (value === undefined) {
+    if (opts.required) errors.push(`${path} is required`);
+    return;
+  }
+  if (typeof value !== 'string') errors.push(`${path} must be a string`);
+  else if (opts.nonEmpty && value.trim() === '') errors.push(`${path} must not be empty`);
+  else if (opts.max && value.length > opts.max) errors.push(`${path} must be at most ${opts.max} characters`);
+}
+
+function checkBoolean(errors: string[], value: Json | undefined, path: string): void {
+  if (value !== undefined && typeof value !== 'boolean') errors.push(`${path} must be a boolean`);
+}
+
+function checkObject(errors: string[], value: Json | undefined, path: string): value is { [k: string]: Json } {
+  if (value === undefined) return false;
+  if (!isObject(value)) {
+    errors.push(`${path} must be an object`);
+    return false;
+  }
+  return true;
+}
+
+export function isAbsoluteHttpUrl(value: string): boolean {
+  try {
+    const u = new URL(value);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Validates the members of the gateway extension this service reads (interface 2.8 and decisions §3);
+ * other members are kept as given. Returns every reason at once.
+ */
+export function validateExtension(ext: Json | undefined): string[] {
+  const errors: string[] = [];
+  const p = EXTENSION;
+  if (ext === undefined) return [`${p} is required`];
+  if (!isObject(ext)) return [`${p} must be an object`];
+
+  if (ext.info === undefined) errors.push(`${p}.info is required`);
+  if (checkObject(errors, ext.info, `${p}.info`)) {
+    const info = ext.info;
+    checkString(errors, info.name, `${p}.info.name`, { required: true, nonEmpty: true, max: 512 });
+    if (info.id !== undefined && (typeof info.id !== 'string' || !API_ID_PATTERN.test(info.id))) {
+      errors.push(`${p}.info.id must be 1-128 letters, digits, '.', '_' or '-'`);
+    }
+    checkString(errors, info.orgId, `${p}.info.orgId`, { max: 128 });
+    if (info.categories !== undefined) {
+      if (!Array.isArray(info.categories) || info.categories.some((c) => typeof c !== 'string' || c.trim() === '' || c.length > 256)) {
+        errors.push(`${p}.info.categories must be an array of non-empty strings`);
+      }
+    }
+    if (checkObject(errors, info.state, `${p}.info.state`)) checkBoolean(errors, info.state.active, `${p}.info.state.active`);
+    if (checkObject(errors, info.versioning, `${p}.info.versioning`)) {
+      const v = info.versioning;
+      checkBoolean(errors, v.enabled, `${p}.info.versioning.enabled`);
+      checkString(errors, v.name, `${p}.info.versioning.name`, { max: 256 });
+      checkString(errors, v.key, `${p}.info.versioning.key`, { max: 256 });
+      if (v.location !== undefined && (typeof v.location !== 'string' || !VERSION_LOCATIONS.includes(v.location))) {
+        errors.push(`${p}.info.versioning.location must be one of ${VERSION_LOCATIONS.join(', ')}`);
+      }
+      if (v.versions !== undefined) {
+        const ok = Array.isArray(v.versions) && v.versions.every((x) => isObject(x) && typeof x.name === 'string' && typeof x.id === 'string');
+        if (!ok) errors.push(`${p}.info.versioning.versions must be an array of {name, id} strings`);
+      }
+    }
+  }
+
+  if (checkObject(errors, ext.server, `${p}.server`)) {
+    const server = ext.server;
+    if (checkObject(errors, server.listenPath, `${p}.server.listenPath`)) {
+      const lp = server.listenPath;
+      checkString(errors, lp.value, `${p}.server.listenPath.value`, { max: 2048 });
+      if (typeof lp.value === 'string' && !lp.value.startsWith('/')) errors.push(`${p}.server.listenPath.value must start with /`);
+      checkBoolean(errors, lp.strip, `${p}.server.listenPath.strip`);
+    }
+    if (checkObject(errors, server.customDomain, `${p}.server.customDomain`)) {
+      checkBoolean(errors, server.customDomain.enabled, `${p}.server.customDomain.enabled`);
+      checkString(errors, server.customDomain.name, `${p}.server.customDomain.name`, { max: 253 });
+    }
+    if (checkObject(errors, server.authentication, `${p}.server.authentication`)) {
+      checkBoolean(errors, server.authentication.enabled, `${p}.server.authentication.enabled`);
+    }
+  }
+
+  if (checkObject(errors, ext.upstream, `${p}.upstream`)) {
+    const url = ext.upstream.url;
+    checkString(errors, url, `${p}.upstream.url`, { max: 2048 });
+    if (typeof url === 'string' && !isAbsoluteHttpUrl(url)) errors.push(`${p}.upstream.url must be an absolute http(s) URL`);
+  }
+  return errors;
+}

@@ -1,0 +1,240 @@
+import { startTestApp, TestApp } from '../helpers/test-app';
+import { ADMIN, bearer, seedUser, SeededUser } from './support';
+
+const HEX24 = /^[0-9a-f]{24}$/;
+const HEX32 = /^[0-9a-f]{32}$/;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+const ZERO = '0001-01-01T00:00:00Z';
+
+describe('dashboard users', () => {
+  let t: TestApp;
+  let admin: SeededUser;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    admin = await seedUser(t, { org: 'org1' });
+  });
+  afterAll(() => t.close());
+
+  describe('POST /admin/users', () => {
+    it('bootstraps from nothing: admin secret → user with access key → dashboard routes', async () => {
+      const created = await t.http.post('/admin/users', { email_address: 'root@example.com', first_name: 'Root', last_name: 'Admin', active: true }, ADMIN);
+      expect(created.status).toBe(200);
+      expect(created.body).toEqual({ Status: 'OK', Message: expect.stringMatching(HEX32), Meta: expect.any(Object), ID: expect.stringMatching(HEX24) });
+      const key = created.body.Message;
+      const apis = await t.http.get('/api/apis', bearer(key));
+      expect(apis.status).toBe(200);
+      expect(apis.body).toEqual({ apis: expect.any(Array), pages: expect.any(Number) });
+      // an empty org_id with IsAdmin is a super user: it sees org1's users too
+      const users = await t.http.get('/api/users', bearer(key));
+      expect(users.body.users.map((u: any) => u.id)).toContain(admin.id);
+    });
+
+    it('returns the user of 2.5 with every default applied', async () => {
+      const res = await t.http.post('/admin/users', { email_address: 'defaults@example.com', first_name: 'Dee', last_name: 'Fault' }, ADMIN);
+      expect(res.status).toBe(200);
+      const meta = res.body.Meta;
+      expect(meta).toEqual({
+        id: res.body.ID,
+        email_address: 'defaults@example.com',
+        first_name: 'Dee',
+        last_name: 'Fault',
+        user_permissions: { IsAdmin: 'admin', ResetPassword: 'admin' },
+        access_key: res.body.Message,
+        active: false,
+        api_model: {},
+        created_at: expect.stringMatching(RFC3339),
+        group_id: '',
+        last_login_date: ZERO,
+        org_id: '',
+        password_max_days: 0,
+        password_updated: ZERO,
+      });
+      expect(meta.created_at).not.toBe(ZERO);
+      expect(Math.abs(Date.parse(meta.created_at) - Date.now())).toBeLessThan(60_000);
+      // active defaults to false: the key does not open the dashboard
+      expect((await t.http.get('/api/users', bearer(res.body.Message))).status).toBe(401);
+    });
+
+    it('keeps the given org, permissions and fields, and stores a password only as a scrypt hash', async () => {
+      const res = await t.http.post(
+        '/admin/users',
+        {
+          email_address: 'given@example.com', first_name: 'Gi', last_name: 'Ven', org_id: 'org9', active: true,
+          user_permissions: { apis: 'read' }, group_id: 'g1', api_model: { a: 1 }, password_max_days: 30, password: 'hunter2hunter2',
+        },
+        ADMIN,
+      );
+      expect(res.status).toBe(200);
+      expect(res.body.Meta).toMatchObject({ org_id: 'org9', active: true, user_permissions: { apis: 'read' }, group_id: 'g1', api_model: { a: 1 }, password_max_days: 30 });
+      expect(res.body.Meta.password_updated).toMatch(RFC3339);
+      expect(res.body.Meta.password_updated).not.toBe(ZERO);
+      expect(res.text).not.toContain('hunter2');
+      expect(res.text).not.toContain('scrypt');
+      const [row] = await t.db.query(`SELECT password_hash, access_key_hash, access_key_encrypted FROM dashboard_users WHERE id = $1`, [res.body.ID]);
+      expect(row.password_hash).toMatch(/^scrypt\$/);
+      expect(row.password_hash).not.toContain('hunter2');
+      expect(row.access_key_encrypted).not.toContain(res.body.Message);
+    });
+
+    it('generates distinct ids and access keys', async () => {
+      const a = await seedUser(t);
+      const b = await seedUser(t);
+      expect(a.id).not.toBe(b.id);
+      expect(a.key).not.toBe(b.key);
+      expect(a.key).toMatch(HEX32);
+    });
+
+    it('refuses a duplicate e-mail in the same organisation (any case) but not in another', async () => {
+      const body = { email_address: 'twice@example.com', first_name: 'T', last_name: 'W', org_id: 'orgD' };
+      expect((await t.http.post('/admin/users', body, ADMIN)).status).toBe(200);
+      const dup = await t.http.post('/admin/users', { ...body, email_address: 'TWICE@example.com' }, ADMIN);
+      expect(dup.status).toBe(409);
+      expect(dup.body).toEqual({ Status: 'Error', Message: 'User email already exists for this org.', Meta: null });
+      expect((await t.http.post('/admin/users', { ...body, org_id: 'orgE' }, ADMIN)).status).toBe(200);
+    });
+
+    it('reports validation failures with every reason', async () => {
+      const res = await t.http.post('/admin/users', { email_address: 'nope', last_name: 3, user_permissions: { apis: 'all' } }, ADMIN);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        Status: 'Error',
+        Message: 'User object validation failed. email_address must be an email address; first_name is required; last_name must be a string; user_permissions.apis must be one of read, write, deny',
+        Meta: null,
+      });
+    });
+
+    it.each([
+      ['a non-JSON body', '{"email_address": ', 400],
+      ['a JSON array', '[]', 400],
+      ['a JSON string', '"x"', 400],
+    ])('answers %s with a 4xx in the dashboard body', async (_name, raw, status) => {
+      const res = await t.http.send('POST', '/admin/users', { raw, headers: ADMIN });
+      expect(res.status).toBe(status);
+      expect(res.body).toEqual({ Status: 'Error', Message: expect.any(String), Meta: null });
+    });
+
+    it('refuses a 5 MB body with 413', async () => {
+      const res = await t.http.send('POST', '/admin/users', { raw: JSON.stringify({ first_name: 'x'.repeat(5 * 1024 * 1024) }), headers: ADMIN });
+      expect(res.status).toBe(413);
+      expect(res.body).toEqual({ Status: 'Error', Message: 'request body too large', Meta: null });
+    });
+  });
+
+  describe('POST /api/users', () => {
+    it('creates a user in the caller’s organisation', async () => {
+      const res = await admin.http.post('/api/users', {
+        email_address: 'member@example.com', first_name: 'Mem', last_name: 'Ber', user_permissions: { apis: 'read', analytics: 'read' }, org_id: 'elsewhere',
+      });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ Status: 'OK', Message: 'User created', Meta: expect.stringMatching(HEX24), ID: res.body.Meta });
+      const got = await admin.http.get(`/api/users/${res.body.ID}`);
+      expect(got.body).toMatchObject({ id: res.body.ID, org_id: 'org1', active: false, user_permissions: { apis: 'read', analytics: 'read' } });
+    });
+
+    it('requires user_permissions and reports validation failures', async () => {
+      const res = await admin.http.post('/api/users', { email_address: 'x@example.com', first_name: 'X', last_name: 'Y' });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ Status: 'Error', Message: 'User object validation failed. user_permissions is required', Meta: null });
+      const bad = await admin.http.post('/api/users', { email_address: 'x@example.com', first_name: 'X', last_name: 'Y', user_permissions: { nothing: 'read' } });
+      expect(bad.status).toBe(400);
+      expect(bad.body.Message).toMatch(/^User object validation failed\. user_permissions\.nothing is not a permission area/);
+    });
+
+    it('refuses a duplicate e-mail in the organisation', async () => {
+      const body = { email_address: 'dupe@example.com', first_name: 'D', last_name: 'U', user_permissions: {} };
+      expect((await admin.http.post('/api/users', body)).status).toBe(200);
+      const dup = await admin.http.post('/api/users', body);
+      expect(dup.status).toBe(409);
+      expect(dup.body).toEqual({ Status: 'Error', Message: 'User email already exists for this org.', Meta: null });
+    });
+
+    it('lets a non-admin grant only what it holds itself', async () => {
+      const manager = await seedUser(t, { org: 'org1', permissions: { users: 'write', apis: 'read' } });
+      const ok = await manager.http.post('/api/users', { email_address: 'ok@example.com', first_name: 'O', last_name: 'K', user_permissions: { apis: 'read', users: 'read' } });
+      expect(ok.status).toBe(200);
+      const escalate = await manager.http.post('/api/users', {
+        email_address: 'boss@example.com', first_name: 'B', last_name: 'S', user_permissions: { IsAdmin: 'admin', apis: 'write' },
+      });
+      expect(escalate.status).toBe(403);
+      expect(escalate.body).toEqual({ Status: 'Error', Message: 'access denied: You cannot grant or remove permissions you do not hold (IsAdmin, apis:write)', Meta: null });
+      // and it cannot delete an administrator either
+      const del = await manager.http.delete(`/api/users/${admin.id}`);
+      expect(del.status).toBe(403);
+    });
+  });
+
+  describe('GET /api/users, GET and DELETE /api/users/{id}', () => {
+    let t2: TestApp;
+    let boss: SeededUser;
+    beforeAll(async () => {
+      t2 = await startTestApp({ vars: { DASHBOARD_PAGE_SIZE: '3' } });
+      boss = await seedUser(t2, { org: 'paged' });
+    });
+    afterAll(() => t2.close());
+
+    it('pages the organisation’s users newest first', async () => {
+      // boss + 6 more = 7 users in pages of 3
+      const ids = [boss.id];
+      for (let i = 0; i < 6; i++) ids.push((await seedUser(t2, { org: 'paged', permissions: { apis: 'read' } })).id);
+      await seedUser(t2, { org: 'other' });
+      const seen: string[] = [];
+      for (const p of [1, 2, 3]) {
+        const res = await boss.http.get(`/api/users?p=${p}`);
+        expect(res.status).toBe(200);
+        expect(res.body.pages).toBe(3);
+        seen.push(...res.body.users.map((u: any) => u.id));
+      }
+      expect(seen).toEqual([...ids].reverse());
+      expect((await boss.http.get('/api/users?p=4')).body).toEqual({ users: [], pages: 3 });
+    });
+
+    it('shows access keys only to the user itself and to administrators', async () => {
+      const reader = await seedUser(t2, { org: 'paged', permissions: { users: 'read' } });
+      const mine = await reader.http.get(`/api/users/${reader.id}`);
+      expect(mine.body.access_key).toBe(reader.key);
+      const theirs = await reader.http.get(`/api/users/${boss.id}`);
+      expect(theirs.status).toBe(200);
+      expect(theirs.body.access_key).toBe('');
+      expect((await boss.http.get(`/api/users/${reader.id}`)).body.access_key).toBe(reader.key);
+      const list = await reader.http.get('/api/users');
+      for (const u of list.body.users) expect(u.access_key).toBe(u.id === reader.id ? reader.key : '');
+    });
+
+    it('returns the user field by field and never a password', async () => {
+      const res = await boss.http.get(`/api/users/${boss.id}`);
+      expect(res.status).toBe(200);
+      expect(Object.keys(res.body).sort()).toEqual(
+        ['access_key', 'active', 'api_model', 'created_at', 'email_address', 'first_name', 'group_id', 'id', 'last_login_date', 'last_name', 'org_id', 'password_max_days', 'password_updated', 'user_permissions'],
+      );
+      expect(res.body).toMatchObject({ id: boss.id, org_id: 'paged', active: true, access_key: boss.key, last_login_date: ZERO });
+    });
+
+    it('hides other organisations’ users behind 404', async () => {
+      const stranger = await seedUser(t2, { org: 'other' });
+      for (const id of [stranger.id, '0123456789abcdef01234567', 'not-an-id']) {
+        const res = await boss.http.get(`/api/users/${id}`);
+        expect(res.status).toBe(404);
+        expect(res.body).toEqual({ Status: 'Error', Message: 'User not found', Meta: null });
+        expect((await boss.http.delete(`/api/users/${id}`)).status).toBe(404);
+      }
+      expect((await stranger.http.get(`/api/users/${stranger.id}`)).status).toBe(200);
+    });
+
+    it('deletes a user, whose key stops working at once', async () => {
+      const victim = await seedUser(t2, { org: 'paged', permissions: { apis: 'read' } });
+      expect((await victim.http.get('/api/apis')).status).toBe(200);
+      const res = await boss.http.delete(`/api/users/${victim.id}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ Status: 'OK', Message: 'User deleted', Meta: null });
+      expect((await boss.http.get(`/api/users/${victim.id}`)).status).toBe(404);
+      expect((await victim.http.get('/api/apis')).status).toBe(401);
+    });
+
+    it.each(['abc', '0', '-1', '1.5'])('refuses p=%s with 400', async (p) => {
+      const res = await boss.http.get(`/api/users?p=${p}`);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ Status: 'Error', Message: expect.stringMatching(/^p must/), Meta: null });
+    });
+  });
+});
