@@ -186,6 +186,45 @@ describe('portal applications', () => {
     expect((await portal.delete(`/portal-api/apps/${app.ID}`)).status).toBe(404);
   });
 
+  it('documents every portal route with its request and response schemas in /docs-json', async () => {
+    const doc = (await t.http.get('/docs-json')).body;
+    const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+    const json = (op: any, status: string) => op.responses[status]?.content?.['application/json']?.schema;
+    const routes: [string, string, string | null, string, unknown][] = [
+      ['post', '/portal-api/apps', 'CreateAppDto', '201', ref('AppResponse')],
+      ['get', '/portal-api/apps', null, '200', { type: 'array', items: ref('AppResponse') }],
+      ['get', '/portal-api/apps/{id}', null, '200', ref('AppResponse')],
+      ['put', '/portal-api/apps/{id}', 'UpdateAppDto', '200', ref('AppResponse')],
+      ['delete', '/portal-api/apps/{id}', null, '200', ref('PortalDeleteResponse')],
+      ['post', '/portal-api/access_requests', 'CreateAccessRequestDto', '201', ref('AccessRequestResponse')],
+      ['get', '/portal-api/access_requests', null, '200', { type: 'array', items: ref('AccessRequestResponse') }],
+      ['get', '/portal-api/access_requests/{id}', null, '200', ref('AccessRequestResponse')],
+      ['put', '/portal-api/access_requests/{id}/approve', null, '200', ref('AccessRequestResponse')],
+      ['put', '/portal-api/access_requests/{id}/reject', null, '200', ref('AccessRequestResponse')],
+      ['patch', '/portal-api/access_requests/{id}', 'UpdateAccessRequestStatusDto', '200', ref('AccessRequestResponse')],
+      ['delete', '/portal-api/access_requests/{id}', null, '200', ref('PortalDeleteResponse')],
+    ];
+    for (const [method, path, body, status, schema] of routes) {
+      const op = doc.paths[path]?.[method];
+      expect(op).toBeDefined();
+      expect(op.tags).toEqual(['portal']);
+      expect(op.security).toEqual([{ portal: [] }]);
+      if (body) expect(op.requestBody.content['application/json'].schema).toEqual(ref(body));
+      expect(json(op, status)).toEqual(schema);
+      expect(json(op, '401')).toEqual(ref('PortalErrorBody'));
+      if (path.endsWith('{id}') || path.endsWith('approve') || path.endsWith('reject')) {
+        expect(op.parameters).toContainEqual(expect.objectContaining({ name: 'id', in: 'path', schema: { type: 'integer' } }));
+        expect(json(op, '404')).toEqual(ref('PortalErrorBody'));
+      }
+    }
+    const app = doc.components.schemas.AppResponse;
+    expect(app.properties.AccessRequests).toMatchObject({ type: 'array', items: { type: 'array', items: ref('NestedAccessRequestResponse') } });
+    expect(app.properties.ID).toMatchObject({ type: 'integer' });
+    expect(doc.components.schemas.AccessRequestResponse.properties.Products).toMatchObject({ type: 'string' });
+    expect(doc.components.schemas.NestedAccessRequestResponse.properties.Products).toMatchObject({ type: 'array', items: { type: 'string' } });
+    expect(doc.components.schemas.AccessRequestResponse.properties.Credentials).toMatchObject({ type: 'array', items: ref('CredentialResponse') });
+  });
+
   describe('bad input', () => {
     it('requires Name and lists every reason at once', async () => {
       const res = await portal.post('/portal-api/apps', { Visibility: 'public', UserID: 'seven', RedirectURLs: 'not a url', Description: 5 });

@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { ApiBadGatewayResponse, ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiParam, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { ApiBadGatewayResponse, ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiParam, ApiTags, ApiUnauthorizedResponse, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { PortalAuth } from '../../common/auth';
 import { PortalDeleteResponse } from '../delete-response.dto';
+import { PortalErrorBody } from '../portal-error.dto';
 import { PortalIdPipe } from '../portal-id.pipe';
 import { AccessRequestError } from './access-requests.errors';
 import { AccessRequestsService } from './access-requests.service';
@@ -15,14 +16,15 @@ const ID_PARAM = { name: 'id', type: 'integer', description: 'access request id'
 
 @ApiTags('portal')
 @PortalAuth()
-@ApiUnprocessableEntityResponse({ description: 'validation failed; every reason is listed' })
+@ApiUnauthorizedResponse({ type: PortalErrorBody, description: 'missing or wrong portal API token' })
+@ApiUnprocessableEntityResponse({ type: PortalErrorBody, description: 'validation failed; every reason is listed' })
 @Controller('portal-api/access_requests')
 export class AccessRequestsController {
   constructor(private readonly service: AccessRequestsService) {}
 
   @Post()
   @ApiCreatedResponse({ type: AccessRequestResponse, description: 'created pending, or approved with credentials when ProvisionImmediately' })
-  @ApiBadGatewayResponse({ description: 'ProvisionImmediately with DCREnabled and the identity provider failed: nothing was created' })
+  @ApiBadGatewayResponse({ type: PortalErrorBody, description: 'ProvisionImmediately with DCREnabled and the identity provider failed: nothing was created' })
   create(@Body() dto: CreateAccessRequestDto) {
     return this.service.create(dto);
   }
@@ -36,22 +38,24 @@ export class AccessRequestsController {
   @Get(':id')
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: AccessRequestResponse })
-  @ApiNotFoundResponse({ description: 'no such access request' })
+  @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such access request' })
   get(@Id() id: number) {
     return this.service.get(id);
   }
 
   @Put(':id/approve')
   @ApiParam(ID_PARAM)
+  @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such access request' })
   @ApiOkResponse({ type: AccessRequestResponse, description: 'approved (or already approved: nothing changed)' })
-  @ApiConflictResponse({ description: 'the request is rejected' })
-  @ApiBadGatewayResponse({ description: 'dynamic client registration failed or is not configured: the request stays pending' })
+  @ApiConflictResponse({ type: PortalErrorBody, description: 'the request is rejected' })
+  @ApiBadGatewayResponse({ type: PortalErrorBody, description: 'dynamic client registration failed or is not configured: the request stays pending' })
   approve(@Id() id: number) {
     return this.service.changeStatus(id, 'approved');
   }
 
   @Put(':id/reject')
   @ApiParam(ID_PARAM)
+  @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such access request' })
   @ApiOkResponse({ type: AccessRequestResponse, description: 'rejected, credentials revoked (or already rejected: nothing changed)' })
   reject(@Id() id: number) {
     return this.service.changeStatus(id, 'rejected');
@@ -59,9 +63,10 @@ export class AccessRequestsController {
 
   @Patch(':id')
   @ApiParam(ID_PARAM)
+  @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such access request' })
   @ApiOkResponse({ type: AccessRequestResponse })
-  @ApiConflictResponse({ description: 'the state machine does not allow this change' })
-  @ApiBadGatewayResponse({ description: 'dynamic client registration failed or is not configured: the request stays pending' })
+  @ApiConflictResponse({ type: PortalErrorBody, description: 'the state machine does not allow this change' })
+  @ApiBadGatewayResponse({ type: PortalErrorBody, description: 'dynamic client registration failed or is not configured: the request stays pending' })
   update(@Id() id: number, @Body() dto: UpdateAccessRequestStatusDto) {
     return this.service.changeStatus(id, dto.Status);
   }
@@ -69,7 +74,7 @@ export class AccessRequestsController {
   @Delete(':id')
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: PortalDeleteResponse, description: 'deleted with its credentials' })
-  @ApiNotFoundResponse({ description: 'no such access request' })
+  @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such access request' })
   remove(@Id() id: number) {
     return this.service.remove(id);
   }

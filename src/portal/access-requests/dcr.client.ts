@@ -50,6 +50,7 @@ export class DcrClient {
 
     let status: number;
     let raw: string;
+    const deadline = AbortSignal.timeout(this.timeoutMs);
     try {
       const res = await request(endpoint, {
         method: 'POST',
@@ -57,13 +58,14 @@ export class DcrClient {
         body: JSON.stringify(metadata),
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: deadline,
       });
       status = res.statusCode;
       raw = await res.body.text();
     } catch (err) {
-      const timedOut = err instanceof Error && /timeout|abort/i.test(`${err.name} ${(err as { code?: string }).code ?? ''} ${err.message}`);
-      this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'dynamic client registration: no answer');
+      const code = (err as { code?: string }).code;
+      const timedOut = deadline.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+      this.logger.warn({ reason: err instanceof Error ? err.message : String(err), timedOut }, 'dynamic client registration: no answer');
       throw AccessRequestError.dcrFailed(timedOut ? `the identity provider did not answer within ${this.timeoutMs} ms` : 'the identity provider could not be reached');
     }
     if (status < 200 || status > 299) {

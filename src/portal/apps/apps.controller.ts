@@ -1,8 +1,9 @@
 import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiParam, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiParam, ApiTags, ApiUnauthorizedResponse, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { PortalAuth } from '../../common/auth';
 import { PortalPageQuery } from '../../common/http/pagination';
 import { PortalDeleteResponse } from '../delete-response.dto';
+import { PortalErrorBody } from '../portal-error.dto';
 import { PortalIdPipe } from '../portal-id.pipe';
 import { AppError } from './apps.errors';
 import { AppsService } from './apps.service';
@@ -15,7 +16,8 @@ const ID_PARAM = { name: 'id', type: 'integer', description: 'application id' } 
 
 @ApiTags('portal')
 @PortalAuth()
-@ApiUnprocessableEntityResponse({ description: 'validation failed; every reason is listed' })
+@ApiUnauthorizedResponse({ type: PortalErrorBody, description: 'missing or wrong portal API token' })
+@ApiUnprocessableEntityResponse({ type: PortalErrorBody, description: 'validation failed; every reason is listed' })
 @Controller('portal-api/apps')
 export class AppsController {
   constructor(private readonly service: AppsService) {}
@@ -35,7 +37,7 @@ export class AppsController {
   @Get(':id')
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: AppResponse })
-  @ApiNotFoundResponse({ description: 'no such application' })
+  @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such application' })
   get(@Id() id: number) {
     return this.service.get(id);
   }
@@ -43,7 +45,7 @@ export class AppsController {
   @Put(':id')
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: AppResponse })
-  @ApiNotFoundResponse({ description: 'no such application' })
+  @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such application' })
   update(@Id() id: number, @Body() dto: UpdateAppDto) {
     return this.service.update(id, dto);
   }
@@ -51,7 +53,7 @@ export class AppsController {
   @Delete(':id')
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: PortalDeleteResponse, description: 'deleted with its access requests and their credentials' })
-  @ApiNotFoundResponse({ description: 'no such application' })
+  @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such application' })
   remove(@Id() id: number) {
     return this.service.remove(id);
   }

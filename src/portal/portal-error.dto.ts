@@ -1,0 +1,10 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+/** The portal family's error body (decisions §1). */
+export class PortalErrorBody {
+  @ApiProperty({ example: 'error' })
+  status: 'error';
+
+  @ApiProperty({ type: [String], example: ['Access request not found'] })
+  errors: string[];
+}

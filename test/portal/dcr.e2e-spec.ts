@@ -1,0 +1,180 @@
+import { DcrClient } from '../../src/portal/access-requests/dcr.client';
+import { FakeIdp } from '../helpers/fake-idp';
+import { HttpClient } from '../helpers/http';
+import { createAccessRequest, createApp, outboxRows, portalClient } from '../helpers/portal';
+import { startTestApp, TestApp } from '../helpers/test-app';
+
+const INITIAL_ACCESS_TOKEN = 'initial-access-token-0123456789';
+
+describe('portal access requests with dynamic client registration (RFC 7591)', () => {
+  let idp: FakeIdp;
+  let t: TestApp;
+  let portal: HttpClient;
+  let app: any;
+
+  beforeAll(async () => {
+    idp = await FakeIdp.start();
+    t = await startTestApp({ vars: { DCR_REGISTRATION_ENDPOINT: idp.url, DCR_INITIAL_ACCESS_TOKEN: INITIAL_ACCESS_TOKEN } });
+    t.app.get(DcrClient).timeoutMs = 500;
+    portal = portalClient(t);
+    app = await createApp(portal, { Name: 'Partner app', RedirectURLs: 'https://a.example/cb,https://b.example/cb', UserID: 5 });
+  });
+  afterAll(async () => {
+    await t.close();
+    await idp.close();
+  });
+  beforeEach(() => {
+    idp.mode = 'ok';
+    idp.secretExpiresAt = 0;
+  });
+
+  const dcrRequest = () => createAccessRequest(portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true, Products: ['weather-api', 'maps-api'] });
+
+  /** Nothing happened to `id`: still pending, no credential, no approval or credential event. */
+  async function expectUntouched(ar: any): Promise<void> {
+    const now = await portal.get(`/portal-api/access_requests/${ar.ID}`);
+    expect(now.body).toEqual(ar);
+    expect(await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID)).toHaveLength(0);
+    expect(await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID)).toHaveLength(0);
+    const [{ count }] = await t.db.query(`SELECT count(*)::int AS count FROM portal_credentials WHERE access_request_id = $1`, [ar.ID]);
+    expect(count).toBe(0);
+  }
+
+  it('registers the client at the identity provider on approval and keeps its reply', async () => {
+    idp.secretExpiresAt = Date.UTC(2030, 0, 2, 3, 4, 0) / 1000;
+    const ar = await dcrRequest();
+    const before = idp.registrations.length;
+    const res = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+    expect(res.status).toBe(200);
+    expect(idp.registrations).toHaveLength(before + 1);
+
+    const sent = idp.registrations[before];
+    expect(sent.headers.authorization).toBe(`Bearer ${INITIAL_ACCESS_TOKEN}`);
+    expect(sent.headers['content-type']).toBe('application/json');
+    expect(sent.body).toEqual({
+      client_name: 'Partner app',
+      redirect_uris: ['https://a.example/cb', 'https://b.example/cb'],
+      grant_types: ['authorization_code', 'client_credentials'],
+      response_types: ['code'],
+      scope: 'weather-api maps-api',
+      token_endpoint_auth_method: 'client_secret_basic',
+    });
+
+    const reply = JSON.parse(sent.reply);
+    expect(res.body.Status).toBe('approved');
+    expect(res.body.Credentials).toEqual([
+      {
+        AccessRequest: `AccessRequest#${ar.ID}`,
+        Credential: '',
+        CredentialHash: '',
+        DCRRegistrationAccessToken: reply.registration_access_token,
+        DCRRegistrationClientURI: reply.registration_client_uri,
+        DCRResponse: sent.reply,
+        Expires: '2030-01-02 03:04',
+        OAuthClientID: reply.client_id,
+        OAuthClientSecret: reply.client_secret,
+        RedirectURI: 'https://a.example/cb,https://b.example/cb',
+        ResponseType: 'code',
+        Scope: 'weather-api maps-api',
+        TokenEndpoints: 'client_secret_basic',
+      },
+    ]);
+    expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body).toEqual(res.body);
+
+    const events = await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID);
+    expect(events).toHaveLength(1);
+    expect(events[0].payload).toEqual({
+      AccessRequestID: ar.ID,
+      AppID: app.ID,
+      UserID: 5,
+      AuthType: 'oauth2.0',
+      OAuthClientID: reply.client_id,
+      CreatedAt: expect.any(String),
+    });
+    const everyEvent = (await t.db.query(`SELECT payload::text AS p FROM outbox_events`)).map((r: { p: string }) => r.p).join('\n');
+    expect(everyEvent).not.toContain(reply.client_secret);
+    expect(everyEvent).not.toContain(reply.registration_access_token);
+  });
+
+  it('keeps the client secret, the registration token and the reply encrypted at rest', async () => {
+    const ar = await dcrRequest();
+    const res = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+    expect(res.status).toBe(200);
+    const [credential] = res.body.Credentials;
+    const [row] = await t.db.query(
+      `SELECT row_to_json(c)::text AS row, oauth_client_secret_encrypted, dcr_registration_access_token_encrypted, dcr_response_encrypted
+         FROM portal_credentials c WHERE access_request_id = $1`,
+      [ar.ID],
+    );
+    expect(row.row).toContain(credential.OAuthClientID);
+    expect(row.row).not.toContain(credential.OAuthClientSecret);
+    expect(row.row).not.toContain(credential.DCRRegistrationAccessToken);
+    for (const sealed of [row.oauth_client_secret_encrypted, row.dcr_registration_access_token_encrypted, row.dcr_response_encrypted]) {
+      expect(sealed).toMatch(/^v1:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$/);
+    }
+    expect(row.dcr_response_encrypted).not.toContain('client_id');
+  });
+
+  it('a provider answering 500 fails the approval with 502 and leaves nothing (no event either)', async () => {
+    const ar = await dcrRequest();
+    idp.mode = 'fail';
+    const res = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+    expect(res.status).toBe(502);
+    expect(res.body).toEqual({ status: 'error', errors: ['dynamic client registration failed: the identity provider answered HTTP 500'] });
+    await expectUntouched(ar);
+  });
+
+  it('a provider that never answers fails the approval with 502 once the timeout passes, and leaves nothing', async () => {
+    const ar = await dcrRequest();
+    idp.mode = 'hang';
+    const started = Date.now();
+    const res = await portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'approved' });
+    expect(res.status).toBe(502);
+    expect(res.body).toEqual({ status: 'error', errors: ['dynamic client registration failed: the identity provider did not answer within 500 ms'] });
+    expect(Date.now() - started).toBeLessThan(5000);
+    await expectUntouched(ar);
+
+    // the row lock is gone with the rolled-back transaction: a later approval goes through
+    idp.mode = 'ok';
+    const retry = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+    expect(retry.status).toBe(200);
+    expect(retry.body.Status).toBe('approved');
+    expect(await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID)).toHaveLength(1);
+  });
+
+  it('a reply without client_id fails the approval with 502', async () => {
+    const ar = await dcrRequest();
+    idp.mode = 'no-client-id';
+    const res = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+    expect(res.status).toBe(502);
+    expect(res.body).toEqual({ status: 'error', errors: ['dynamic client registration failed: the identity provider answered without a client_id'] });
+    await expectUntouched(ar);
+  });
+
+  it('ProvisionImmediately with a failing provider creates nothing and emits nothing', async () => {
+    idp.mode = 'fail';
+    const [{ before }] = await t.db.query(`SELECT count(*)::int AS before FROM portal_access_requests`);
+    const [{ eventsBefore }] = await t.db.query(`SELECT count(*)::int AS "eventsBefore" FROM outbox_events WHERE name LIKE 'AccessRequest%'`);
+    const res = await portal.post('/portal-api/access_requests', {
+      AppID: app.ID, Catalogue: 'c', Plan: 'p', Products: ['x'], AuthType: 'oauth2.0', DCREnabled: true, ProvisionImmediately: true, User: 'User#1',
+    });
+    expect(res.status).toBe(502);
+    const [{ after }] = await t.db.query(`SELECT count(*)::int AS after FROM portal_access_requests`);
+    const [{ eventsAfter }] = await t.db.query(`SELECT count(*)::int AS "eventsAfter" FROM outbox_events WHERE name LIKE 'AccessRequest%'`);
+    expect(after).toBe(before);
+    expect(eventsAfter).toBe(eventsBefore);
+  });
+
+  it('racing approvals register one client and make one transition', async () => {
+    const ar = await dcrRequest();
+    const before = idp.registrations.length;
+    const results = await Promise.all([
+      portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
+      portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([200, 200]);
+    expect(results[0].body).toEqual(results[1].body);
+    expect(idp.registrations).toHaveLength(before + 1);
+    expect(await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID)).toHaveLength(1);
+  });
+});
