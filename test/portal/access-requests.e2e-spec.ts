@@ -347,6 +347,26 @@ describe('portal access requests', () => {
       expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body.Status).toBe('pending');
     });
 
+    it('answers 422, never 500, to bodies that are not JSON objects', async () => {
+      const ar = await createAccessRequest(portal, { AppID: app.ID });
+      for (const raw of ['null', '[]', '"approved"', '5', 'true', '[{"AppID":1}]']) {
+        for (const [method, path] of [
+          ['POST', '/portal-api/apps'],
+          ['PUT', `/portal-api/apps/${app.ID}`],
+          ['POST', '/portal-api/access_requests'],
+          ['PATCH', `/portal-api/access_requests/${ar.ID}`],
+        ]) {
+          const res = await portal.send(method, path, { raw, headers: { 'content-type': 'application/json' } });
+          // a null body is read as no fields at all: PUT then changes nothing, the others miss required fields
+          const expected = raw === 'null' && method === 'PUT' ? 200 : 422;
+          expect({ method, path, raw, status: res.status }).toEqual({ method, path, raw, status: expected });
+          if (expected === 422) expect(res.body).toEqual({ status: 'error', errors: expect.any(Array) });
+        }
+      }
+      expect((await portal.get(`/portal-api/apps/${app.ID}`)).body.Name).toBe('Weather app');
+      expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body.Status).toBe('pending');
+    });
+
     it('answers 404 in the portal body for unknown ids and ids that are not integers', async () => {
       for (const id of ['424242', 'abc', '0', '-3', '2.5', '99999999999', '2147483648']) {
         for (const res of [
