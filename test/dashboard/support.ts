@@ -62,10 +62,11 @@ export function oasDoc(opts: {
     ...(opts.schemes ? { components: { securitySchemes: opts.schemes } } : {}),
     ...(opts.security ? { security: opts.security } : {}),
     [EXT]: {
-      info,
       upstream: { url: 'http://upstream.example/pets' },
       server: { listenPath: { value: '/pets/', strip: true } },
       ...opts.ext,
+      // members of opts.ext.info add to (or override) the generated info
+      info: { ...info, ...(opts.ext?.info as Record<string, unknown> | undefined) },
     },
   };
 }

@@ -93,9 +93,9 @@ export class OasApisService {
   async remove(id: string): Promise<OasWriteResult> {
     await this.db.transaction(async (m) => {
       await lock(m);
-      const rows: { child_ids: string[] }[] = await m.query(`DELETE FROM api_definitions WHERE id = $1 RETURNING child_ids`, [id]);
-      if (!rows.length) throw OasApiError.notFound();
-      await refreshChildFlags(m, rows[0].child_ids);
+      const current = await this.load(m, id);
+      await m.query(`DELETE FROM api_definitions WHERE id = $1`, [id]);
+      await refreshChildFlags(m, current.childIds);
     });
     return result(id, 'deleted');
   }

@@ -1,0 +1,47 @@
+import { MAX_REPORTED_ERRORS, parseAnalyticsBatch } from './analytics-record';
+
+const valid = {
+  timestamp: '2024-03-01T10:15:00.123+01:00', org_id: 'o', api_id: 'a', api_name: 'A', path: '/p', method: 'GET', code: 200,
+  latency: 1.5, upstream_latency: 1, request_time: 2, oauth_id: 'c', key: 'k', alias: 'al', url: '/p?x', iso_country: 'GB',
+};
+
+describe('parseAnalyticsBatch', () => {
+  it('takes valid records, defaulting optional strings to empty', () => {
+    const { records, errors } = parseAnalyticsBatch([valid, { timestamp: '2024-03-01T00:00:00Z', api_id: 'a', path: '/', code: 503, latency: 0, upstream_latency: 0, request_time: 0 }]);
+    expect(errors).toEqual([]);
+    expect(records[0]).toEqual({ ...valid, timestamp: new Date('2024-03-01T09:15:00.123Z') });
+    expect(records[1]).toMatchObject({ org_id: '', oauth_id: '', api_name: '', key: '', alias: '', url: '', iso_country: '', method: '' });
+  });
+
+  it('takes an empty batch', () => {
+    expect(parseAnalyticsBatch([])).toEqual({ records: [], errors: [] });
+  });
+
+  it.each([
+    [{ timestamp: 'yesterday' }, 'record 0: timestamp must be an RFC 3339 date-time'],
+    [{ timestamp: '2024-02-30T00:00:00Z' }, 'record 0: timestamp must be an RFC 3339 date-time'],
+    [{ timestamp: '2024-03-01T24:00:00Z' }, 'record 0: timestamp must be an RFC 3339 date-time'],
+    [{ timestamp: '2024-03-01T10:00:00+25:00' }, 'record 0: timestamp must be an RFC 3339 date-time'],
+    [{ timestamp: 1709287200 }, 'record 0: timestamp must be an RFC 3339 date-time'],
+    [{ api_id: '' }, 'record 0: api_id must be a non-empty string of at most 128 characters'],
+    [{ path: undefined }, 'record 0: path is required'],
+    [{ code: 200.5 }, 'record 0: code must be an integer HTTP status between 100 and 599'],
+    [{ code: '200' }, 'record 0: code must be an integer HTTP status between 100 and 599'],
+    [{ latency: Number.NaN }, 'record 0: latency must be a number >= 0'],
+    [{ upstream_latency: undefined }, 'record 0: upstream_latency must be a number >= 0'],
+    [{ iso_country: 'GBRGBRGBR' }, 'record 0: iso_country must be a string of at most 8 characters'],
+  ])('refuses %j', (change, message) => {
+    expect(parseAnalyticsBatch([{ ...valid, ...change }])).toEqual({ records: [], errors: [message] });
+  });
+
+  it('refuses the whole batch for one bad record, and caps the reasons', () => {
+    expect(parseAnalyticsBatch([valid, { ...valid, code: 0 }]).records).toEqual([]);
+    const { errors } = parseAnalyticsBatch(Array.from({ length: 30 }, () => null));
+    expect(errors).toHaveLength(MAX_REPORTED_ERRORS + 1);
+    expect(errors.at(-1)).toBe('and 10 more error(s)');
+  });
+
+  it('refuses anything but an array', () => {
+    expect(parseAnalyticsBatch({}).errors).toEqual(['the body must be a JSON array of analytics records']);
+  });
+});

@@ -1,0 +1,93 @@
+import { buildApiListQuery, ApiListFilters } from '../../src/dashboard/apis/api-list.query';
+import type { ApiSort } from '../../src/dashboard/apis/dto/list-apis-query.dto';
+import { startTestApp, TestApp } from '../helpers/test-app';
+import { seedUser, SeededUser } from './support';
+
+const TOTAL = 100_000;
+
+/**
+ * 100 000 stored definitions, inserted in one statement: every tenth belongs to another organisation,
+ * every hundredth is a child version, categories cycle over 50 names and auth types over four.
+ */
+const SEED = `
+  INSERT INTO api_definitions (id, org_id, name, api_type, categories, auth_types, child_ids, is_child, oas, list_entry, created_at, updated_at)
+  SELECT 'scale-' || g,
+         CASE WHEN g % 10 = 0 THEN 'scale-other' ELSE 'scale' END,
+         'API ' || lpad(g::text, 6, '0'),
+         'rest',
+         ARRAY['cat' || (g % 50)],
+         ARRAY[(ARRAY['keyless', 'authToken', 'oauth', 'jwt'])[1 + g % 4]],
+         '{}',
+         g % 100 = 1,
+         json_build_object('openapi', '3.0.3', 'info', json_build_object('title', 'API ' || g, 'version', '1'), 'paths', '{}'::json),
+         jsonb_build_object('api_id', 'scale-' || g, 'name', 'API ' || lpad(g::text, 6, '0'),
+                            'org_id', CASE WHEN g % 10 = 0 THEN 'scale-other' ELSE 'scale' END),
+         timestamptz '2024-01-01T00:00:00Z' + g * interval '1 second',
+         timestamptz '2024-06-01T00:00:00Z' - g * interval '1 second'
+    FROM generate_series(1, ${TOTAL}) AS g`;
+
+const ids = (res: { body: any }) => res.body.apis.map((a: any) => a.api_definition.api_id);
+const scaleIds = (gs: number[]) => gs.map((g) => `scale-${g}`);
+/** The g of the org 'scale' (g % 10 != 0) in descending order, starting below `from`. */
+const descending = (from: number, count: number) => {
+  const out: number[] = [];
+  for (let g = from; out.length < count && g > 0; g--) if (g % 10 !== 0) out.push(g);
+  return out;
+};
+
+describe('GET /api/apis with 100 000 stored definitions', () => {
+  let t: TestApp;
+  let user: SeededUser;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    user = await seedUser(t, { org: 'scale', permissions: { apis: 'read' } });
+    await t.db.query(SEED);
+    await t.db.query('VACUUM ANALYZE api_definitions');
+  });
+  afterAll(() => t.close());
+
+  it('pages the organisation’s 90 000 definitions, newest first', async () => {
+    const first = await user.http.get('/api/apis');
+    expect(first.status).toBe(200);
+    expect(first.body.pages).toBe(9000);
+    expect(ids(first)).toEqual(scaleIds(descending(TOTAL, 10)));
+    const last = await user.http.get('/api/apis?p=9000');
+    expect(ids(last)).toEqual(scaleIds([11, 9, 8, 7, 6, 5, 4, 3, 2, 1]));
+    expect((await user.http.get('/api/apis?p=9001')).body).toEqual({ apis: [], pages: 9000 });
+  });
+
+  it('filters, sorts and pages in SQL', async () => {
+    // q: a substring of the name, case-insensitive
+    const q = await user.http.get('/api/apis?q=api%2000012&sort=name');
+    expect(q.body.pages).toBe(1);
+    expect(ids(q)).toEqual(scaleIds([121, 122, 123, 124, 125, 126, 127, 128, 129]));
+    // category cat7: g % 50 == 7 → 2 000 definitions, none in the other org
+    const cat = await user.http.get('/api/apis?category=cat7&sort=-name&p=2');
+    expect(cat.body.pages).toBe(200);
+    expect(ids(cat)).toEqual(scaleIds([99_457, 99_407, 99_357, 99_307, 99_257, 99_207, 99_157, 99_107, 99_057, 99_007]));
+    // children (g % 100 == 1) left out
+    const base = await user.http.get('/api/apis?base_apis=true&sort=created_at');
+    expect(base.body.pages).toBe(8900);
+    expect(ids(base)).toEqual(scaleIds([2, 3, 4, 5, 6, 7, 8, 9, 11, 12]));
+    // auth type oauth: g % 4 == 2, not in the other org (g % 10 == 0) → 25 000 − 5 000
+    const oauth = await user.http.get('/api/apis?auth_type=oauth&sort=-updated_at');
+    expect(oauth.body.pages).toBe(2000);
+    expect(ids(oauth)).toEqual(scaleIds([2, 6, 14, 18, 22, 26, 34, 38, 42, 46]));
+  });
+
+  it.each<[string, ApiListFilters, ApiSort]>([
+    ['default', { orgId: 'scale' }, '-created_at'],
+    ['by name', { orgId: 'scale' }, 'name'],
+    ['by update, descending', { orgId: 'scale' }, '-updated_at'],
+    ['name search', { orgId: 'scale', q: '0099' }, '-created_at'],
+    ['category', { orgId: 'scale', category: 'cat7' }, 'name'],
+    ['base APIs only', { orgId: 'scale', baseOnly: true }, '-created_at'],
+    ['super user', {}, '-created_at'],
+  ])('plans the %s page query with an index, never a sequential scan', async (_name, filters, sort) => {
+    const { page } = buildApiListQuery(filters, sort, 500, 10);
+    const plan: string = (await t.db.query(`EXPLAIN (FORMAT JSON) ${page[0]}`, page[1]))[0]['QUERY PLAN'].map((p: any) => JSON.stringify(p)).join('');
+    expect(plan).toMatch(/Index/);
+    expect(plan).not.toMatch(/Seq Scan/);
+  });
+});

@@ -1,0 +1,232 @@
+import { startTestApp, TestApp } from '../helpers/test-app';
+import { createApi, EXT, GATEWAY, oasDoc, seedUser, SeededUser } from './support';
+
+const SCHEMES = {
+  key: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+  oauth: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://idp.example/token', scopes: {} } } },
+  jwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+  basic: { type: 'http', scheme: 'basic' },
+};
+
+const ids = (res: { body: any }) => res.body.apis.map((a: any) => a.api_definition.api_id);
+
+describe('dashboard: GET /api/apis and /api/apis/groups', () => {
+  let t: TestApp;
+  let admin: SeededUser;
+  let reader: SeededUser;
+  let other: SeededUser;
+  let superUser: SeededUser;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    admin = await seedUser(t, { org: 'org1' });
+    reader = await seedUser(t, { org: 'org1', permissions: { apis: 'read' } });
+    other = await seedUser(t, { org: 'org2', permissions: { apis: 'write' } });
+    superUser = await seedUser(t, { org: '' });
+  });
+  afterAll(() => t.close());
+
+  describe('list entries', () => {
+    it('projects a definition into the 2.7 entry field by field', async () => {
+      const id = await createApi(
+        t,
+        oasDoc({
+          id: 'entry-1', name: 'Payments', org: 'entry-org', categories: ['money'],
+          schemes: { key: SCHEMES.key, oauth: SCHEMES.oauth }, security: [{ oauth: [] }],
+          ext: { upstream: { url: 'https://payments.internal/v1' }, server: { listenPath: { value: '/payments/', strip: true } } },
+        }),
+      );
+      const user = await seedUser(t, { org: 'entry-org', permissions: { apis: 'read' } });
+      const res = await user.http.get('/api/apis');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        apis: [
+          {
+            api_definition: {
+              api_id: id,
+              name: 'Payments',
+              org_id: 'entry-org',
+              active: true,
+              use_keyless: false,
+              use_oauth2: true,
+              auth: { auth_header_name: 'X-Api-Key' },
+              definition: { key: 'x-api-version', location: 'header' },
+              proxy: { listen_path: '/payments/', strip_listen_path: true, target_url: 'https://payments.internal/v1' },
+              version_data: { not_versioned: true, versions: { Default: { name: 'Default' } } },
+            },
+          },
+        ],
+        pages: 1,
+      });
+    });
+
+    it('returns apis [] and pages 0 when there is nothing', async () => {
+      const lonely = await seedUser(t, { org: 'empty-org', permissions: { apis: 'read' } });
+      expect((await lonely.http.get('/api/apis')).body).toEqual({ apis: [], pages: 0 });
+      expect((await lonely.http.get('/api/apis/groups')).body).toEqual({});
+    });
+  });
+
+  describe('paging (page size 10)', () => {
+    const pagingOf = async (n: number) => {
+      const org = `paging-${n}`;
+      const user = await seedUser(t, { org, permissions: { apis: 'read' } });
+      const created: string[] = [];
+      for (let i = 0; i < n; i++) created.push(await createApi(t, oasDoc({ org, name: `api ${String(i).padStart(2, '0')}` })));
+      return { user, created };
+    };
+
+    it.each([
+      [0, 0, [0]],
+      [1, 1, [1]],
+      [10, 1, [10]],
+      [11, 2, [10, 1]],
+    ])('%i items make %i page(s)', async (n, pages, sizes) => {
+      const { user, created } = await pagingOf(n);
+      const seen: string[] = [];
+      for (let p = 1; p <= Math.max(pages, 1); p++) {
+        const res = await user.http.get(`/api/apis?p=${p}`);
+        expect(res.status).toBe(200);
+        expect(res.body.pages).toBe(pages);
+        expect(res.body.apis).toHaveLength(sizes[p - 1]);
+        seen.push(...ids(res));
+      }
+      // default order: newest first
+      expect(seen).toEqual([...created].reverse());
+      // no p is page 1; a page past the end is empty
+      expect(ids(await user.http.get('/api/apis'))).toEqual(seen.slice(0, 10));
+      expect((await user.http.get(`/api/apis?p=${pages + 1}`)).body).toEqual({ apis: [], pages });
+    });
+
+    it('uses DASHBOARD_PAGE_SIZE', async () => {
+      const t3 = await startTestApp({ vars: { DASHBOARD_PAGE_SIZE: '4' } });
+      try {
+        const user = await seedUser(t3, { org: 'p4' });
+        for (let i = 0; i < 9; i++) await createApi(t3, oasDoc({ org: 'p4' }));
+        const res = await user.http.get('/api/apis?p=3');
+        expect(res.body.pages).toBe(3);
+        expect(res.body.apis).toHaveLength(1);
+      } finally {
+        await t3.close();
+      }
+    });
+  });
+
+  describe('filters and sorting', () => {
+    const org = 'filters';
+    let user: SeededUser;
+    const made: Record<string, string> = {};
+
+    beforeAll(async () => {
+      user = await seedUser(t, { org, permissions: { apis: 'read' } });
+      made.keyless = await createApi(t, oasDoc({ org, id: 'f-keyless', name: 'Zebra Open', categories: ['animals', 'public'] }));
+      made.token = await createApi(t, oasDoc({ org, id: 'f-token', name: 'alpha Keys', categories: ['animals'], schemes: { key: SCHEMES.key }, security: [{ key: [] }] }));
+      made.oauth = await createApi(t, oasDoc({ org, id: 'f-oauth', name: 'Mango OAuth', schemes: { oauth: SCHEMES.oauth }, security: [{ oauth: [] }] }));
+      made.jwt = await createApi(t, oasDoc({ org, id: 'f-jwt', name: 'beta 100%_JWT', schemes: { jwt: SCHEMES.jwt }, security: [{ jwt: [] }] }));
+      made.basic = await createApi(t, oasDoc({ org, id: 'f-basic', name: 'Kiwi Basic', categories: ['fruit'], schemes: { basic: SCHEMES.basic }, security: [{ basic: [] }] }));
+      made.base = await createApi(
+        t,
+        oasDoc({ org, id: 'f-base', name: 'Versioned', ext: { info: { name: 'Versioned', orgId: org, versioning: { enabled: true, name: 'v1', versions: [{ name: 'v2', id: 'f-child' }] } } } }),
+      );
+      made.child = await createApi(t, oasDoc({ org, id: 'f-child', name: 'Versioned v2' }));
+    });
+
+    it.each([
+      ['auth_type=keyless', ['f-child', 'f-base', 'f-keyless']],
+      ['auth_type=authToken', ['f-token']],
+      ['auth_type=oauth', ['f-oauth']],
+      ['auth_type=jwt', ['f-jwt']],
+      ['auth_type=basic', ['f-basic']],
+      ['category=animals', ['f-token', 'f-keyless']],
+      ['category=fruit', ['f-basic']],
+      ['category=none', []],
+      ['q=ver', ['f-child', 'f-base']],
+      ['q=ALPHA', ['f-token']],
+      ['q=100%25_', ['f-jwt']],
+      ['q=%25', ['f-jwt']],
+      ['q=_', ['f-jwt']],
+      ['base_apis=true', ['f-base', 'f-basic', 'f-jwt', 'f-oauth', 'f-token', 'f-keyless']],
+      ['base_apis=1&q=versioned', ['f-base']],
+      ['base_apis=false&q=versioned', ['f-child', 'f-base']],
+      ['api_type=rest&category=fruit', ['f-basic']],
+      ['api_type=graphql', []],
+      ['compressed=1&category=fruit', ['f-basic']],
+      ['sort=name', ['f-token', 'f-jwt', 'f-basic', 'f-oauth', 'f-base', 'f-child', 'f-keyless']],
+      ['sort=-name', ['f-keyless', 'f-child', 'f-base', 'f-oauth', 'f-basic', 'f-jwt', 'f-token']],
+      ['sort=created_at', ['f-keyless', 'f-token', 'f-oauth', 'f-jwt', 'f-basic', 'f-base', 'f-child']],
+      ['sort=-created_at', ['f-child', 'f-base', 'f-basic', 'f-jwt', 'f-oauth', 'f-token', 'f-keyless']],
+      ['auth_type=keyless&category=public&q=zeb&sort=name', ['f-keyless']],
+    ])('%s', async (qs, expected) => {
+      const res = await user.http.get(`/api/apis?${qs}`);
+      expect(res.status).toBe(200);
+      expect(ids(res)).toEqual(expected);
+      expect(res.body.pages).toBe(expected.length ? 1 : 0);
+    });
+
+    it('sorts by updated_at after an update', async () => {
+      const body = oasDoc();
+      delete body[EXT];
+      await t.http.patch(`/gateway/apis/oas/${made.token}`, body, GATEWAY);
+      expect(ids(await user.http.get('/api/apis?sort=-updated_at'))[0]).toBe('f-token');
+      expect(ids(await user.http.get('/api/apis?sort=updated_at')).at(-1)).toBe('f-token');
+    });
+
+    it('recomputes the child flag when the base stops listing a version, and when the base is deleted', async () => {
+      const extra = await createApi(t, oasDoc({ org, id: 'f-child2', name: 'Second child' }));
+      const base = await createApi(
+        t,
+        oasDoc({ org, id: 'f-base2', name: 'Base two', ext: { info: { name: 'Base two', orgId: org, versioning: { enabled: true, versions: [{ name: 'v2', id: extra }] } } } }),
+      );
+      expect(ids(await user.http.get('/api/apis?base_apis=true&q=second'))).toEqual([]);
+      await t.http.put(`/gateway/apis/oas/${base}`, oasDoc({ org, name: 'Base two' }), GATEWAY);
+      expect(ids(await user.http.get('/api/apis?base_apis=true&q=second'))).toEqual([extra]);
+      await t.http.put(
+        `/gateway/apis/oas/${base}`,
+        oasDoc({ org, ext: { info: { name: 'Base two', orgId: org, versioning: { enabled: true, versions: [{ name: 'v2', id: extra }] } } } }),
+        GATEWAY,
+      );
+      expect(ids(await user.http.get('/api/apis?base_apis=true&q=second'))).toEqual([]);
+      await t.http.delete(`/gateway/apis/oas/${base}`, GATEWAY);
+      expect(ids(await user.http.get('/api/apis?base_apis=true&q=second'))).toEqual([extra]);
+      await t.http.delete(`/gateway/apis/oas/${extra}`, GATEWAY);
+    });
+
+    it('groups ids by category', async () => {
+      const res = await user.http.get('/api/apis/groups');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ animals: ['f-keyless', 'f-token'], fruit: ['f-basic'], public: ['f-keyless'] });
+    });
+
+    it.each([
+      ['api_type=soap', 'api_type must be one of the following values'],
+      ['auth_type=magic', 'auth_type must be one of the following values'],
+      ['sort=size', 'sort must be one of the following values'],
+      ['sort=-', 'sort must be one of the following values'],
+      ['compressed=2', 'compressed must be one of the following values'],
+      ['base_apis=maybe', 'base_apis must be one of the following values'],
+      ['p=abc', 'p must be a whole page number'],
+      ['p=0', 'p must be 1 or more'],
+      ['p=1&p=2', 'p must be a whole page number'],
+      ['category=a&category=b', 'category must be a string'],
+    ])('refuses %s with 400', async (qs, message) => {
+      const res = await user.http.get(`/api/apis?${qs}`);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ Status: 'Error', Message: expect.stringContaining(message), Meta: null });
+    });
+  });
+
+  describe('organisations', () => {
+    it('shows each organisation only its own APIs and groups; a super user sees all', async () => {
+      const a = await createApi(t, oasDoc({ org: 'org1', id: 'org1-api', categories: ['shared'] }));
+      const b = await createApi(t, oasDoc({ org: 'org2', id: 'org2-api', categories: ['shared'] }));
+      const mine = ids(await reader.http.get('/api/apis?category=shared'));
+      expect(mine).toEqual([a]);
+      expect(ids(await admin.http.get('/api/apis?category=shared'))).toEqual([a]);
+      expect(ids(await other.http.get('/api/apis?category=shared'))).toEqual([b]);
+      expect((await reader.http.get('/api/apis/groups')).body.shared).toEqual([a]);
+      expect((await other.http.get('/api/apis/groups')).body.shared).toEqual([b]);
+      expect(ids(await superUser.http.get('/api/apis?category=shared'))).toEqual([b, a]);
+      expect((await superUser.http.get('/api/apis/groups')).body.shared).toEqual([a, b]);
+    });
+  });
+});

@@ -1,0 +1,257 @@
+import { startTestApp, TestApp } from '../helpers/test-app';
+import { TEST_SECRETS } from '../helpers/test-env';
+import { ADMIN, createApi, EXT, GATEWAY, oasDoc, seedUser } from '../dashboard/support';
+
+const HEX32 = /^[0-9a-f]{32}$/;
+const FORBIDDEN = { status: 'error', message: 'Attempted administrative access with invalid or missing key!' };
+
+describe('gateway: OAS API definitions', () => {
+  let t: TestApp;
+  const gw = () => t.http.with(GATEWAY);
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  describe('credentials', () => {
+    it.each([
+      ['none', {}],
+      ['a wrong key', { 'x-gateway-authorization': 'wrong' }],
+      ['the admin secret', ADMIN],
+      ['the portal token', { authorization: TEST_SECRETS.PORTAL_API_TOKEN }],
+    ])('refuses %s with 403 on every route', async (_name, headers) => {
+      const id = await createApi(t, oasDoc());
+      for (const [method, path] of [
+        ['POST', '/gateway/apis/oas'], ['GET', '/gateway/apis/oas'], ['GET', `/gateway/apis/oas/${id}`], ['PUT', `/gateway/apis/oas/${id}`],
+        ['PATCH', `/gateway/apis/oas/${id}`], ['DELETE', `/gateway/apis/oas/${id}`], ['POST', '/gateway/analytics'],
+      ]) {
+        const res = await t.http.send(method, path, { body: method === 'GET' || method === 'DELETE' ? undefined : oasDoc(), headers });
+        expect([method, path, res.status]).toEqual([method, path, 403]);
+        expect(res.body).toEqual(FORBIDDEN);
+      }
+    });
+
+    it('refuses a dashboard access key', async () => {
+      const user = await seedUser(t);
+      const res = await t.http.get('/gateway/apis/oas', { authorization: `Bearer ${user.key}`, 'x-gateway-authorization': user.key });
+      expect(res.status).toBe(403);
+    });
+  });
+
+  describe('create, read, replace, delete', () => {
+    it('creates with a generated id and returns it in the success body', async () => {
+      const res = await gw().post('/gateway/apis/oas', oasDoc());
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ key: expect.stringMatching(HEX32), status: 'ok', action: 'added', key_hash: '' });
+      const got = await gw().get(`/gateway/apis/oas/${res.body.key}`);
+      expect(got.status).toBe(200);
+      const expected = oasDoc();
+      expected[EXT].info.id = res.body.key;
+      expect(got.body).toEqual(expected);
+    });
+
+    it('takes the id from info.id and refuses it twice with 409', async () => {
+      const res = await gw().post('/gateway/apis/oas', oasDoc({ id: 'my-api.v1' }));
+      expect(res.body).toEqual({ key: 'my-api.v1', status: 'ok', action: 'added', key_hash: '' });
+      const again = await gw().post('/gateway/apis/oas', oasDoc({ id: 'my-api.v1' }));
+      expect(again.status).toBe(409);
+      expect(again.body).toEqual({ status: 'error', message: 'an API with ID my-api.v1 already exists' });
+    });
+
+    it('keeps the document as sent, key order included', async () => {
+      const doc = oasDoc({ id: 'ordered' });
+      const res = await gw().get(`/gateway/apis/oas/${await createApi(t, doc)}`);
+      expect(Object.keys(res.body)).toEqual(Object.keys(doc));
+      expect(res.text.indexOf('"openapi"')).toBeLessThan(res.text.indexOf('"paths"'));
+    });
+
+    it('lists every definition', async () => {
+      const id = await createApi(t, oasDoc({ name: 'Listed' }));
+      const res = await gw().get('/gateway/apis/oas');
+      expect(res.status).toBe(200);
+      expect(Array.isArray(res.body)).toBe(true);
+      expect(res.body.find((d: any) => d[EXT].info.id === id)[EXT].info.name).toBe('Listed');
+    });
+
+    it('replaces with PUT, keeping the organisation when the body does not name one', async () => {
+      const id = await createApi(t, oasDoc({ org: 'orgP', name: 'Before' }));
+      const next = oasDoc({ name: 'After' });
+      const res = await gw().put(`/gateway/apis/oas/${id}`, next);
+      expect(res.body).toEqual({ key: id, status: 'ok', action: 'modified', key_hash: '' });
+      const got = await gw().get(`/gateway/apis/oas/${id}`);
+      expect(got.body[EXT].info).toEqual({ name: 'After', state: { active: true }, id, orgId: 'orgP' });
+      const noExt = oasDoc();
+      delete noExt[EXT];
+      const refused = await gw().put(`/gateway/apis/oas/${id}`, noExt);
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({ status: 'error', message: `${EXT} is required` });
+    });
+
+    it('deletes', async () => {
+      const id = await createApi(t, oasDoc());
+      const res = await gw().delete(`/gateway/apis/oas/${id}`);
+      expect(res.body).toEqual({ key: id, status: 'ok', action: 'deleted', key_hash: '' });
+      expect((await gw().get(`/gateway/apis/oas/${id}`)).status).toBe(404);
+      expect((await gw().delete(`/gateway/apis/oas/${id}`)).body).toEqual({ status: 'error', message: 'API not found' });
+    });
+
+    it.each(['GET', 'PUT', 'PATCH', 'DELETE'])('%s of an unknown id is 404 API not found', async (method) => {
+      const res = await gw().send(method, '/gateway/apis/oas/does-not-exist', { body: method === 'PUT' || method === 'PATCH' ? oasDoc() : undefined });
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ status: 'error', message: 'API not found' });
+    });
+  });
+
+  describe('bad input', () => {
+    it.each([
+      ['no extension', (() => { const d = oasDoc(); delete d[EXT]; return d; })(), `${EXT} is required`],
+      ['no extension name', (() => { const d = oasDoc(); delete d[EXT].info.name; return d; })(), `${EXT}.info.name is required`],
+      ['a bad upstream', oasDoc({ ext: { upstream: { url: 'not a url' } } }), `${EXT}.upstream.url must be an absolute http(s) URL`],
+      ['a bad listen path', oasDoc({ ext: { server: { listenPath: { value: 'x', strip: 'yes' } } } }), `${EXT}.server.listenPath.value must start with /; ${EXT}.server.listenPath.strip must be a boolean`],
+      ['a bad id', oasDoc({ id: 'has space' }), `${EXT}.info.id must be 1-128 letters, digits, '.', '_' or '-'`],
+      ['bad categories', oasDoc({ categories: ['ok', 5 as unknown as string] }), `${EXT}.info.categories must be an array of non-empty strings`],
+    ])('refuses a definition with %s', async (_name, doc, message) => {
+      const res = await gw().post('/gateway/apis/oas', doc);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ status: 'error', message });
+    });
+
+    it.each([
+      ['Swagger 2.0', { swagger: '2.0', info: { title: 'x', version: '1' }, paths: {} }, 'the body is not an OpenAPI 3 document: `openapi` must be a version string 3.x.y'],
+      ['a number for openapi', { openapi: 3, info: { title: 'x', version: '1' }, paths: {} }, 'the body is not an OpenAPI 3 document: `openapi` must be a version string 3.x.y'],
+      ['an array', [], 'the body is not an OpenAPI 3 document: expected a JSON object'],
+      ['no info', { openapi: '3.0.3', paths: {} }, "REQUIRED must have required property 'info'"],
+      ['a path without slash', { openapi: '3.0.3', info: { title: 'x', version: '1' }, paths: { pets: {} } }, 'Entries in the OpenAPI `paths` object must begin with a leading slash.'],
+      ['a dangling $ref', { openapi: '3.0.3', info: { title: 'x', version: '1' }, paths: {}, components: { schemas: { A: { $ref: '#/components/schemas/B' } } } }, 'Missing $ref pointer "#/components/schemas/B". Token "B" does not exist.'],
+    ])('refuses %s with the validator’s reason', async (_name, body, message) => {
+      const res = await gw().post('/gateway/apis/oas', body);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ status: 'error', message });
+    });
+
+    it('never fetches external $refs', async () => {
+      const doc = oasDoc({ id: 'external-ref' });
+      doc.components = { schemas: { A: { $ref: 'http://127.0.0.1:9/schema.json' }, B: { $ref: '/etc/passwd' } } };
+      const res = await gw().post('/gateway/apis/oas', doc);
+      expect(res.status).toBe(200);
+      expect((await gw().get('/gateway/apis/oas/external-ref')).body.components).toEqual(doc.components);
+    });
+
+    it('answers a non-JSON body with 400 request malformed', async () => {
+      const id = await createApi(t, oasDoc());
+      for (const [method, path] of [['POST', '/gateway/apis/oas'], ['PUT', `/gateway/apis/oas/${id}`], ['PATCH', `/gateway/apis/oas/${id}`]]) {
+        const res = await gw().send(method, path, { raw: '{"openapi": "3.0.3",' });
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({ status: 'error', message: 'request malformed' });
+      }
+    });
+
+    it('refuses a 5 MB body with 413 in the gateway body', async () => {
+      const doc = oasDoc();
+      doc.info.description = 'x'.repeat(5 * 1024 * 1024);
+      const res = await gw().post('/gateway/apis/oas', doc);
+      expect(res.status).toBe(413);
+      expect(res.body).toEqual({ status: 'error', message: 'request body too large' });
+    });
+  });
+
+  describe('PATCH /gateway/apis/oas/{apiID} (interface 4.1)', () => {
+    const stored = () =>
+      oasDoc({
+        name: 'Stored', org: 'orgS', categories: ['c1'], servers: [{ url: 'https://stored.example' }],
+        ext: { upstream: { url: 'http://stored-upstream' }, server: { listenPath: { value: '/stored/', strip: false } } },
+      });
+
+    it('keeps the stored extension and servers when the body has neither', async () => {
+      const id = await createApi(t, stored());
+      const body = oasDoc({ name: 'Patched' });
+      delete body[EXT];
+      body.info.title = 'Patched title';
+      const res = await gw().patch(`/gateway/apis/oas/${id}`, body);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ key: id, status: 'ok', action: 'modified', key_hash: '' });
+      const got = (await gw().get(`/gateway/apis/oas/${id}`)).body;
+      const expectedExt = stored()[EXT];
+      expectedExt.info.id = id;
+      expect(got).toEqual({ ...body, servers: [{ url: 'https://stored.example' }], [EXT]: expectedExt });
+    });
+
+    it('takes the extension and servers of the body when given', async () => {
+      const id = await createApi(t, stored());
+      const body = oasDoc({ name: 'New name', servers: [{ url: 'https://new.example' }], ext: { upstream: { url: 'http://new-upstream' } } });
+      expect((await gw().patch(`/gateway/apis/oas/${id}`, body)).status).toBe(200);
+      const got = (await gw().get(`/gateway/apis/oas/${id}`)).body;
+      expect(got.servers).toEqual([{ url: 'https://new.example' }]);
+      expect(got[EXT]).toEqual({ ...body[EXT], info: { ...body[EXT].info, id, orgId: 'orgS' } });
+    });
+
+    it('applies every import query parameter after the merge', async () => {
+      const id = await createApi(t, stored());
+      const body = oasDoc();
+      delete body[EXT];
+      const qs = 'upstreamURL=https%3A%2F%2Fup.example%2Fv2&listenPath=%2Fnew%2F&customDomain=api.example.com&allowList=true&validateRequest=1&mockResponse=0&authentication=false';
+      const res = await gw().patch(`/gateway/apis/oas/${id}?${qs}`, body);
+      expect(res.status).toBe(200);
+      const ext = (await gw().get(`/gateway/apis/oas/${id}`)).body[EXT];
+      expect(ext.upstream).toEqual({ url: 'https://up.example/v2' });
+      expect(ext.server).toEqual({
+        listenPath: { value: '/new/', strip: false },
+        customDomain: { enabled: true, name: 'api.example.com' },
+        authentication: { enabled: false },
+      });
+      const op = { allow: { enabled: true }, validateRequest: { enabled: true }, mockResponse: { enabled: false, fromOASExamples: { enabled: false } } };
+      expect(ext.middleware).toEqual({ operations: { listPets: op, petsPOST: op } });
+      expect(ext.info).toEqual({ ...stored()[EXT].info, id });
+    });
+
+    it('parses booleans as true/false/1/0 and names an unparsable parameter', async () => {
+      const id = await createApi(t, stored());
+      const body = oasDoc();
+      delete body[EXT];
+      for (const [raw, value] of [['TRUE', true], ['0', false], ['1', true], ['false', false]] as const) {
+        expect((await gw().patch(`/gateway/apis/oas/${id}?authentication=${raw}`, body)).status).toBe(200);
+        expect((await gw().get(`/gateway/apis/oas/${id}`)).body[EXT].server.authentication).toEqual({ enabled: value });
+      }
+      for (const [qs, message] of [
+        ['allowList=yes', 'query parameter allowList must be true, false, 1 or 0'],
+        ['validateRequest=', 'query parameter validateRequest must be true, false, 1 or 0'],
+        ['mockResponse=2', 'query parameter mockResponse must be true, false, 1 or 0'],
+        ['authentication=1&authentication=0', 'query parameter authentication must be given once'],
+        ['upstreamURL=nope', 'query parameter upstreamURL must be an absolute http(s) URL'],
+        ['listenPath=nope', 'query parameter listenPath must be a path starting with /'],
+      ]) {
+        const res = await gw().patch(`/gateway/apis/oas/${id}?${qs}`, body);
+        expect([qs, res.status]).toEqual([qs, 400]);
+        expect(res.body).toEqual({ status: 'error', message });
+      }
+    });
+
+    it('checks the id first, then JSON, then the document, and leaves the definition untouched on failure', async () => {
+      const id = await createApi(t, stored());
+      const before = (await gw().get(`/gateway/apis/oas/${id}`)).body;
+      expect((await gw().patch('/gateway/apis/oas/nope', { openapi: 'x' })).body).toEqual({ status: 'error', message: 'API not found' });
+      const notOas = await gw().patch(`/gateway/apis/oas/${id}`, { openapi: '3.0.3', info: { version: '1' }, paths: {} });
+      expect(notOas.status).toBe(400);
+      expect(notOas.body).toEqual({ status: 'error', message: "REQUIRED must have required property 'title'" });
+      const mismatch = await gw().patch(`/gateway/apis/oas/${id}`, oasDoc({ id: 'someone-else' }));
+      expect(mismatch.status).toBe(400);
+      expect(mismatch.body).toEqual({ status: 'error', message: 'the API ID in x-gateway-api-gateway.info.id does not match the path' });
+      const badExt = await gw().patch(`/gateway/apis/oas/${id}`, oasDoc({ ext: { info: { name: '' } } }));
+      expect(badExt.body).toEqual({ status: 'error', message: `${EXT}.info.name must not be empty` });
+      expect((await gw().get(`/gateway/apis/oas/${id}`)).body).toEqual(before);
+    });
+
+    it('shows the change in the dashboard list entry at once', async () => {
+      const admin = await seedUser(t, { org: 'orgS' });
+      const id = await createApi(t, stored());
+      const body = oasDoc();
+      delete body[EXT];
+      await gw().patch(`/gateway/apis/oas/${id}?listenPath=%2Fmoved%2F&upstreamURL=http%3A%2F%2Fmoved`, body);
+      const list = await admin.http.get('/api/apis');
+      const entry = list.body.apis.find((a: any) => a.api_definition.api_id === id).api_definition;
+      expect(entry.proxy).toEqual({ listen_path: '/moved/', strip_listen_path: false, target_url: 'http://moved' });
+      expect(entry.name).toBe('Stored');
+    });
+  });
+});
