@@ -20,7 +20,7 @@ const SEED = `
          '{}',
          g % 100 = 1,
          json_build_object('openapi', '3.0.3', 'info', json_build_object('title', 'API ' || g, 'version', '1'), 'paths', '{}'::json),
-         jsonb_build_object('api_id', 'scale-' || g, 'name', 'API ' || lpad(g::text, 6, '0'),
+         json_build_object('api_id', 'scale-' || g, 'name', 'API ' || lpad(g::text, 6, '0'),
                             'org_id', CASE WHEN g % 10 = 0 THEN 'scale-other' ELSE 'scale' END),
          timestamptz '2024-01-01T00:00:00Z' + g * interval '1 second',
          timestamptz '2024-06-01T00:00:00Z' - g * interval '1 second'

@@ -58,6 +58,10 @@ describe('dashboard: GET /api/apis and /api/apis/groups', () => {
         ],
         pages: 1,
       });
+      // members in the order of interface 2.7 (stored as json, not jsonb)
+      expect(Object.keys(res.body.apis[0].api_definition)).toEqual(
+        ['api_id', 'name', 'org_id', 'active', 'use_keyless', 'use_oauth2', 'auth', 'definition', 'proxy', 'version_data'],
+      );
     });
 
     it('returns apis [] and pages 0 when there is nothing', async () => {

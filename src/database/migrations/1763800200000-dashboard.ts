@@ -29,7 +29,7 @@ export class Dashboard1763800200000 implements MigrationInterface {
         child_ids   text[]      NOT NULL DEFAULT '{}',
         is_child    boolean     NOT NULL DEFAULT false,
         oas         json        NOT NULL,
-        list_entry  jsonb       NOT NULL,
+        list_entry  json        NOT NULL,
         created_at  timestamptz NOT NULL DEFAULT now(),
         updated_at  timestamptz NOT NULL DEFAULT now()
       )`);

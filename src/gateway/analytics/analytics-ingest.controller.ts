@@ -3,7 +3,7 @@ import { ApiBadRequestResponse, ApiBody, ApiOkResponse, ApiOperation, ApiPayload
 import { GatewayAuth } from '../../common/auth';
 import { AnalyticsIngestService } from './analytics-ingest.service';
 
-class AnalyticsRecordDto {
+class AnalyticsIngestRecordDto {
   @ApiProperty({ format: 'date-time' }) timestamp: string;
   @ApiProperty({ required: false }) org_id?: string;
   @ApiProperty() api_id: string;
@@ -36,7 +36,7 @@ export class AnalyticsIngestController {
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Ingest a batch of request records (a JSON array; all or nothing)' })
-  @ApiBody({ type: AnalyticsRecordDto, isArray: true })
+  @ApiBody({ type: AnalyticsIngestRecordDto, isArray: true })
   @ApiOkResponse({ type: IngestResponseDto })
   @ApiBadRequestResponse({ description: 'not an array, or a record fails validation (reasons name the record index)' })
   @ApiPayloadTooLargeResponse({ description: 'body over 32 MiB' })

@@ -38,7 +38,8 @@ export class ApiDefinitionEntity {
   @Column({ type: 'json' })
   oas: OasDocument;
 
-  @Column({ name: 'list_entry', type: 'jsonb' })
+  /** json, not jsonb: the entry keeps the member order of interface 2.7. */
+  @Column({ name: 'list_entry', type: 'json' })
   listEntry: ApiListEntry;
 
   @Column({ name: 'created_at', type: 'timestamptz' })

@@ -127,13 +127,13 @@ export class OasApisService {
     if (mode === 'insert') {
       await m.query(
         `INSERT INTO api_definitions (id, org_id, name, api_type, categories, auth_types, child_ids, is_child, oas, list_entry, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, ${isChild}, $8::json, $9::jsonb, now(), now())`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, ${isChild}, $8::json, $9::json, now(), now())`,
         params,
       );
     } else {
       await m.query(
         `UPDATE api_definitions SET org_id = $2, name = $3, api_type = $4, categories = $5, auth_types = $6, child_ids = $7,
-                is_child = ${isChild}, oas = $8::json, list_entry = $9::jsonb, updated_at = now()
+                is_child = ${isChild}, oas = $8::json, list_entry = $9::json, updated_at = now()
           WHERE id = $1`,
         params,
       );
