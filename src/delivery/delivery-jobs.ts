@@ -37,6 +37,26 @@ export class DeliveryJobs {
     );
   }
 
+  /**
+   * Re-queues deliveries Postgres says are overdue and unclaimed. A job still listed as active belongs
+   * to a worker that died (the delivery's claim has lapsed), so the delivery gets a fresh job id;
+   * waiting or delayed jobs are left alone. The claim in Postgres keeps a stray duplicate job harmless.
+   */
+  async requeueOverdue(items: DueDelivery[]): Promise<number> {
+    const fresh: { item: DueDelivery; jobId: string }[] = [];
+    for (const item of items) {
+      const jobId = DeliveryJobs.jobId(item.id, item.attemptCount + 1);
+      const state = await this.deliveries.getJobState(jobId);
+      if (state === 'unknown') fresh.push({ item, jobId });
+      else if (state === 'active' || state === 'completed' || state === 'failed') fresh.push({ item, jobId: `${jobId}-r${Date.now()}` });
+    }
+    if (fresh.length === 0) return 0;
+    await this.deliveries.addBulk(
+      fresh.map(({ item, jobId }) => ({ name: 'delivery.send', data: { deliveryId: item.id, webhookId: item.webhookId }, opts: jobOptions('delivery.send', jobId) })),
+    );
+    return fresh.length;
+  }
+
   async enqueueFanouts(eventIds: string[]): Promise<void> {
     if (eventIds.length === 0) return;
     await this.events.addBulk(eventIds.map((eventId) => ({ name: 'event.fanout', data: { eventId }, opts: jobOptions('event.fanout', eventId) })));

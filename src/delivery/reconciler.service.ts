@@ -53,10 +53,10 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
       if (!locked) return { events: 0, deliveries: 0 };
       const events = await this.store.eventsAwaitingFanOut(RECONCILE_GRACE_SECONDS, BATCH);
       await this.jobs.enqueueFanouts(events);
-      const deliveries = await this.store.overdueDeliveries(RECONCILE_GRACE_SECONDS, BATCH);
-      await this.jobs.enqueueDeliveries(deliveries);
-      if (events.length || deliveries.length) this.logger.log({ events: events.length, deliveries: deliveries.length }, 're-queued overdue work');
-      return { events: events.length, deliveries: deliveries.length };
+      const overdue = await this.store.overdueDeliveries(RECONCILE_GRACE_SECONDS, BATCH);
+      const deliveries = await this.jobs.requeueOverdue(overdue);
+      if (events.length || deliveries) this.logger.log({ events: events.length, deliveries }, 're-queued overdue work');
+      return { events: events.length, deliveries };
     });
   }
 }

@@ -1,0 +1,28 @@
+import { createTestEnv, TestEnv } from '../helpers/test-env';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { runSoak, formatReport } = require('./soak');
+
+describe('fault soak (short)', () => {
+  let env: TestEnv;
+  beforeAll(async () => {
+    env = await createTestEnv();
+  });
+  afterAll(() => env.drop());
+
+  it('loses nothing while workers are killed, the queue is wiped, the API restarts and the receiver fails or hangs', async () => {
+    const report = await runSoak({
+      databaseUrl: env.databaseUrl,
+      redisUrl: env.redisUrl,
+      queuePrefix: env.queuePrefix,
+      loadMs: 25_000,
+      faultEveryMs: 2_500,
+      drainMs: 60_000,
+    });
+    process.stderr.write(`\nshort soak:\n${formatReport(report)}\n`);
+    expect(report.eventsSent).toBeGreaterThan(20);
+    expect(report.faults.workerKills + report.faults.queueWipes + report.faults.apiRestarts).toBeGreaterThan(0);
+    expect(report.lost).toBe(0);
+    expect(report.pendingPastSchedule).toBe(0);
+    expect(report.received).toBeGreaterThanOrEqual(report.deliveriesExpected);
+  }, 180_000);
+});

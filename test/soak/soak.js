@@ -1,0 +1,324 @@
+'use strict';
+/**
+ * Fault soak: keeps approving access requests through the HTTP API while it SIGKILLs and restarts the
+ * worker, deletes the queue's Redis keys, restarts the API process, and makes the receiver fail or hang.
+ * Then it lets the system drain and checks that every committed AccessRequestApproved event reached every
+ * subscriber at least once and that no delivery is stuck pending past its schedule.
+ * Loopback only; bounded in time and count. Used by `npm run soak` (test/soak/cli.js) and by npm test.
+ */
+const { spawn } = require('node:child_process');
+const http = require('node:http');
+const net = require('node:net');
+const path = require('node:path');
+const { Client } = require('pg');
+const IORedis = require('ioredis');
+const { Pool } = require('undici');
+
+const MAIN = path.join(__dirname, '..', '..', 'dist', 'main.js');
+const SUBSCRIBERS = 3;
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** One service process (`node dist/main.js`). */
+class Service {
+  constructor(name, env) {
+    this.name = name;
+    this.env = env;
+    this.child = null;
+    this.log = '';
+  }
+  async start(timeoutMs = 30000) {
+    const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH || '', ...this.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    this.child = child;
+    this.exited = new Promise((r) => child.once('exit', r));
+    let out = '';
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${this.name} did not start:\n${out}`)), timeoutMs);
+      child.stderr.on('data', (d) => {
+        out += d;
+        if (out.length > 20000) out = out.slice(-10000);
+        if (/listening on/.test(out)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`${this.name} exited (${code}) before listening:\n${out}`));
+      });
+    });
+  }
+  async stop(signal = 'SIGKILL') {
+    const c = this.child;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    c.kill(signal);
+    await Promise.race([this.exited, sleep(15000)]);
+    if (c.exitCode === null && c.signalCode === null) {
+      c.kill('SIGKILL');
+      await this.exited;
+    }
+  }
+}
+
+/** The subscriber: answers as the current mode says and keeps the set of webhook-ids it accepted. */
+class Receiver {
+  constructor() {
+    this.mode = 'ok'; // ok | fail | hang
+    this.accepted = new Map(); // webhook-id -> times accepted (2xx)
+    this.pairs = new Set(); // `${path} ${Message.ID}` accepted
+    this.requests = 0;
+    this.hanging = new Set();
+  }
+  async start() {
+    this.server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        this.requests++;
+        if (this.mode === 'hang') {
+          this.hanging.add(res);
+          return;
+        }
+        if (this.mode === 'fail') {
+          res.writeHead(500).end('failing on purpose');
+          return;
+        }
+        const id = req.headers['webhook-id'];
+        this.accepted.set(id, (this.accepted.get(id) || 0) + 1);
+        try {
+          this.pairs.add(`${req.url} ${JSON.parse(body).Message.ID}`);
+        } catch {
+          /* counted by id anyway */
+        }
+        res.writeHead(200).end('ok');
+      });
+    });
+    this.server.keepAliveTimeout = 60000;
+    await new Promise((r) => this.server.listen(0, '127.0.0.1', r));
+    this.port = this.server.address().port;
+  }
+  setMode(mode) {
+    this.mode = mode;
+    if (mode !== 'hang') {
+      for (const res of this.hanging) res.destroy();
+      this.hanging.clear();
+    }
+  }
+  async close() {
+    this.setMode('ok');
+    this.server.closeAllConnections();
+    await new Promise((r) => this.server.close(r));
+  }
+}
+
+async function deleteQueueKeys(redisUrl, prefix) {
+  const redis = new IORedis(redisUrl, { maxRetriesPerRequest: null });
+  let n = 0;
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) n += await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+  return n;
+}
+
+/**
+ * @param {object} o
+ * @param {string} o.databaseUrl  an empty, migrated-or-not database of its own
+ * @param {string} o.redisUrl
+ * @param {string} o.queuePrefix  its own prefix (its keys get deleted)
+ * @param {number} [o.loadMs]     how long to keep approving and injecting faults
+ * @param {number} [o.faultEveryMs]
+ * @param {number} [o.drainMs]    how long to wait for everything to arrive afterwards
+ * @param {number} [o.maxApprovals]
+ * @param {(line: string) => void} [o.log]
+ */
+async function runSoak(o) {
+  const log = o.log || ((l) => process.stderr.write(`[soak] ${l}\n`));
+  const loadMs = o.loadMs ?? 180000;
+  const faultEveryMs = o.faultEveryMs ?? 4000;
+  const drainMs = o.drainMs ?? 90000;
+  const maxApprovals = o.maxApprovals ?? 100000;
+  const token = 'soak-portal-token-0123456789';
+  const apiPort = await freePort();
+  const env = {
+    NODE_ENV: 'test',
+    DATABASE_URL: o.databaseUrl,
+    REDIS_URL: o.redisUrl,
+    QUEUE_PREFIX: o.queuePrefix,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'error',
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8,::1/128',
+    WEBHOOK_RETRY_SCHEDULE: '0,1,1,2,2,3,3,3,3,3,3,3,3,3,3,3,3,3,3,3',
+    GATEWAY_SECRET: 'soak-gateway-secret-0123456789',
+    ADMIN_SECRET: 'soak-admin-secret-0123456789',
+    PORTAL_API_TOKEN: token,
+    ENCRYPTION_KEY: '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff',
+  };
+  const api = new Service('api', { ...env, ROLE: 'api', PORT: String(apiPort) });
+  const worker = new Service('worker', { ...env, ROLE: 'worker', PORT: '0' });
+  const receiver = new Receiver();
+  const client = new Pool(`http://127.0.0.1:${apiPort}`, { connections: 8 });
+  const faults = { workerKills: 0, queueWipes: 0, apiRestarts: 0, receiverFailing: 0, receiverHanging: 0 };
+  const stats = { approvalsOk: 0, approvalErrors: 0 };
+  let apiDown = false;
+
+  const call = async (method, p, body) => {
+    const res = await client.request({ method, path: p, headers: { authorization: token, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined, headersTimeout: 10000, bodyTimeout: 10000 });
+    const text = await res.body.text();
+    return { status: res.statusCode, body: text ? JSON.parse(text) : null };
+  };
+
+  try {
+    await receiver.start();
+    await api.start();
+    await worker.start();
+    for (let i = 0; i < SUBSCRIBERS; i++) {
+      const r = await call('POST', '/portal-api/webhooks', { Name: `soak-${i}`, URL: `http://127.0.0.1:${receiver.port}/w${i}`, Timeout: 2, Events: ['AccessRequestApproved'] });
+      if (r.status !== 201) throw new Error(`could not create webhook: ${r.status} ${JSON.stringify(r.body)}`);
+    }
+    const app = await call('POST', '/portal-api/apps', { Name: 'soak app', UserID: 1, RedirectURLs: 'https://soak.example.com/cb', Visibility: 'organisation', Description: 'soak' });
+    if (app.status !== 201) throw new Error(`could not create app: ${app.status} ${JSON.stringify(app.body)}`);
+
+    const deadline = Date.now() + loadMs;
+    // load: keep creating and approving access requests, retrying while the API restarts
+    const loader = async () => {
+      while (Date.now() < deadline && stats.approvalsOk < maxApprovals) {
+        if (apiDown) {
+          await sleep(100);
+          continue;
+        }
+        try {
+          const ar = await call('POST', '/portal-api/access_requests', { AppID: app.body.ID, Catalogue: 'c', Plan: 'p', Products: ['x'], AuthType: 'authToken', DCREnabled: false, ProvisionImmediately: false, User: 'User#1' });
+          if (ar.status !== 201) throw new Error(`create: ${ar.status} ${JSON.stringify(ar.body)}`);
+          const ap = await call('PUT', `/portal-api/access_requests/${ar.body.ID}/approve`);
+          if (ap.status !== 200) throw new Error(`approve: ${ap.status} ${JSON.stringify(ap.body)}`);
+          stats.approvalsOk++;
+        } catch (err) {
+          if (stats.approvalErrors++ < 3 || stats.approvalErrors % 500 === 0) log(`approval call failed: ${err.message}`);
+          await sleep(100);
+        }
+      }
+    };
+    // faults: one at a time, every type at least once, in random order
+    const kinds = ['killWorker', 'wipeQueue', 'restartApi', 'receiverFail', 'receiverHang'];
+    const faulter = async () => {
+      let bag = [];
+      while (Date.now() + faultEveryMs < deadline) {
+        await sleep(faultEveryMs * (0.5 + Math.random()));
+        if (bag.length === 0) bag = [...kinds].sort(() => Math.random() - 0.5);
+        const kind = bag.pop();
+        log(`fault: ${kind}`);
+        if (kind === 'killWorker') {
+          await worker.stop('SIGKILL');
+          faults.workerKills++;
+          await sleep(300 + Math.random() * 1500);
+          await worker.start();
+        } else if (kind === 'wipeQueue') {
+          await deleteQueueKeys(o.redisUrl, o.queuePrefix);
+          faults.queueWipes++;
+        } else if (kind === 'restartApi') {
+          apiDown = true;
+          await api.stop(Math.random() < 0.5 ? 'SIGKILL' : 'SIGTERM');
+          faults.apiRestarts++;
+          await api.start();
+          apiDown = false;
+        } else if (kind === 'receiverFail' || kind === 'receiverHang') {
+          receiver.setMode(kind === 'receiverFail' ? 'fail' : 'hang');
+          if (kind === 'receiverFail') faults.receiverFailing++;
+          else faults.receiverHanging++;
+          await sleep(1500 + Math.random() * 2000);
+          receiver.setMode('ok');
+        }
+      }
+    };
+    await Promise.all([loader(), loader(), loader(), faulter()]);
+    receiver.setMode('ok');
+    log(`load done: ${stats.approvalsOk} approvals (${stats.approvalErrors} failed calls while faults were on); draining`);
+
+    // what Postgres says was committed: every AccessRequestApproved event
+    const db = new Client({ connectionString: o.databaseUrl });
+    await db.connect();
+    try {
+      const events = (await db.query(`SELECT payload->>'ID' AS id FROM outbox_events WHERE name = 'AccessRequestApproved'`)).rows.map((r) => r.id);
+      const expected = [];
+      for (const id of events) for (let i = 0; i < SUBSCRIBERS; i++) expected.push(`/w${i} ${id}`);
+      const drainDeadline = Date.now() + drainMs;
+      const missing = () => expected.filter((p) => !receiver.pairs.has(p));
+      const unsettled = async () => Number((await db.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'`)).rows[0].n);
+      while ((missing().length > 0 || (await unsettled()) > 0) && Date.now() < drainDeadline) await sleep(250);
+      // nothing may stay pending past its schedule (allow the reconciler's grace period)
+      await sleep(500);
+      const stuck = Number((await db.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'`)).rows[0].n);
+      const pendingOverdue = Number((await db.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at < now() - interval '10 seconds'`)).rows[0].n);
+      const failed = Number((await db.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'failed'`)).rows[0].n);
+      let received = 0;
+      let duplicates = 0;
+      for (const n of receiver.accepted.values()) {
+        received++;
+        duplicates += n - 1;
+      }
+      const lost = missing().length;
+      return {
+        durationMs: loadMs,
+        eventsSent: events.length,
+        approvalsAcknowledged: stats.approvalsOk,
+        subscribers: SUBSCRIBERS,
+        deliveriesExpected: expected.length,
+        received,
+        duplicates,
+        lost,
+        notDelivered: stuck,
+        pendingPastSchedule: pendingOverdue,
+        failed,
+        faults,
+      };
+    } finally {
+      await db.end();
+    }
+  } finally {
+    await client.close().catch(() => undefined);
+    await worker.stop('SIGKILL').catch(() => undefined);
+    await api.stop('SIGTERM').catch(() => undefined);
+    await receiver.close().catch(() => undefined);
+  }
+}
+
+function formatReport(r) {
+  const rows = [
+    ['events sent (committed approvals)', r.eventsSent],
+    ['approvals acknowledged by the API', r.approvalsAcknowledged],
+    ['subscribers', r.subscribers],
+    ['deliveries expected', r.deliveriesExpected],
+    ['received (distinct webhook-ids)', r.received],
+    ['duplicates', r.duplicates],
+    ['lost (must be 0)', r.lost],
+    ['not delivered at the end', r.notDelivered],
+    ['pending past schedule (must be 0)', r.pendingPastSchedule],
+    ['faults: worker SIGKILLs', r.faults.workerKills],
+    ['faults: queue key wipes', r.faults.queueWipes],
+    ['faults: API restarts', r.faults.apiRestarts],
+    ['faults: receiver failing', r.faults.receiverFailing],
+    ['faults: receiver hanging', r.faults.receiverHanging],
+  ];
+  const w = Math.max(...rows.map(([k]) => k.length));
+  return rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n');
+}
+
+module.exports = { runSoak, formatReport, deleteQueueKeys };
