@@ -28,6 +28,8 @@ export async function createApp(config: AppConfig, extraModules: Type[] = []): P
     const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     request.headers['x-request-id'] = id;
     void reply.header('x-request-id', id);
+    // An empty body sent with Content-Type: application/json (e.g. PUT .../approve) means "no body", not bad JSON.
+    if (request.headers['content-length'] === '0') delete request.headers['content-type'];
   });
   fastify.addHook('onRoute', (route) => {
     const limit = ROUTE_BODY_LIMITS[route.url];

@@ -126,6 +126,12 @@ describe('foundation', () => {
       expect(admin.body.Message).toContain('Name');
     });
 
+    it('an empty body with Content-Type: application/json is no body, not malformed JSON', async () => {
+      const res = await t.http.send('POST', '/portal-api/probe', { raw: '', headers: { authorization: TEST_SECRETS.PORTAL_API_TOKEN, 'content-type': 'application/json' } });
+      expect(res.status).toBe(422);
+      expect(res.body.errors).toEqual([expect.stringContaining('Name')]);
+    });
+
     it('a body over 1 MiB is a 413 in the family body', async () => {
       const big = JSON.stringify({ Name: 'x'.repeat(1024 * 1024 + 10) });
       const res = await t.http.send('POST', '/portal-api/probe', { raw: big, headers: { authorization: TEST_SECRETS.PORTAL_API_TOKEN } });
