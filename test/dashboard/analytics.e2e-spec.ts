@@ -199,7 +199,7 @@ describe('analytics: ingest and OAuth-client activity', () => {
       expect(res.body).toEqual({ Status: 'Error', Message: message, Meta: null });
     });
 
-    it.each(['abc', '0', '1.5'])('refuses p=%s with 400', async (p) => {
+    it.each(['abc', '0', '1.5', '1e30'])('refuses p=%s with 400', async (p) => {
       const res = await analyst.http.get(`${activity('client-1', '1/3/2024', '1/3/2024')}?p=${p}`);
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ Status: 'Error', Message: expect.stringMatching(/^p must/), Meta: null });

@@ -210,6 +210,7 @@ describe('dashboard: GET /api/apis and /api/apis/groups', () => {
       ['base_apis=maybe', 'base_apis must be one of the following values'],
       ['p=abc', 'p must be a whole page number'],
       ['p=0', 'p must be 1 or more'],
+      ['p=99999999999999999999', 'p must be at most 1000000'],
       ['p=1&p=2', 'p must be a whole page number'],
       ['category=a&category=b', 'category must be a string'],
     ])('refuses %s with 400', async (qs, message) => {

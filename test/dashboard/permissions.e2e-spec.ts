@@ -164,6 +164,28 @@ describe('dashboard permissions: every route × every kind of caller', () => {
     expect(row.org_id).toBe(OTHER);
   });
 
+  it('documents every route of this issue in a valid OpenAPI document', async () => {
+    const doc = (await t.http.get('/docs-json')).body;
+    const routes: [string, string][] = [
+      ['/admin/users', 'post'], ['/api/users', 'post'], ['/api/users', 'get'], ['/api/users/{id}', 'get'], ['/api/users/{id}', 'delete'],
+      ['/api/apis', 'get'], ['/api/apis/groups', 'get'],
+      ['/api/activity/oauthid/{oauthId}/{startDay}/{startMonth}/{startYear}/{endDay}/{endMonth}/{endYear}', 'get'],
+      ['/gateway/apis/oas', 'post'], ['/gateway/apis/oas', 'get'], ['/gateway/apis/oas/{apiID}', 'get'], ['/gateway/apis/oas/{apiID}', 'put'],
+      ['/gateway/apis/oas/{apiID}', 'patch'], ['/gateway/apis/oas/{apiID}', 'delete'], ['/gateway/analytics', 'post'],
+    ];
+    for (const [path, method] of routes) {
+      const op = doc.paths[path]?.[method];
+      expect([path, method, Boolean(op)]).toEqual([path, method, true]);
+      expect(op.responses['200']).toBeDefined();
+      expect(op.security?.length).toBeGreaterThan(0);
+    }
+    expect(doc.paths['/api/apis'].get.parameters.map((p: any) => p.name).sort()).toEqual(['api_type', 'auth_type', 'base_apis', 'category', 'compressed', 'p', 'q', 'sort']);
+    const patch = doc.paths['/gateway/apis/oas/{apiID}'].patch.parameters.map((p: any) => p.name);
+    expect(patch).toEqual(expect.arrayContaining(['apiID', 'upstreamURL', 'listenPath', 'customDomain', 'allowList', 'validateRequest', 'mockResponse', 'authentication']));
+    const activity = doc.paths[routes[7][0]].get.parameters.map((p: any) => `${p.in}:${p.name}`).sort();
+    expect(activity).toEqual(['path:endDay', 'path:endMonth', 'path:endYear', 'path:oauthId', 'path:startDay', 'path:startMonth', 'path:startYear', 'query:p']);
+  });
+
   describe('POST /admin/users', () => {
     it.each([
       ['no credential', {}],

@@ -132,6 +132,30 @@ describe('dashboard users', () => {
       expect(got.body).toMatchObject({ id: res.body.ID, org_id: 'org1', active: false, user_permissions: { apis: 'read', analytics: 'read' } });
     });
 
+    it('treats explicit nulls as absent', async () => {
+      const res = await admin.http.post('/api/users', {
+        email_address: 'nulls@example.com', first_name: 'Nu', last_name: 'Ll', user_permissions: null, password: null, active: null, api_model: null,
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.Message).toBe('User object validation failed. user_permissions is required');
+      const ok = await admin.http.post('/api/users', {
+        email_address: 'nulls@example.com', first_name: 'Nu', last_name: 'Ll', user_permissions: {}, password: null, active: null, api_model: null, org_id: null,
+      });
+      expect(ok.status).toBe(200);
+      expect((await admin.http.get(`/api/users/${ok.body.ID}`)).body).toMatchObject({ active: false, api_model: {}, org_id: 'org1', password_updated: ZERO });
+      const viaAdmin = await t.http.post('/admin/users', { email_address: 'nulls@example.com', first_name: 'N', last_name: 'L', user_permissions: null, org_id: null }, ADMIN);
+      expect(viaAdmin.body.Meta).toMatchObject({ org_id: '', user_permissions: { IsAdmin: 'admin', ResetPassword: 'admin' } });
+    });
+
+    it('answers a non-JSON body with 400 and a 5 MB body with 413', async () => {
+      const bad = await t.http.send('POST', '/api/users', { raw: '{"email_address":', headers: bearer(admin.key) });
+      expect(bad.status).toBe(400);
+      expect(bad.body).toEqual({ Status: 'Error', Message: 'request body is not valid JSON', Meta: null });
+      const big = await t.http.send('POST', '/api/users', { raw: JSON.stringify({ first_name: 'x'.repeat(5 * 1024 * 1024) }), headers: bearer(admin.key) });
+      expect(big.status).toBe(413);
+      expect(big.body).toEqual({ Status: 'Error', Message: 'request body too large', Meta: null });
+    });
+
     it('requires user_permissions and reports validation failures', async () => {
       const res = await admin.http.post('/api/users', { email_address: 'x@example.com', first_name: 'X', last_name: 'Y' });
       expect(res.status).toBe(400);
@@ -231,7 +255,7 @@ describe('dashboard users', () => {
       expect((await victim.http.get('/api/apis')).status).toBe(401);
     });
 
-    it.each(['abc', '0', '-1', '1.5'])('refuses p=%s with 400', async (p) => {
+    it.each(['abc', '0', '-1', '1.5', '99999999999999999999', '1000001'])('refuses p=%s with 400', async (p) => {
       const res = await boss.http.get(`/api/users?p=${p}`);
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ Status: 'Error', Message: expect.stringMatching(/^p must/), Meta: null });

@@ -37,6 +37,8 @@ export function parseUserInput(body: unknown, opts: { permissionsRequired: boole
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return { errors: ['the body must be a JSON object'] };
   const dto = plainToInstance(CreateUserDto, body, { enableImplicitConversion: false });
   const errors = reasonsOf(validateSync(dto, { whitelist: true, stopAtFirstError: true, forbidUnknownValues: false }));
+  // IsOptional lets null through: an explicit null counts as absent everywhere below
+  for (const key of Object.keys(dto) as (keyof CreateUserDto)[]) if (dto[key] === null) delete dto[key];
   if (dto.user_permissions === undefined) {
     if (opts.permissionsRequired) errors.push('user_permissions is required');
   } else if (typeof dto.user_permissions === 'object' && dto.user_permissions !== null && !Array.isArray(dto.user_permissions)) {

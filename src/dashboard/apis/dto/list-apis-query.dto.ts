@@ -1,7 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { API_TYPES, AUTH_TYPES } from '../../../gateway/apis/projection';
+import { MAX_PAGE } from '../../page-query.dto';
 
 export const API_SORTS = ['name', '-name', 'created_at', '-created_at', 'updated_at', '-updated_at'] as const;
 export type ApiSort = (typeof API_SORTS)[number];
@@ -34,8 +35,8 @@ export class ListApisQueryDto {
   @IsOptional() @MaxLength(256) @IsString()
   q?: string;
 
-  @ApiPropertyOptional({ description: 'page number, 1-based', minimum: 1, default: 1 })
-  @IsOptional() @Type(() => Number) @IsInt({ message: 'p must be a whole page number' }) @Min(1, { message: 'p must be 1 or more' })
+  @ApiPropertyOptional({ description: 'page number, 1-based', minimum: 1, maximum: MAX_PAGE, default: 1 })
+  @IsOptional() @Type(() => Number) @IsInt({ message: 'p must be a whole page number' }) @Min(1, { message: 'p must be 1 or more' }) @Max(MAX_PAGE, { message: `p must be at most ${MAX_PAGE}` })
   p?: number;
 
   @ApiPropertyOptional({ enum: API_SORTS, default: '-created_at' })
