@@ -32,7 +32,9 @@ async function main(): Promise<void> {
   };
   app.getHttpAdapter().getInstance().addHook('onClose', async () => stopEmbedded());
   await app.listen(config.port, config.host);
-  say(`role ${config.role} listening on http://${config.host}:${config.port} (docs at /docs)`);
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  say(`role ${config.role} listening on http://${config.host}:${port}${config.runsApi ? ' (docs at /docs)' : ''}`);
 }
 
 main().catch((err) => {

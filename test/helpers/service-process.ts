@@ -20,7 +20,7 @@ export class ServiceProcess {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`service did not start within ${timeoutMs} ms:\n${p.output}`)), timeoutMs);
       const onData = () => {
-        if (/listening on/.test(p.output)) {
+        if (/role \w+ listening on/.test(p.output)) {
           clearTimeout(timer);
           resolve();
         }
@@ -32,6 +32,11 @@ export class ServiceProcess {
       });
     });
     return p;
+  }
+
+  /** The port it listens on (from its start-up line), so PORT=0 works. */
+  get port(): number {
+    return Number(/listening on http:\/\/[^\s]*:(\d+)/.exec(this.output)?.[1]);
   }
 
   get pid(): number {

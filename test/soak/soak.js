@@ -48,7 +48,7 @@ class Service {
       child.stderr.on('data', (d) => {
         out += d;
         if (out.length > 20000) out = out.slice(-10000);
-        if (/listening on/.test(out)) {
+        if (/role \w+ listening on/.test(out)) {
           clearTimeout(timer);
           resolve();
         }

@@ -1,0 +1,27 @@
+import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { ServiceProcess } from './helpers/service-process';
+import { ENV_REDIS_URL } from './setup/test-infra';
+
+describe('npm start with no DATABASE_URL', () => {
+  it('runs an embedded PostgreSQL under the data directory, generates secrets, and is ready', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gwm-embedded-'));
+    chmodSync(dataDir, 0o755); // as root, PostgreSQL runs as the postgres user and must reach its data directory
+    const svc = await ServiceProcess.start({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', REDIS_URL: process.env[ENV_REDIS_URL]!, QUEUE_PREFIX: 'gwm_embedded_test', LOG_LEVEL: 'silent' }, 90_000);
+    try {
+      expect(svc.output).toContain('embedded PostgreSQL listening');
+      const ready = await request(`http://127.0.0.1:${svc.port}/health/ready`);
+      expect(ready.statusCode).toBe(200);
+      expect(await ready.body.json()).toMatchObject({ status: 'ok', details: { postgres: { status: 'up' }, redis: { status: 'up' } } });
+      // the generated secrets are kept and work
+      const secrets = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8'));
+      const list = await request(`http://127.0.0.1:${svc.port}/portal-api/webhooks`, { headers: { authorization: secrets.PORTAL_API_TOKEN } });
+      expect(list.statusCode).toBe(200);
+      expect(await list.body.json()).toEqual([]);
+    } finally {
+      await svc.kill('SIGTERM');
+    }
+  }, 120_000);
+});
