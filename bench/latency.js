@@ -1,0 +1,143 @@
+'use strict';
+// Latency: at a steady rate (BENCH_RATE approvals/s, default 200) the time from each approval's response to
+// the receipt of its delivery, p50/p95/p99. Baseline: the bare BullMQ + undici pipeline at the same rate
+// (time from the job being added to its receipt).
+const { startService } = require('./lib/service');
+const { startReceiver } = require('./lib/receiver');
+const { startBaseline } = require('./lib/baseline');
+const { connect, portal, seedAccessRequests, outboxIdle } = require('./lib/client');
+const { now, openLoop, round, summary } = require('./lib/util');
+
+const TARGET = { p50: 20, p99: 100 };
+
+function settings(env = process.env) {
+  const rate = Number(env.BENCH_RATE || 200);
+  const seconds = Number(env.BENCH_LATENCY_SECONDS || 15);
+  const warmupSeconds = Number(env.BENCH_LATENCY_WARMUP_SECONDS || 2);
+  return { rate, seconds, warmupSeconds, count: Math.round(rate * seconds), warmup: Math.round(rate * warmupSeconds) };
+}
+
+/** Receipt body → access request id (Message.ID). */
+const arId = (body) => {
+  try {
+    return JSON.parse(body).Message.ID;
+  } catch {
+    return null;
+  }
+};
+
+async function ours(s, receiver) {
+  const service = await startService({ tag: 'lat' });
+  const http = connect(service.api.url, 64);
+  try {
+    const p = portal(service, http);
+    await p.createWebhook({ Name: 'latency', URL: `${receiver.url}/hook` });
+    const app = await p.createApp();
+    const ids = await seedAccessRequests(service, app.ID, s.warmup + s.count);
+    await outboxIdle(service);
+
+    const sentAt = new Map();
+    const answeredAt = new Map();
+    const measured = new Set(ids.slice(s.warmup));
+    let failures = 0;
+    receiver.reset();
+    const load = await openLoop(s.rate, ids.length, async (i) => {
+      const id = ids[i];
+      sentAt.set(id, now());
+      const status = await p.approve(id);
+      answeredAt.set(id, now());
+      if (status !== 200) failures++;
+    });
+    await receiver.waitUntil(() => receiver.receipts.size >= ids.length - failures, 60_000, 'every delivery');
+    const fromResponse = [];
+    const fromRequest = [];
+    const approvalMs = [];
+    let beforeResponse = 0;
+    for (const r of receiver.receipts.values()) {
+      const id = arId(r.body);
+      if (!measured.has(id) || !answeredAt.has(id)) continue;
+      const d = r.t - answeredAt.get(id);
+      if (d < 0) beforeResponse++;
+      fromResponse.push(Math.max(0, d));
+      fromRequest.push(r.t - sentAt.get(id));
+      approvalMs.push(answeredAt.get(id) - sentAt.get(id));
+    }
+    return {
+      approvals: s.count,
+      failedApprovals: failures,
+      receiptBeforeResponse: beforeResponse,
+      generatorMaxLagMs: round(load.lateMs, 1),
+      fromResponse: roundAll(summary(fromResponse)),
+      fromRequest: roundAll(summary(fromRequest)),
+      approvalResponse: roundAll(summary(approvalMs)),
+    };
+  } finally {
+    await http.close().catch(() => undefined);
+    await service.stop();
+  }
+}
+
+async function baseline(s, receiver, body) {
+  const base = await startBaseline({ tag: 'latbase' });
+  try {
+    const url = `${receiver.url}/hook`;
+    const addedAt = new Map();
+    receiver.reset();
+    const total = s.warmup + s.count;
+    const load = await openLoop(s.rate, total, async (i) => {
+      await base.add(`l-${i}`, url, body);
+      addedAt.set(`l-${i}`, now());
+    });
+    await receiver.waitUntil(() => receiver.receipts.size >= total, 60_000, 'every baseline delivery');
+    const lat = [];
+    for (const [id, r] of receiver.receipts) {
+      const i = Number(id.slice(2));
+      if (i < s.warmup || !addedAt.has(id)) continue;
+      lat.push(Math.max(0, r.t - addedAt.get(id)));
+    }
+    return { jobs: s.count, generatorMaxLagMs: round(load.lateMs, 1), fromAdd: roundAll(summary(lat)) };
+  } finally {
+    await base.stop();
+  }
+}
+
+function roundAll(o) {
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, k === 'count' ? v : round(v, 1)]));
+}
+
+const BODY = JSON.stringify({
+  Event: 'AccessRequestApproved',
+  Message: { ID: 1, AppID: 1, UserID: 1, Status: 'approved', Catalogue: 'Payments', Client: 'Bench app', Plan: 'Gold', Products: ['payments-api'], AuthType: 'authToken', CreatedAt: '2026-01-01 00:00', UpdatedAt: '2026-01-01 00:00' },
+  Timestamp: new Date().toISOString(),
+});
+
+async function run() {
+  const s = settings();
+  const receiver = await startReceiver();
+  try {
+    const o = await ours(s, receiver);
+    const b = await baseline(s, receiver, BODY);
+    const met = o.fromResponse.p50 !== null && o.fromResponse.p50 < TARGET.p50 && o.fromResponse.p99 < TARGET.p99;
+    const rows = ['p50', 'p95', 'p99'].map((k) => ({
+      target: k === 'p50' ? `p50 < ${TARGET.p50} ms` : k === 'p99' ? `p99 < ${TARGET.p99} ms` : 'p95 (no target)',
+      [`ours (ms, ${s.rate}/s)`]: o.fromResponse[k],
+      'baseline (ms)': b.fromAdd[k],
+      ratio: b.fromAdd[k] ? round(o.fromResponse[k] / b.fromAdd[k], 1) : null,
+      result: k === 'p95' ? '—' : o.fromResponse[k] !== null && o.fromResponse[k] < TARGET[k] ? 'met' : 'missed',
+    }));
+    return {
+      results: [
+        {
+          scenario: 'latency',
+          title: `Latency from approval response to receipt (${s.rate} approvals/s for ${s.seconds} s after ${s.warmupSeconds} s warm-up)`,
+          rows,
+          data: { settings: s, ours: o, baseline: b, target: TARGET, met },
+        },
+      ],
+    };
+  } finally {
+    await receiver.close();
+  }
+}
+
+module.exports = { run, settings };

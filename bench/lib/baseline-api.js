@@ -1,0 +1,76 @@
+'use strict';
+// The API baseline: a bare Fastify server running the same SQL as the service through `pg` (pool of the
+// same size), with no framework, ORM, validation or mapping beyond building the JSON.
+// Env: BASE_DATABASE_URL, BASE_PORT, BASE_PORTAL_TOKEN, BASE_POOL (20), BASE_PAGE_SIZE (10).
+const { createHash, timingSafeEqual } = require('node:crypto');
+const { join } = require('node:path');
+const Fastify = require('fastify');
+const { Pool } = require('pg');
+
+// the service's own SQL builder for GET /api/apis, so both run exactly the same statements
+const { buildApiListQuery } = require(join(__dirname, '..', '..', 'dist', 'dashboard', 'apis', 'api-list.query.js'));
+
+const db = new Pool({ connectionString: process.env.BASE_DATABASE_URL, max: Number(process.env.BASE_POOL || 20) });
+const pageSize = Number(process.env.BASE_PAGE_SIZE || 10);
+const token = process.env.BASE_PORTAL_TOKEN;
+const sha = (v) => createHash('sha256').update(v).digest();
+
+const AR = `SELECT id, app_id, catalogue, plan, products, auth_type, dcr_enabled, provision_immediately, user_ref, status, created_at, updated_at
+              FROM portal_access_requests WHERE id = $1 LIMIT 1`;
+const APP = `SELECT id, name, description, redirect_urls, user_id, visibility, created_at, updated_at FROM portal_apps WHERE id IN ($1)`;
+const CREDS = `SELECT id, access_request_id, credential_encrypted, credential_hash, oauth_client_id, oauth_client_secret_encrypted, redirect_uri, scope,
+                      response_type, token_endpoints, dcr_response_encrypted, dcr_registration_access_token_encrypted, dcr_registration_client_uri,
+                      expires_at, created_at, revoked_at
+                 FROM portal_credentials WHERE access_request_id IN ($1) AND revoked_at IS NULL ORDER BY id ASC`;
+const USER = `SELECT id, org_id, email_address, first_name, last_name, active, user_permissions, access_key_hash, access_key_encrypted, password_hash,
+                     group_id, password_max_days, api_model, created_at, last_login_date, password_updated
+                FROM dashboard_users WHERE access_key_hash = $1 LIMIT 1`;
+
+const app = Fastify({ logger: false });
+
+app.get('/portal-api/access_requests/:id', async (req, reply) => {
+  const given = String(req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
+  if (!timingSafeEqual(sha(given), sha(token))) return reply.code(401).send({ status: 'error', errors: ['Not authorised'] });
+  const id = Number(req.params.id);
+  const ar = (await db.query(AR, [id])).rows[0];
+  if (!ar) return reply.code(404).send({ status: 'error', errors: ['not found'] });
+  const a = (await db.query(APP, [ar.app_id])).rows[0];
+  const creds = (await db.query(CREDS, [ar.id])).rows;
+  return {
+    ID: ar.id,
+    AppID: ar.app_id,
+    Status: ar.status,
+    Catalogue: ar.catalogue,
+    Client: a?.name,
+    Plan: ar.plan,
+    Products: ar.products.join(', '),
+    AuthType: ar.auth_type,
+    User: ar.user_ref,
+    Credentials: creds.map((c) => ({ ID: c.id, CredentialHash: c.credential_hash, Credential: c.credential_encrypted })),
+    CreatedAt: ar.created_at,
+    UpdatedAt: ar.updated_at,
+  };
+});
+
+app.get('/api/apis', async (req, reply) => {
+  const m = /^Bearer\s+(\S+)$/i.exec(String(req.headers.authorization ?? '').trim());
+  if (!m) return reply.code(401).send({ Status: 'Error', Message: 'Not authorised', Meta: null });
+  const user = (await db.query(USER, [sha(m[1]).toString('hex')])).rows[0];
+  if (!user || !user.active) return reply.code(401).send({ Status: 'Error', Message: 'Not authorised', Meta: null });
+  const q = req.query;
+  const p = q.p ? Number(q.p) : 1;
+  const { page, count } = buildApiListQuery(
+    { orgId: user.org_id, apiType: q.api_type, category: q.category, authType: q.auth_type, baseOnly: q.base_apis === 'true' || q.base_apis === '1', q: q.q },
+    q.sort ?? '-created_at',
+    (p - 1) * pageSize,
+    pageSize,
+  );
+  const [rows, totals] = await Promise.all([db.query(page[0], page[1]), db.query(count[0], count[1])]);
+  const total = totals.rows[0].total;
+  return { apis: rows.rows.map((r) => ({ api_definition: r.list_entry })), pages: Math.ceil(total / pageSize) };
+});
+
+app.listen({ port: Number(process.env.BASE_PORT), host: '127.0.0.1' }).then(() => process.stdout.write('READY\n'));
+const shutdown = () => app.close().then(() => db.end()).finally(() => process.exit(0));
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);

@@ -1,0 +1,187 @@
+'use strict';
+// Small helpers shared by every scenario: time, percentiles, tables, results files, machine facts.
+const { mkdirSync, writeFileSync, readFileSync } = require('node:fs');
+const { join } = require('node:path');
+const os = require('node:os');
+const { execFileSync } = require('node:child_process');
+
+const ROOT = join(__dirname, '..', '..');
+const RESULTS_DIR = join(__dirname, '..', 'results');
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const now = () => performance.now();
+
+/** Nearest-rank percentile (p in 0..100) of a list of numbers; null when empty. */
+function percentile(values, p) {
+  if (values.length === 0) return null;
+  const sorted = Float64Array.from(values).sort();
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[Math.min(sorted.length, rank) - 1];
+}
+
+function summary(values) {
+  if (values.length === 0) return { count: 0, p50: null, p95: null, p99: null, max: null, mean: null };
+  let sum = 0;
+  let max = -Infinity;
+  for (const v of values) {
+    sum += v;
+    if (v > max) max = v;
+  }
+  return { count: values.length, p50: percentile(values, 50), p95: percentile(values, 95), p99: percentile(values, 99), max, mean: sum / values.length };
+}
+
+const round = (v, digits = 1) => (v === null || v === undefined || !Number.isFinite(v) ? null : Number(v.toFixed(digits)));
+
+/** Runs `fn(i)` for i in [0, count) with at most `limit` calls in flight. */
+async function pool(count, limit, fn) {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      await fn(i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
+}
+
+/** Waits until `check()` is true, polling; throws with `what` after `timeoutMs`. */
+async function waitFor(check, timeoutMs, what, every = 20) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(every);
+  }
+}
+
+function intEnv(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number (got ${raw})`);
+  return n;
+}
+
+/** Prints a table of rows (objects with the same keys) with a title. */
+function printTable(title, rows) {
+  if (rows.length === 0) return;
+  const cols = Object.keys(rows[0]);
+  const cell = (v) => (v === null || v === undefined ? '—' : String(v));
+  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const line = (vals) => '| ' + vals.map((v, i) => v.padEnd(widths[i])).join(' | ') + ' |';
+  process.stdout.write(`\n${title}\n`);
+  process.stdout.write(line(cols) + '\n');
+  process.stdout.write('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|\n');
+  for (const r of rows) process.stdout.write(line(cols.map((c) => cell(r[c]))) + '\n');
+}
+
+function stamp() {
+  return new Date().toISOString().replace(/[:.]/g, '-');
+}
+
+function writeResult(scenario, data) {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = join(RESULTS_DIR, `${scenario}-${stamp()}.json`);
+  writeFileSync(file, JSON.stringify({ scenario, ...machine(), ...data }, null, 2) + '\n');
+  return file;
+}
+
+function tryExec(cmd, args) {
+  try {
+    return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).trim();
+  } catch {
+    return null;
+  }
+}
+
+let machineCache;
+/** Facts about the machine and the checkout, written into every result file. */
+function machine() {
+  if (machineCache) return machineCache;
+  let cpuModel = os.cpus()[0]?.model ?? 'unknown';
+  machineCache = {
+    machine: {
+      nproc: os.availableParallelism ? os.availableParallelism() : os.cpus().length,
+      cpu: cpuModel,
+      memoryMB: Math.round(os.totalmem() / 1024 / 1024),
+      platform: `${os.type()} ${os.release()} ${os.arch()}`,
+      node: process.version,
+    },
+    commit: tryExec('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD']),
+    dirty: (tryExec('git', ['-C', ROOT, 'status', '--porcelain', '--untracked-files=no', '--', 'src', 'bench']) ?? '') !== '',
+    date: new Date().toISOString(),
+  };
+  return machineCache;
+}
+
+/** Reads VmRSS and VmHWM (peak) of a process in MB from /proc; null when unavailable. */
+function memoryOf(pid) {
+  try {
+    const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (k) => {
+      const m = new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(s);
+      return m ? Number(m[1]) / 1024 : null;
+    };
+    return { rssMB: kb('VmRSS'), hwmMB: kb('VmHWM') };
+  } catch {
+    return null;
+  }
+}
+
+/** Polls a process's memory every `everyMs`; stop() returns the peak RSS seen and the kernel's high-water mark. */
+function watchMemory(pid, everyMs = 100) {
+  let peak = 0;
+  let hwm = null;
+  const sample = () => {
+    const m = memoryOf(pid);
+    if (!m) return;
+    if (m.rssMB !== null && m.rssMB > peak) peak = m.rssMB;
+    if (m.hwmMB !== null) hwm = m.hwmMB;
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
+  timer.unref();
+  return {
+    stop() {
+      sample();
+      clearInterval(timer);
+      return { peakRssMB: round(peak, 1), vmHwmMB: round(hwm, 1) };
+    },
+  };
+}
+
+module.exports = { ROOT, RESULTS_DIR, sleep, now, percentile, summary, round, pool, waitFor, intEnv, printTable, writeResult, machine, memoryOf, watchMemory, tryExec };
+
+/**
+ * Open-loop load: calls fn(i) for i in [0, count) at `rate` per second on a fixed schedule, without waiting
+ * for earlier calls (so a slow service does not slow the offered load). Resolves when every call has settled.
+ * Returns { lateMs }: the worst lag of a start behind its schedule (the load generator's own delay).
+ */
+function openLoop(rate, count, fn) {
+  return new Promise((resolve) => {
+    const start = performance.now();
+    const pending = new Set();
+    let sent = 0;
+    let lateMs = 0;
+    const tick = () => {
+      const elapsed = performance.now() - start;
+      const due = Math.min(count, Math.floor((elapsed * rate) / 1000) + 1);
+      while (sent < due) {
+        const i = sent++;
+        lateMs = Math.max(lateMs, elapsed - (i * 1000) / rate);
+        const p = Promise.resolve()
+          .then(() => fn(i))
+          .catch(() => undefined)
+          .finally(() => pending.delete(p));
+        pending.add(p);
+      }
+      if (sent >= count) {
+        Promise.all(pending).then(() => resolve({ lateMs }));
+        return;
+      }
+      setTimeout(tick, Math.max(0, (sent * 1000) / rate - (performance.now() - start)));
+    };
+    tick();
+  });
+}
+
+module.exports.openLoop = openLoop;
