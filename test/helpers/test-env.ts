@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import IORedis from 'ioredis';
-import { redisOptionsFromUrl } from '../../src/queue/redis-connection';
+import { deleteQueueKeys } from './queue-keys';
 import { databaseUrl, ENV_ADMIN_URL, ENV_REDIS_URL, ENV_RUN_ID, ENV_TEMPLATE, withAdminClient } from '../setup/test-infra';
 
 export const TEST_SECRETS = {
@@ -52,22 +51,7 @@ export async function createTestEnv(extra: Record<string, string> = {}): Promise
   };
 }
 
-/** Deletes every Redis key under this test's queue prefix (never FLUSHALL: other tests share the server). */
-export async function deleteQueueKeys(redisUrl: string, prefix: string): Promise<number> {
-  const redis = new IORedis(redisOptionsFromUrl(redisUrl));
-  let deleted = 0;
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) deleted += await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-  return deleted;
-}
+export { deleteQueueKeys };
 
 function required(name: string): string {
   const v = process.env[name];

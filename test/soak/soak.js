@@ -11,7 +11,7 @@ const http = require('node:http');
 const net = require('node:net');
 const path = require('node:path');
 const { Client } = require('pg');
-const IORedis = require('ioredis');
+const { deleteQueueKeys } = require('../helpers/queue-keys');
 const { Pool } = require('undici');
 
 const MAIN = path.join(__dirname, '..', '..', 'dist', 'main.js');
@@ -120,22 +120,6 @@ class Receiver {
     this.server.closeAllConnections();
     await new Promise((r) => this.server.close(r));
   }
-}
-
-async function deleteQueueKeys(redisUrl, prefix) {
-  const redis = new IORedis(redisUrl, { maxRetriesPerRequest: null });
-  let n = 0;
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) n += await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-  return n;
 }
 
 /**
