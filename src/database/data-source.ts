@@ -1,5 +1,31 @@
+import { createHash } from 'node:crypto';
+import { Client, QueryConfig } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from './migrations';
+
+/** Distinct prepared statements one connection keeps at most; statements beyond run unnamed. */
+export const MAX_PREPARED_PER_CONNECTION = 256;
+
+/**
+ * A pg client that runs parameterized SQL as named prepared statements, so Postgres parses and plans each
+ * distinct statement once per connection instead of on every call (the name is a digest of the text, so
+ * one name always means one text). Statements without parameters (BEGIN, COMMIT, DDL) run as they are.
+ */
+export class PreparingClient extends Client {
+  private readonly names = new Set<string>();
+
+  override query(config: unknown, values?: unknown, callback?: unknown): any {
+    if (typeof config === 'string' && Array.isArray(values) && values.length > 0) {
+      const name = `s_${createHash('sha1').update(config).digest('base64url')}`;
+      if (this.names.has(name) || this.names.size < MAX_PREPARED_PER_CONNECTION) {
+        this.names.add(name);
+        const named: QueryConfig = { name, text: config, values };
+        return (super.query as (...args: unknown[]) => unknown)(named, callback);
+      }
+    }
+    return (super.query as (...args: unknown[]) => unknown)(config, values, callback);
+  }
+}
 
 /** The TypeORM options shared by the app, the migration runner and the tests. Never `synchronize`. */
 export function dataSourceOptions(url: string): DataSourceOptions {
@@ -11,7 +37,8 @@ export function dataSourceOptions(url: string): DataSourceOptions {
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     entities: [],
-    extra: { max: 20 },
+    // pg-pool options: 20 connections per process, each preparing the statements it runs
+    extra: { max: 20, Client: PreparingClient },
   };
 }
 

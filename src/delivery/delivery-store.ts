@@ -47,21 +47,32 @@ export class DeliveryStore {
    * of the event, so running it twice re-queues rather than duplicates.
    */
   async fanOut(eventId: string): Promise<DueDelivery[]> {
-    await this.db.query(
-      `WITH e AS (SELECT id, name, occurred_at FROM outbox_events WHERE id = $1),
+    return (await this.fanOutMany([eventId]))[0];
+  }
+
+  /**
+   * fanOut for several events in one statement (one round trip however many events and webhooks):
+   * the deliveries it creates come from RETURNING, the ones that already existed from the statement's
+   * snapshot, which does not see its own inserts, so none is counted twice.
+   */
+  async fanOutMany(eventIds: string[]): Promise<DueDelivery[][]> {
+    const rows: { id: string; webhook_id: string; attempt_count: number; event_id: string }[] = await this.db.query(
+      `WITH e AS (SELECT id, name, occurred_at FROM outbox_events WHERE id = ANY($1::uuid[])),
             ins AS (
               INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, next_attempt_at)
               SELECT gen_random_uuid(), w.id, e.id, e.name, now()
                 FROM e JOIN webhooks w ON w.active AND w.events @> ARRAY[e.name] AND w.created_at <= e.occurred_at
-              ON CONFLICT (event_id, webhook_id) DO NOTHING)
-       UPDATE outbox_events SET fanned_out_at = now() WHERE id = $1 AND fanned_out_at IS NULL`,
-      [eventId],
+              ON CONFLICT (event_id, webhook_id) DO NOTHING
+              RETURNING id, webhook_id, attempt_count, event_id),
+            upd AS (UPDATE outbox_events SET fanned_out_at = now() WHERE id = ANY($1::uuid[]) AND fanned_out_at IS NULL)
+       SELECT id, webhook_id, attempt_count, event_id FROM ins
+       UNION ALL
+       SELECT id, webhook_id, attempt_count, event_id FROM webhook_deliveries WHERE event_id = ANY($1::uuid[]) AND status = 'pending'`,
+      [eventIds],
     );
-    const rows: { id: string; webhook_id: string; attempt_count: number }[] = await this.db.query(
-      `SELECT id, webhook_id, attempt_count FROM webhook_deliveries WHERE event_id = $1 AND status = 'pending'`,
-      [eventId],
-    );
-    return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, attemptCount: r.attempt_count }));
+    const byEvent = new Map<string, DueDelivery[]>(eventIds.map((id) => [id, []]));
+    for (const r of rows) byEvent.get(r.event_id)?.push({ id: r.id, webhookId: r.webhook_id, attemptCount: r.attempt_count });
+    return eventIds.map((id) => byEvent.get(id)!);
   }
 
   /**
@@ -69,12 +80,17 @@ export class DeliveryStore {
    * the attempt needs; null if it is not due, already taken, or no longer pending.
    */
   async claim(deliveryId: string): Promise<ClaimedDelivery | null> {
+    return (await this.claimMany([deliveryId]))[0];
+  }
+
+  /** claim for several deliveries in one statement; one answer per id, in order. */
+  async claimMany(deliveryIds: string[]): Promise<(ClaimedDelivery | null)[]> {
     // TypeORM answers an UPDATE with [rows, count]
     const [rows] = (await this.db.query(
       `UPDATE webhook_deliveries d
           SET locked_until = now() + make_interval(secs => w.timeout_seconds + ${CLAIM_SLACK_SECONDS})
          FROM webhooks w, outbox_events e
-        WHERE d.id = $1 AND w.id = d.webhook_id AND e.id = d.event_id
+        WHERE d.id = ANY($1::uuid[]) AND w.id = d.webhook_id AND e.id = d.event_id
           AND d.status = 'pending'
           AND (d.locked_until IS NULL OR d.locked_until < now())
           AND d.next_attempt_at <= now() + interval '1 second'
@@ -82,25 +98,27 @@ export class DeliveryStore {
                 w.secret_encrypted, e.name AS event_name, e.payload, e.occurred_at,
                 (SELECT coalesce(json_agg(json_build_object('name', h.name, 'value', h.value) ORDER BY h.created_at, h.id), '[]'::json)
                    FROM webhook_headers h WHERE h.webhook_id = w.id) AS headers`,
-      [deliveryId],
+      [deliveryIds],
     )) as [Record<string, any>[], number];
-    const r = rows[0];
-    if (!r) return null;
-    return {
-      id: r.id,
-      attemptCount: r.attempt_count,
-      trigger: r.next_trigger,
-      webhookId: r.webhook_id,
-      url: r.url,
-      method: r.method,
-      timeoutSeconds: r.timeout_seconds,
-      active: r.active,
-      secretEncrypted: r.secret_encrypted,
-      headers: r.headers,
-      eventName: r.event_name,
-      payload: r.payload,
-      occurredAt: r.occurred_at,
-    };
+    const byId = new Map<string, ClaimedDelivery>();
+    for (const r of rows) {
+      byId.set(r.id, {
+        id: r.id,
+        attemptCount: r.attempt_count,
+        trigger: r.next_trigger,
+        webhookId: r.webhook_id,
+        url: r.url,
+        method: r.method,
+        timeoutSeconds: r.timeout_seconds,
+        active: r.active,
+        secretEncrypted: r.secret_encrypted,
+        headers: r.headers,
+        eventName: r.event_name,
+        payload: r.payload,
+        occurredAt: r.occurred_at,
+      });
+    }
+    return deliveryIds.map((id) => byId.get(id) ?? null);
   }
 
   /** Gives a claim back without an attempt (e.g. the webhook already has enough in flight here). */
@@ -119,6 +137,47 @@ export class DeliveryStore {
         WHERE id = $1`,
       [a.deliveryId, a.number, a.startedAt, a.statusCode, a.durationMs, a.error, a.responseBody, a.trigger, a.status, a.nextAttemptAt],
     );
+  }
+
+  /**
+   * recordAttempt for several attempts (of different deliveries) in one statement. If the statement fails
+   * (e.g. one delivery was deleted meanwhile), each attempt is recorded on its own, so one bad row cannot
+   * cost the others their record; the answer per attempt is then that attempt's own outcome.
+   */
+  async recordAttempts(attempts: AttemptRecord[]): Promise<(Error | null)[]> {
+    if (attempts.length === 1) {
+      return [await this.recordAttempt(attempts[0]).then(() => null, (err: Error) => err)];
+    }
+    try {
+      await this.db.query(
+        `WITH v AS (
+           SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::timestamptz[])
+             AS v(delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, status, next_attempt_at)),
+              a AS (
+           INSERT INTO webhook_delivery_attempts (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger)
+           SELECT delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger FROM v)
+         UPDATE webhook_deliveries d
+            SET attempt_count = v.number, status = v.status, next_attempt_at = v.next_attempt_at, next_trigger = 'scheduled',
+                locked_until = NULL, updated_at = now()
+           FROM v
+          WHERE d.id = v.delivery_id`,
+        [
+          attempts.map((a) => a.deliveryId),
+          attempts.map((a) => a.number),
+          attempts.map((a) => a.startedAt),
+          attempts.map((a) => a.statusCode),
+          attempts.map((a) => a.durationMs),
+          attempts.map((a) => a.error),
+          attempts.map((a) => a.responseBody),
+          attempts.map((a) => a.trigger),
+          attempts.map((a) => a.status),
+          attempts.map((a) => a.nextAttemptAt),
+        ],
+      );
+      return attempts.map(() => null);
+    } catch {
+      return Promise.all(attempts.map((a) => this.recordAttempt(a).then(() => null, (err: Error) => err)));
+    }
   }
 
   /** A delivery whose webhook was switched off fails without an attempt; it can be recovered later. */

@@ -4,27 +4,34 @@ import { DelayedError, Job } from 'bullmq';
 import { SecretBox } from '../common/crypto/secret-box';
 import { AppConfig } from '../config';
 import { JobPayloads, QueueName } from '../queue/queues';
+import { Batcher } from './batcher';
 import { DeliveryJobs } from './delivery-jobs';
-import { ClaimedDelivery, DeliveryStore } from './delivery-store';
+import { AttemptRecord, ClaimedDelivery, DeliveryStore } from './delivery-store';
 import { DeliveryMetrics } from './delivery-metrics';
 import { HttpSender } from './http-sender';
 import { decide } from './retry-policy';
 import { signatureHeaders } from './signing';
+import { WebhookGate } from './webhook-gate';
 
 const BODYLESS = new Set(['GET', 'DELETE']);
+
+/** How long a job may wait in line for a slot of its webhook before stepping aside (see WebhookGate). */
+const MAX_SLOT_WAIT_MS = 200;
 
 /**
  * Sends one attempt of one delivery: claim in Postgres, sign, send with the webhook's method, headers and
  * timeout, record the attempt, and schedule the next one by the retry policy.
- * A webhook may hold at most `perWebhookLimit` of this process's slots, so a slow subscriber cannot
- * starve the others: its extra jobs step aside for a moment.
+ * A webhook may hold at most a quarter of this process's slots, so a slow subscriber cannot starve the
+ * others: its extra jobs wait briefly in line when it answers quickly, and step aside for a moment otherwise.
+ * Claims and attempt records of jobs running at the same time share statements (Batcher).
  */
 // A short lock lets another worker take over the jobs of a killed one within seconds.
 @Processor(QueueName.Deliveries, { concurrency: 64, lockDuration: 10_000, stalledInterval: 5_000, maxStalledCount: 10 })
 export class DeliveryProcessor extends WorkerHost implements OnApplicationBootstrap {
   private readonly logger = new Logger(DeliveryProcessor.name);
-  private readonly inFlight = new Map<string, number>();
-  private readonly perWebhookLimit: number;
+  private readonly gate: WebhookGate;
+  private readonly claims: Batcher<string, ClaimedDelivery | null>;
+  private readonly records: Batcher<AttemptRecord, Error | null>;
 
   constructor(
     private readonly config: AppConfig,
@@ -35,7 +42,10 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     private readonly metrics: DeliveryMetrics,
   ) {
     super();
-    this.perWebhookLimit = Math.max(2, Math.floor(config.webhooks.concurrency / 4));
+    this.gate = new WebhookGate(Math.max(2, Math.floor(config.webhooks.concurrency / 4)), MAX_SLOT_WAIT_MS);
+    const size = Math.max(1, config.webhooks.concurrency);
+    this.claims = new Batcher((ids) => this.store.claimMany(ids), { maxBatch: size, maxConcurrent: 2 });
+    this.records = new Batcher((attempts) => this.store.recordAttempts(attempts), { maxBatch: size, maxConcurrent: 2 });
   }
 
   onApplicationBootstrap(): void {
@@ -43,24 +53,20 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   }
 
   async process(job: Job<JobPayloads['delivery.send']>, token?: string): Promise<void> {
-    const { webhookId } = job.data;
-    const busy = this.inFlight.get(webhookId) ?? 0;
-    if (busy >= this.perWebhookLimit && token) {
+    const slot = await this.gate.acquire(job.data.webhookId, token !== undefined);
+    if (!slot) {
       await job.moveToDelayed(Date.now() + 500 + Math.floor(Math.random() * 1000), token);
       throw new DelayedError();
     }
-    this.inFlight.set(webhookId, busy + 1);
     try {
       await this.attempt(job.data.deliveryId);
     } finally {
-      const left = (this.inFlight.get(webhookId) ?? 1) - 1;
-      if (left <= 0) this.inFlight.delete(webhookId);
-      else this.inFlight.set(webhookId, left);
+      this.gate.release(slot);
     }
   }
 
   private async attempt(deliveryId: string): Promise<void> {
-    const d = await this.store.claim(deliveryId);
+    const d = await this.claims.call(deliveryId);
     if (!d) return; // not due, taken by another worker, or no longer pending
     if (!d.active) {
       await this.store.failWithoutAttempt(d.id);
@@ -74,7 +80,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       : decide(result, number, this.config.webhooks.retrySchedule);
     const nextAttemptAt = outcome.kind === 'retry' ? new Date(Date.now() + outcome.delayMs) : null;
     const status = outcome.kind === 'delivered' ? 'delivered' : outcome.kind === 'retry' ? 'pending' : 'failed';
-    await this.store.recordAttempt({
+    const failed = await this.records.call({
       deliveryId: d.id,
       number,
       startedAt,
@@ -86,6 +92,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       status,
       nextAttemptAt,
     });
+    if (failed) throw failed;
     this.metrics.attempt(status, result.error, result.durationMs);
     if (outcome.kind === 'disable') {
       await this.store.deactivateWebhook(d.webhookId);

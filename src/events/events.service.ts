@@ -16,13 +16,11 @@ export class EventsService {
   async record(manager: EntityManager, name: EmittedEvent, message: Record<string, unknown>): Promise<OutboxEventEntity> {
     if (!manager.queryRunner?.isTransactionActive) throw new Error(`event ${name} must be recorded inside the transaction of its change`);
     const event = manager.create(OutboxEventEntity, { id: randomUUID(), name, payload: message, occurredAt: new Date(), relayedAt: null });
-    await manager.query(`INSERT INTO outbox_events (id, name, payload, occurred_at) VALUES ($1, $2, $3, $4); `, [
-      event.id,
-      event.name,
-      JSON.stringify(event.payload),
-      event.occurredAt,
-    ]);
-    await manager.query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL]);
+    // one round trip: the row, and the NOTIFY that fires when (and only if) the transaction commits
+    await manager.query(
+      `WITH e AS (INSERT INTO outbox_events (id, name, payload, occurred_at) VALUES ($1, $2, $3, $4)) SELECT pg_notify('${OUTBOX_CHANNEL}', '')`,
+      [event.id, event.name, JSON.stringify(event.payload), event.occurredAt],
+    );
     return event;
   }
 }

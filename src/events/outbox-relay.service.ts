@@ -71,18 +71,29 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     } while (this.again && !this.stopped);
   }
 
-  /** Relays one batch; returns how many events it moved. */
+  /**
+   * Relays one batch; returns how many events it moved. One statement claims and marks the batch
+   * (FOR UPDATE SKIP LOCKED, so workers never take the same rows), then the batch goes to the queue.
+   * If the queue refuses it, the marks are taken back so the next pass retries at once; should even that
+   * fail, the reconciler re-queues relayed events that were never fanned out.
+   */
   async relayBatch(): Promise<number> {
-    return this.db.transaction(async (tx) => {
-      const rows: { id: string }[] = await tx.query(
-        `SELECT id FROM outbox_events WHERE relayed_at IS NULL ORDER BY occurred_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [BATCH],
-      );
-      if (rows.length === 0) return 0;
-      await this.jobs.enqueueFanouts(rows.map((r) => r.id));
-      await tx.query(`UPDATE outbox_events SET relayed_at = now() WHERE id = ANY($1::uuid[])`, [rows.map((r) => r.id)]);
-      return rows.length;
-    });
+    const rows: { id: string; occurred_at: Date }[] = await this.db.query(
+      `UPDATE outbox_events SET relayed_at = now()
+        WHERE id IN (SELECT id FROM outbox_events WHERE relayed_at IS NULL ORDER BY occurred_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+        RETURNING id, occurred_at`,
+      [BATCH],
+    ).then((r: [typeof rows, number]) => r[0]);
+    if (rows.length === 0) return 0;
+    rows.sort((a, b) => a.occurred_at.getTime() - b.occurred_at.getTime());
+    const ids = rows.map((r) => r.id);
+    try {
+      await this.jobs.enqueueFanouts(ids);
+    } catch (err) {
+      await this.db.query(`UPDATE outbox_events SET relayed_at = NULL WHERE id = ANY($1::uuid[])`, [ids]).catch(() => undefined);
+      throw err;
+    }
+    return rows.length;
   }
 
   private async listen(): Promise<void> {
