@@ -55,6 +55,8 @@ describe('webhook subscriptions (portal API)', () => {
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ Method: 'PATCH', Timeout: 60, Headers: [{ ID: expect.stringMatching(UUID), Name: 'X-Api-Key', Value: 'k1' }] });
+    const lower = await api.post('/portal-api/webhooks', { Name: 'lower', URL: 'https://a.example.com', Method: 'put', Events: ['AccessRequestApproved'] });
+    expect(lower.body.Method).toBe('PUT');
   });
 
   it('rejects invalid input with 422 listing every reason', async () => {

@@ -1,9 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import { ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { WEBHOOK_EVENTS } from '../../events/event-names';
 
 export const WEBHOOK_METHODS = ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'] as const;
+
+/** `post` means POST. */
+const upper = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.toUpperCase() : value);
 
 const URL_RULES = { require_protocol: true, protocols: ['http', 'https'], require_tld: false, require_valid_protocol: true };
 const URL_MESSAGE = 'URL must be an absolute http(s) URL';
@@ -33,7 +36,7 @@ export class CreateWebhookDto {
   URL: string;
 
   @ApiPropertyOptional({ enum: WEBHOOK_METHODS, default: 'POST' })
-  @IsOptional() @IsIn(WEBHOOK_METHODS as unknown as string[], { message: `Method must be one of ${WEBHOOK_METHODS.join(', ')}` })
+  @IsOptional() @Transform(upper) @IsIn(WEBHOOK_METHODS as unknown as string[], { message: `Method must be one of ${WEBHOOK_METHODS.join(', ')}` })
   Method?: string;
 
   @ApiPropertyOptional({ description: 'seconds', minimum: 1, maximum: 60, default: 30 })
@@ -65,7 +68,7 @@ export class UpdateWebhookDto {
   URL?: string;
 
   @ApiPropertyOptional({ enum: WEBHOOK_METHODS })
-  @IsOptional() @IsIn(WEBHOOK_METHODS as unknown as string[], { message: `Method must be one of ${WEBHOOK_METHODS.join(', ')}` })
+  @IsOptional() @Transform(upper) @IsIn(WEBHOOK_METHODS as unknown as string[], { message: `Method must be one of ${WEBHOOK_METHODS.join(', ')}` })
   Method?: string;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 60 })
