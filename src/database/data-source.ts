@@ -12,11 +12,23 @@ export const MAX_PREPARED_PER_CONNECTION = 256;
  * one name always means one text). Statements without parameters (BEGIN, COMMIT, DDL) run as they are.
  */
 export class PreparingClient extends Client {
+  /** Statement names by text, shared by every connection of the process (bounded: cleared when full). */
+  private static readonly nameOf = new Map<string, string>();
   private readonly names = new Set<string>();
+
+  static statementName(text: string): string {
+    let name = PreparingClient.nameOf.get(text);
+    if (name === undefined) {
+      if (PreparingClient.nameOf.size >= 4 * MAX_PREPARED_PER_CONNECTION) PreparingClient.nameOf.clear();
+      name = `s_${createHash('sha1').update(text).digest('base64url')}`;
+      PreparingClient.nameOf.set(text, name);
+    }
+    return name;
+  }
 
   override query(config: unknown, values?: unknown, callback?: unknown): any {
     if (typeof config === 'string' && Array.isArray(values) && values.length > 0) {
-      const name = `s_${createHash('sha1').update(config).digest('base64url')}`;
+      const name = PreparingClient.statementName(config);
       if (this.names.has(name) || this.names.size < MAX_PREPARED_PER_CONNECTION) {
         this.names.add(name);
         const named: QueryConfig = { name, text: config, values };

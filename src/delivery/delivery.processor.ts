@@ -55,7 +55,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   async process(job: Job<JobPayloads['delivery.send']>, token?: string): Promise<void> {
     const slot = await this.gate.acquire(job.data.webhookId, token !== undefined);
     if (!slot) {
-      await job.moveToDelayed(Date.now() + 500 + Math.floor(Math.random() * 1000), token);
+      await job.moveToDelayed(Date.now() + this.gate.stepAsideMs(job.data.webhookId), token);
       throw new DelayedError();
     }
     try {

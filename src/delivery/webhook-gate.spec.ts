@@ -60,4 +60,18 @@ describe('WebhookGate', () => {
     expect(await gate.acquire('w', false)).not.toBeNull();
     expect(gate.usage('w').inFlight).toBe(2);
   });
+
+  it('keeps jobs of a slow webhook away longer than those of a quick one (1–5 s, ±50 %)', async () => {
+    const gate = new WebhookGate(1, 200, clock);
+    const mid = () => 0.5;
+    await gate.acquire('quick');
+    expect(gate.stepAsideMs('quick', mid)).toBe(1000);
+    await gate.acquire('slow');
+    now = 3000;
+    expect(gate.stepAsideMs('quick', mid)).toBe(3000); // its attempt has been going for 3 s too
+    now = 60_000;
+    expect(gate.stepAsideMs('slow', mid)).toBe(5000);
+    expect(gate.stepAsideMs('slow', () => 0)).toBe(2500);
+    expect(gate.stepAsideMs('unknown', () => 0.999)).toBeLessThanOrEqual(1500);
+  });
 });

@@ -18,6 +18,9 @@ interface Lane {
 
 /** How many webhooks' typical attempt durations are remembered. */
 const REMEMBERED = 10_000;
+/** Bounds of how long a job that stepped aside stays away (before ±50 % jitter). */
+export const STEP_ASIDE_MIN_MS = 1000;
+export const STEP_ASIDE_MAX_MS = 5000;
 
 /**
  * Per-webhook admission of delivery attempts in one worker process: at most `limit` attempts of one webhook
@@ -73,6 +76,18 @@ export class WebhookGate {
       };
       lane.waiters.push(waiter);
     });
+  }
+
+  /**
+   * How long a job that stepped aside should stay away: about as long as a slot of its webhook is expected
+   * to take to free up, between 1 and 5 s, ±50 % so the jobs do not come back together. Jobs of a slow
+   * subscriber thus come back a few times per attempt it completes rather than every second.
+   */
+  stepAsideMs(webhookId: string, random: () => number = Math.random): number {
+    const lane = this.lanes.get(webhookId);
+    const expected = lane ? this.expectedWaitMs(lane, webhookId) : 0;
+    const base = Math.min(STEP_ASIDE_MAX_MS, Math.max(STEP_ASIDE_MIN_MS, expected));
+    return Math.round(base * (0.5 + random()));
   }
 
   /** Gives the slot back: to the next job waiting for this webhook, if any. */
