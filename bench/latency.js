@@ -5,15 +5,15 @@
 const { startService } = require('./lib/service');
 const { startReceiver } = require('./lib/receiver');
 const { startBaseline } = require('./lib/baseline');
-const { connect, portal, seedAccessRequests, outboxIdle } = require('./lib/client');
-const { now, openLoop, round, summary } = require('./lib/util');
+const { connect, portal, seedAccessRequests, outboxIdle, backendPids } = require('./lib/client');
+const { now, openLoop, round, summary, watchCpu } = require('./lib/util');
 
 const TARGET = { p50: 20, p99: 100 };
 
 function settings(env = process.env) {
   const rate = Number(env.BENCH_RATE || 200);
   const seconds = Number(env.BENCH_LATENCY_SECONDS || 15);
-  const warmupSeconds = Number(env.BENCH_LATENCY_WARMUP_SECONDS || 2);
+  const warmupSeconds = Number(env.BENCH_LATENCY_WARMUP_SECONDS || 3);
   return { rate, seconds, warmupSeconds, count: Math.round(rate * seconds), warmup: Math.round(rate * warmupSeconds) };
 }
 
@@ -41,6 +41,8 @@ async function ours(s, receiver) {
     const measured = new Set(ids.slice(s.warmup));
     let failures = 0;
     receiver.reset();
+    const cpu = watchCpu({ api: service.api.pid, worker: service.worker.pid }, { postgres: await backendPids(service) });
+    const t0 = now();
     const load = await openLoop(s.rate, ids.length, async (i) => {
       const id = ids[i];
       sentAt.set(id, now());
@@ -48,7 +50,9 @@ async function ours(s, receiver) {
       answeredAt.set(id, now());
       if (status !== 200) failures++;
     });
+    const offeredSeconds = (now() - t0) / 1000;
     await receiver.waitUntil(() => receiver.receipts.size >= ids.length - failures, 60_000, 'every delivery');
+    const cpuSeconds = cpu.stop({ postgres: await backendPids(service) });
     const fromResponse = [];
     const fromRequest = [];
     const approvalMs = [];
@@ -70,6 +74,8 @@ async function ours(s, receiver) {
       fromResponse: roundAll(summary(fromResponse)),
       fromRequest: roundAll(summary(fromRequest)),
       approvalResponse: roundAll(summary(approvalMs)),
+      achievedRate: round(ids.length / offeredSeconds, 1),
+      cpuSeconds,
     };
   } finally {
     await http.close().catch(() => undefined);
@@ -117,21 +123,35 @@ async function run() {
   try {
     const o = await ours(s, receiver);
     const b = await baseline(s, receiver, BODY);
-    const met = o.fromResponse.p50 !== null && o.fromResponse.p50 < TARGET.p50 && o.fromResponse.p99 < TARGET.p99;
+    // The figures mean something only if the service kept up with the offered rate: every approval answered
+    // within a second and the rate achieved. Otherwise receipts overtake slow responses and "from response"
+    // shrinks towards 0 while the service is in fact overloaded.
+    const sustained = o.approvalResponse.p99 !== null && o.approvalResponse.p99 < 1000 && o.achievedRate >= 0.95 * s.rate;
+    const ok = (k) => sustained && o.fromResponse[k] !== null && o.fromResponse[k] < TARGET[k];
+    const met = ok('p50') && ok('p99');
     const rows = ['p50', 'p95', 'p99'].map((k) => ({
       target: k === 'p50' ? `p50 < ${TARGET.p50} ms` : k === 'p99' ? `p99 < ${TARGET.p99} ms` : 'p95 (no target)',
-      [`ours (ms, ${s.rate}/s)`]: o.fromResponse[k],
-      'baseline (ms)': b.fromAdd[k],
-      ratio: b.fromAdd[k] ? round(o.fromResponse[k] / b.fromAdd[k], 1) : null,
-      result: k === 'p95' ? '—' : o.fromResponse[k] !== null && o.fromResponse[k] < TARGET[k] ? 'met' : 'missed',
+      [`ours from response (ms)`]: o.fromResponse[k],
+      [`ours from request (ms)`]: o.fromRequest[k],
+      'approval response (ms)': o.approvalResponse[k],
+      'baseline from add (ms)': b.fromAdd[k],
+      result: k === 'p95' ? '—' : ok(k) ? 'met' : sustained ? 'missed' : 'missed (rate not sustained)',
     }));
+    rows.push({
+      target: 'receipts before the response',
+      'ours from response (ms)': `${o.receiptBeforeResponse} of ${o.fromResponse.count} (counted as 0)`,
+      'ours from request (ms)': '',
+      'approval response (ms)': `achieved ${o.achievedRate}/s`,
+      'baseline from add (ms)': '',
+      result: '',
+    });
     return {
       results: [
         {
           scenario: 'latency',
           title: `Latency from approval response to receipt (${s.rate} approvals/s for ${s.seconds} s after ${s.warmupSeconds} s warm-up)`,
           rows,
-          data: { settings: s, ours: o, baseline: b, target: TARGET, met },
+          data: { settings: s, ours: o, baseline: b, target: TARGET, sustained, met },
         },
       ],
     };

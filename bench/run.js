@@ -58,6 +58,7 @@ async function main() {
       const { results } = await SCENARIOS[name]().run();
       for (const r of results) {
         printTable(r.title, r.rows);
+        if (r.noFile) continue;
         const file = writeResult(r.scenario, { versions: v, title: r.title, rows: r.rows, ...r.data });
         process.stdout.write(`→ ${file}\n`);
       }

@@ -6,8 +6,8 @@
 const { startService } = require('./lib/service');
 const { startReceiver } = require('./lib/receiver');
 const { startBaseline } = require('./lib/baseline');
-const { connect, portal, seedAccessRequests, outboxIdle } = require('./lib/client');
-const { now, pool, round, watchMemory } = require('./lib/util');
+const { connect, portal, seedAccessRequests, outboxIdle, backendPids } = require('./lib/client');
+const { now, pool, round, watchMemory, watchCpu } = require('./lib/util');
 
 const TARGET_RATIO = 0.5;
 const MEMORY_TARGET_MB = 300;
@@ -45,6 +45,7 @@ async function ours(s, receiver) {
     receiver.reset();
     const mem = watchMemory(service.worker.pid);
     const apiMem = watchMemory(service.api.pid);
+    const cpu = watchCpu({ api: service.api.pid, worker: service.worker.pid }, { postgres: await backendPids(service) });
     failures = 0;
     const t0 = now();
     await pool(s.n, s.inFlight, async (i) => {
@@ -56,6 +57,7 @@ async function ours(s, receiver) {
     for (const r of receiver.receipts.values()) if (r.t > last) last = r.t;
     const memory = mem.stop();
     const apiMemory = apiMem.stop();
+    const cpuSeconds = cpu.stop({ postgres: await backendPids(service) });
     const seconds = (last - t0) / 1000;
     return {
       deliveries: receiver.receipts.size,
@@ -66,6 +68,8 @@ async function ours(s, receiver) {
       deliveriesPerSecond: round(receiver.receipts.size / seconds, 0),
       workerMemory: memory,
       apiMemory,
+      cpuSeconds,
+      cpuMsPerDelivery: perDelivery(cpuSeconds, receiver.receipts.size),
       sampleBody,
     };
   } finally {
@@ -84,16 +88,30 @@ async function baseline(s, receiver, body) {
 
     receiver.reset();
     const mem = watchMemory(base.pid);
+    const cpu = watchCpu({ worker: base.pid });
     const t0 = now();
     await pool(s.n, s.inFlight, (i) => base.add(`b-${i}`, url, body));
     await receiver.waitUntil(() => receiver.receipts.size >= s.n, s.timeoutMs, 'every baseline delivery');
     let last = 0;
     for (const r of receiver.receipts.values()) if (r.t > last) last = r.t;
     const seconds = (last - t0) / 1000;
-    return { deliveries: receiver.receipts.size, seconds: round(seconds, 2), deliveriesPerSecond: round(s.n / seconds, 0), workerMemory: mem.stop() };
+    const cpuSeconds = cpu.stop();
+    return {
+      deliveries: receiver.receipts.size,
+      seconds: round(seconds, 2),
+      deliveriesPerSecond: round(s.n / seconds, 0),
+      workerMemory: mem.stop(),
+      cpuSeconds,
+      cpuMsPerDelivery: perDelivery(cpuSeconds, receiver.receipts.size),
+    };
   } finally {
     await base.stop();
   }
+}
+
+/** CPU ms per delivery by process group (machine-wide figures are everyone's). */
+function perDelivery(cpuSeconds, n) {
+  return Object.fromEntries(Object.entries(cpuSeconds).filter(([k]) => k !== 'machineIdle').map(([k, v]) => [k, round((v * 1000) / n, 2)]));
 }
 
 const FALLBACK_BODY = JSON.stringify({
@@ -121,6 +139,16 @@ async function run() {
         result: ratio >= TARGET_RATIO ? 'met' : 'missed',
       },
     ];
+    const cpuRow = (who, c) => ({
+      '': who,
+      'API process': c.api ?? '—',
+      'worker process': c.worker,
+      'Postgres backends': c.postgres ?? '—',
+      'Redis (all clients)': c.redis,
+      'bench (load + receiver)': c.bench,
+      'machine (everyone)': c.machineBusy,
+    });
+    const cpuRows = [cpuRow('ours', o.cpuMsPerDelivery), cpuRow('baseline', b.cpuMsPerDelivery)];
     const memRows = [
       {
         target: `worker peak RSS < ${MEMORY_TARGET_MB} MB`,
@@ -134,6 +162,7 @@ async function run() {
     return {
       results: [
         { scenario: 'throughput', title: `Dispatch throughput (N=${s.n}, ${s.inFlight} approvals in flight, concurrency ${s.concurrency})`, rows, data: { settings: s, ours: o, baseline: b, ratio, target: TARGET_RATIO, met: ratio >= TARGET_RATIO } },
+        { scenario: 'throughput-cpu', title: 'CPU ms per delivery during the timed part (where the time goes)', rows: cpuRows, data: { ours: o.cpuSeconds, baseline: b.cpuSeconds }, noFile: true },
         { scenario: 'memory', title: 'Worker memory during the throughput run', rows: memRows, data: { settings: s, ours: o.workerMemory, api: o.apiMemory, baseline: b.workerMemory, targetMB: MEMORY_TARGET_MB, met: peak < MEMORY_TARGET_MB } },
       ],
     };

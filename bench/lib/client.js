@@ -105,4 +105,16 @@ async function outboxIdle(service, timeoutMs = 60_000) {
   }
 }
 
-module.exports = { connect, call, expectStatus, portal, seedAccessRequests, outboxIdle };
+/** Pids of the Postgres backends connected to the service's database (local server only). */
+async function backendPids(service) {
+  const c = new Client({ connectionString: service.db.url });
+  await c.connect();
+  try {
+    const { rows } = await c.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+    return rows.map((r) => r.pid);
+  } finally {
+    await c.end();
+  }
+}
+
+module.exports = { connect, call, expectStatus, portal, seedAccessRequests, outboxIdle, backendPids };

@@ -11,7 +11,8 @@ const infra = require('./infra');
 const { spawnTracked, stop } = require('./procs');
 const { ROOT, sleep } = require('./util');
 
-const MAIN = join(ROOT, 'dist', 'main.js');
+// BENCH_SERVICE_MAIN: another build of the service to measure (e.g. for before/after comparisons)
+const MAIN = process.env.BENCH_SERVICE_MAIN || join(ROOT, 'dist', 'main.js');
 /** A port the kernel says is free on 127.0.0.1 right now. */
 function freePort() {
   return new Promise((resolve, reject) => {

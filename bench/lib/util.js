@@ -185,3 +185,81 @@ function openLoop(rate, count, fn) {
 }
 
 module.exports.openLoop = openLoop;
+
+/** CPU seconds (user + system) a process has used so far; 0 when it cannot be read. */
+function cpuSeconds(pid) {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** Pids of local processes whose command name is `comm` (e.g. postgres, redis-server); [] where /proc is not there. */
+function pidsByName(comm) {
+  const { readdirSync } = require('node:fs');
+  const out = [];
+  try {
+    for (const d of readdirSync('/proc')) {
+      if (!/^\d+$/.test(d)) continue;
+      try {
+        if (readFileSync(`/proc/${d}/comm`, 'utf8').trim() === comm) out.push(Number(d));
+      } catch {
+        /* gone */
+      }
+    }
+  } catch {
+    /* no /proc */
+  }
+  return out;
+}
+
+/**
+ * CPU accounting for a run: CPU seconds used by the given processes (`named`: name → pid), by groups of
+ * processes (`groups`: name → pids, e.g. the Postgres backends serving the bench database), by every local
+ * redis-server (shared with whatever else uses it), by this bench process, and by the whole machine
+ * (/proc/stat, everyone's work). stop() returns the differences. Linux only; zeros elsewhere.
+ */
+function watchCpu(named, groups = {}) {
+  const machineBusy = () => {
+    try {
+      const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+      return { busy: (f[0] + f[1] + f[2] + f[5] + f[6] + (f[7] || 0)) / 100, idle: (f[3] + f[4]) / 100 };
+    } catch {
+      return { busy: 0, idle: 0 };
+    }
+  };
+  const sample = () => {
+    const o = {};
+    for (const [k, pid] of Object.entries(named)) o[k] = cpuSeconds(pid);
+    for (const [k, pids] of Object.entries(groups)) o[k] = pids.reduce((a, p) => a + cpuSeconds(p), 0);
+    o.redis = pidsByName('redis-server').reduce((a, p) => a + cpuSeconds(p), 0);
+    o.bench = cpuSeconds(process.pid);
+    const m = machineBusy();
+    o.machineBusy = m.busy;
+    o.machineIdle = m.idle;
+    return o;
+  };
+  const first = sample();
+  const startCpu = new Map(Object.values(groups).flat().map((p) => [p, cpuSeconds(p)]));
+  return {
+    /**
+     * laterGroups: the groups' pids at the end (e.g. pool connections opened during the run); a pid not
+     * seen at the start counts all of its CPU time.
+     */
+    stop(laterGroups = {}) {
+      const last = sample();
+      for (const [k, pids] of Object.entries(laterGroups)) {
+        last[k] = 0;
+        first[k] = 0;
+        for (const p of new Set([...(groups[k] ?? []), ...pids])) last[k] += cpuSeconds(p) - (startCpu.get(p) ?? 0);
+      }
+      return Object.fromEntries(Object.keys(last).map((k) => [k, round(last[k] - first[k], 2)]));
+    },
+  };
+}
+
+module.exports.cpuSeconds = cpuSeconds;
+module.exports.watchCpu = watchCpu;
