@@ -4,16 +4,19 @@
 // p99 latency (approval response → receipt) must stay within 1.5 × that of the same run without the slow one.
 const { startService } = require('./lib/service');
 const { startReceiver } = require('./lib/receiver');
-const { connect, portal, seedAccessRequests, outboxIdle } = require('./lib/client');
+const { connect, portal, seedAccessRequests, outboxIdle, warmUp } = require('./lib/client');
 const { now, openLoop, round, summary } = require('./lib/util');
 
 const TARGET_RATIO = 1.5;
 const FAST = 9;
 
+/** Approvals made (closed loop) before the measured open-loop run, to warm the service up. */
+const WARMUP_APPROVALS = Number(process.env.BENCH_WARMUP_APPROVALS || 300);
+
 function settings(env = process.env) {
   const rate = Number(env.BENCH_ISOLATION_RATE || 25);
   const seconds = Number(env.BENCH_ISOLATION_SECONDS || 10);
-  return { rate, seconds, count: Math.round(rate * seconds), warmup: Math.round(rate * Number(env.BENCH_ISOLATION_WARMUP_SECONDS || 3)), fast: FAST, pairs: Number(env.BENCH_ISOLATION_PAIRS || 2), slowMs: Number(env.BENCH_ISOLATION_SLOW_MS || 10_000) };
+  return { rate, seconds, count: Math.round(rate * seconds), warmup: Math.round(rate * Number(env.BENCH_ISOLATION_WARMUP_SECONDS || 1)), fast: FAST, pairs: Number(env.BENCH_ISOLATION_PAIRS || 2), slowMs: Number(env.BENCH_ISOLATION_SLOW_MS || 10_000) };
 }
 
 const arId = (body) => {
@@ -31,10 +34,13 @@ async function one(s, withSlow) {
   try {
     const p = portal(service, http);
     for (let k = 0; k < s.fast; k++) await p.createWebhook({ Name: `fast-${k}`, URL: `${receiver.url}/fast/${k}` });
-    if (withSlow) await p.createWebhook({ Name: 'slow', URL: `${receiver.url}/slow`, Timeout: 30 });
     const app = await p.createApp();
-    const ids = await seedAccessRequests(service, app.ID, s.warmup + s.count);
+    const all = await seedAccessRequests(service, app.ID, WARMUP_APPROVALS + s.warmup + s.count);
     await outboxIdle(service);
+    await warmUp(p, all.slice(0, WARMUP_APPROVALS), receiver, s.fast);
+    // the slow subscriber joins after the warm-up, so only the measured events reach it
+    if (withSlow) await p.createWebhook({ Name: 'slow', URL: `${receiver.url}/slow`, Timeout: 30 });
+    const ids = all.slice(WARMUP_APPROVALS);
 
     const answeredAt = new Map();
     const measured = new Set(ids.slice(s.warmup));
