@@ -6,7 +6,8 @@ const os = require('node:os');
 const { execFileSync } = require('node:child_process');
 
 const ROOT = join(__dirname, '..', '..');
-const RESULTS_DIR = join(__dirname, '..', 'results');
+// BENCH_RESULTS_DIR: write the JSON results elsewhere (e.g. for a before/after comparison)
+const RESULTS_DIR = process.env.BENCH_RESULTS_DIR || join(__dirname, '..', 'results');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const now = () => performance.now();

@@ -1,0 +1,221 @@
+#!/usr/bin/env node
+'use strict';
+// Turns the latest bench/results/<scenario>-*.json into the markdown of BENCHMARKS.md's results section.
+// `node bench/report.js` prints it; `node bench/report.js --write` replaces the section between the
+// `<!-- results:start -->` and `<!-- results:end -->` markers of BENCHMARKS.md. Numbers are never typed by hand.
+// `node bench/report.js --compare <before-dir> <after-dir> [--write]`: a before/after table of two result
+// directories (BENCH_RESULTS_DIR runs), written between the `<!-- before-after:… -->` markers.
+const { readdirSync, readFileSync, writeFileSync } = require('node:fs');
+const { join } = require('node:path');
+const { RESULTS_DIR, ROOT } = require('./lib/util');
+
+const SCENARIOS = ['throughput', 'latency', 'fanout', 'isolation', 'api', 'memory'];
+
+function latest(scenario, dir = RESULTS_DIR) {
+  let files = [];
+  try {
+    files = readdirSync(dir).filter((f) => f.startsWith(`${scenario}-`) && f.endsWith('.json'));
+  } catch {
+    return null;
+  }
+  files.sort();
+  for (let i = files.length - 1; i >= 0; i--) {
+    const j = JSON.parse(readFileSync(join(dir, files[i]), 'utf8'));
+    if (!j.error) return { ...j, file: files[i] };
+  }
+  return null;
+}
+
+const cell = (v) => (v === null || v === undefined || v === '' ? '—' : String(v).replace(/\|/g, '\\|'));
+function table(rows) {
+  if (!rows?.length) return '';
+  const cols = Object.keys(rows[0]);
+  return [`| ${cols.map(cell).join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${cols.map((c) => cell(r[c])).join(' | ')} |`)].join('\n');
+}
+const r2 = (v) => (typeof v === 'number' ? Number(v.toFixed(2)) : v);
+const verdict = (met) => (met ? '**met**' : '**missed**');
+
+function summary(res) {
+  const rows = [];
+  const t = res.throughput;
+  if (t) {
+    rows.push({
+      scenario: 'dispatch throughput',
+      target: 'ours ≥ 0.5 × baseline',
+      measured: `${t.ours.deliveriesPerSecond} deliveries/s (N=${t.settings.n})`,
+      baseline: `${t.baseline.deliveriesPerSecond} deliveries/s`,
+      'ratio / figure': r2(t.ratio),
+      result: verdict(t.met),
+    });
+  }
+  const l = res.latency;
+  if (l) {
+    for (const k of ['p50', 'p99']) {
+      rows.push({
+        scenario: `latency ${k} at ${l.settings.rate}/s`,
+        target: `< ${l.target[k]} ms`,
+        measured: `${l.ours.fromResponse[k]} ms from response (approvals answered in p99 ${l.ours.approvalResponse.p99} ms)`,
+        baseline: `${l.baseline.fromAdd[k]} ms`,
+        'ratio / figure': `${l.ours.fromResponse[k]} ms`,
+        result: l.sustained ? verdict(l.ours.fromResponse[k] < l.target[k]) : '**missed** (rate not sustained)',
+      });
+    }
+    if (l.info) {
+      const i = l.info;
+      rows.push({
+        scenario: `(latency at ${i.settings.rate}/s, context)`,
+        target: `p50 < ${l.target.p50}, p99 < ${l.target.p99} ms`,
+        measured: `p50 ${i.ours.fromResponse.p50} ms, p99 ${i.ours.fromResponse.p99} ms`,
+        baseline: `p50 ${i.baseline.fromAdd.p50} ms, p99 ${i.baseline.fromAdd.p99} ms`,
+        'ratio / figure': '—',
+        result: i.wouldMeet ? 'would be met' : i.sustained ? 'would be missed' : 'rate not sustained',
+      });
+    }
+  }
+  const f = res.fanout;
+  if (f) {
+    const worst = Math.max(...f.ours.rounds.map((x) => x.allReceivedMs));
+    const bWorst = Math.max(...f.baseline.rounds.map((x) => x.allReceivedMs));
+    rows.push({
+      scenario: `fan-out to ${f.settings.webhooks} webhooks`,
+      target: `< ${f.targetMs} ms`,
+      measured: `${worst} ms (slowest of ${f.settings.rounds})`,
+      baseline: `${bWorst} ms`,
+      'ratio / figure': `${worst} ms (${r2(worst / bWorst)} × baseline)`,
+      result: verdict(f.met),
+    });
+  }
+  const iso = res.isolation;
+  if (iso) {
+    rows.push({
+      scenario: 'isolation (slow subscriber)',
+      target: `fast p99 ≤ ${iso.target} × without`,
+      measured: `${iso.p99With} ms with the slow one`,
+      baseline: `${iso.p99Without} ms without`,
+      'ratio / figure': r2(iso.ratio),
+      result: verdict(iso.met),
+    });
+  }
+  const a = res.api;
+  if (a) {
+    for (const [name, r] of Object.entries(a.results)) {
+      rows.push({
+        scenario: `API ${name}`,
+        target: `ours ≥ ${a.target} × baseline`,
+        measured: `${r.ours.requestsPerSecond} req/s`,
+        baseline: `${r.baseline.requestsPerSecond} req/s`,
+        'ratio / figure': r2(r.ratio),
+        result: verdict(r.met),
+      });
+    }
+  }
+  const m = res.memory;
+  if (m) {
+    rows.push({
+      scenario: 'worker memory (throughput run)',
+      target: `peak RSS < ${m.targetMB} MB`,
+      measured: `${m.ours.peakRssMB} MB`,
+      baseline: `${m.baseline.peakRssMB} MB (bare worker)`,
+      'ratio / figure': `${m.ours.peakRssMB} MB`,
+      result: verdict(m.met),
+    });
+  }
+  return table(rows);
+}
+
+function render() {
+  const res = Object.fromEntries(SCENARIOS.map((s) => [s, latest(s)]).filter(([, v]) => v));
+  const any = Object.values(res)[0];
+  if (!any) throw new Error(`no results in ${RESULTS_DIR}: run npm run bench first`);
+  const commits = [...new Set(Object.values(res).map((r) => `${r.commit}${r.dirty ? ' (+ local changes)' : ''}`))];
+  // file names carry the time each result was written
+  const dates = Object.values(res)
+    .map((r) => /-(\d{4}-\d\d-\d\dT\d\d-\d\d)/.exec(r.file)?.[1]?.replace(/T(\d\d)-(\d\d)/, 'T$1:$2') ?? r.date)
+    .sort();
+  const m = any.machine;
+  const out = [];
+  out.push(`Measured ${dates[0].slice(0, 16).replace('T', ' ')}–${dates[dates.length - 1].slice(11, 16)} UTC at commit ${commits.join(', ')}, ` +
+    `on ${m.nproc} CPUs (${m.cpu}), ${m.memoryMB} MB RAM, ${m.platform}; Node ${m.node}, PostgreSQL ${any.versions?.postgres}, Redis ${any.versions?.redis}.`);
+  out.push('');
+  out.push('### Summary');
+  out.push('');
+  out.push(summary(res));
+  for (const s of SCENARIOS) {
+    const r = res[s];
+    if (!r) continue;
+    out.push('');
+    out.push(`### ${r.title}`);
+    out.push('');
+    out.push(table(r.rows));
+    if (s === 'throughput' && r.ours.cpuMsPerDelivery) {
+      out.push('');
+      out.push('CPU milliseconds per delivery during the timed part (from /proc; Redis is shared with everything else on the machine, "machine" is everyone\'s work):');
+      out.push('');
+      const row = (who, c) => ({ run: who, 'API process': c.api ?? '—', 'worker process': c.worker, 'Postgres backends': c.postgres ?? '—', Redis: c.redis, 'bench (load + receiver)': c.bench, machine: c.machineBusy });
+      out.push(table([row('ours', r.ours.cpuMsPerDelivery), row('baseline', r.baseline.cpuMsPerDelivery)]));
+    }
+    out.push('');
+    out.push(`<sub>${r.file}</sub>`);
+  }
+  return out.join('\n');
+}
+
+/** Headline figures of one result directory, for the before/after table. */
+function headline(dir) {
+  const get = (s) => latest(s, dir);
+  const t = get('throughput');
+  const l = get('latency');
+  const f = get('fanout');
+  const i = get('isolation');
+  const a = get('api');
+  const fig = {};
+  if (t) {
+    fig['throughput (deliveries/s; ratio to baseline)'] = `${t.ours.deliveriesPerSecond} (${r2(t.ratio)})`;
+    if (t.ours.cpuMsPerDelivery) {
+      const c = t.ours.cpuMsPerDelivery;
+      fig['CPU ms per delivery: API / worker / Postgres / Redis'] = `${c.api} / ${c.worker} / ${c.postgres} / ${c.redis}`;
+    }
+    fig['worker peak RSS (MB)'] = t.ours.workerMemory.peakRssMB;
+  }
+  if (l) {
+    fig[`latency at ${l.settings.rate}/s: approval response p99 (ms)`] = l.ours.approvalResponse.p99;
+    fig[`latency at ${l.settings.rate}/s: p50 / p99 from response (ms)`] = `${l.ours.fromResponse.p50} / ${l.ours.fromResponse.p99}${l.sustained ? '' : ' (rate not sustained)'}`;
+    if (l.info) fig[`latency at ${l.info.settings.rate}/s: p50 / p99 from response (ms)`] = `${l.info.ours.fromResponse.p50} / ${l.info.ours.fromResponse.p99}${l.info.sustained ? '' : ' (rate not sustained)'}`;
+  }
+  if (f) fig['fan-out to 1000: slowest round (ms)'] = Math.max(...f.ours.rounds.map((x) => x.allReceivedMs));
+  if (i) fig['isolation: fast p99 with / without slow (ms)'] = `${i.p99With} / ${i.p99Without} (${r2(i.ratio)})`;
+  if (a) for (const [name, r] of Object.entries(a.results)) fig[`API ${name} (req/s; ratio)`] = `${r.ours.requestsPerSecond} (${r2(r.ratio)})`;
+  const any = t ?? l ?? f ?? i ?? a;
+  return { fig, commit: any ? `${any.commit}${any.dirty ? '+' : ''}` : '?', settings: t?.settings };
+}
+
+function compare(beforeDir, afterDir) {
+  const b = headline(beforeDir);
+  const a = headline(afterDir);
+  const keys = [...new Set([...Object.keys(b.fig), ...Object.keys(a.fig)])];
+  const rows = keys.map((k) => ({ figure: k, before: b.fig[k], after: a.fig[k] }));
+  return `Throughput at N=${a.settings?.n ?? '?'}; other settings at their defaults.\n\n${table(rows)}`;
+}
+
+function writeSection(name, text) {
+  const file = join(ROOT, 'BENCHMARKS.md');
+  const doc = readFileSync(file, 'utf8');
+  const start = `<!-- ${name}:start -->`;
+  const end = `<!-- ${name}:end -->`;
+  const a = doc.indexOf(start);
+  const b = doc.indexOf(end);
+  if (a < 0 || b < a) throw new Error(`BENCHMARKS.md has no ${start} … ${end} section`);
+  writeFileSync(file, `${doc.slice(0, a + start.length)}\n${text}\n${doc.slice(b)}`);
+  process.stdout.write(`updated ${file} (${name})\n`);
+}
+
+const ci = process.argv.indexOf('--compare');
+if (ci >= 0) {
+  const text = compare(process.argv[ci + 1], process.argv[ci + 2]);
+  if (process.argv.includes('--write')) writeSection('before-after', text);
+  else process.stdout.write(`${text}\n`);
+} else {
+  const text = render();
+  if (process.argv.includes('--write')) writeSection('results', text);
+  else process.stdout.write(`${text}\n`);
+}
