@@ -118,7 +118,12 @@ export class DeliveryStore {
         occurredAt: r.occurred_at,
       });
     }
-    return deliveryIds.map((id) => byId.get(id) ?? null);
+    // one claim per delivery: should two jobs of one delivery share a batch, only the first gets it
+    return deliveryIds.map((id) => {
+      const claimed = byId.get(id) ?? null;
+      byId.delete(id);
+      return claimed;
+    });
   }
 
   /** Gives a claim back without an attempt (e.g. the webhook already has enough in flight here). */
