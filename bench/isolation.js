@@ -1,6 +1,6 @@
 'use strict';
 // Isolation: nine fast subscribers and one that takes 10 s to answer. Approvals at a steady rate
-// (BENCH_ISOLATION_RATE/s, default 25, for BENCH_ISOLATION_SECONDS, default 10); the fast subscribers'
+// (BENCH_ISOLATION_RATE/s, default 25, for BENCH_ISOLATION_SECONDS, default 15); the fast subscribers'
 // p99 latency (approval response → receipt) must stay within 1.5 × that of the same run without the slow one.
 const { startService } = require('./lib/service');
 const { startReceiver } = require('./lib/receiver');
@@ -15,7 +15,7 @@ const WARMUP_APPROVALS = Number(process.env.BENCH_WARMUP_APPROVALS || 300);
 
 function settings(env = process.env) {
   const rate = Number(env.BENCH_ISOLATION_RATE || 25);
-  const seconds = Number(env.BENCH_ISOLATION_SECONDS || 10);
+  const seconds = Number(env.BENCH_ISOLATION_SECONDS || 15);
   return { rate, seconds, count: Math.round(rate * seconds), warmup: Math.round(rate * Number(env.BENCH_ISOLATION_WARMUP_SECONDS || 1)), fast: FAST, pairs: Number(env.BENCH_ISOLATION_PAIRS || 2), slowMs: Number(env.BENCH_ISOLATION_SLOW_MS || 10_000) };
 }
 
