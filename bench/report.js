@@ -21,7 +21,8 @@ function latest(scenario, dir = RESULTS_DIR) {
   files.sort();
   for (let i = files.length - 1; i >= 0; i--) {
     const j = JSON.parse(readFileSync(join(dir, files[i]), 'utf8'));
-    if (!j.error) return { ...j, file: files[i] };
+    // results of another build (BENCH_SERVICE_MAIN) count only in the directory they were written to on purpose
+    if (!j.error && (!j.serviceMain || dir !== RESULTS_DIR)) return { ...j, file: files[i] };
   }
   return null;
 }

@@ -108,6 +108,8 @@ function machine() {
       node: process.version,
     },
     commit: tryExec('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD']),
+    // set when another build than this checkout's dist/ was measured (BENCH_SERVICE_MAIN)
+    serviceMain: process.env.BENCH_SERVICE_MAIN || null,
     dirty: (tryExec('git', ['-C', ROOT, 'status', '--porcelain', '--untracked-files=no', '--', 'src', 'bench']) ?? '') !== '',
     date: new Date().toISOString(),
   };
