@@ -14,8 +14,8 @@ import { AppResponse } from './dto/app-response.dto';
 import { CreateAppDto } from './dto/create-app.dto';
 import { UpdateAppDto } from './dto/update-app.dto';
 
-/** The `Message` of ApplicationRegistered (decisions §6). */
-export function applicationMessage(app: AppEntity): Record<string, unknown> {
+/** An app's own fields: its response without AccessRequests, and the `Message` of ApplicationRegistered (decisions §6). */
+export function applicationMessage(app: AppEntity): Omit<AppResponse, 'AccessRequests'> {
   return {
     ID: app.id,
     Name: app.name,
@@ -96,15 +96,6 @@ export class AppsService {
   }
 
   private toResponse(app: AppEntity, accessRequests: NestedAccessRequestResponse[]): AppResponse {
-    return {
-      ID: app.id,
-      Name: app.name,
-      Description: app.description,
-      RedirectURLs: app.redirectUrls,
-      UserID: app.userId,
-      Visibility: app.visibility,
-      CreatedAt: portalTime(app.createdAt),
-      AccessRequests: nestAccessRequests(accessRequests),
-    };
+    return { ...applicationMessage(app), AccessRequests: nestAccessRequests(accessRequests) };
   }
 }
