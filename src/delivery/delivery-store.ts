@@ -76,14 +76,10 @@ export class DeliveryStore {
   }
 
   /**
-   * Takes a due, pending, unclaimed delivery for one attempt (a lease of timeout + slack), returning what
-   * the attempt needs; null if it is not due, already taken, or no longer pending.
+   * Takes due, pending, unclaimed deliveries for one attempt each (a lease of timeout + slack), in one
+   * statement; one answer per id, in order: what the attempt needs, or null if that delivery is not due,
+   * already taken, or no longer pending.
    */
-  async claim(deliveryId: string): Promise<ClaimedDelivery | null> {
-    return (await this.claimMany([deliveryId]))[0];
-  }
-
-  /** claim for several deliveries in one statement; one answer per id, in order. */
   async claimMany(deliveryIds: string[]): Promise<(ClaimedDelivery | null)[]> {
     // TypeORM answers an UPDATE with [rows, count]
     const [rows] = (await this.db.query(
@@ -124,11 +120,6 @@ export class DeliveryStore {
       byId.delete(id);
       return claimed;
     });
-  }
-
-  /** Gives a claim back without an attempt (e.g. the webhook already has enough in flight here). */
-  async release(deliveryId: string): Promise<void> {
-    await this.db.query(`UPDATE webhook_deliveries SET locked_until = NULL WHERE id = $1`, [deliveryId]);
   }
 
   /** Records the attempt and the delivery's new state in one statement. */
