@@ -3,6 +3,8 @@
 // and teardown of both (DROP DATABASE; SCAN + DEL of `<prefix>:*`, never FLUSHALL).
 const { Client } = require('pg');
 const IORedis = require('ioredis');
+const { redisOptionsFromUrl } = require('../../dist/queue/redis-connection');
+const { deleteQueueKeys } = require('../../test/helpers/queue-keys');
 
 /**
  * The admin URL used to CREATE/DROP the bench databases: DATABASE_URL if set (any database on the
@@ -60,33 +62,14 @@ function usePrefix(prefix) {
   return prefix;
 }
 
+/** The service's own URL → ioredis options (from the build `npm run bench` makes first). */
 function redisOptions() {
-  const u = new URL(REDIS_URL);
-  const db = u.pathname && u.pathname !== '/' ? Number(u.pathname.slice(1)) : 0;
-  return {
-    host: u.hostname.replace(/^\[|\]$/g, ''),
-    port: u.port ? Number(u.port) : 6379,
-    username: u.username ? decodeURIComponent(u.username) : undefined,
-    password: u.password ? decodeURIComponent(u.password) : undefined,
-    db,
-    tls: u.protocol === 'rediss:' ? {} : undefined,
-    maxRetriesPerRequest: null,
-  };
+  return redisOptionsFromUrl(REDIS_URL);
 }
 
 /** Deletes every key `<prefix>:*` (SCAN + DEL). */
 async function deletePrefix(prefix) {
-  const r = new IORedis(redisOptions());
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await r.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    r.disconnect();
-  }
+  await deleteQueueKeys(REDIS_URL, prefix);
   prefixes.delete(prefix);
 }
 
