@@ -116,7 +116,7 @@ function perDelivery(cpuSeconds, n) {
 
 const FALLBACK_BODY = JSON.stringify({
   Event: 'AccessRequestApproved',
-  Message: { ID: 1, AppID: 1, UserID: 1, Status: 'approved', Catalogue: 'Payments', Client: 'Bench app', Plan: 'Gold', Products: ['payments-api'], AuthType: 'authToken', CreatedAt: '2026-01-01 00:00', UpdatedAt: '2026-01-01 00:00' },
+  Message: { ID: 1, AppID: 1, ByUser: 1, Status: 'approved', ProductIDs: [1], PlanID: 1, CreatedAt: '2026-01-01T00:00:00.000Z', UpdatedAt: '2026-01-01T00:00:00.000Z', UserID: 1, Catalogue: 'Payments', Client: 'Bench app', Plan: 'Gold', Products: ['payments-api'], AuthType: 'authToken' },
   Timestamp: new Date().toISOString(),
 });
 

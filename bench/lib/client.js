@@ -42,7 +42,7 @@ function portal(service, pool) {
           headers: auth,
           body: { Name: name, UserID: 1, RedirectURLs: 'https://app.example.com/callback', Visibility: 'organisation', Description: 'benchmark' },
         }),
-        201,
+        200,
         'create app',
       ),
     createAccessRequest: (appId) =>

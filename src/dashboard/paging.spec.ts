@@ -1,4 +1,4 @@
-import { pageCount, pageWindow } from './paging';
+import { pageCount, pageWindow, pageWindowOrAll } from './paging';
 
 describe('dashboard paging', () => {
   it.each([
@@ -14,5 +14,12 @@ describe('dashboard paging', () => {
     expect(pageWindow(undefined, 10)).toEqual({ offset: 0, limit: 10 });
     expect(pageWindow(1, 10)).toEqual({ offset: 0, limit: 10 });
     expect(pageWindow(3, 25)).toEqual({ offset: 50, limit: 25 });
+  });
+
+  it('takes a negative p as every item, and other pages as usual', () => {
+    expect(pageWindowOrAll(-1, 10)).toEqual({ offset: 0, limit: null });
+    expect(pageWindowOrAll(-99, 10)).toEqual({ offset: 0, limit: null });
+    expect(pageWindowOrAll(undefined, 10)).toEqual({ offset: 0, limit: 10 });
+    expect(pageWindowOrAll(2, 10)).toEqual({ offset: 10, limit: 10 });
   });
 });

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from
 import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { PortalAuth } from '../common/auth';
 import { PortalPageQuery } from '../common/http/pagination';
+import { ApiEventCallbacks } from '../events/event-messages';
 import { CreatedWebhookResponse, CreateWebhookDto, UpdateWebhookDto, WebhookHeaderInput, WebhookHeaderResponse, WebhookResponse, WebhookSecretResponse } from './dto/webhook.dto';
 import { WebhooksService } from './webhooks.service';
 
@@ -19,6 +20,7 @@ export class WebhooksController {
 
   @Post()
   @ApiCreatedResponse({ type: CreatedWebhookResponse })
+  @ApiEventCallbacks()
   @ApiUnprocessableEntityResponse({ description: 'validation failed; errors lists every reason' })
   create(@Body() dto: CreateWebhookDto) {
     return this.service.create(dto);

@@ -74,6 +74,15 @@ describe('GET /api/apis with 100 000 stored definitions', () => {
     const oauth = await user.http.get('/api/apis?auth_type=oauth&sort=-updated_at');
     expect(oauth.body.pages).toBe(2000);
     expect(ids(oauth)).toEqual(scaleIds([2, 6, 14, 18, 22, 26, 34, 38, 42, 46]));
+    // two categories: an API in either matches (cat7 and cat8 are disjoint, 2 000 each)
+    const two = await user.http.get('/api/apis?category=cat7,cat8&sort=-name');
+    expect(two.body.pages).toBe(400);
+    expect(ids(two)).toEqual(scaleIds([99_958, 99_957, 99_908, 99_907, 99_858, 99_857, 99_808, 99_807, 99_758, 99_757]));
+    // a negative page: every match in one answer, pages still counted in pages of 10
+    const all = await user.http.get('/api/apis?category=cat7&sort=-name&p=-1');
+    expect(all.body.pages).toBe(200);
+    expect(ids(all)).toHaveLength(2000);
+    expect(ids(all).slice(10, 20)).toEqual(ids(cat));
   });
 
   it.each<[string, ApiListFilters, ApiSort]>([
@@ -81,7 +90,8 @@ describe('GET /api/apis with 100 000 stored definitions', () => {
     ['by name', { orgId: 'scale' }, 'name'],
     ['by update, descending', { orgId: 'scale' }, '-updated_at'],
     ['name search', { orgId: 'scale', q: '0099' }, '-created_at'],
-    ['category', { orgId: 'scale', category: 'cat7' }, 'name'],
+    ['category', { orgId: 'scale', categories: ['cat7'] }, 'name'],
+    ['any of two categories', { orgId: 'scale', categories: ['cat7', 'cat8'] }, 'name'],
     ['base APIs only', { orgId: 'scale', baseOnly: true }, '-created_at'],
     ['super user', {}, '-created_at'],
   ])('plans the %s page query with an index, never a sequential scan', async (_name, filters, sort) => {

@@ -97,6 +97,13 @@ describe('dashboard: GET /api/apis and /api/apis/groups', () => {
       }
       // default order: newest first
       expect(seen).toEqual([...created].reverse());
+      // a negative p: every item in one answer, pages counted as usual
+      for (const negative of ['-1', '-7']) {
+        const all = await user.http.get(`/api/apis?p=${negative}`);
+        expect(all.status).toBe(200);
+        expect(all.body.pages).toBe(pages);
+        expect(ids(all)).toEqual(seen);
+      }
       // no p is page 1; a page past the end is empty
       expect(ids(await user.http.get('/api/apis'))).toEqual(seen.slice(0, 10));
       expect((await user.http.get(`/api/apis?p=${pages + 1}`)).body).toEqual({ apis: [], pages });
@@ -144,6 +151,12 @@ describe('dashboard: GET /api/apis and /api/apis/groups', () => {
       ['category=animals', ['f-token', 'f-keyless']],
       ['category=fruit', ['f-basic']],
       ['category=none', []],
+      ['category=fruit,animals', ['f-basic', 'f-token', 'f-keyless']],
+      ['category=fruit,%20none,,', ['f-basic']],
+      ['category=', ['f-child', 'f-base', 'f-basic', 'f-jwt', 'f-oauth', 'f-token', 'f-keyless']],
+      ['auth_type=keyless,authToken', ['f-child', 'f-base', 'f-token', 'f-keyless']],
+      ['auth_type=jwt,basic&category=fruit', ['f-basic']],
+      ['auth_type=', ['f-child', 'f-base', 'f-basic', 'f-jwt', 'f-oauth', 'f-token', 'f-keyless']],
       ['q=ver', ['f-child', 'f-base']],
       ['q=ALPHA', ['f-token']],
       ['q=100%25_', ['f-jwt']],
@@ -152,9 +165,15 @@ describe('dashboard: GET /api/apis and /api/apis/groups', () => {
       ['base_apis=true', ['f-base', 'f-basic', 'f-jwt', 'f-oauth', 'f-token', 'f-keyless']],
       ['base_apis=1&q=versioned', ['f-base']],
       ['base_apis=false&q=versioned', ['f-child', 'f-base']],
+      ['base_apis=0&q=versioned', ['f-child', 'f-base']],
+      ['base_apis=FALSE&q=versioned', ['f-child', 'f-base']],
+      ['base_apis=yes&q=versioned', ['f-base']],
+      ['base_apis=&q=versioned', ['f-base']],
+      ['base_apis&q=versioned', ['f-base']],
       ['api_type=rest&category=fruit', ['f-basic']],
       ['api_type=graphql', []],
       ['compressed=1&category=fruit', ['f-basic']],
+      ['compressed=&category=fruit', ['f-basic']],
       ['sort=name', ['f-token', 'f-jwt', 'f-basic', 'f-oauth', 'f-base', 'f-child', 'f-keyless']],
       ['sort=-name', ['f-keyless', 'f-child', 'f-base', 'f-oauth', 'f-basic', 'f-jwt', 'f-token']],
       ['sort=created_at', ['f-keyless', 'f-token', 'f-oauth', 'f-jwt', 'f-basic', 'f-base', 'f-child']],
@@ -203,13 +222,16 @@ describe('dashboard: GET /api/apis and /api/apis/groups', () => {
 
     it.each([
       ['api_type=soap', 'api_type must be one of the following values'],
-      ['auth_type=magic', 'auth_type must be one of the following values'],
+      ['auth_type=magic', 'auth_type must be a comma-separated list of: keyless, authToken, oauth, jwt, basic'],
+      ['auth_type=keyless,magic', 'auth_type must be a comma-separated list of'],
+      ['auth_type=keyless&auth_type=jwt', 'auth_type must be a string'],
       ['sort=size', 'sort must be one of the following values'],
       ['sort=-', 'sort must be one of the following values'],
       ['compressed=2', 'compressed must be one of the following values'],
-      ['base_apis=maybe', 'base_apis must be one of the following values'],
+      ['base_apis=1&base_apis=0', 'base_apis must be a string'],
       ['p=abc', 'p must be a whole page number'],
-      ['p=0', 'p must be 1 or more'],
+      ['p=0', 'p must be 1 or more (or negative for every API)'],
+      ['p=-1.5', 'p must be a whole page number'],
       ['p=99999999999999999999', 'p must be at most 1000000'],
       ['p=1&p=2', 'p must be a whole page number'],
       ['category=a&category=b', 'category must be a string'],

@@ -28,6 +28,8 @@ export interface AccessRequestInput {
   Catalogue?: string;
   Plan?: string;
   Products?: string[];
+  ProductIDs?: number[];
+  PlanID?: number;
   AuthType?: string;
   DCREnabled?: boolean;
   ProvisionImmediately?: boolean;
@@ -36,7 +38,7 @@ export interface AccessRequestInput {
 
 export async function createApp(portal: HttpClient, input: AppInput): Promise<any> {
   const res = await portal.post('/portal-api/apps', input);
-  if (res.status !== 201) throw new Error(`creating an app: ${res.status} ${res.text}`);
+  if (res.status !== 200) throw new Error(`creating an app: ${res.status} ${res.text}`);
   return res.body;
 }
 

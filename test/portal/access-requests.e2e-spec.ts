@@ -44,10 +44,12 @@ describe('portal access requests', () => {
       ProvisionImmediately: false,
       Status: 'pending',
       Products: 'weather-api, maps-api',
+      ProductIDs: [],
+      PlanID: 0,
       Credentials: [],
       CreatedAt: expect.stringMatching(PORTAL_TIME),
       UpdatedAt: expect.stringMatching(PORTAL_TIME),
-      DeletedAt: '',
+      DeletedAt: '1970-01-01 00:00',
     });
     const id = created.body.ID;
 
@@ -65,7 +67,7 @@ describe('portal access requests', () => {
           DCRRegistrationAccessToken: '',
           DCRRegistrationClientURI: '',
           DCRResponse: '',
-          Expires: '',
+          Expires: '1970-01-01 00:00',
           OAuthClientID: '',
           OAuthClientSecret: '',
           RedirectURI: '',
@@ -86,6 +88,27 @@ describe('portal access requests', () => {
     expect(inApp.body.AccessRequests[0]).toContainEqual({ ...approved.body, Products: ['weather-api', 'maps-api'] });
   });
 
+  it('stores ProductIDs and PlanID when given and shows them on every route, nested in the app too', async () => {
+    const created = await portal.post('/portal-api/access_requests', {
+      AppID: app.ID, Catalogue: 'Public catalogue', Plan: 'Gold', Products: ['weather-api', 'maps-api'], ProductIDs: [11, 12], PlanID: 3,
+      AuthType: 'authToken', DCREnabled: false, ProvisionImmediately: false, User: 'User#1',
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ Products: 'weather-api, maps-api', ProductIDs: [11, 12], PlanID: 3, DeletedAt: '1970-01-01 00:00' });
+    const id = created.body.ID;
+    const approved = await portal.put(`/portal-api/access_requests/${id}/approve`);
+    expect(approved.body).toMatchObject({ Status: 'approved', ProductIDs: [11, 12], PlanID: 3 });
+    expect(approved.body.Credentials[0].Expires).toBe('1970-01-01 00:00');
+    expect((await portal.get(`/portal-api/access_requests/${id}`)).body).toMatchObject({ ProductIDs: [11, 12], PlanID: 3 });
+    const listed = (await portal.get('/portal-api/access_requests?per_page=100')).body.find((r: any) => r.ID === id);
+    expect(listed).toMatchObject({ ProductIDs: [11, 12], PlanID: 3 });
+    const nested = (await portal.get(`/portal-api/apps/${app.ID}`)).body.AccessRequests[0].find((r: any) => r.ID === id);
+    expect(nested).toMatchObject({ Products: ['weather-api', 'maps-api'], ProductIDs: [11, 12], PlanID: 3, DeletedAt: '1970-01-01 00:00' });
+    expect(nested.Credentials[0].Expires).toBe('1970-01-01 00:00');
+    const [row] = await t.db.query(`SELECT product_ids, plan_id FROM portal_access_requests WHERE id = $1`, [id]);
+    expect(row).toEqual({ product_ids: [11, 12], plan_id: 3 });
+  });
+
   it('issues an OAuth client for oauth2.0: client id, secret, the app redirect address, scope per product', async () => {
     const ar = await createAccessRequest(portal, { AppID: app.ID, AuthType: 'oauth2.0', Products: ['weather-api', 'maps-api'] });
     const res = await portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'approved' });
@@ -99,7 +122,7 @@ describe('portal access requests', () => {
         DCRRegistrationAccessToken: '',
         DCRRegistrationClientURI: '',
         DCRResponse: '',
-        Expires: '',
+        Expires: '1970-01-01 00:00',
         OAuthClientID: expect.stringMatching(/^[0-9a-f]{32}$/),
         OAuthClientSecret: expect.stringMatching(HEX64),
         RedirectURI: 'https://app.example.com/callback',
@@ -316,6 +339,18 @@ describe('portal access requests', () => {
       [{ DCREnabled: null }, 'DCREnabled'],
       [{ ProvisionImmediately: 1 }, 'ProvisionImmediately'],
       [{ User: ['User#1'] }, 'User'],
+      [{ ProductIDs: 5 }, 'ProductIDs'],
+      [{ ProductIDs: ['5'] }, 'ProductIDs'],
+      [{ ProductIDs: [1.5] }, 'ProductIDs'],
+      [{ ProductIDs: [0] }, 'ProductIDs'],
+      [{ ProductIDs: [2_147_483_648] }, 'ProductIDs'],
+      [{ ProductIDs: null }, 'ProductIDs'],
+      [{ ProductIDs: [1, null] }, 'ProductIDs'],
+      [{ PlanID: '2' }, 'PlanID'],
+      [{ PlanID: -1 }, 'PlanID'],
+      [{ PlanID: 2.5 }, 'PlanID'],
+      [{ PlanID: null }, 'PlanID'],
+      [{ PlanID: [2] }, 'PlanID'],
     ])('refuses %j with a 422 naming %s', async (override, field) => {
       const body = { AppID: app.ID, Catalogue: 'c', Plan: 'p', Products: ['x'], AuthType: 'authToken', User: 'User#1', ...override };
       const res = await portal.post('/portal-api/access_requests', body);

@@ -83,13 +83,16 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
 
     const events = await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID);
     expect(events).toHaveLength(1);
+    const [{ id: credentialId, created_at: issuedAt }] = await t.db.query(`SELECT id, created_at FROM portal_credentials WHERE access_request_id = $1`, [ar.ID]);
     expect(events[0].payload).toEqual({
+      ID: credentialId,
+      ByUser: 5,
       AccessRequestID: ar.ID,
       AppID: app.ID,
+      CreatedAt: issuedAt.toISOString(),
       UserID: 5,
       AuthType: 'oauth2.0',
       OAuthClientID: reply.client_id,
-      CreatedAt: expect.any(String),
     });
     const everyEvent = (await t.db.query(`SELECT payload::text AS p FROM outbox_events`)).map((r: { p: string }) => r.p).join('\n');
     expect(everyEvent).not.toContain(reply.client_secret);

@@ -51,19 +51,26 @@ describe('portal events: written with the change, relayed to the events queue on
     const rows = await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID);
     expect(rows).toHaveLength(1);
     const event = rows[0];
+    const [times] = await t.db.query(`SELECT created_at, updated_at FROM portal_access_requests WHERE id = $1`, [ar.ID]);
     expect(event.payload).toEqual({
       ID: ar.ID,
       AppID: app.ID,
-      UserID: 11,
+      ByUser: 11,
       Status: 'approved',
+      ProductIDs: [],
+      PlanID: 0,
+      CreatedAt: times.created_at.toISOString(),
+      UpdatedAt: times.updated_at.toISOString(),
+      UserID: 11,
       Catalogue: 'Public catalogue',
       Client: 'Relay app',
       Plan: 'Free plan',
       Products: ['weather-api', 'maps-api'],
       AuthType: 'authToken',
-      CreatedAt: ar.CreatedAt,
-      UpdatedAt: approved.body.UpdatedAt,
     });
+    // the same instants the responses show to the minute
+    expect(event.payload.CreatedAt.slice(0, 16).replace('T', ' ')).toBe(ar.CreatedAt);
+    expect(event.payload.UpdatedAt.slice(0, 16).replace('T', ' ')).toBe(approved.body.UpdatedAt);
 
     await eventually(() => relayedAt(event.id), 'the relay to mark the event relayed');
     const job = await eventually(() => queue.getJob(event.id), 'the job in the events queue');
@@ -96,18 +103,23 @@ describe('portal events: written with the change, relayed to the events queue on
 
   it('writes Created, Rejected and CredentialRegistered Messages without secrets', async () => {
     const app = await createApp(portal, { Name: 'Message app', UserID: 4 });
-    const ar = await createAccessRequest(portal, { AppID: app.ID, ProvisionImmediately: true, Products: ['p1'] });
+    const ar = await createAccessRequest(portal, { AppID: app.ID, ProvisionImmediately: true, Products: ['p1'], ProductIDs: [31], PlanID: 6 });
     const rejected = await portal.put(`/portal-api/access_requests/${ar.ID}/reject`);
     expect(rejected.status).toBe(200);
 
-    const base = { ID: ar.ID, AppID: app.ID, UserID: 4, Catalogue: 'Public catalogue', Client: 'Message app', Plan: 'Free plan', Products: ['p1'], AuthType: 'authToken', CreatedAt: ar.CreatedAt };
+    const [row] = await t.db.query(`SELECT created_at, updated_at FROM portal_access_requests WHERE id = $1`, [ar.ID]);
+    const base = {
+      ID: ar.ID, AppID: app.ID, ByUser: 4, ProductIDs: [31], PlanID: 6, CreatedAt: row.created_at.toISOString(), UserID: 4,
+      Catalogue: 'Public catalogue', Client: 'Message app', Plan: 'Free plan', Products: ['p1'], AuthType: 'authToken',
+    };
     const created = await outboxRows(t, 'AccessRequestCreated', 'ID', ar.ID);
-    expect(created.map((r) => r.payload)).toEqual([{ ...base, Status: 'pending', UpdatedAt: ar.CreatedAt }]);
+    expect(created.map((r) => r.payload)).toEqual([{ ...base, Status: 'pending', UpdatedAt: row.created_at.toISOString() }]);
     const rejectedRows = await outboxRows(t, 'AccessRequestRejected', 'ID', ar.ID);
-    expect(rejectedRows.map((r) => r.payload)).toEqual([{ ...base, Status: 'rejected', UpdatedAt: rejected.body.UpdatedAt }]);
+    expect(rejectedRows.map((r) => r.payload)).toEqual([{ ...base, Status: 'rejected', UpdatedAt: row.updated_at.toISOString() }]);
     const credential = await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID);
+    const [issued] = await t.db.query(`SELECT id, created_at FROM portal_credentials WHERE access_request_id = $1`, [ar.ID]);
     expect(credential.map((r) => r.payload)).toEqual([
-      { AccessRequestID: ar.ID, AppID: app.ID, UserID: 4, AuthType: 'authToken', OAuthClientID: '', CreatedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/) },
+      { ID: issued.id, ByUser: 4, AccessRequestID: ar.ID, AppID: app.ID, CreatedAt: issued.created_at.toISOString(), UserID: 4, AuthType: 'authToken', OAuthClientID: '' },
     ]);
 
     const payloads = (await t.db.query(`SELECT payload::text AS p FROM outbox_events`)).map((r: { p: string }) => r.p).join('\n');

@@ -178,7 +178,7 @@ async function runSoak(o) {
       if (r.status !== 201) throw new Error(`could not create webhook: ${r.status} ${JSON.stringify(r.body)}`);
     }
     const app = await call('POST', '/portal-api/apps', { Name: 'soak app', UserID: 1, RedirectURLs: 'https://soak.example.com/cb', Visibility: 'organisation', Description: 'soak' });
-    if (app.status !== 201) throw new Error(`could not create app: ${app.status} ${JSON.stringify(app.body)}`);
+    if (app.status !== 200) throw new Error(`could not create app: ${app.status} ${JSON.stringify(app.body)}`);
 
     const deadline = Date.now() + loadMs;
     // load: keep creating and approving access requests, retrying while the API restarts

@@ -3,7 +3,8 @@ import { Sink } from '../helpers/sink';
 import { startTestApp, TestApp } from '../helpers/test-app';
 import { TEST_SECRETS } from '../helpers/test-env';
 
-const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/;
+/** Event times: RFC 3339, UTC, with milliseconds. */
+const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('portal changes reach subscribers end to end', () => {
   let t: TestApp;
@@ -28,7 +29,7 @@ describe('portal changes reach subscribers end to end', () => {
     });
     expect(hook.status).toBe(201);
     const app = await api.post('/portal-api/apps', { Name: 'My app', Description: 'd', RedirectURLs: 'https://app.example.com/cb', UserID: 1, Visibility: 'organisation' });
-    expect(app.status).toBe(201);
+    expect(app.status).toBe(200);
     const ar = await api.post('/portal-api/access_requests', {
       AppID: app.body.ID, Catalogue: 'Payments', Plan: 'Gold', Products: ['payments-api', 'refunds-api'], AuthType: 'authToken',
       DCREnabled: false, ProvisionImmediately: false, User: 'User#1',
@@ -52,15 +53,18 @@ describe('portal changes reach subscribers end to end', () => {
     expect(approvedEvents[0].Message).toEqual({
       ID: ar.body.ID,
       AppID: app.body.ID,
-      UserID: 1,
+      ByUser: 1,
       Status: 'approved',
+      ProductIDs: [],
+      PlanID: 0,
+      CreatedAt: expect.stringMatching(TIME),
+      UpdatedAt: expect.stringMatching(TIME),
+      UserID: 1,
       Catalogue: 'Payments',
       Client: 'My app',
       Plan: 'Gold',
       Products: ['payments-api', 'refunds-api'],
       AuthType: 'authToken',
-      CreatedAt: expect.stringMatching(TIME),
-      UpdatedAt: expect.stringMatching(TIME),
     });
     for (const r of received) expect(r.body).not.toContain(credential);
 

@@ -4,8 +4,10 @@ export interface ApiListFilters {
   /** undefined: a super user, across organisations. */
   orgId?: string;
   apiType?: string;
-  category?: string;
-  authType?: string;
+  /** An API matches when it has any of these categories. */
+  categories?: string[];
+  /** An API matches when it has any of these authentication types. */
+  authTypes?: string[];
   baseOnly?: boolean;
   q?: string;
 }
@@ -24,11 +26,17 @@ export function containsPattern(q: string): string {
   return `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/** The items of a comma-separated query value, trimmed, empty ones dropped (`a,,b ` → `[a, b]`). */
+export function commaList(value: string | undefined): string[] {
+  return value === undefined ? [] : value.split(',').map((v) => v.trim()).filter((v) => v !== '');
+}
+
 /**
  * The SQL of GET /api/apis: every filter and the order run on the projected columns and their indexes
  * (org_id + sort key btrees, GIN on categories/auth_types, trigram or btree on lower(name)).
+ * `limit` null: every matching row (a negative page number asks for all of them in one answer).
  */
-export function buildApiListQuery(f: ApiListFilters, sort: ApiSort, offset: number, limit: number): { page: [string, unknown[]]; count: [string, unknown[]] } {
+export function buildApiListQuery(f: ApiListFilters, sort: ApiSort, offset: number, limit: number | null): { page: [string, unknown[]]; count: [string, unknown[]] } {
   const where: string[] = [];
   const params: unknown[] = [];
   const add = (sql: (n: string) => string, value: unknown) => {
@@ -37,13 +45,14 @@ export function buildApiListQuery(f: ApiListFilters, sort: ApiSort, offset: numb
   };
   if (f.orgId !== undefined) add((n) => `org_id = ${n}`, f.orgId);
   if (f.apiType !== undefined) add((n) => `api_type = ${n}`, f.apiType);
-  if (f.category !== undefined) add((n) => `categories @> ARRAY[${n}::text]`, f.category);
-  if (f.authType !== undefined) add((n) => `auth_types @> ARRAY[${n}::text]`, f.authType);
+  // && (overlap) is "has any of them", and uses the same GIN indexes as @>
+  if (f.categories?.length) add((n) => `categories && ${n}::text[]`, f.categories);
+  if (f.authTypes?.length) add((n) => `auth_types && ${n}::text[]`, f.authTypes);
   if (f.baseOnly) where.push('NOT is_child');
   if (f.q) add((n) => `lower(name) LIKE ${n} ESCAPE '\\'`, containsPattern(f.q));
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
   return {
-    page: [`SELECT list_entry FROM api_definitions ${clause} ORDER BY ${ORDER[sort]} LIMIT ${limit} OFFSET ${offset}`, params],
+    page: [`SELECT list_entry FROM api_definitions ${clause} ORDER BY ${ORDER[sort]}${limit === null ? '' : ` LIMIT ${limit} OFFSET ${offset}`}`, params],
     count: [`SELECT count(*)::int AS total FROM api_definitions ${clause}`, params],
   };
 }

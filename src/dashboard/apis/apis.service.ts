@@ -4,8 +4,9 @@ import { DataSource } from 'typeorm';
 import { DashboardActor } from '../../common/auth';
 import { AppConfig } from '../../config';
 import { ApiListEntry } from '../../gateway/apis/projection';
-import { pageCount, pageWindow } from '../paging';
-import { buildApiListQuery } from './api-list.query';
+import { pageCount, pageWindowOrAll } from '../paging';
+import { buildApiListQuery, commaList } from './api-list.query';
+import { baseApisOnly } from './dto/list-apis-query.dto';
 import { ListApisQueryDto } from './dto/list-apis-query.dto';
 
 export interface ApiListResponse {
@@ -20,17 +21,20 @@ export class ApisService {
     private readonly config: AppConfig,
   ) {}
 
-  /** GET /api/apis: the caller's organisation's APIs as 2.7 list entries, filtered, sorted and paged in SQL. */
+  /**
+   * GET /api/apis: the caller's organisation's APIs as 2.7 list entries, filtered, sorted and paged in SQL.
+   * A negative `p` returns every match at once; `pages` is still counted in pages of the configured size.
+   */
   async list(actor: DashboardActor, query: ListApisQueryDto): Promise<ApiListResponse> {
     const size = this.config.dashboard.pageSize;
-    const { offset, limit } = pageWindow(query.p, size);
+    const { offset, limit } = pageWindowOrAll(query.p, size);
     const { page, count } = buildApiListQuery(
       {
         orgId: actor.isSuperUser ? undefined : actor.orgId,
         apiType: query.api_type,
-        category: query.category,
-        authType: query.auth_type,
-        baseOnly: query.base_apis === 'true' || query.base_apis === '1',
+        categories: commaList(query.category),
+        authTypes: commaList(query.auth_type),
+        baseOnly: baseApisOnly(query.base_apis),
         q: query.q,
       },
       query.sort ?? '-created_at',

@@ -22,6 +22,14 @@ export class AccessRequestEntity {
   @Column({ type: 'text', array: true })
   products: string[];
 
+  /** Ids of the portal's catalogue entries for the products; `[]` when the client gave none. */
+  @Column({ name: 'product_ids', type: 'integer', array: true, default: () => "'{}'" })
+  productIds: number[];
+
+  /** Id of the portal's catalogue entry for the plan; 0 when the client gave none. */
+  @Column({ name: 'plan_id', type: 'integer', default: 0 })
+  planId: number;
+
   @Column({ name: 'auth_type', type: 'text' })
   authType: AuthType;
 

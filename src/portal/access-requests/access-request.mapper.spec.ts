@@ -19,7 +19,7 @@ const app = Object.assign(new AppEntity(), {
   createdAt: new Date('2025-01-02T03:04:59Z'), updatedAt: new Date('2025-01-02T03:04:59Z'),
 });
 const ar = Object.assign(new AccessRequestEntity(), {
-  id: 12, appId: 3, catalogue: 'Public', plan: 'Free', products: ['weather-api', 'maps-api'], authType: 'authToken', dcrEnabled: false,
+  id: 12, appId: 3, catalogue: 'Public', plan: 'Free', products: ['weather-api', 'maps-api'], productIds: [41, 42], planId: 5, authType: 'authToken', dcrEnabled: false,
   provisionImmediately: false, user: 'User#1', status: 'approved', createdAt: new Date('2025-01-02T03:04:00Z'), updatedAt: new Date('2025-12-31T23:59:30Z'),
 });
 const credential = (over: Partial<CredentialEntity> = {}) =>
@@ -41,19 +41,20 @@ describe('access request mapping', () => {
     expect(nestedAccessRequestResponse(ar, app, [], box).Products).toEqual(['weather-api', 'maps-api']);
   });
 
-  it('maps every field, the app name as Client, times as YYYY-MM-DD HH:MM UTC, DeletedAt ""', () => {
+  it('maps every field, the app name as Client, times as YYYY-MM-DD HH:MM UTC, unset times as 1970-01-01 00:00', () => {
     expect(accessRequestResponse(ar, app, [credential()], box)).toEqual({
       ID: 12, AppID: 3, Catalogue: 'Public', Client: 'Weather app', Plan: 'Free', User: 'User#1', AuthType: 'authToken',
-      DCREnabled: false, ProvisionImmediately: false, Status: 'approved', Products: 'weather-api, maps-api',
+      DCREnabled: false, ProvisionImmediately: false, Status: 'approved', Products: 'weather-api, maps-api', ProductIDs: [41, 42], PlanID: 5,
       Credentials: [
         {
           AccessRequest: 'AccessRequest#12', Credential: 'the-key', CredentialHash: 'h'.repeat(64), DCRRegistrationAccessToken: '',
-          DCRRegistrationClientURI: '', DCRResponse: '', Expires: '', OAuthClientID: '', OAuthClientSecret: '', RedirectURI: '',
+          DCRRegistrationClientURI: '', DCRResponse: '', Expires: '1970-01-01 00:00', OAuthClientID: '', OAuthClientSecret: '', RedirectURI: '',
           ResponseType: '', Scope: '', TokenEndpoints: '',
         },
       ],
-      CreatedAt: '2025-01-02 03:04', UpdatedAt: '2025-12-31 23:59', DeletedAt: '',
+      CreatedAt: '2025-01-02 03:04', UpdatedAt: '2025-12-31 23:59', DeletedAt: '1970-01-01 00:00',
     });
+    expect(nestedAccessRequestResponse(ar, app, [], box)).toMatchObject({ ProductIDs: [41, 42], PlanID: 5, DeletedAt: '1970-01-01 00:00' });
   });
 
   it('hides revoked credentials', () => {
@@ -72,13 +73,26 @@ describe('access request mapping', () => {
     expect(c).toMatchObject({ Credential: '', CredentialHash: '', OAuthClientID: 'cid', OAuthClientSecret: 'csecret', DCRResponse: '{"client_id":"cid"}', DCRRegistrationAccessToken: 'rat', Expires: '2026-05-06 07:08' });
   });
 
-  it("builds event Messages with the app's UserID and no secrets", () => {
-    expect(accessRequestMessage(ar, app)).toEqual({
-      ID: 12, AppID: 3, UserID: 9, Status: 'approved', Catalogue: 'Public', Client: 'Weather app', Plan: 'Free',
-      Products: ['weather-api', 'maps-api'], AuthType: 'authToken', CreatedAt: '2025-01-02 03:04', UpdatedAt: '2025-12-31 23:59',
+  it("builds event Messages with the app's UserID as ByUser, RFC 3339 times and no secrets", () => {
+    const message = accessRequestMessage(ar, app);
+    expect(message).toEqual({
+      ID: 12, AppID: 3, ByUser: 9, Status: 'approved', ProductIDs: [41, 42], PlanID: 5, CreatedAt: '2025-01-02T03:04:00.000Z',
+      UpdatedAt: '2025-12-31T23:59:30.000Z', UserID: 9, Catalogue: 'Public', Client: 'Weather app', Plan: 'Free',
+      Products: ['weather-api', 'maps-api'], AuthType: 'authToken',
     });
-    const message = credentialMessage(credential({ oauthClientId: 'cid' }), ar, app);
-    expect(message).toEqual({ AccessRequestID: 12, AppID: 3, UserID: 9, AuthType: 'authToken', OAuthClientID: 'cid', CreatedAt: '2025-12-31 23:59' });
-    expect(JSON.stringify(message)).not.toContain('the-key');
+    // the product's documented keys come first, in its order
+    expect(Object.keys(message).slice(0, 8)).toEqual(['ID', 'AppID', 'ByUser', 'Status', 'ProductIDs', 'PlanID', 'CreatedAt', 'UpdatedAt']);
+    const credentialEvent = credentialMessage(credential({ id: 77, oauthClientId: 'cid' }), ar, app);
+    expect(credentialEvent).toEqual({
+      ID: 77, ByUser: 9, AccessRequestID: 12, AppID: 3, CreatedAt: '2025-12-31T23:59:30.000Z', UserID: 9, AuthType: 'authToken', OAuthClientID: 'cid',
+    });
+    expect(JSON.stringify(credentialEvent)).not.toContain('the-key');
+  });
+
+  it('copies ProductIDs so later changes to the row do not reach a built Message', () => {
+    const row = Object.assign(new AccessRequestEntity(), { ...ar, productIds: [1] });
+    const message = accessRequestMessage(row, app);
+    row.productIds.push(2);
+    expect(message.ProductIDs).toEqual([1]);
   });
 });

@@ -1,9 +1,10 @@
-import { portalTime } from '../../common/http/time';
+import { portalTime, rfc3339, UNSET_PORTAL_TIME } from '../../common/http/time';
 import { AppEntity } from '../apps/app.entity';
 import { AccessRequestEntity } from './access-request.entity';
 import { CredentialEntity } from './credential.entity';
 import { AccessRequestResponse, NestedAccessRequestResponse } from './dto/access-request-response.dto';
 import { CredentialResponse } from './dto/credential-response.dto';
+import { AccessRequestEventMessage, CredentialRegisteredMessage, MessageOf } from '../../events/event-messages';
 
 /** What the mapping needs to open sealed columns (SecretBox). */
 export interface Unsealer {
@@ -40,10 +41,13 @@ function fields(ar: AccessRequestEntity, app: AppEntity, credentials: Credential
     DCREnabled: ar.dcrEnabled,
     ProvisionImmediately: ar.provisionImmediately,
     Status: ar.status,
+    ProductIDs: [...ar.productIds],
+    PlanID: ar.planId,
     Credentials: credentials.filter((c) => !c.revokedAt).map((c) => credentialResponse(c, box)),
     CreatedAt: portalTime(ar.createdAt),
     UpdatedAt: portalTime(ar.updatedAt),
-    DeletedAt: '',
+    // deleted requests are gone, so a request that can be shown was never deleted
+    DeletedAt: UNSET_PORTAL_TIME,
   };
 }
 
@@ -62,31 +66,39 @@ export function nestAccessRequests<T>(items: T[]): T[][] {
   return items.length === 0 ? [] : [items];
 }
 
-/** The `Message` of AccessRequestCreated/Approved/Rejected (decisions §6): never credentials or secrets. */
-export function accessRequestMessage(ar: AccessRequestEntity, app: AppEntity): Record<string, unknown> {
+/**
+ * The `Message` of AccessRequestCreated/Approved/Rejected: the portal product's documented keys first (times
+ * RFC 3339, `ByUser` the app's user), then the names and request details we add. Never credentials or secrets.
+ */
+export function accessRequestMessage(ar: AccessRequestEntity, app: AppEntity): MessageOf<AccessRequestEventMessage> {
   return {
     ID: ar.id,
     AppID: ar.appId,
-    UserID: app.userId,
+    ByUser: app.userId,
     Status: ar.status,
+    ProductIDs: [...ar.productIds],
+    PlanID: ar.planId,
+    CreatedAt: rfc3339(ar.createdAt),
+    UpdatedAt: rfc3339(ar.updatedAt),
+    UserID: app.userId,
     Catalogue: ar.catalogue,
     Client: app.name,
     Plan: ar.plan,
     Products: [...ar.products],
     AuthType: ar.authType,
-    CreatedAt: portalTime(ar.createdAt),
-    UpdatedAt: portalTime(ar.updatedAt),
   };
 }
 
-/** The `Message` of CredentialRegistered: which request got a credential, never the secret values. */
-export function credentialMessage(c: CredentialEntity, ar: AccessRequestEntity, app: AppEntity): Record<string, unknown> {
+/** The `Message` of CredentialRegistered: which credential (its id) went to which request, never the secret values. */
+export function credentialMessage(c: CredentialEntity, ar: AccessRequestEntity, app: AppEntity): MessageOf<CredentialRegisteredMessage> {
   return {
+    ID: c.id,
+    ByUser: app.userId,
     AccessRequestID: ar.id,
     AppID: ar.appId,
+    CreatedAt: rfc3339(c.createdAt),
     UserID: app.userId,
     AuthType: ar.authType,
     OAuthClientID: c.oauthClientId,
-    CreatedAt: portalTime(c.createdAt),
   };
 }

@@ -43,6 +43,8 @@ export class AccessRequestsService {
           catalogue: dto.Catalogue,
           plan: dto.Plan,
           products: dto.Products,
+          productIds: dto.ProductIDs ?? [],
+          planId: dto.PlanID ?? 0,
           authType: dto.AuthType,
           dcrEnabled: dto.DCREnabled ?? false,
           provisionImmediately: dto.ProvisionImmediately ?? false,

@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiParam, ApiTags, ApiUnauthorizedResponse, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiNotFoundResponse, ApiOkResponse, ApiParam, ApiTags, ApiUnauthorizedResponse, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { PortalAuth } from '../../common/auth';
 import { PortalPageQuery } from '../../common/http/pagination';
 import { PortalDeleteResponse } from '../delete-response.dto';
@@ -23,7 +23,9 @@ export class AppsController {
   constructor(private readonly service: AppsService) {}
 
   @Post()
-  @ApiCreatedResponse({ type: AppResponse })
+  // the portal product answers 200 here (other portal creations answer 201)
+  @HttpCode(200)
+  @ApiOkResponse({ type: AppResponse, description: 'created' })
   create(@Body() dto: CreateAppDto) {
     return this.service.create(dto);
   }

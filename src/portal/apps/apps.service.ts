@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { portalPaging, PortalPageQuery } from '../../common/http/pagination';
-import { portalTime } from '../../common/http/time';
+import { portalTime, rfc3339 } from '../../common/http/time';
+import { ApplicationRegisteredMessage, MessageOf } from '../../events/event-messages';
 import { EventsService } from '../../events/events.service';
 import { nestAccessRequests } from '../access-requests/access-request.mapper';
 import { AccessRequestsService } from '../access-requests/access-requests.service';
@@ -14,16 +15,16 @@ import { AppResponse } from './dto/app-response.dto';
 import { CreateAppDto } from './dto/create-app.dto';
 import { UpdateAppDto } from './dto/update-app.dto';
 
-/** An app's own fields: its response without AccessRequests, and the `Message` of ApplicationRegistered (decisions §6). */
-export function applicationMessage(app: AppEntity): Omit<AppResponse, 'AccessRequests'> {
+/** The `Message` of ApplicationRegistered: the app's own fields, its creation time in RFC 3339. */
+export function applicationMessage(app: AppEntity): MessageOf<ApplicationRegisteredMessage> {
   return {
     ID: app.id,
     Name: app.name,
+    UserID: app.userId,
+    CreatedAt: rfc3339(app.createdAt),
     Description: app.description,
     RedirectURLs: app.redirectUrls,
-    UserID: app.userId,
     Visibility: app.visibility,
-    CreatedAt: portalTime(app.createdAt),
   };
 }
 
@@ -96,6 +97,15 @@ export class AppsService {
   }
 
   private toResponse(app: AppEntity, accessRequests: NestedAccessRequestResponse[]): AppResponse {
-    return { ...applicationMessage(app), AccessRequests: nestAccessRequests(accessRequests) };
+    return {
+      ID: app.id,
+      Name: app.name,
+      Description: app.description,
+      RedirectURLs: app.redirectUrls,
+      UserID: app.userId,
+      Visibility: app.visibility,
+      CreatedAt: portalTime(app.createdAt),
+      AccessRequests: nestAccessRequests(accessRequests),
+    };
   }
 }

@@ -1,42 +1,67 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, NotEquals, ValidateBy } from 'class-validator';
 import { API_TYPES, AUTH_TYPES } from '../../../gateway/apis/projection';
 import { MAX_PAGE } from '../../page-query.dto';
+import { commaList } from '../api-list.query';
 
 export const API_SORTS = ['name', '-name', 'created_at', '-created_at', 'updated_at', '-updated_at'] as const;
 export type ApiSort = (typeof API_SORTS)[number];
 
 const lower = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.toLowerCase() : value);
 
+/** A comma-separated list whose every item is one of `values` (an empty list too: it filters nothing). */
+const IsCommaListOf = (values: readonly string[]) =>
+  ValidateBy({
+    name: 'isCommaListOf',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && commaList(value).every((v) => values.includes(v)),
+      defaultMessage: (args) => `${args?.property} must be a comma-separated list of: ${values.join(', ')}`,
+    },
+  });
+
+/** `base_apis` present with any value but false/0 (an empty value included) asks for base APIs only. */
+export function baseApisOnly(value: string | undefined): boolean {
+  return value !== undefined && value !== 'false' && value !== '0';
+}
+
 /** GET /api/apis query (interface 4.5; decisions §3). Unknown enum values are a 400. */
 export class ListApisQueryDto {
-  @ApiPropertyOptional({ enum: ['1'], deprecated: true, description: 'accepted and ignored' })
-  @IsOptional() @IsIn(['1'])
+  @ApiPropertyOptional({ enum: ['1', ''], deprecated: true, description: 'accepted (also empty) and ignored' })
+  @IsOptional() @IsIn(['1', ''])
   compressed?: string;
 
   @ApiPropertyOptional({ enum: API_TYPES, description: 'every definition of this service is `rest`' })
   @IsOptional() @IsIn(API_TYPES)
   api_type?: string;
 
-  @ApiPropertyOptional({ description: 'only APIs in this category (x-gateway-api-gateway.info.categories)' })
-  @IsOptional() @MaxLength(256) @IsString()
+  @ApiPropertyOptional({
+    description: 'comma-separated categories (x-gateway-api-gateway.info.categories): only APIs in any of them',
+    example: 'payments,public',
+  })
+  @IsOptional() @MaxLength(2048) @IsString()
   category?: string;
 
-  @ApiPropertyOptional({ enum: AUTH_TYPES, description: 'only APIs with this authentication type' })
-  @IsOptional() @IsIn(AUTH_TYPES)
+  @ApiPropertyOptional({
+    description: `comma-separated authentication types, each one of ${AUTH_TYPES.join(', ')}: only APIs with any of them`,
+    example: 'keyless,authToken',
+  })
+  @IsOptional() @IsString() @MaxLength(256) @IsCommaListOf(AUTH_TYPES)
   auth_type?: string;
 
-  @ApiPropertyOptional({ enum: ['true', 'false', '1', '0'], description: 'true: leave out child versions of another API' })
-  @IsOptional() @Transform(lower) @IsIn(['true', 'false', '1', '0'])
+  @ApiPropertyOptional({
+    description: 'present with any value but `false` or `0` (an empty value included): leave out child versions of another API',
+    example: 'true',
+  })
+  @IsOptional() @Transform(lower) @IsString() @MaxLength(256)
   base_apis?: string;
 
   @ApiPropertyOptional({ description: 'case-insensitive substring of the name' })
   @IsOptional() @MaxLength(256) @IsString()
   q?: string;
 
-  @ApiPropertyOptional({ description: 'page number, 1-based', minimum: 1, maximum: MAX_PAGE, default: 1 })
-  @IsOptional() @Type(() => Number) @IsInt({ message: 'p must be a whole page number' }) @Min(1, { message: 'p must be 1 or more' }) @Max(MAX_PAGE, { message: `p must be at most ${MAX_PAGE}` })
+  @ApiPropertyOptional({ type: 'integer', description: 'page number, 1-based; a negative number returns every matching API in one answer (`pages` unchanged)', maximum: MAX_PAGE, default: 1 })
+  @IsOptional() @Type(() => Number) @IsInt({ message: 'p must be a whole page number' }) @NotEquals(0, { message: 'p must be 1 or more (or negative for every API)' }) @Max(MAX_PAGE, { message: `p must be at most ${MAX_PAGE}` })
   p?: number;
 
   @ApiPropertyOptional({ enum: API_SORTS, default: '-created_at' })

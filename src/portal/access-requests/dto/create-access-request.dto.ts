@@ -21,6 +21,17 @@ export class CreateAccessRequestDto {
   @IsArray() @ArrayNotEmpty() @ArrayMaxSize(100) @IsString({ each: true }) @IsNotEmpty({ each: true }) @MaxLength(255, { each: true })
   Products: string[];
 
+  @ApiPropertyOptional({
+    type: 'integer', isArray: true, example: [4, 5], default: [],
+    description: "ids of the portal's catalogue entries for the products; stored, returned and carried in events",
+  })
+  @IsOptionalNotNull() @IsArray() @ArrayMaxSize(100) @IsInt({ each: true }) @Min(1, { each: true }) @Max(2_147_483_647, { each: true })
+  ProductIDs?: number[];
+
+  @ApiPropertyOptional({ type: 'integer', example: 2, default: 0, description: "id of the portal's catalogue entry for the plan; 0 for none" })
+  @IsOptionalNotNull() @IsInt() @Min(0) @Max(2_147_483_647)
+  PlanID?: number;
+
   @ApiProperty({ enum: AUTH_TYPES, example: 'authToken' })
   @IsIn(AUTH_TYPES)
   AuthType: AuthType;

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-/** A credential inside an access request (interface §2.3). Every field is a string; "" when it does not apply. */
+/** A credential inside an access request (interface §2.3). Every field is a string; "" when it does not apply (Expires: the unset time). */
 export class CredentialResponse {
   @ApiProperty({ example: 'AccessRequest#1', description: 'the owning access request' })
   AccessRequest: string;
@@ -20,7 +20,7 @@ export class CredentialResponse {
   @ApiProperty({ example: '{"client_id":"abc","client_secret":"<CLIENT_SECRET>"}', description: "DCR: the identity provider's registration reply, as JSON text" })
   DCRResponse: string;
 
-  @ApiProperty({ example: '', description: '`YYYY-MM-DD HH:MM` (UTC) when the client secret expires; "" for never' })
+  @ApiProperty({ example: '1970-01-01 00:00', description: '`YYYY-MM-DD HH:MM` (UTC) when the client secret expires; `1970-01-01 00:00` (the unset time) for never' })
   Expires: string;
 
   @ApiProperty({ example: '3f1c0b...', description: 'oauth2.0: client id' })

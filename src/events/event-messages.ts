@@ -1,0 +1,178 @@
+import { applyDecorators, Type } from '@nestjs/common';
+import { ApiCallbacks, ApiExtraModels, ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { EMITTED_EVENTS, EmittedEvent } from './event-names';
+
+/**
+ * The `Message` of every event this service emits, as delivered to webhooks. Each one carries the keys the
+ * portal product documents for it (so receivers written for the product work unchanged) and keeps the keys
+ * we sent before: a superset, never a rename. Times are RFC 3339 in UTC with milliseconds. `ByUser` is the
+ * integer UserID of the application the event concerns. Never credentials or other secrets.
+ *
+ * These classes are the documented schemas (OpenAPI components) and, through `MessageOf`, the return types of
+ * the functions that build the messages, so the code cannot send a key the documents do not show or miss one.
+ */
+
+const RFC3339 = { type: 'string', format: 'date-time', example: '2026-11-22T10:30:00.123Z', description: 'RFC 3339, UTC, with milliseconds' } as const;
+const USER = { type: 'integer', example: 7, description: 'UserID of the application' } as const;
+
+/** AccessRequestCreated, AccessRequestApproved and AccessRequestRejected. */
+export class AccessRequestEventMessage {
+  @ApiProperty({ type: 'integer', example: 12, description: 'the access request' })
+  ID: number;
+
+  @ApiProperty({ type: 'integer', example: 3, description: 'the application' })
+  AppID: number;
+
+  @ApiProperty({ ...USER, description: 'UserID of the application the request is for' })
+  ByUser: number;
+
+  @ApiProperty({ enum: ['pending', 'approved', 'rejected'], example: 'approved', description: 'the status after the change' })
+  Status: string;
+
+  @ApiProperty({ type: 'integer', isArray: true, example: [4, 5], description: 'catalogue ids of the products, as given at creation; [] when none were' })
+  ProductIDs: number[];
+
+  @ApiProperty({ type: 'integer', example: 2, description: 'catalogue id of the plan, as given at creation; 0 when none was' })
+  PlanID: number;
+
+  @ApiProperty(RFC3339)
+  CreatedAt: string;
+
+  @ApiProperty(RFC3339)
+  UpdatedAt: string;
+
+  @ApiProperty({ ...USER, description: 'UserID of the application (same value as ByUser)' })
+  UserID: number;
+
+  @ApiProperty({ example: 'Public catalogue' })
+  Catalogue: string;
+
+  @ApiProperty({ example: 'Weather app', description: "the application's name" })
+  Client: string;
+
+  @ApiProperty({ example: 'Free plan' })
+  Plan: string;
+
+  @ApiProperty({ type: [String], example: ['weather-api', 'maps-api'], description: 'product names' })
+  Products: string[];
+
+  @ApiProperty({ enum: ['authToken', 'oauth2.0'], example: 'authToken' })
+  AuthType: string;
+}
+
+/** ApplicationRegistered: an application was created. */
+export class ApplicationRegisteredMessage {
+  @ApiProperty({ type: 'integer', example: 3, description: 'the application' })
+  ID: number;
+
+  @ApiProperty({ example: 'Weather app' })
+  Name: string;
+
+  @ApiProperty({ ...USER, description: 'the UserID given for the application' })
+  UserID: number;
+
+  @ApiProperty(RFC3339)
+  CreatedAt: string;
+
+  @ApiProperty({ example: 'Reads the weather' })
+  Description: string;
+
+  @ApiProperty({ example: 'https://app.example.com/callback' })
+  RedirectURLs: string;
+
+  @ApiProperty({ enum: ['personal', 'team', 'organisation'], example: 'organisation' })
+  Visibility: string;
+}
+
+/** CredentialRegistered: a credential was issued to an approved access request (never its secret values). */
+export class CredentialRegisteredMessage {
+  @ApiProperty({ type: 'integer', example: 21, description: 'the credential' })
+  ID: number;
+
+  @ApiProperty(USER)
+  ByUser: number;
+
+  @ApiProperty({ type: 'integer', example: 12, description: 'the access request it was issued to' })
+  AccessRequestID: number;
+
+  @ApiProperty({ type: 'integer', example: 3, description: 'the application' })
+  AppID: number;
+
+  @ApiProperty(RFC3339)
+  CreatedAt: string;
+
+  @ApiProperty({ ...USER, description: 'UserID of the application (same value as ByUser)' })
+  UserID: number;
+
+  @ApiProperty({ enum: ['authToken', 'oauth2.0'], example: 'oauth2.0' })
+  AuthType: string;
+
+  @ApiProperty({ example: '3f1c0b9a7d2e4c55', description: 'oauth2.0: the client id; "" for authToken' })
+  OAuthClientID: string;
+}
+
+/** A message class seen as a plain object type: what the builders return and the outbox stores. */
+export type MessageOf<T> = { [K in keyof T]: T[K] };
+
+export const EVENT_MESSAGES: Record<EmittedEvent, Type> = {
+  AccessRequestCreated: AccessRequestEventMessage,
+  AccessRequestApproved: AccessRequestEventMessage,
+  AccessRequestRejected: AccessRequestEventMessage,
+  ApplicationRegistered: ApplicationRegisteredMessage,
+  CredentialRegistered: CredentialRegisteredMessage,
+};
+
+const WHEN: Record<EmittedEvent, string> = {
+  AccessRequestCreated: 'an access request was created (status pending)',
+  AccessRequestApproved: 'an access request was approved (its credentials are issued in the same change)',
+  AccessRequestRejected: 'an access request was rejected (its credentials, if any, are revoked)',
+  ApplicationRegistered: 'an application was created',
+  CredentialRegistered: 'a credential was issued to an approved access request',
+};
+
+/** The delivered body `{Event, Message, Timestamp}` of `event`, as its own schema named `<event>Event`. */
+function envelope(event: EmittedEvent): Type {
+  @ApiSchema({
+    name: `${event}Event`,
+    description:
+      `Delivered when ${WHEN[event]}. Sent with the webhook's Method to its URL, with its Headers, ` +
+      'Content-Type: application/json and the Standard Webhooks headers webhook-id (the same on every retry), ' +
+      'webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body" under the webhook secret). ' +
+      'A GET or DELETE delivery carries no body and is signed over the empty string.',
+  })
+  class Envelope {
+    @ApiProperty({ enum: [event], example: event })
+    Event: string;
+
+    @ApiProperty({ type: EVENT_MESSAGES[event] })
+    Message: unknown;
+
+    @ApiProperty({ ...RFC3339, description: 'when the change happened: RFC 3339, UTC, with milliseconds' })
+    Timestamp: string;
+  }
+  return Envelope;
+}
+
+/** Each emitted event's delivered body, its schema and when it is sent: for the OpenAPI document. */
+export const EVENT_ENVELOPES: { event: EmittedEvent; schema: Type; when: string }[] = EMITTED_EVENTS.map((event) => ({ event, schema: envelope(event), when: WHEN[event] }));
+
+/**
+ * Documents every emitted event on the operation that subscribes to them: one OpenAPI callback per event,
+ * its request body the event's schema, so generated clients and receiver authors get typed events.
+ */
+export const ApiEventCallbacks = () =>
+  applyDecorators(
+    ApiExtraModels(...EVENT_ENVELOPES.map((e) => e.schema), ...new Set(Object.values(EVENT_MESSAGES))),
+    ApiCallbacks(
+      ...EVENT_ENVELOPES.map(({ event, schema }) => ({
+        name: event,
+        callbackUrl: '{$request.body#/URL}',
+        method: 'post',
+        requestBody: { type: schema },
+        expectedResponse: {
+          status: 200,
+          description: 'any 2xx: delivered. 410 deactivates the webhook; 429/503 are retried after Retry-After; anything else is retried on the schedule',
+        },
+      })),
+    ),
+  );
