@@ -2,6 +2,7 @@ import { Foundation1763800000000 } from './1763800000000-foundation';
 import { Portal1763800100000 } from './1763800100000-portal';
 import { Webhooks1763800300000 } from './1763800300000-webhooks';
 import { Dashboard1763800200000 } from './1763800200000-dashboard';
+import { OneJobPerDelivery1763800500000 } from './1763800500000-one-job-per-delivery';
 
 /** Every migration, in order. Add new ones at the end (raw SQL up/down). */
-export const MIGRATIONS = [Foundation1763800000000, Webhooks1763800300000, Portal1763800100000, Dashboard1763800200000];
+export const MIGRATIONS = [Foundation1763800000000, Webhooks1763800300000, Portal1763800100000, Dashboard1763800200000, OneJobPerDelivery1763800500000];
