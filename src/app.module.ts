@@ -4,7 +4,6 @@ import { CryptoModule } from './common/crypto/crypto.module';
 import { LoggingModule } from './common/logging/logger.module';
 import { AppConfig, ConfigModule } from './config';
 import { DatabaseModule } from './database/database.module';
-import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { DashboardAnalyticsModule } from './dashboard/analytics/analytics.module';
 import { DashboardApisModule } from './dashboard/apis/apis.module';
@@ -13,16 +12,11 @@ import { GatewayAnalyticsModule } from './gateway/analytics/gateway-analytics.mo
 import { OasApisModule } from './gateway/apis/oas-apis.module';
 import { AccessRequestsModule } from './portal/access-requests/access-requests.module';
 import { AppsModule } from './portal/apps/apps.module';
-import { QueueModule } from './queue/queue.module';
-import { DeliveryModule } from './delivery/delivery.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Feature modules serving HTTP routes (role api or all). */
-const API_MODULES: Type[] = [WebhooksModule, AppsModule, AccessRequestsModule, UsersModule, DashboardApisModule, DashboardAnalyticsModule, OasApisModule, GatewayAnalyticsModule];
-
-/** Modules running queue workers and background loops (role worker or all). */
-const WORKER_MODULES: Type[] = [DeliveryModule];
+const API_MODULES: Type[] = [AppsModule, AccessRequestsModule, UsersModule, DashboardApisModule, DashboardAnalyticsModule, OasApisModule, GatewayAnalyticsModule];
 
 @Module({})
 export class AppModule {
@@ -33,14 +27,13 @@ export class AppModule {
         ConfigModule.forRoot(config),
         LoggingModule.forRoot(),
         DatabaseModule,
-        QueueModule,
         CryptoModule,
         AuthModule,
-        EventsModule.register({ relay: config.runsWorker }),
         HealthModule,
         MetricsModule,
+        // the API side of webhooks in role api, the dispatcher (relay, delivery worker, reconciler) in role worker
+        WebhooksModule.register({ api: config.runsApi, worker: config.runsWorker }),
         ...(config.runsApi ? API_MODULES : []),
-        ...(config.runsWorker ? WORKER_MODULES : []),
         ...extraModules,
       ],
     };

@@ -18,8 +18,12 @@ export const ROUTE_BODY_LIMITS: Record<string, number> = {
   '/gateway/analytics': 32 * 1024 * 1024,
 };
 
-/** Builds the application exactly as `npm start` runs it; tests use the same function. */
-export async function createApp(config: AppConfig, extraModules: Type[] = []): Promise<NestFastifyApplication> {
+/**
+ * Builds the application exactly as `npm start` runs it; tests use the same function. With
+ * `closeOnSignals` false the caller closes the app itself on SIGTERM/SIGINT (main does, to stop an
+ * embedded PostgreSQL only after everything that uses it has closed).
+ */
+export async function createApp(config: AppConfig, extraModules: Type[] = [], opts: { closeOnSignals?: boolean } = {}): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({ bodyLimit: DEFAULT_BODY_LIMIT, logger: false, trustProxy: true });
   const fastify = adapter.getInstance();
   // Every request gets an id (the caller's X-Request-Id if sane), echoed on the response and used by the logs.
@@ -40,7 +44,7 @@ export async function createApp(config: AppConfig, extraModules: Type[] = []): P
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new FamilyExceptionFilter());
   if (config.runsApi) setupOpenApi(app);
-  app.enableShutdownHooks();
+  if (opts.closeOnSignals !== false) app.enableShutdownHooks();
   return app;
 }
 

@@ -26,11 +26,30 @@ async function main(): Promise<void> {
   const applied = await runMigrations(config.database.url!);
   if (applied.length) say(`applied migrations: ${applied.join(', ')}`);
 
-  const app = await createApp(config);
-  const stopEmbedded = async () => {
+  const app = await createApp(config, [], { closeOnSignals: false });
+  // Shutdown in order: the app first (HTTP, the outbox listener, queue workers, then the connection pools),
+  // and only then the embedded PostgreSQL they all use.
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    let code = 0;
+    try {
+      await app.close();
+    } catch (err) {
+      say(`error while stopping: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      code = 1;
+    }
     await infra.embeddedPostgres?.stop().catch(() => undefined);
+    process.exitCode = code;
+    process.removeListener('SIGTERM', stop);
+    process.removeListener('SIGINT', stop);
+    // die of the signal, as without a handler, unless something went wrong
+    if (code === 0) process.kill(process.pid, signal);
+    else process.exit(code);
   };
-  app.getHttpAdapter().getInstance().addHook('onClose', async () => stopEmbedded());
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
   await app.listen(config.port, config.host);
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;

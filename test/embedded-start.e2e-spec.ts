@@ -6,10 +6,11 @@ import { ServiceProcess } from './helpers/service-process';
 import { ENV_REDIS_URL } from './setup/test-infra';
 
 describe('npm start with no DATABASE_URL', () => {
-  it('runs an embedded PostgreSQL under the data directory, generates secrets, and is ready', async () => {
+  it('runs an embedded PostgreSQL under the data directory, generates secrets, is ready, and stops without a warning', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gwm-embedded-'));
     chmodSync(dataDir, 0o755); // as root, PostgreSQL runs as the postgres user and must reach its data directory
-    const svc = await ServiceProcess.start({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', REDIS_URL: process.env[ENV_REDIS_URL]!, QUEUE_PREFIX: 'gwm_embedded_test', LOG_LEVEL: 'silent' }, 90_000);
+    const svc = await ServiceProcess.start({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', REDIS_URL: process.env[ENV_REDIS_URL]!, QUEUE_PREFIX: 'gwm_embedded_test', LOG_LEVEL: 'warn' }, 90_000);
+    let stopped = false;
     try {
       expect(svc.output).toContain('embedded PostgreSQL listening');
       const ready = await request(`http://127.0.0.1:${svc.port}/health/ready`);
@@ -20,8 +21,14 @@ describe('npm start with no DATABASE_URL', () => {
       const list = await request(`http://127.0.0.1:${svc.port}/portal-api/webhooks`, { headers: { authorization: secrets.PORTAL_API_TOKEN } });
       expect(list.statusCode).toBe(200);
       expect(await list.body.json()).toEqual([]);
-    } finally {
+
+      // stopping closes the outbox listener, the workers and the pools before the embedded database
       await svc.kill('SIGTERM');
+      stopped = true;
+      expect(svc.output).not.toMatch(/"level":(40|50|60)/);
+      expect(svc.output).not.toMatch(/error|warn/i);
+    } finally {
+      if (!stopped) await svc.kill('SIGTERM');
     }
   }, 120_000);
 });

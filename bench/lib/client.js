@@ -88,14 +88,14 @@ async function seedAccessRequests(service, appId, count) {
   }
 }
 
-/** Waits until the outbox is drained (every event relayed and fanned out), so setup leaves no work behind. */
+/** Waits until the outbox is drained (every event turned into its deliveries), so setup leaves no work behind. */
 async function outboxIdle(service, timeoutMs = 60_000) {
   const c = new Client({ connectionString: service.db.url });
   await c.connect();
   try {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const { rows } = await c.query(`SELECT count(*)::int AS n FROM outbox_events WHERE relayed_at IS NULL OR fanned_out_at IS NULL`);
+      const { rows } = await c.query(`SELECT count(*)::int AS n FROM outbox_events WHERE relayed_at IS NULL`);
       if (rows[0].n === 0) return;
       if (Date.now() > deadline) throw new Error(`outbox still has ${rows[0].n} events after ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 100));

@@ -1,26 +1,67 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { EmittedEvent } from './event-names';
-import { OutboxEventEntity } from './outbox-event.entity';
 
+/** The channel a transaction that wrote events NOTIFYs on commit; the payload lists the events' ids. */
 export const OUTBOX_CHANNEL = 'outbox_events';
+
+/** NOTIFY payloads are limited to 8000 bytes: past this many ids the payload is left empty ("look for yourself"). */
+const MAX_IDS_PER_NOTIFY = 200;
+
+export interface RecordedEvent {
+  id: string;
+  name: EmittedEvent;
+  payload: Record<string, unknown>;
+  occurredAt: Date;
+}
+
+/**
+ * What the writer needs of the caller's transaction: a TypeORM EntityManager inside `transaction()`,
+ * or a pg client between BEGIN and COMMIT.
+ */
+export interface TransactionQuery {
+  query(text: string, params?: unknown[]): Promise<unknown>;
+  queryRunner?: { isTransactionActive: boolean };
+}
+
+/**
+ * The ids a NOTIFY on OUTBOX_CHANNEL announces, or null when it does not say (the listener should then
+ * look for unrelayed events itself).
+ */
+export function parseOutboxNotification(payload: string | undefined): string[] | null {
+  if (!payload) return null;
+  const ids = payload.split(',');
+  return ids.every((id) => UUID.test(id)) ? ids : null;
+}
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Writes events into the outbox inside the caller's transaction. */
 @Injectable()
 export class EventsService {
   /**
-   * Records `name` with its `message` using `manager`, which must be the transaction that makes the change.
+   * Records `name` with its `message` using `tx`, which must be the transaction that makes the change.
    * A NOTIFY in the same transaction wakes the relay the moment it commits (and never if it rolls back).
    */
-  async record(manager: EntityManager, name: EmittedEvent, message: Record<string, unknown>): Promise<OutboxEventEntity> {
-    if (!manager.queryRunner?.isTransactionActive) throw new Error(`event ${name} must be recorded inside the transaction of its change`);
-    const event = manager.create(OutboxEventEntity, { id: randomUUID(), name, payload: message, occurredAt: new Date(), relayedAt: null });
-    // one round trip: the row, and the NOTIFY that fires when (and only if) the transaction commits
-    await manager.query(
-      `WITH e AS (INSERT INTO outbox_events (id, name, payload, occurred_at) VALUES ($1, $2, $3, $4)) SELECT pg_notify('${OUTBOX_CHANNEL}', '')`,
-      [event.id, event.name, JSON.stringify(event.payload), event.occurredAt],
+  async record(tx: TransactionQuery, name: EmittedEvent, message: Record<string, unknown>): Promise<RecordedEvent> {
+    return (await this.recordAll(tx, [{ name, message }]))[0];
+  }
+
+  /**
+   * Records several events of one transaction in one round trip: the rows, and one NOTIFY carrying their
+   * ids. A transaction should record its events together, so that it sends one NOTIFY.
+   */
+  async recordAll(tx: TransactionQuery, events: { name: EmittedEvent; message: Record<string, unknown> }[]): Promise<RecordedEvent[]> {
+    if (tx.queryRunner && !tx.queryRunner.isTransactionActive) throw new Error(`events ${events.map((e) => e.name).join(', ')} must be recorded inside the transaction of their change`);
+    if (events.length === 0) return [];
+    const occurredAt = new Date();
+    const recorded: RecordedEvent[] = events.map((e) => ({ id: randomUUID(), name: e.name, payload: e.message, occurredAt }));
+    const ids = recorded.map((e) => e.id);
+    await tx.query(
+      `WITH e AS (INSERT INTO outbox_events (id, name, payload, occurred_at)
+                  SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::timestamptz[]))
+       SELECT pg_notify('${OUTBOX_CHANNEL}', $5)`,
+      [ids, recorded.map((e) => e.name), recorded.map((e) => JSON.stringify(e.payload)), recorded.map(() => occurredAt), ids.length <= MAX_IDS_PER_NOTIFY ? ids.join(',') : ''],
     );
-    return event;
+    return recorded;
   }
 }

@@ -1,22 +1,19 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import { Queue } from 'bullmq';
-import { QueueName } from '../queue/queues';
+import { RedisConnection } from '../queue/queue.module';
 
 @Injectable()
 export class RedisHealthIndicator {
   constructor(
     private readonly indicators: HealthIndicatorService,
-    @InjectQueue(QueueName.Deliveries) private readonly queue: Queue,
+    private readonly redis: RedisConnection,
   ) {}
 
   async ping(key = 'redis', timeoutMs = 1000) {
     const session = this.indicators.check(key);
     try {
-      const client = (await this.queue.client) as unknown as { ping(): Promise<string> };
       const answer = await Promise.race([
-        client.ping(),
+        this.redis.client.ping(),
         new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), timeoutMs).unref()),
       ]);
       return answer === 'PONG' ? session.up() : session.down({ message: `unexpected answer ${answer}` });

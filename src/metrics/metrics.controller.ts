@@ -7,7 +7,7 @@ import { MetricsRegistry } from './metrics.registry';
 export class MetricsController {
   constructor(private readonly registry: MetricsRegistry) {}
 
-  /** Prometheus text exposition: deliveries by outcome, attempt latency, queue depth, oldest pending delivery age. */
+  /** Prometheus text exposition of every metric registered in the process (see the README for the webhook ones). */
   @Get()
   @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
   @ApiOkResponse({ description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } })

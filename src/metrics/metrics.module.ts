@@ -1,13 +1,11 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { MetricsController } from './metrics.controller';
 import { MetricsRegistry } from './metrics.registry';
-import { QueueGauges } from './queue-gauges';
 
-/** GET /metrics in every role; features register their own counters in MetricsRegistry. */
-@Global()
+/** GET /metrics in every role; a feature imports this module and registers its own metrics in MetricsRegistry. */
 @Module({
   controllers: [MetricsController],
-  providers: [MetricsRegistry, QueueGauges],
+  providers: [MetricsRegistry],
   exports: [MetricsRegistry],
 })
 export class MetricsModule {}

@@ -1,12 +1,29 @@
 import { BullModule } from '@nestjs/bullmq';
-import { Global, Module } from '@nestjs/common';
+import { Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import IORedis from 'ioredis';
 import { AppConfig } from '../config';
-import { DeliveryJobs } from '../delivery/delivery-jobs';
-import { QueueName } from './queues';
 import { redisOptionsFromUrl } from './redis-connection';
 
-/** BullMQ on Redis with the configured key prefix; registers every queue so any role can enqueue. */
-@Global()
+/** A plain connection to the configured Redis, for checks such as readiness. */
+@Injectable()
+export class RedisConnection implements OnApplicationShutdown {
+  readonly client: IORedis;
+
+  constructor(config: AppConfig) {
+    this.client = new IORedis({ ...redisOptionsFromUrl(config.redis.url!), lazyConnect: true });
+    // reconnects on its own; a caller sees the failure of its own command
+    this.client.on('error', () => undefined);
+  }
+
+  onApplicationShutdown(): void {
+    this.client.disconnect();
+  }
+}
+
+/**
+ * The Redis connection: BullMQ's shared connection options and key prefix (a feature declares its own
+ * queues with BullModule.registerQueue), and a plain client.
+ */
 @Module({
   imports: [
     BullModule.forRootAsync({
@@ -16,9 +33,8 @@ import { redisOptionsFromUrl } from './redis-connection';
         prefix: config.redis.prefix,
       }),
     }),
-    BullModule.registerQueue({ name: QueueName.Events }, { name: QueueName.Deliveries }),
   ],
-  providers: [DeliveryJobs],
-  exports: [BullModule, DeliveryJobs],
+  providers: [RedisConnection],
+  exports: [RedisConnection],
 })
 export class QueueModule {}

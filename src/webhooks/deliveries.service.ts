@@ -3,30 +3,18 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { portalPaging } from '../common/http/pagination';
-import { DeliveryJobs } from '../delivery/delivery-jobs';
+import { DeliveryQueue } from './delivery-queue';
+import { DELIVERY_COLUMNS, DeliveryRow, DeliveryStore } from './delivery-store';
 import { AttemptResponse, DeliveryListQuery, DeliveryResponse, DeliveryWithAttemptsResponse, RecoverResponse } from './dto/delivery.dto';
 import { WebhookError } from './webhooks.errors';
 
-interface DeliveryRow {
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  event_name: string;
-  status: string;
-  attempt_count: number;
-  next_attempt_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-const DELIVERY_COLUMNS = `id, webhook_id, event_id, event_name, status, attempt_count, next_attempt_at, created_at, updated_at`;
-
-/** The delivery log of a webhook, and redelivery by hand. */
+/** The delivery log of a webhook, and redelivery by hand (the store makes the change, then the jobs are queued). */
 @Injectable()
 export class DeliveriesService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    private readonly jobs: DeliveryJobs,
+    private readonly store: DeliveryStore,
+    private readonly queue: DeliveryQueue,
   ) {}
 
   async list(webhookId: string, q: DeliveryListQuery): Promise<DeliveryResponse[]> {
@@ -74,27 +62,19 @@ export class DeliveriesService {
     const active = await this.webhook(webhookId);
     await this.delivery(webhookId, deliveryId);
     if (!active) throw WebhookError.inactive();
-    const [rows] = (await this.db.query(
-      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), next_trigger = 'manual', locked_until = NULL, updated_at = now()
-        WHERE id = $1 AND status <> 'pending' RETURNING ${DELIVERY_COLUMNS}`,
-      [deliveryId],
-    )) as [DeliveryRow[], number];
-    if (!rows[0]) throw WebhookError.deliveryPending();
-    await this.jobs.enqueueDeliveries([{ id: rows[0].id, webhookId, attemptCount: rows[0].attempt_count }]);
-    return toResponse(rows[0]);
+    const row = await this.store.redeliver(webhookId, deliveryId);
+    if (!row) throw WebhookError.deliveryPending();
+    await this.queue.enqueue([{ id: row.id, webhookId, attemptCount: row.attempt_count }]);
+    return toResponse(row);
   }
 
   /** Queues again every failed delivery of the webhook created since `since` (one manual attempt each). */
   async recover(webhookId: string, since: string): Promise<RecoverResponse> {
     const active = await this.webhook(webhookId);
     if (!active) throw WebhookError.inactive();
-    const [rows] = (await this.db.query(
-      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), next_trigger = 'manual', locked_until = NULL, updated_at = now()
-        WHERE webhook_id = $1 AND status = 'failed' AND created_at >= $2 RETURNING id, attempt_count`,
-      [webhookId, new Date(since)],
-    )) as [{ id: string; attempt_count: number }[], number];
-    await this.jobs.enqueueDeliveries(rows.map((r) => ({ id: r.id, webhookId, attemptCount: r.attempt_count })));
-    return { Requeued: rows.length };
+    const due = await this.store.recover(webhookId, new Date(since));
+    await this.queue.enqueue(due);
+    return { Requeued: due.length };
   }
 
   /** Whether the webhook is active; 404 if it does not exist. */

@@ -1,16 +1,40 @@
-import { Module } from '@nestjs/common';
+import { BullModule } from '@nestjs/bullmq';
+import { DynamicModule, Module, Provider, Type } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { MetricsModule } from '../metrics/metrics.module';
+import { QueueModule } from '../queue/queue.module';
 import { DeliveriesController } from './deliveries.controller';
 import { DeliveriesService } from './deliveries.service';
+import { DELIVERY_QUEUE, DeliveryQueue } from './delivery-queue';
+import { DeliveryStore } from './delivery-store';
+import { HttpSender } from './send/http-sender';
 import { WebhookHeaderEntity } from './webhook-header.entity';
+import { DeliveryMetrics, DispatchGauges } from './webhook-metrics';
 import { WebhookEntity } from './webhook.entity';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksService } from './webhooks.service';
+import { DeliveryProcessor } from './worker/delivery.processor';
+import { OutboxRelay } from './worker/outbox-relay';
+import { Reconciler } from './worker/reconciler';
 
-/** Webhook subscriptions, headers and the delivery log (portal routes). */
-@Module({
-  imports: [TypeOrmModule.forFeature([WebhookEntity, WebhookHeaderEntity])],
-  controllers: [WebhooksController, DeliveriesController],
-  providers: [WebhooksService, DeliveriesService],
-})
-export class WebhooksModule {}
+/**
+ * The webhook dispatcher. API side: subscriptions, their headers and the delivery log (portal routes).
+ * Worker side: the outbox relay (events → deliveries → one job each), the delivery processor (sign, send,
+ * record, retry) and the reconciler. Both sides share the store, the only writer of deliveries and attempts,
+ * and the delivery queue.
+ */
+@Module({})
+export class WebhooksModule {
+  static register(roles: { api: boolean; worker: boolean }): DynamicModule {
+    const controllers: Type[] = roles.api ? [WebhooksController, DeliveriesController] : [];
+    const providers: Provider[] = [DeliveryStore, DeliveryQueue, DispatchGauges];
+    if (roles.api) providers.push(WebhooksService, DeliveriesService);
+    if (roles.worker) providers.push(OutboxRelay, DeliveryProcessor, Reconciler, HttpSender, DeliveryMetrics);
+    return {
+      module: WebhooksModule,
+      imports: [TypeOrmModule.forFeature([WebhookEntity, WebhookHeaderEntity]), QueueModule, BullModule.registerQueue({ name: DELIVERY_QUEUE }), MetricsModule],
+      controllers,
+      providers,
+    };
+  }
+}

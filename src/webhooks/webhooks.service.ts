@@ -6,7 +6,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { SecretBox } from '../common/crypto/secret-box';
 import { PortalPageQuery, portalPaging } from '../common/http/pagination';
 import { portalTime } from '../common/http/time';
-import { newSigningSecret } from '../delivery/signing';
+import { newSigningSecret } from './send/signing';
 import { CreatedWebhookResponse, CreateWebhookDto, UpdateWebhookDto, WebhookHeaderInput, WebhookHeaderResponse, WebhookResponse, WebhookSecretResponse } from './dto/webhook.dto';
 import { WebhookHeaderEntity } from './webhook-header.entity';
 import { WebhookEntity } from './webhook.entity';

@@ -1,49 +1,54 @@
 import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
-import { OutboxRelay } from '../../src/events/outbox-relay.service';
 import { redisOptionsFromUrl } from '../../src/queue/redis-connection';
+import { OutboxRelay } from '../../src/webhooks/worker/outbox-relay';
 import { HttpClient } from '../helpers/http';
 import { createAccessRequest, createApp, eventually, outboxRows, portalClient } from '../helpers/portal';
+import { Sink } from '../helpers/sink';
 import { startTestApp, TestApp } from '../helpers/test-app';
 
-describe('portal events: written with the change, relayed to the events queue once', () => {
+describe('portal events: written with the change, relayed into one queued job per delivery', () => {
   let t: TestApp;
   let portal: HttpClient;
   let queue: Queue;
   let redis: IORedis;
+  let sink: Sink;
 
   beforeAll(async () => {
     t = await startTestApp();
     portal = portalClient(t);
-    queue = new Queue('events', { connection: redisOptionsFromUrl(t.env.redisUrl), prefix: t.env.queuePrefix });
+    sink = await Sink.start();
+    queue = new Queue('deliveries', { connection: redisOptionsFromUrl(t.env.redisUrl), prefix: t.env.queuePrefix });
     redis = new IORedis(redisOptionsFromUrl(t.env.redisUrl));
-    // Paused, a consumer of the events queue (the webhook fan-out, in worker roles) leaves the jobs where
-    // the relay put them, so the spec can look at them whatever else runs in the process.
+    // Paused, the delivery worker leaves the jobs where the relay put them, so the spec can look at them.
     await queue.pause();
   });
   afterAll(async () => {
     await queue.close();
     redis.disconnect();
     await t.close();
+    await sink.close();
   });
 
-  /** The queue's own event log (a Redis stream): how often a job id was added, or refused as a duplicate. */
-  async function queueLog(jobId: string): Promise<string[]> {
-    const entries = await redis.xrange(`${t.env.queuePrefix}:events:events`, '-', '+');
-    const out: string[] = [];
+  /** The queue's own event log (a Redis stream): every job added, and every add refused as a duplicate. */
+  async function queueLog(): Promise<{ event: string; jobId: string }[]> {
+    const entries = await redis.xrange(`${t.env.queuePrefix}:deliveries:events`, '-', '+');
+    const out: { event: string; jobId: string }[] = [];
     for (const [, fields] of entries) {
       const entry: Record<string, string> = {};
       for (let i = 0; i + 1 < fields.length; i += 2) entry[fields[i]] = fields[i + 1];
-      if (entry.jobId === jobId) out.push(entry.event);
+      if (entry.event === 'added' || entry.event === 'duplicated') out.push({ event: entry.event, jobId: entry.jobId });
     }
     return out;
   }
 
   const relayedAt = async (eventId: string): Promise<Date | null> =>
     (await t.db.query(`SELECT relayed_at FROM outbox_events WHERE id = $1`, [eventId]))[0].relayed_at;
+  const deliveriesOf = async (eventId: string): Promise<{ id: string; webhook_id: string }[]> =>
+    t.db.query(`SELECT id, webhook_id FROM webhook_deliveries WHERE event_id = $1`, [eventId]);
 
-  it('an approval writes exactly one AccessRequestApproved, and the relay queues it with jobId = event id', async () => {
-    const app = await createApp(portal, { Name: 'Relay app', UserID: 11 });
+  it('an event nobody subscribes to is relayed and queues nothing', async () => {
+    const app = await createApp(portal, { Name: 'Quiet app', UserID: 11 });
     const ar = await createAccessRequest(portal, { AppID: app.ID, Products: ['weather-api', 'maps-api'] });
     const approved = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
     expect(approved.status).toBe(200);
@@ -63,7 +68,7 @@ describe('portal events: written with the change, relayed to the events queue on
       UpdatedAt: times.updated_at.toISOString(),
       UserID: 11,
       Catalogue: 'Public catalogue',
-      Client: 'Relay app',
+      Client: 'Quiet app',
       Plan: 'Free plan',
       Products: ['weather-api', 'maps-api'],
       AuthType: 'authToken',
@@ -72,33 +77,48 @@ describe('portal events: written with the change, relayed to the events queue on
     expect(event.payload.CreatedAt.slice(0, 16).replace('T', ' ')).toBe(ar.CreatedAt);
     expect(event.payload.UpdatedAt.slice(0, 16).replace('T', ' ')).toBe(approved.body.UpdatedAt);
 
-    await eventually(() => relayedAt(event.id), 'the relay to mark the event relayed');
-    const job = await eventually(() => queue.getJob(event.id), 'the job in the events queue');
-    expect(job.id).toBe(event.id);
-    expect(job.name).toBe('event.fanout');
-    expect(job.data).toEqual({ eventId: event.id });
-    const log = await queueLog(event.id);
-    expect(log.filter((e) => e === 'added')).toHaveLength(1);
-    expect(log).not.toContain('duplicated');
+    const [credential] = await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID);
+    await eventually(() => relayedAt(event.id), 'the relay to take the approval');
+    await eventually(() => relayedAt(credential.id), 'the relay to take the credential event');
+    expect(await deliveriesOf(event.id)).toEqual([]);
+    expect(await queueLog()).toEqual([]);
+    expect(await queue.getJobCountByTypes('waiting', 'paused', 'delayed', 'active', 'prioritized')).toBe(0);
   });
 
-  it('relaying the same event again adds no second job', async () => {
-    const app = await createApp(portal, { Name: 'Twice app' });
+  it('an approval queues one job per delivery, with jobId = delivery id and attempt, and no job for an event nobody subscribes to', async () => {
+    const hooks: string[] = [];
+    for (const name of ['one', 'two']) {
+      const res = await portal.post('/portal-api/webhooks', { Name: name, URL: sink.url(), Events: ['AccessRequestApproved'] });
+      expect(res.status).toBe(201);
+      hooks.push(res.body.ID);
+    }
+    const app = await createApp(portal, { Name: 'Relay app' });
     const ar = await createAccessRequest(portal, { AppID: app.ID });
     expect((await portal.put(`/portal-api/access_requests/${ar.ID}/approve`)).status).toBe(200);
     const [event] = await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID);
-    await eventually(() => relayedAt(event.id), 'the first relay');
-    await eventually(() => queue.getJob(event.id), 'the job in the events queue');
+    const [credential] = await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID);
 
+    await eventually(() => relayedAt(event.id), 'the relay to take the approval');
+    await eventually(() => relayedAt(credential.id), 'the relay to take the credential event');
+    const deliveries = await deliveriesOf(event.id);
+    expect(deliveries.map((d) => d.webhook_id).sort()).toEqual([...hooks].sort());
+    expect(await deliveriesOf(credential.id)).toEqual([]);
+    const jobIds = deliveries.map((d) => `${d.id}-1`).sort();
+    await eventually(async () => (await queueLog()).length >= 2, 'the jobs in the queue');
+    expect((await queueLog()).map((e) => e.jobId).sort()).toEqual(jobIds);
+    for (const d of deliveries) {
+      const job = await queue.getJob(`${d.id}-1`);
+      expect(job?.name).toBe('delivery.send');
+      expect(job?.data).toEqual({ deliveryId: d.id, webhookId: d.webhook_id });
+    }
+
+    // relaying the same event again creates no delivery and adds no job
     await t.db.query(`UPDATE outbox_events SET relayed_at = NULL WHERE id = $1`, [event.id]);
-    await t.app.get(OutboxRelay).relayBatch();
+    await t.app.get(OutboxRelay).relay([event.id]); // (or the relay's own poll takes it first)
     await eventually(() => relayedAt(event.id), 'the second relay');
-    await eventually(async () => (await queueLog(event.id)).includes('duplicated'), 'the queue to refuse the second add');
-
-    const log = await queueLog(event.id);
-    expect(log.filter((e) => e === 'added')).toHaveLength(1);
-    const jobs = await queue.getJobs(['waiting', 'paused', 'active', 'delayed', 'completed', 'failed', 'prioritized']);
-    expect(jobs.filter((j) => j.id === event.id)).toHaveLength(1);
+    expect(await deliveriesOf(event.id)).toHaveLength(2);
+    expect((await queueLog()).map((e) => e.jobId).sort()).toEqual(jobIds);
+    expect(sink.received).toHaveLength(0);
   });
 
   it('writes Created, Rejected and CredentialRegistered Messages without secrets', async () => {

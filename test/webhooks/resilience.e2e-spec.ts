@@ -1,4 +1,4 @@
-import { FanoutProcessor } from '../../src/delivery/fanout.processor';
+import { DeliveryProcessor } from '../../src/webhooks/worker/delivery.processor';
 import { emitEvent } from '../helpers/events';
 import { ServiceProcess } from '../helpers/service-process';
 import { eventually, ReceivedRequest, Sink } from '../helpers/sink';
@@ -59,21 +59,21 @@ describe('no lost events', () => {
       sink.responder = () => (open ? { status: 200 } : { status: 503, headers: { 'retry-after': '3' } });
       for (let i = 0; i < 20; i++) await emitEvent(t, 'AccessRequestApproved', msg(i));
       await sink.waitFor((r) => ids(r).size >= 20, 20_000, 'first attempts');
-      // 2) events relayed to the queue but not yet fanned out (fan-out paused)
-      const fanout = t.app.get(FanoutProcessor).worker;
-      await fanout.pause(true);
+      // 2) deliveries created and queued but never attempted (the delivery worker paused)
+      const worker = t.app.get(DeliveryProcessor).worker;
+      await worker.pause(true);
       for (let i = 20; i < 30; i++) await emitEvent(t, 'AccessRequestApproved', msg(i));
       await eventually(async () => {
         const [row] = await t.db.query(`SELECT count(*)::int AS n FROM outbox_events WHERE relayed_at IS NULL`);
         return row.n === 0;
       }, 10_000, 'events relayed');
-      const [waiting] = await t.db.query(`SELECT count(*)::int AS n FROM outbox_events WHERE fanned_out_at IS NULL`);
-      expect(waiting.n).toBeGreaterThanOrEqual(5); // in the events queue only
+      const [waiting] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND attempt_count = 0`, [webhookId]);
+      expect(waiting.n).toBe(10); // their jobs are in Redis only
 
       const deleted = await deleteQueueKeys(t.env.redisUrl, t.env.queuePrefix);
       expect(deleted).toBeGreaterThan(0);
       open = true;
-      fanout.resume();
+      worker.resume();
       await eventually(async () => (await deliveredCount(t, webhookId)) === 30, 40_000, 'all 30 delivered after the queue was rebuilt');
       const received = ids(sink.received.filter((r) => r.headers['webhook-id']));
       expect(received.size).toBe(30);

@@ -3,6 +3,14 @@ import { Portal1763800100000 } from './1763800100000-portal';
 import { Webhooks1763800300000 } from './1763800300000-webhooks';
 import { Dashboard1763800200000 } from './1763800200000-dashboard';
 import { AccessRequestCatalogueIds1763800500000 } from './1763800500000-access-request-catalogue-ids';
+import { OneJobPerDelivery1763800600000 } from './1763800600000-one-job-per-delivery';
 
 /** Every migration, in order. Add new ones at the end (raw SQL up/down). */
-export const MIGRATIONS = [Foundation1763800000000, Webhooks1763800300000, Portal1763800100000, Dashboard1763800200000, AccessRequestCatalogueIds1763800500000];
+export const MIGRATIONS = [
+  Foundation1763800000000,
+  Webhooks1763800300000,
+  Portal1763800100000,
+  Dashboard1763800200000,
+  AccessRequestCatalogueIds1763800500000,
+  OneJobPerDelivery1763800600000,
+];

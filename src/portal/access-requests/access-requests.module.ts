@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventsModule } from '../../events/events.module';
 import { AppEntity } from '../apps/app.entity';
 import { AccessRequestEntity } from './access-request.entity';
 import { AccessRequestsController } from './access-requests.controller';
@@ -10,7 +11,7 @@ import { DcrClient } from './dcr.client';
 
 /** Portal access requests, their state machine and the credentials issued on approval. */
 @Module({
-  imports: [TypeOrmModule.forFeature([AccessRequestEntity, CredentialEntity, AppEntity])],
+  imports: [TypeOrmModule.forFeature([AccessRequestEntity, CredentialEntity, AppEntity]), EventsModule],
   controllers: [AccessRequestsController],
   providers: [AccessRequestsService, CredentialIssuer, DcrClient],
   exports: [AccessRequestsService],

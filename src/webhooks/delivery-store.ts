@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DueDelivery } from './delivery-jobs';
+import { DueDelivery } from './delivery-queue';
 
 /** A claimed delivery with everything needed to send it, read in one round trip. */
 export interface ClaimedDelivery {
@@ -36,43 +36,86 @@ export interface AttemptRecord {
 /** Extra seconds a claim outlives the webhook's timeout before another worker may take the delivery over. */
 export const CLAIM_SLACK_SECONDS = 5;
 
-/** The SQL of fan-out and delivery: Postgres is the record of every delivery and attempt. */
+/** A delivery as the delivery log shows it. */
+export interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_name: string;
+  status: string;
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const DELIVERY_COLUMNS = `id, webhook_id, event_id, event_name, status, attempt_count, next_attempt_at, created_at, updated_at`;
+
+/** What one relay statement did: how many outbox events it claimed, and the deliveries it created for them. */
+export interface Relayed {
+  events: number;
+  deliveries: DueDelivery[];
+}
+
+// Committed, unrelayed events: those named (the ids a NOTIFY carried), or the oldest (the safety-net scan).
+// SKIP LOCKED, so relays of several workers never wait for each other nor take the same event.
+const CLAIM_NAMED = `SELECT id FROM outbox_events WHERE id = ANY($1::uuid[]) AND relayed_at IS NULL FOR UPDATE SKIP LOCKED`;
+const CLAIM_OLDEST = `SELECT id FROM outbox_events WHERE relayed_at IS NULL ORDER BY occurred_at LIMIT $1 FOR UPDATE SKIP LOCKED`;
+
+function relayStatement(claim: string): string {
+  return `WITH e AS (
+            UPDATE outbox_events SET relayed_at = now() WHERE id IN (${claim}) RETURNING id, name, occurred_at),
+          d AS (
+            INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, next_attempt_at)
+            SELECT gen_random_uuid(), w.id, e.id, e.name, now()
+              FROM e JOIN webhooks w ON w.active AND w.events @> ARRAY[e.name] AND w.created_at <= e.occurred_at
+             ORDER BY e.occurred_at, e.id
+            ON CONFLICT (event_id, webhook_id) DO NOTHING
+            RETURNING id, webhook_id)
+     SELECT (SELECT count(*) FROM e)::int AS events,
+            coalesce((SELECT json_agg(json_build_array(d.id, d.webhook_id)) FROM d), '[]'::json) AS deliveries`;
+}
+const RELAY_NAMED = relayStatement(CLAIM_NAMED);
+const RELAY_OLDEST = relayStatement(CLAIM_OLDEST);
+
+/**
+ * The one writer of deliveries, their attempts and the outbox's relay column: Postgres is the record of
+ * every delivery and attempt, and every change to them goes through here.
+ */
 @Injectable()
 export class DeliveryStore {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   /**
-   * One delivery per webhook subscribed to the event (active, created no later than the event),
-   * unique per (event, webhook); marks the event fanned out. Returns every still-pending delivery
-   * of the event, so running it twice re-queues rather than duplicates.
+   * Claims committed outbox events and creates one delivery per webhook subscribed to each (active,
+   * created no later than the event), in one statement: an event is marked relayed exactly when its
+   * deliveries exist. `eventIds` names the events to claim; null takes the `limit` oldest unrelayed ones.
+   * Deliveries are unique per (event, webhook), so relaying an event again creates nothing.
    */
-  async fanOut(eventId: string): Promise<DueDelivery[]> {
-    return (await this.fanOutMany([eventId]))[0];
+  async relay(eventIds: string[] | null, limit: number): Promise<Relayed> {
+    const [row]: { events: number; deliveries: [string, string][] }[] =
+      eventIds === null ? await this.db.query(RELAY_OLDEST, [limit]) : await this.db.query(RELAY_NAMED, [eventIds]);
+    return { events: row.events, deliveries: row.deliveries.map(([id, webhookId]) => ({ id, webhookId, attemptCount: 0 })) };
   }
 
-  /**
-   * fanOut for several events in one statement (one round trip however many events and webhooks):
-   * the deliveries it creates come from RETURNING, the ones that already existed from the statement's
-   * snapshot, which does not see its own inserts, so none is counted twice.
-   */
-  async fanOutMany(eventIds: string[]): Promise<DueDelivery[][]> {
-    const rows: { id: string; webhook_id: string; attempt_count: number; event_id: string }[] = await this.db.query(
-      `WITH e AS (SELECT id, name, occurred_at FROM outbox_events WHERE id = ANY($1::uuid[])),
-            ins AS (
-              INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, next_attempt_at)
-              SELECT gen_random_uuid(), w.id, e.id, e.name, now()
-                FROM e JOIN webhooks w ON w.active AND w.events @> ARRAY[e.name] AND w.created_at <= e.occurred_at
-              ON CONFLICT (event_id, webhook_id) DO NOTHING
-              RETURNING id, webhook_id, attempt_count, event_id),
-            upd AS (UPDATE outbox_events SET fanned_out_at = now() WHERE id = ANY($1::uuid[]) AND fanned_out_at IS NULL)
-       SELECT id, webhook_id, attempt_count, event_id FROM ins
-       UNION ALL
-       SELECT id, webhook_id, attempt_count, event_id FROM webhook_deliveries WHERE event_id = ANY($1::uuid[]) AND status = 'pending'`,
-      [eventIds],
-    );
-    const byEvent = new Map<string, DueDelivery[]>(eventIds.map((id) => [id, []]));
-    for (const r of rows) byEvent.get(r.event_id)?.push({ id: r.id, webhookId: r.webhook_id, attemptCount: r.attempt_count });
-    return eventIds.map((id) => byEvent.get(id)!);
+  /** Makes a delivered or failed delivery of the webhook pending for one manual attempt now; null if it is pending. */
+  async redeliver(webhookId: string, deliveryId: string): Promise<DeliveryRow | null> {
+    const [rows] = (await this.db.query(
+      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), next_trigger = 'manual', locked_until = NULL, updated_at = now()
+        WHERE id = $1 AND webhook_id = $2 AND status <> 'pending' RETURNING ${DELIVERY_COLUMNS}`,
+      [deliveryId, webhookId],
+    )) as [DeliveryRow[], number];
+    return rows[0] ?? null;
+  }
+
+  /** Makes every failed delivery of the webhook created since `since` pending for one manual attempt now. */
+  async recover(webhookId: string, since: Date): Promise<DueDelivery[]> {
+    const [rows] = (await this.db.query(
+      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), next_trigger = 'manual', locked_until = NULL, updated_at = now()
+        WHERE webhook_id = $1 AND status = 'failed' AND created_at >= $2 RETURNING id, attempt_count`,
+      [webhookId, since],
+    )) as [{ id: string; attempt_count: number }[], number];
+    return rows.map((r) => ({ id: r.id, webhookId, attemptCount: r.attempt_count }));
   }
 
   /**
@@ -186,16 +229,6 @@ export class DeliveryStore {
 
   async deactivateWebhook(webhookId: string): Promise<void> {
     await this.db.query(`UPDATE webhooks SET active = false, updated_at = now() WHERE id = $1`, [webhookId]);
-  }
-
-  /** Events the relay handed over more than `graceSeconds` ago that were never fanned out (their job was lost). */
-  async eventsAwaitingFanOut(graceSeconds: number, limit: number): Promise<string[]> {
-    const rows: { id: string }[] = await this.db.query(
-      `SELECT id FROM outbox_events WHERE fanned_out_at IS NULL AND relayed_at < now() - make_interval(secs => $1)
-        ORDER BY relayed_at LIMIT $2`,
-      [graceSeconds, limit],
-    );
-    return rows.map((r) => r.id);
   }
 
   /** Pending deliveries due for more than `graceSeconds` and not claimed by a live worker. */

@@ -1,16 +1,15 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DelayedError, Job } from 'bullmq';
-import { SecretBox } from '../common/crypto/secret-box';
-import { AppConfig } from '../config';
-import { JobPayloads, QueueName } from '../queue/queues';
+import { SecretBox } from '../../common/crypto/secret-box';
+import { AppConfig } from '../../config';
+import { DELIVERY_QUEUE, DeliveryJobData, DeliveryQueue } from '../delivery-queue';
+import { AttemptRecord, ClaimedDelivery, DeliveryStore } from '../delivery-store';
+import { HttpSender } from '../send/http-sender';
+import { decide } from '../send/retry-policy';
+import { signatureHeaders } from '../send/signing';
+import { DeliveryMetrics } from '../webhook-metrics';
 import { Batcher } from './batcher';
-import { DeliveryJobs } from './delivery-jobs';
-import { AttemptRecord, ClaimedDelivery, DeliveryStore } from './delivery-store';
-import { DeliveryMetrics } from './delivery-metrics';
-import { HttpSender } from './http-sender';
-import { decide } from './retry-policy';
-import { signatureHeaders } from './signing';
 import { WebhookGate } from './webhook-gate';
 
 const BODYLESS = new Set(['GET', 'DELETE']);
@@ -26,8 +25,8 @@ const MAX_SLOT_WAIT_MS = 200;
  * Claims and attempt records of jobs running at the same time share statements (Batcher).
  */
 // A short lock lets another worker take over the jobs of a killed one within seconds.
-@Processor(QueueName.Deliveries, { concurrency: 64, lockDuration: 10_000, stalledInterval: 5_000, maxStalledCount: 10 })
-export class DeliveryProcessor extends WorkerHost implements OnApplicationBootstrap {
+@Processor(DELIVERY_QUEUE, { concurrency: 64, lockDuration: 10_000, stalledInterval: 5_000, maxStalledCount: 10 })
+export class DeliveryProcessor extends WorkerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(DeliveryProcessor.name);
   private readonly gate: WebhookGate;
   private readonly claims: Batcher<string, ClaimedDelivery | null>;
@@ -36,7 +35,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   constructor(
     private readonly config: AppConfig,
     private readonly store: DeliveryStore,
-    private readonly jobs: DeliveryJobs,
+    private readonly queue: DeliveryQueue,
     private readonly sender: HttpSender,
     private readonly secrets: SecretBox,
     private readonly metrics: DeliveryMetrics,
@@ -52,7 +51,12 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     this.worker.concurrency = this.config.webhooks.concurrency;
   }
 
-  async process(job: Job<JobPayloads['delivery.send']>, token?: string): Promise<void> {
+  /** Lets the attempts in flight finish and record themselves while the database is still there. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.worker.close();
+  }
+
+  async process(job: Job<DeliveryJobData>, token?: string): Promise<void> {
     const slot = await this.gate.acquire(job.data.webhookId, token !== undefined);
     if (!slot) {
       await job.moveToDelayed(Date.now() + this.gate.stepAsideMs(job.data.webhookId), token);
@@ -99,7 +103,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       this.logger.warn({ webhookId: d.webhookId }, 'subscriber answered 410 Gone: webhook deactivated');
     }
     if (outcome.kind === 'retry') {
-      await this.jobs.enqueueDeliveries([{ id: d.id, webhookId: d.webhookId, attemptCount: number, delayMs: outcome.delayMs }]);
+      await this.queue.enqueue([{ id: d.id, webhookId: d.webhookId, attemptCount: number, delayMs: outcome.delayMs }]);
     }
   }
 

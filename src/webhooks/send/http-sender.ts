@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { isIP } from 'node:net';
 import { Agent, buildConnector, request } from 'undici';
-import { AppConfig } from '../config';
+import { AppConfig } from '../../config';
 import { AddressGuard, BlockedAddressError } from './address-guard';
 import { AttemptResult } from './retry-policy';
 

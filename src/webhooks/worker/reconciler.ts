@@ -1,8 +1,8 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DeliveryJobs } from './delivery-jobs';
-import { DeliveryStore } from './delivery-store';
+import { DeliveryQueue } from '../delivery-queue';
+import { DeliveryStore } from '../delivery-store';
 
 export const RECONCILE_INTERVAL_MS = 2000;
 /** How long work may be overdue before the reconciler assumes its job was lost. */
@@ -11,13 +11,13 @@ const BATCH = 2000;
 const LOCK_KEY = 4242_0002;
 
 /**
- * Re-queues work that Postgres says is due but Redis may not hold: events relayed but never fanned
- * out, and pending deliveries past due and unclaimed (Redis restarted empty, keys deleted, a worker
- * killed mid-delivery). Job ids are deterministic, so re-adding work that is still queued is a no-op.
+ * Re-queues deliveries Postgres says are due but Redis may not hold: pending, past due and unclaimed
+ * (Redis restarted empty, keys deleted, a worker killed mid-delivery, the relay could not queue them).
+ * Job ids are deterministic, so re-adding work that is still queued is a no-op.
  * One process at a time does it (transaction-scoped advisory lock).
  */
 @Injectable()
-export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown {
+export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(Reconciler.name);
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
@@ -25,7 +25,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly store: DeliveryStore,
-    private readonly jobs: DeliveryJobs,
+    private readonly queue: DeliveryQueue,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -33,7 +33,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     this.timer.unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     await this.running;
   }
@@ -46,17 +46,15 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
       .then(() => undefined);
   }
 
-  /** One pass; returns what it re-queued. */
-  async reconcile(): Promise<{ events: number; deliveries: number }> {
+  /** One pass; returns how many deliveries it re-queued. */
+  async reconcile(): Promise<{ deliveries: number }> {
     return this.db.transaction(async (tx) => {
       const [{ locked }] = await tx.query(`SELECT pg_try_advisory_xact_lock($1) AS locked`, [LOCK_KEY]);
-      if (!locked) return { events: 0, deliveries: 0 };
-      const events = await this.store.eventsAwaitingFanOut(RECONCILE_GRACE_SECONDS, BATCH);
-      await this.jobs.enqueueFanouts(events);
+      if (!locked) return { deliveries: 0 };
       const overdue = await this.store.overdueDeliveries(RECONCILE_GRACE_SECONDS, BATCH);
-      const deliveries = await this.jobs.requeueOverdue(overdue);
-      if (events.length || deliveries) this.logger.log({ events: events.length, deliveries }, 're-queued overdue work');
-      return { events: events.length, deliveries };
+      const deliveries = await this.queue.requeueOverdue(overdue);
+      if (deliveries) this.logger.log({ deliveries }, 're-queued overdue deliveries');
+      return { deliveries };
     });
   }
 }

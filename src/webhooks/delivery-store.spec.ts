@@ -5,7 +5,7 @@ import { dataSourceOptions } from '../database/data-source';
 import { DeliveryStore } from './delivery-store';
 
 // The batched statements of the dispatcher against a real database (the spec's own, from the test template).
-describe('DeliveryStore batches', () => {
+describe('DeliveryStore', () => {
   let env: TestEnv;
   let db: DataSource;
   let store: DeliveryStore;
@@ -26,28 +26,70 @@ describe('DeliveryStore batches', () => {
     await db.query(`INSERT INTO webhooks (id, name, url, events, secret_encrypted, created_at) VALUES ($1, 'w', 'http://127.0.0.1:9/', $2, 'x', now() - interval '1 minute')`, [id, events]);
     return id;
   }
-  async function event(name = 'AccessRequestApproved'): Promise<string> {
+  async function event(name = 'AccessRequestApproved', occurredAt = new Date()): Promise<string> {
     const id = randomUUID();
-    await db.query(`INSERT INTO outbox_events (id, name, payload, occurred_at, relayed_at) VALUES ($1, $2, '{"ID":1}', now(), now())`, [id, name]);
+    await db.query(`INSERT INTO outbox_events (id, name, payload, occurred_at) VALUES ($1, $2, '{"ID":1}', $3)`, [id, name, occurredAt]);
     return id;
   }
+  const unrelayed = async (ids: string[]): Promise<number> =>
+    (await db.query(`SELECT count(*)::int AS n FROM outbox_events WHERE id = ANY($1) AND relayed_at IS NULL`, [ids]))[0].n;
+  /** Deliveries of `eventId` by webhook id. */
+  async function deliveriesOf(eventId: string): Promise<string[]> {
+    return (await db.query(`SELECT webhook_id FROM webhook_deliveries WHERE event_id = $1`, [eventId])).map((r: { webhook_id: string }) => r.webhook_id).sort();
+  }
+  async function relayAll(ids: string[]) {
+    const r = await store.relay(ids, 500);
+    return r.deliveries;
+  }
 
-  it('fans several events out in one go, once per (event, webhook), and re-running returns the pending ones', async () => {
+  it('relays the named events in one statement: one delivery per subscribed webhook, none for an event nobody subscribes to', async () => {
     const [w1, w2] = [await webhook(), await webhook()];
     await webhook(['AccessRequestRejected']);
     const [e1, e2, other] = [await event(), await event(), await event('CredentialRegistered')];
-    const first = await store.fanOutMany([e1, e2, other]);
-    expect(first.map((d) => d.map((x) => x.webhookId).sort())).toEqual([[w1, w2].sort(), [w1, w2].sort(), []]);
-    const again = await store.fanOutMany([e2, e1]);
-    expect(again[0].map((d) => d.id).sort()).toEqual(first[1].map((d) => d.id).sort());
-    expect(again[1].map((d) => d.id).sort()).toEqual(first[0].map((d) => d.id).sort());
-    const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM outbox_events WHERE id = ANY($1) AND fanned_out_at IS NOT NULL`, [[e1, e2, other]]);
-    expect(n).toBe(3);
+    const r = await store.relay([e1, e2, other], 500);
+    expect(r.events).toBe(3);
+    expect(r.deliveries).toHaveLength(4);
+    expect(r.deliveries.every((d) => d.attemptCount === 0)).toBe(true);
+    expect(await deliveriesOf(e1)).toEqual([w1, w2].sort());
+    expect(await deliveriesOf(e2)).toEqual([w1, w2].sort());
+    expect(await deliveriesOf(other)).toEqual([]);
+    expect(await unrelayed([e1, e2, other])).toBe(0);
+  });
+
+  it('relays an event once: claiming it again, even after its mark is cleared, creates nothing', async () => {
+    const w = await webhook(['ApplicationRegistered']);
+    const e = await event('ApplicationRegistered');
+    expect((await relayAll([e])).map((d) => d.webhookId)).toEqual([w]);
+    expect(await store.relay([e], 500)).toEqual({ events: 0, deliveries: [] });
+    await db.query(`UPDATE outbox_events SET relayed_at = NULL WHERE id = $1`, [e]);
+    expect(await store.relay([e], 500)).toEqual({ events: 1, deliveries: [] });
+    expect(await deliveriesOf(e)).toEqual([w]);
+  });
+
+  it('the scan takes the oldest unrelayed events, at most `limit`, and leaves events locked by another relay alone', async () => {
+    await db.query(`UPDATE outbox_events SET relayed_at = now() WHERE relayed_at IS NULL`);
+    const old = await event('AccessRequestApproved', new Date(Date.now() - 60_000));
+    const locked = await event('AccessRequestApproved', new Date(Date.now() - 120_000));
+    const recent = await event();
+    const other = await db.createQueryRunner();
+    await other.startTransaction();
+    try {
+      await other.query(`SELECT id FROM outbox_events WHERE id = $1 FOR UPDATE`, [locked]);
+      expect((await store.relay(null, 1)).events).toBe(1);
+      expect(await unrelayed([old])).toBe(0);
+      expect(await unrelayed([recent, locked])).toBe(2);
+      expect((await store.relay([locked], 500)).events).toBe(0); // SKIP LOCKED: not waited for, not taken
+    } finally {
+      await other.rollbackTransaction();
+      await other.release();
+    }
+    expect((await store.relay(null, 10)).events).toBe(2);
+    expect(await unrelayed([recent, locked])).toBe(0);
   });
 
   it('claims each delivery once, even when one batch asks twice, and answers null for the rest', async () => {
     await webhook();
-    const [due] = await store.fanOutMany([await event()]);
+    const due = await relayAll([await event()]);
     const ids = due.map((d) => d.id);
     const claims = await store.claimMany([ids[0], ids[0], randomUUID(), ...ids.slice(1)]);
     expect(claims[0]?.id).toBe(ids[0]);
@@ -59,7 +101,7 @@ describe('DeliveryStore batches', () => {
 
   it('records attempts of several deliveries in one statement, and on its own the one that cannot be recorded', async () => {
     await webhook();
-    const [due] = await store.fanOutMany([await event()]);
+    const due = await relayAll([await event()]);
     const [a, b] = due.map((d) => d.id);
     const base = { number: 1, startedAt: new Date(), durationMs: 3, responseBody: 'ok', trigger: 'scheduled' as const };
     const results = await store.recordAttempts([

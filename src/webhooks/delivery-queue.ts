@@ -1,0 +1,75 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable } from '@nestjs/common';
+import { JobsOptions, Queue } from 'bullmq';
+
+/** The dispatcher's one queue: one job per attempt of one delivery. */
+export const DELIVERY_QUEUE = 'deliveries';
+export const DELIVERY_JOB = 'delivery.send';
+
+/** A job carries ids only: the delivery row in Postgres is the truth for status, attempts and next try. */
+export interface DeliveryJobData {
+  deliveryId: string;
+  webhookId: string;
+}
+
+/** A delivery that should have a job for its next attempt. */
+export interface DueDelivery {
+  id: string;
+  webhookId: string;
+  /** Attempts made so far; the job is for attempt attemptCount + 1. */
+  attemptCount: number;
+  delayMs?: number;
+}
+
+/** Job id of attempt `attempt` of a delivery: adding the same attempt twice queues it once. */
+export function deliveryJobId(deliveryId: string, attempt: number): string {
+  return `${deliveryId}-${attempt}`;
+}
+
+/** Options of every delivery job: its id for deduplication, and no Redis-side retention (Postgres is the record). */
+export function deliveryJobOptions(jobId: string, delayMs?: number): JobsOptions {
+  return {
+    jobId,
+    removeOnComplete: true,
+    removeOnFail: true,
+    attempts: 1,
+    ...(delayMs ? { delay: Math.max(0, Math.round(delayMs)) } : {}),
+  };
+}
+
+/** The one place that puts delivery work on the queue. */
+@Injectable()
+export class DeliveryQueue {
+  constructor(@InjectQueue(DELIVERY_QUEUE) readonly queue: Queue<DeliveryJobData>) {}
+
+  async enqueue(items: DueDelivery[]): Promise<void> {
+    if (items.length === 0) return;
+    await this.queue.addBulk(
+      items.map((d) => ({
+        name: DELIVERY_JOB,
+        data: { deliveryId: d.id, webhookId: d.webhookId },
+        opts: deliveryJobOptions(deliveryJobId(d.id, d.attemptCount + 1), d.delayMs),
+      })),
+    );
+  }
+
+  /**
+   * Re-queues deliveries Postgres says are overdue and unclaimed. A job still listed as active belongs
+   * to a worker that died (the delivery's claim has lapsed), so the delivery gets a fresh job id;
+   * waiting or delayed jobs are left alone. The claim in Postgres keeps a stray duplicate job harmless.
+   */
+  async requeueOverdue(items: DueDelivery[]): Promise<number> {
+    const fresh: { item: DueDelivery; jobId: string }[] = [];
+    for (const item of items) {
+      const jobId = deliveryJobId(item.id, item.attemptCount + 1);
+      const state = await this.queue.getJobState(jobId);
+      if (state === 'unknown') fresh.push({ item, jobId });
+      else if (state === 'active' || state === 'completed' || state === 'failed') fresh.push({ item, jobId: `${jobId}-r${Date.now()}` });
+    }
+    if (fresh.length === 0) return 0;
+    await this.queue.addBulk(
+      fresh.map(({ item, jobId }) => ({ name: DELIVERY_JOB, data: { deliveryId: item.id, webhookId: item.webhookId }, opts: deliveryJobOptions(jobId) })),
+    );
+    return fresh.length;
+  }
+}

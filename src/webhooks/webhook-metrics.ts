@@ -1,0 +1,79 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Queue } from 'bullmq';
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { MetricsRegistry } from '../metrics/metrics.registry';
+import { DELIVERY_QUEUE } from './delivery-queue';
+
+/** Counters of this worker process: attempts by outcome and their latency. */
+@Injectable()
+export class DeliveryMetrics {
+  private readonly attempts: Counter<'outcome' | 'error'>;
+  private readonly latency: Histogram<'outcome'>;
+
+  constructor(registry: MetricsRegistry) {
+    this.attempts = new Counter({
+      name: 'webhook_delivery_attempts_total',
+      help: 'Delivery attempts by resulting delivery status (delivered, pending = will retry, failed) and error kind',
+      labelNames: ['outcome', 'error'],
+      registers: [registry],
+    });
+    this.latency = new Histogram({
+      name: 'webhook_attempt_duration_seconds',
+      help: 'Duration of delivery attempts',
+      labelNames: ['outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [registry],
+    });
+  }
+
+  attempt(outcome: string, error: string | null, durationMs: number): void {
+    this.attempts.inc({ outcome, error: error ?? 'none' });
+    this.latency.observe({ outcome }, durationMs / 1000);
+  }
+}
+
+/** Gauges read at scrape time (every role): queue depth from Redis, the backlog from Postgres. */
+@Injectable()
+export class DispatchGauges implements OnModuleInit {
+  constructor(
+    private readonly registry: MetricsRegistry,
+    @InjectDataSource() private readonly db: DataSource,
+    @InjectQueue(DELIVERY_QUEUE) private readonly deliveries: Queue,
+  ) {}
+
+  onModuleInit(): void {
+    const queue = this.deliveries;
+    new Gauge({
+      name: 'webhook_queue_depth',
+      help: 'Jobs in the queue by state',
+      labelNames: ['queue', 'state'],
+      registers: [this.registry],
+      collect: async function (this: Gauge) {
+        const counts = await queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized');
+        for (const [state, n] of Object.entries(counts)) this.set({ queue: DELIVERY_QUEUE, state }, n);
+      },
+    });
+    const db = this.db;
+    new Gauge({
+      name: 'webhook_oldest_pending_delivery_age_seconds',
+      help: 'Age of the oldest delivery still pending (0 when none)',
+      registers: [this.registry],
+      collect: async function (this: Gauge) {
+        const [row] = await db.query(`SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM webhook_deliveries WHERE status = 'pending'`);
+        this.set(Number(row.age));
+      },
+    });
+    new Gauge({
+      name: 'outbox_unrelayed_events',
+      help: 'Events committed but not yet turned into deliveries',
+      registers: [this.registry],
+      collect: async function (this: Gauge) {
+        const [row] = await db.query(`SELECT count(*)::int AS n FROM outbox_events WHERE relayed_at IS NULL`);
+        this.set(row.n);
+      },
+    });
+  }
+}

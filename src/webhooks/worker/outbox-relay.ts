@@ -1,0 +1,136 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Client } from 'pg';
+import { AppConfig } from '../../config';
+import { OUTBOX_CHANNEL, parseOutboxNotification } from '../../events/events.service';
+import { DeliveryQueue } from '../delivery-queue';
+import { DeliveryStore } from '../delivery-store';
+
+/** Events one relay statement claims at most. */
+const BATCH = 500;
+/** The safety-net scan: events whose NOTIFY was missed (no listener at the time, a lost connection). */
+const POLL_MS = 2000;
+
+/**
+ * Turns committed outbox events into deliveries and queues one job per delivery.
+ *
+ * The NOTIFY sent by the transaction that wrote the events carries their ids: the relay claims exactly
+ * those (by primary key), so its cost does not grow with the outbox. A scan of the oldest unrelayed events
+ * runs at start-up and every 2 s as a safety net. Claiming an event and creating its deliveries is one
+ * statement (DeliveryStore.relay); an event nobody subscribes to is marked relayed and queues nothing.
+ * Should the queue refuse the jobs, the deliveries are still pending in Postgres and the reconciler
+ * queues them. Claims use SKIP LOCKED, so any number of worker processes can run it.
+ */
+@Injectable()
+export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(OutboxRelay.name);
+  private listener?: Client;
+  private timer?: NodeJS.Timeout;
+  private running = false;
+  private stopped = false;
+  private idle?: Promise<void>;
+  /** Event ids announced by NOTIFY and not yet claimed. */
+  private readonly announced = new Set<string>();
+  private scanWanted = false;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly store: DeliveryStore,
+    private readonly queue: DeliveryQueue,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.listen();
+    this.timer = setInterval(() => this.scan(), POLL_MS);
+    this.timer.unref();
+    this.scan();
+  }
+
+  /** Before the database goes away: stop claiming, let the running pass finish, close the LISTEN connection. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.idle;
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => undefined);
+  }
+
+  /** Asks for a scan of the oldest unrelayed events. */
+  scan(): void {
+    this.scanWanted = true;
+    this.wake();
+  }
+
+  private announce(ids: string[] | null): void {
+    if (ids === null) this.scanWanted = true;
+    else for (const id of ids) this.announced.add(id);
+    this.wake();
+  }
+
+  private wake(): void {
+    if (this.stopped || this.running) return;
+    this.running = true;
+    this.idle = this.drain()
+      .catch((err) => this.logger.warn({ err }, 'outbox relay failed; the next poll retries'))
+      .finally(() => {
+        this.running = false;
+        if (!this.stopped && (this.announced.size > 0 || this.scanWanted)) this.wake();
+      });
+  }
+
+  private async drain(): Promise<void> {
+    while (!this.stopped) {
+      if (this.announced.size > 0) {
+        const ids = [...this.announced].slice(0, BATCH);
+        for (const id of ids) this.announced.delete(id);
+        await this.relay(ids);
+      } else if (this.scanWanted) {
+        this.scanWanted = false;
+        // keep scanning while batches come back full
+        if ((await this.relay(null)) === BATCH) this.scanWanted = true;
+      } else {
+        return;
+      }
+    }
+  }
+
+  /** One relay statement, then its deliveries' jobs; returns how many events it claimed. */
+  async relay(eventIds: string[] | null): Promise<number> {
+    const { events, deliveries } = await this.store.relay(eventIds, BATCH);
+    try {
+      await this.queue.enqueue(deliveries);
+    } catch (err) {
+      // the deliveries are pending in Postgres: the reconciler queues them once they are overdue
+      this.logger.warn({ err, deliveries: deliveries.length }, 'could not queue new deliveries; the reconciler will');
+    }
+    return events;
+  }
+
+  private async listen(): Promise<void> {
+    if (this.stopped) return;
+    const client = new Client({ connectionString: this.config.database.url });
+    client.on('notification', (n) => this.announce(parseOutboxNotification(n.payload)));
+    client.on('error', (err) => {
+      if (this.stopped) return;
+      this.logger.warn({ err }, 'outbox listener lost its connection; reconnecting');
+      this.listener = undefined;
+      client.end().catch(() => undefined);
+      setTimeout(() => void this.listen().catch(() => undefined), 1000).unref();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      if (this.stopped) {
+        await client.end().catch(() => undefined);
+        return;
+      }
+      this.listener = client;
+      // whatever committed while nobody listened
+      this.scan();
+    } catch (err) {
+      this.logger.warn({ err }, 'could not LISTEN for outbox events; polling only until it can');
+      await client.end().catch(() => undefined);
+      setTimeout(() => void this.listen().catch(() => undefined), 2000).unref();
+    }
+  }
+}
