@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from
 import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { PortalAuth } from '../common/auth';
 import { PortalPageQuery } from '../common/http/pagination';
-import { CreatedWebhookResponse, CreateWebhookDto, UpdateWebhookDto, WebhookHeaderInput, WebhookHeaderResponse, WebhookResponse, WebhookSecretResponse } from './dto/webhook.dto';
+import { CreatedWebhookResponse, CreateWebhookDto, SavedWebhookResponse, UpdateWebhookDto, WebhookHeaderInput, WebhookHeaderResponse, WebhookResponse, WebhookSecretResponse } from './dto/webhook.dto';
 import { WebhooksService } from './webhooks.service';
 
 class DeletedResponse {
@@ -37,7 +37,7 @@ export class WebhooksController {
   }
 
   @Put(':id')
-  @ApiOkResponse({ type: WebhookResponse })
+  @ApiOkResponse({ type: SavedWebhookResponse })
   update(@Param('id') id: string, @Body() dto: UpdateWebhookDto) {
     return this.service.update(id, dto);
   }
