@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiParam, ApiTags, ApiUnauthorizedResponse, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags, ApiUnauthorizedResponse, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { PortalAuth } from '../../common/auth';
 import { PortalPageQuery } from '../../common/http/pagination';
 import { PortalDeleteResponse } from '../delete-response.dto';
@@ -23,18 +23,21 @@ export class AppsController {
   constructor(private readonly service: AppsService) {}
 
   @Post()
+  @ApiOperation({ operationId: 'createApp', summary: 'Create an application' })
   @ApiCreatedResponse({ type: AppResponse })
   create(@Body() dto: CreateAppDto) {
     return this.service.create(dto);
   }
 
   @Get()
+  @ApiOperation({ operationId: 'listApps', summary: 'List applications' })
   @ApiOkResponse({ type: [AppResponse] })
   list(@Query() query: PortalPageQuery) {
     return this.service.list(query);
   }
 
   @Get(':id')
+  @ApiOperation({ operationId: 'getApp', summary: 'Get an application' })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: AppResponse })
   @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such application' })
@@ -43,6 +46,7 @@ export class AppsController {
   }
 
   @Put(':id')
+  @ApiOperation({ operationId: 'updateApp', summary: 'Update an application (fields left out keep their value)' })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: AppResponse })
   @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such application' })
@@ -51,6 +55,7 @@ export class AppsController {
   }
 
   @Delete(':id')
+  @ApiOperation({ operationId: 'deleteApp', summary: 'Delete an application with its access requests' })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: PortalDeleteResponse, description: 'deleted with its access requests and their credentials' })
   @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such application' })
