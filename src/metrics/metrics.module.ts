@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { HttpMetrics } from './http-metrics';
 import { MetricsController } from './metrics.controller';
 import { MetricsRegistry } from './metrics.registry';
 import { QueueGauges } from './queue-gauges';
@@ -7,7 +8,7 @@ import { QueueGauges } from './queue-gauges';
 @Global()
 @Module({
   controllers: [MetricsController],
-  providers: [MetricsRegistry, QueueGauges],
+  providers: [MetricsRegistry, QueueGauges, HttpMetrics],
   exports: [MetricsRegistry],
 })
 export class MetricsModule {}
