@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ServiceProcess } from './helpers/service-process';
@@ -105,6 +105,7 @@ describe('README examples', () => {
     afterAll(async () => {
       await service?.kill('SIGTERM');
       await env?.drop();
+      rmSync(join(ROOT, 'receiver.log'), { force: true }); // what the walkthrough's receiver printed
     });
 
     it('runs every example in order, and each one succeeds', async () => {
