@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceProcess } from './helpers/service-process';
-import { createTestEnv, TestEnv, TEST_SECRETS } from './helpers/test-env';
+import { createTestEnv, TestEnv } from './helpers/test-env';
 
 const ROOT = join(__dirname, '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -97,14 +98,19 @@ describe('README examples', () => {
   describe('against a started service', () => {
     let env: TestEnv;
     let service: ServiceProcess;
+    // As on a fresh clone: no secrets configured, so the service generates them into its data folder
+    // and the examples read them from there.
+    const dataDir = mkdtempSync(join(tmpdir(), 'gwm-readme-'));
 
     beforeAll(async () => {
       env = await createTestEnv();
-      service = await ServiceProcess.start(env.vars);
+      const { GATEWAY_SECRET, ADMIN_SECRET, PORTAL_API_TOKEN, ENCRYPTION_KEY, ...vars } = env.vars;
+      service = await ServiceProcess.start({ ...vars, DATA_DIR: dataDir });
     });
     afterAll(async () => {
       await service?.kill('SIGTERM');
       await env?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
       rmSync(join(ROOT, 'receiver.log'), { force: true }); // what the walkthrough's receiver printed
     });
 
@@ -114,9 +120,7 @@ describe('README examples', () => {
           PATH: process.env.PATH ?? '',
           HOME: process.env.HOME ?? '/tmp',
           BASE_URL: `http://127.0.0.1:${service.port}`,
-          ADMIN_SECRET: TEST_SECRETS.ADMIN_SECRET,
-          GATEWAY_SECRET: TEST_SECRETS.GATEWAY_SECRET,
-          PORTAL_API_TOKEN: TEST_SECRETS.PORTAL_API_TOKEN,
+          DATA_DIR: dataDir,
           RECEIVER_PORT: String(await freePort()),
         },
         90_000,
