@@ -53,7 +53,7 @@ function setupOpenApi(app: NestFastifyApplication): void {
     .setTitle('Gateway management, dashboard and developer portal')
     .setDescription(
       'Four route families, each with its own credential and error body: gateway (/gateway, X-Gateway-Authorization), ' +
-        'dashboard (/api, Authorization: Bearer <access key>), admin (/admin, Admin-Auth) and portal (/portal-api, Authorization: <token>).',
+        'dashboard (/api, `Authorization: Bearer <access key>`), admin (/admin, Admin-Auth) and portal (/portal-api, `Authorization: <token>`).',
     )
     .setVersion('1.0')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Gateway-Authorization' }, 'gateway')

@@ -3,22 +3,30 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { isUUID } from 'class-validator';
 import { DataSource, EntityManager } from 'typeorm';
+import { AppConfig } from '../config';
+import { AddressGuard } from './send/address-guard';
 import { SecretBox } from '../common/crypto/secret-box';
 import { PortalPageQuery, portalPaging } from '../common/http/pagination';
 import { portalTime } from '../common/http/time';
 import { newSigningSecret } from './send/signing';
-import { CreatedWebhookResponse, CreateWebhookDto, UpdateWebhookDto, WebhookHeaderInput, WebhookHeaderResponse, WebhookResponse, WebhookSecretResponse } from './dto/webhook.dto';
+import { CreatedWebhookResponse, CreateWebhookDto, SavedWebhookResponse, UpdateWebhookDto, WebhookHeaderInput, WebhookHeaderResponse, WebhookResponse, WebhookSecretResponse } from './dto/webhook.dto';
 import { WebhookHeaderEntity } from './webhook-header.entity';
 import { WebhookEntity } from './webhook.entity';
+import { targetWarnings } from './target-warnings';
 import { WebhookError } from './webhooks.errors';
 
 /** Webhook subscriptions and their headers (portal family). */
 @Injectable()
 export class WebhooksService {
+  private readonly guard: AddressGuard;
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly secrets: SecretBox,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.guard = new AddressGuard(config.webhooks.allowedCidrs);
+  }
 
   async create(dto: CreateWebhookDto): Promise<CreatedWebhookResponse> {
     const secret = newSigningSecret();
@@ -40,7 +48,7 @@ export class WebhooksService {
       w.headers = await this.insertHeaders(tx, w.id, dto.Headers ?? [], now);
       return w;
     });
-    return { ...this.toResponse(webhook), Secret: secret };
+    return { ...this.toResponse(webhook), Secret: secret, ...this.warnings(webhook.url) };
   }
 
   async list(q: PortalPageQuery): Promise<WebhookResponse[]> {
@@ -53,7 +61,7 @@ export class WebhooksService {
     return this.toResponse(await this.find(this.db.manager, id));
   }
 
-  async update(id: string, dto: UpdateWebhookDto): Promise<WebhookResponse> {
+  async update(id: string, dto: UpdateWebhookDto): Promise<SavedWebhookResponse> {
     const webhook = await this.db.transaction(async (tx) => {
       const w = await this.find(tx, id, true);
       const now = new Date();
@@ -74,7 +82,7 @@ export class WebhooksService {
       }
       return w;
     });
-    return this.toResponse(webhook);
+    return { ...this.toResponse(webhook), ...this.warnings(webhook.url) };
   }
 
   async remove(id: string): Promise<{ status: string; message: string }> {
@@ -148,6 +156,12 @@ export class WebhooksService {
 
   private async touch(id: string): Promise<void> {
     await this.db.getRepository(WebhookEntity).update({ id }, { updatedAt: new Date() });
+  }
+
+  /** `Warnings` appears only when there is something to say, so the usual answer keeps its exact shape. */
+  private warnings(url: string): { Warnings?: string[] } {
+    const warnings = targetWarnings(url, this.guard);
+    return warnings.length ? { Warnings: warnings } : {};
   }
 
   private toResponse(w: WebhookEntity): WebhookResponse {

@@ -35,7 +35,7 @@ export class AnalyticsIngestController {
 
   @Post()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Ingest a batch of request records (a JSON array; all or nothing)' })
+  @ApiOperation({ operationId: 'ingestAnalytics', summary: 'Ingest a batch of request records (a JSON array; all or nothing)' })
   @ApiBody({ type: AnalyticsIngestRecordDto, isArray: true })
   @ApiOkResponse({ type: IngestResponseDto })
   @ApiBadRequestResponse({ description: 'not an array, or a record fails validation (reasons name the record index)' })

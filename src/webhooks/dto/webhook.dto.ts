@@ -108,7 +108,16 @@ export class WebhookResponse {
   @ApiProperty({ example: '2026-11-22 10:15' }) UpdatedAt: string;
 }
 
-export class CreatedWebhookResponse extends WebhookResponse {
+/** The answer to a create or update: the webhook, plus what would stop its deliveries under the current configuration. */
+export class SavedWebhookResponse extends WebhookResponse {
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'present only when deliveries to URL will fail under the current configuration (e.g. a loopback or private address that WEBHOOK_ALLOWED_CIDRS does not allow); the webhook is saved either way',
+  })
+  Warnings?: string[];
+}
+
+export class CreatedWebhookResponse extends SavedWebhookResponse {
   @ApiProperty({ description: 'Standard Webhooks signing secret; shown in full only here and at GET /webhooks/{id}/secret', example: 'whsec_...' })
   Secret: string;
 }

@@ -22,7 +22,7 @@ export class CreateUserDto {
   last_name: string;
 
   @ApiPropertyOptional({
-    description: 'area → read | write | deny (areas of interface 2.6); IsAdmin and ResetPassword take "admin". Required on POST /api/users.',
+    description: 'area (analytics, api_assets, apis, certs, hooks, idm, keys, log, oauth, policies, portal, system, user_groups, users, websockets) → read | write | deny; IsAdmin and ResetPassword take "admin". Required on POST /api/users.',
     type: 'object',
     additionalProperties: { type: 'string', enum: ['read', 'write', 'deny', 'admin'] },
     example: PERMISSIONS_EXAMPLE,

@@ -27,7 +27,7 @@ export class AppResponse {
   CreatedAt: string;
 
   @ApiProperty({
-    description: '[] when the app has no access requests, otherwise one inner array holding all of them (decisions §5)',
+    description: '[] when the app has no access requests, otherwise one inner array holding all of them',
     type: 'array',
     items: { type: 'array', items: { $ref: getSchemaPath(NestedAccessRequestResponse) } },
   })
