@@ -1,4 +1,4 @@
-/** Event names a webhook may subscribe to (decisions §6). */
+/** Event names a webhook may subscribe to: every event of the portal product, including those others emit. */
 export const WEBHOOK_EVENTS = [
   'AccessRequestCreated',
   'AccessRequestApproved',

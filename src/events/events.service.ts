@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { context, propagation } from '@opentelemetry/api';
 import { EmittedEvent } from './event-names';
 
 /** The channel a transaction that wrote events NOTIFYs on commit; the payload lists the events' ids. */
@@ -35,6 +36,17 @@ export function parseOutboxNotification(payload: string | undefined): string[] |
 }
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * The trace context of the running operation as the configured propagator writes it (W3C: `traceparent`,
+ * and `tracestate` when there is one), or null when nothing is traced. Stored with each event, so the relay
+ * and every delivery attempt of the event join the trace of the request that caused it.
+ */
+export function currentTraceContext(): Record<string, string> | null {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return Object.keys(carrier).length > 0 ? carrier : null;
+}
+
 /** Writes events into the outbox inside the caller's transaction. */
 @Injectable()
 export class EventsService {
@@ -56,11 +68,19 @@ export class EventsService {
     const occurredAt = new Date();
     const recorded: RecordedEvent[] = events.map((e) => ({ id: randomUUID(), name: e.name, payload: e.message, occurredAt }));
     const ids = recorded.map((e) => e.id);
+    const trace = currentTraceContext();
     await tx.query(
-      `WITH e AS (INSERT INTO outbox_events (id, name, payload, occurred_at)
-                  SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::timestamptz[]))
+      `WITH e AS (INSERT INTO outbox_events (id, name, payload, occurred_at, trace_context)
+                  SELECT u.*, $6::jsonb FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::timestamptz[]) AS u)
        SELECT pg_notify('${OUTBOX_CHANNEL}', $5)`,
-      [ids, recorded.map((e) => e.name), recorded.map((e) => JSON.stringify(e.payload)), recorded.map(() => occurredAt), ids.length <= MAX_IDS_PER_NOTIFY ? ids.join(',') : ''],
+      [
+        ids,
+        recorded.map((e) => e.name),
+        recorded.map((e) => JSON.stringify(e.payload)),
+        recorded.map(() => occurredAt),
+        ids.length <= MAX_IDS_PER_NOTIFY ? ids.join(',') : '',
+        trace === null ? null : JSON.stringify(trace),
+      ],
     );
     return recorded;
   }

@@ -56,6 +56,22 @@ describe('DeliveryStore', () => {
     expect(await unrelayed([e1, e2, other])).toBe(0);
   });
 
+  it("hands each new delivery its event and the event's trace context (null when it was recorded untraced)", async () => {
+    const w = await webhook(['AccessRequestCreated']);
+    const traced = await event('AccessRequestCreated');
+    const untraced = await event('AccessRequestCreated');
+    const carrier = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'vendor=x' };
+    await db.query(`UPDATE outbox_events SET trace_context = $2 WHERE id = $1`, [traced, JSON.stringify(carrier)]);
+    const r = await store.relay([traced, untraced], 500);
+    expect(r.deliveries).toEqual(
+      expect.arrayContaining([
+        { id: expect.any(String), webhookId: w, attemptCount: 0, eventId: traced, eventName: 'AccessRequestCreated', eventTrace: carrier },
+        { id: expect.any(String), webhookId: w, attemptCount: 0, eventId: untraced, eventName: 'AccessRequestCreated', eventTrace: null },
+      ]),
+    );
+    expect(r.deliveries).toHaveLength(2);
+  });
+
   it('relays an event once: claiming it again, even after its mark is cleared, creates nothing', async () => {
     const w = await webhook(['ApplicationRegistered']);
     const e = await event('ApplicationRegistered');

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DueDelivery } from './delivery-queue';
+import { TraceCarrier } from './trace-context';
 
 /** A claimed delivery with everything needed to send it, read in one round trip. */
 export interface ClaimedDelivery {
@@ -54,7 +55,14 @@ export const DELIVERY_COLUMNS = `id, webhook_id, event_id, event_name, status, a
 /** What one relay statement did: how many outbox events it claimed, and the deliveries it created for them. */
 export interface Relayed {
   events: number;
-  deliveries: DueDelivery[];
+  deliveries: RelayedDelivery[];
+}
+
+/** A new delivery, with the event it delivers and that event's trace context (null when it was not traced). */
+export interface RelayedDelivery extends DueDelivery {
+  eventId: string;
+  eventName: string;
+  eventTrace: TraceCarrier | null;
 }
 
 // Committed, unrelayed events: those named (the ids a NOTIFY carried), or the oldest (the safety-net scan).
@@ -64,16 +72,17 @@ const CLAIM_OLDEST = `SELECT id FROM outbox_events WHERE relayed_at IS NULL ORDE
 
 function relayStatement(claim: string): string {
   return `WITH e AS (
-            UPDATE outbox_events SET relayed_at = now() WHERE id IN (${claim}) RETURNING id, name, occurred_at),
+            UPDATE outbox_events SET relayed_at = now() WHERE id IN (${claim}) RETURNING id, name, occurred_at, trace_context),
           d AS (
             INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, next_attempt_at)
             SELECT gen_random_uuid(), w.id, e.id, e.name, now()
               FROM e JOIN webhooks w ON w.active AND w.events @> ARRAY[e.name] AND w.created_at <= e.occurred_at
              ORDER BY e.occurred_at, e.id
             ON CONFLICT (event_id, webhook_id) DO NOTHING
-            RETURNING id, webhook_id)
+            RETURNING id, webhook_id, event_id)
      SELECT (SELECT count(*) FROM e)::int AS events,
-            coalesce((SELECT json_agg(json_build_array(d.id, d.webhook_id)) FROM d), '[]'::json) AS deliveries`;
+            coalesce((SELECT json_agg(json_build_array(d.id, d.webhook_id, e.id, e.name, e.trace_context)) FROM d JOIN e ON e.id = d.event_id), '[]'::json)
+              AS deliveries`;
 }
 const RELAY_NAMED = relayStatement(CLAIM_NAMED);
 const RELAY_OLDEST = relayStatement(CLAIM_OLDEST);
@@ -93,9 +102,12 @@ export class DeliveryStore {
    * Deliveries are unique per (event, webhook), so relaying an event again creates nothing.
    */
   async relay(eventIds: string[] | null, limit: number): Promise<Relayed> {
-    const [row]: { events: number; deliveries: [string, string][] }[] =
+    const [row]: { events: number; deliveries: [string, string, string, string, TraceCarrier | null][] }[] =
       eventIds === null ? await this.db.query(RELAY_OLDEST, [limit]) : await this.db.query(RELAY_NAMED, [eventIds]);
-    return { events: row.events, deliveries: row.deliveries.map(([id, webhookId]) => ({ id, webhookId, attemptCount: 0 })) };
+    return {
+      events: row.events,
+      deliveries: row.deliveries.map(([id, webhookId, eventId, eventName, eventTrace]) => ({ id, webhookId, attemptCount: 0, eventId, eventName, eventTrace })),
+    };
   }
 
   /** Makes a delivered or failed delivery of the webhook pending for one manual attempt now; null if it is pending. */

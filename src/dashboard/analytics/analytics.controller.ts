@@ -7,7 +7,7 @@ import { AnalyticsPageDto } from './dto/analytics.dto';
 
 const DATE_SEGMENT = 'decimal, with or without leading zero';
 
-/** Request analytics (interface 4.6): Bearer access key, area `analytics`. */
+/** Request analytics of an OAuth client: Bearer access key, area `analytics`. */
 @ApiTags('dashboard: analytics')
 @ApiUnauthorizedResponse({ description: 'missing, wrong or inactive access key' })
 @ApiForbiddenResponse({ description: '`access denied: You do not have permission to access <path>`' })

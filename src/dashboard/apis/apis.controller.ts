@@ -5,7 +5,7 @@ import { ApiListResponseDto } from './dto/api-list.dto';
 import { ListApisQueryDto } from './dto/list-apis-query.dto';
 import { ApisService } from './apis.service';
 
-/** Dashboard view of the managed APIs (interface 4.5, 4.7): Bearer access key, area `apis`. */
+/** Dashboard view of the managed APIs (list and groups by category): Bearer access key, area `apis`. */
 @ApiTags('dashboard: APIs')
 @ApiUnauthorizedResponse({ description: 'missing, wrong or inactive access key' })
 @ApiForbiddenResponse({ description: '`access denied: You do not have permission to access <path>`' })

@@ -5,7 +5,7 @@ import { CreateUserDto } from './dto/create-user.dto';
 import { AdminCreateUserResponseDto } from './dto/user-response.dto';
 import { UsersService } from './users.service';
 
-/** Administrative user creation (interface 4.8): Admin-Auth. The way in from nothing. */
+/** Administrative user creation: Admin-Auth. The way in from nothing. */
 @ApiTags('admin: users')
 @AdminAuth()
 @ApiUnauthorizedResponse({ description: 'missing or wrong Admin-Auth' })

@@ -8,7 +8,7 @@ import { UsersService } from './users.service';
 
 const USER_ID = { name: 'id', description: 'user id (24 hex)' };
 
-/** Dashboard users (interface 4.4; decisions §2): Authorization: Bearer <access key>, area `users`. */
+/** Dashboard users: Authorization: Bearer <access key>, area `users`. */
 @ApiTags('dashboard: users')
 @ApiUnauthorizedResponse({ description: 'missing, wrong or inactive access key' })
 @ApiForbiddenResponse({ description: '`access denied: You do not have permission to access <path>`' })
@@ -25,7 +25,7 @@ export class UsersController {
   @ApiBadRequestResponse({ description: '`User object validation failed. <reasons>`' })
   @ApiConflictResponse({ description: 'User email already exists for this org.' })
   create(@Actor() actor: DashboardActor, @Body() body: unknown) {
-    // validated in the service: its failures read `User object validation failed. ...` (decisions §2)
+    // validated in the service: its failures read `User object validation failed. ...`, listing every reason
     return this.service.create(actor, body);
   }
 

@@ -26,7 +26,7 @@ class IngestResponseDto {
   @ApiProperty({ description: 'records taken' }) ingested: number;
 }
 
-/** Gateways push request records here (decisions §4). The route takes bodies up to 32 MiB (ROUTE_BODY_LIMITS). */
+/** Gateways push request records here, in batches taken or refused whole. The route takes bodies up to 32 MiB (ROUTE_BODY_LIMITS). */
 @ApiTags('gateway: analytics')
 @GatewayAuth()
 @Controller('gateway/analytics')

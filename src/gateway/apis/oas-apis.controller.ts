@@ -29,7 +29,7 @@ const OAS_DOCUMENT_SCHEMA = {
 
 const API_ID = { name: 'apiID', description: 'the API id (x-gateway-api-gateway.info.id)' };
 
-/** Gateway routes for OAS API definitions (decisions §3); X-Gateway-Authorization. */
+/** Gateway routes for OAS API definitions; credential X-Gateway-Authorization, errors `{status, message}`. */
 @ApiTags('gateway: API definitions')
 @GatewayAuth()
 @Controller('gateway/apis/oas')

@@ -9,6 +9,7 @@ import { HttpSender } from '../send/http-sender';
 import { decide } from '../send/retry-policy';
 import { signatureHeaders } from '../send/signing';
 import { DeliveryMetrics } from '../webhook-metrics';
+import { AttemptTrace } from './attempt-trace';
 import { Batcher } from './batcher';
 import { WebhookGate } from './webhook-gate';
 
@@ -62,14 +63,18 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       await job.moveToDelayed(Date.now() + this.gate.stepAsideMs(job.data.webhookId), token);
       throw new DelayedError();
     }
+    const traced = new AttemptTrace(job.data.trace);
     try {
-      await this.attempt(job.data.deliveryId);
+      await this.attempt(job.data.deliveryId, traced);
+    } catch (err) {
+      traced.abandon(err);
+      throw err;
     } finally {
       this.gate.release(slot);
     }
   }
 
-  private async attempt(deliveryId: string): Promise<void> {
+  private async attempt(deliveryId: string, traced: AttemptTrace): Promise<void> {
     const d = await this.claims.call(deliveryId);
     if (!d) return; // not due, taken by another worker, or no longer pending
     if (!d.active) {
@@ -77,8 +82,9 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       return;
     }
     const number = d.attemptCount + 1;
+    traced.begin(d, number);
     const startedAt = new Date();
-    const result = await this.sender.send(this.buildRequest(d));
+    const result = await traced.sending(() => this.sender.send(this.buildRequest(d)));
     const outcome = d.trigger === 'manual' && !(result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) && result.statusCode !== 410
       ? { kind: 'final' as const } // a manual redelivery is one attempt
       : decide(result, number, this.config.webhooks.retrySchedule);
@@ -96,6 +102,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       status,
       nextAttemptAt,
     });
+    traced.end(result, outcome.kind, failed);
     if (failed) throw failed;
     this.metrics.attempt(status, result.error, result.durationMs);
     if (outcome.kind === 'disable') {
@@ -103,7 +110,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       this.logger.warn({ webhookId: d.webhookId }, 'subscriber answered 410 Gone: webhook deactivated');
     }
     if (outcome.kind === 'retry') {
-      await this.queue.enqueue([{ id: d.id, webhookId: d.webhookId, attemptCount: number, delayMs: outcome.delayMs }]);
+      await this.queue.enqueue([{ id: d.id, webhookId: d.webhookId, attemptCount: number, delayMs: outcome.delayMs, trace: traced.next }]);
     }
   }
 

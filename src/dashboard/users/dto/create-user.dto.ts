@@ -4,7 +4,7 @@ import { IsBoolean, IsDefined, IsEmail, IsInt, IsObject, IsOptional, IsString, M
 const PERMISSIONS_EXAMPLE = { apis: 'read', analytics: 'read', users: 'write' };
 
 /**
- * A dashboard user as created (interface 2.5). `user_permissions` is required on POST /api/users and
+ * A dashboard user as created. `user_permissions` is required on POST /api/users and
  * optional on POST /admin/users. Read-only members (id, access_key, timestamps) are ignored if sent.
  */
 export class CreateUserDto {

@@ -2,7 +2,7 @@ import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { VISIBILITIES, Visibility } from '../app.entity';
 import { NestedAccessRequestResponse } from '../../access-requests/dto/access-request-response.dto';
 
-/** An application (interface §2.1). */
+/** An application, as every portal route shows it. */
 @ApiExtraModels(NestedAccessRequestResponse)
 export class AppResponse {
   @ApiProperty({ type: 'integer', example: 1 })
