@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { EmittedEvent } from './event-names';
+import { DirectedEvent, EmittedEvent } from './event-names';
 
 /** The channel a transaction that wrote events NOTIFYs on commit; the payload lists the events' ids. */
 export const OUTBOX_CHANNEL = 'outbox_events';
@@ -10,7 +10,7 @@ const MAX_IDS_PER_NOTIFY = 200;
 
 export interface RecordedEvent {
   id: string;
-  name: EmittedEvent;
+  name: EmittedEvent | DirectedEvent;
   payload: Record<string, unknown>;
   occurredAt: Date;
 }
@@ -63,5 +63,20 @@ export class EventsService {
       [ids, recorded.map((e) => e.name), recorded.map((e) => JSON.stringify(e.payload)), recorded.map(() => occurredAt), ids.length <= MAX_IDS_PER_NOTIFY ? ids.join(',') : ''],
     );
     return recorded;
+  }
+
+  /**
+   * Records an event meant for one webhook alone (a test send): the relay gives it one delivery, to
+   * `webhookId`, whatever that webhook subscribes to, and none to any other webhook.
+   */
+  async recordForWebhook(tx: TransactionQuery, webhookId: string, name: DirectedEvent, message: Record<string, unknown>): Promise<RecordedEvent> {
+    if (tx.queryRunner && !tx.queryRunner.isTransactionActive) throw new Error(`event ${name} must be recorded inside a transaction`);
+    const event: RecordedEvent = { id: randomUUID(), name, payload: message, occurredAt: new Date() };
+    await tx.query(
+      `WITH e AS (INSERT INTO outbox_events (id, name, payload, occurred_at, target_webhook_id) VALUES ($1, $2, $3, $4, $5))
+       SELECT pg_notify('${OUTBOX_CHANNEL}', $1::text)`,
+      [event.id, name, JSON.stringify(message), event.occurredAt, webhookId],
+    );
+    return event;
   }
 }
