@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { SecretBox } from '../../common/crypto/secret-box';
 import { SignatureScheme, signatureHeaders, SigningKey } from './signing';
 
@@ -16,10 +16,15 @@ export interface SealedKeySet {
  */
 @Injectable()
 export class DeliverySigner {
+  private readonly logger = new Logger(DeliverySigner.name);
+
   constructor(private readonly secrets: SecretBox) {}
 
   headers(keys: SealedKeySet, msgId: string, body: string, now = Date.now()): Record<string, string> {
-    return signatureHeaders(this.open(keys), msgId, body, now);
+    const open = this.open(keys);
+    // which schemes signed, never the keys or the signatures
+    this.logger.debug({ deliveryId: msgId, schemes: open.map((k) => k.scheme) }, 'delivery signed');
+    return signatureHeaders(open, msgId, body, now);
   }
 
   private open(keys: SealedKeySet): SigningKey[] {
