@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiExtraModels, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { PortalAuth } from '../common/auth';
 import { PortalPageQuery } from '../common/http/pagination';
-import { ApiEventCallbacks } from '../events/event-messages';
+import { ApiEventCallbacks, WebhookTestEvent } from '../events/event-messages';
 import {
   CreatedWebhookResponse,
   CreateWebhookDto,
@@ -85,7 +85,11 @@ export class WebhooksController {
   @HttpCode(202)
   @ApiOperation({ operationId: 'sendWebhookTest', summary: 'Queue one signed WebhookTest delivery to this webhook alone' })
   @ApiBody({ type: WebhookTestDto, required: false })
-  @ApiAcceptedResponse({ type: WebhookTestResponse, description: 'the delivery is queued and in the delivery log' })
+  @ApiExtraModels(WebhookTestEvent)
+  @ApiAcceptedResponse({
+    type: WebhookTestResponse,
+    description: 'the delivery is queued and already in the delivery log; the webhook receives a WebhookTestEvent body, signed, and retried like any delivery',
+  })
   @ApiConflictResponse({ description: 'the webhook is inactive (inactive webhooks get no deliveries)' })
   @ApiUnprocessableEntityResponse({ description: 'Note is not a string of at most 1024 characters' })
   sendTest(@Param('id') id: string, @Body() dto: WebhookTestDto) {

@@ -113,6 +113,27 @@ describe('webhook test sends', () => {
     expect((await t.http.post(`/portal-api/webhooks/${active.ID}/test`, {})).status).toBe(401);
   });
 
+  it('documents rotation, test sends and the new fields in the OpenAPI document', async () => {
+    const doc = (await t.http.get('/docs-json')).body;
+    const rotate = doc.paths['/portal-api/webhooks/{id}/secret/rotate'].post;
+    expect(rotate.operationId).toBe('rotateWebhookSecret');
+    expect(rotate.summary).toEqual(expect.any(String));
+    expect(Object.keys(rotate.responses)).toEqual(expect.arrayContaining(['200', '404', '422']));
+    const test = doc.paths['/portal-api/webhooks/{id}/test'].post;
+    expect(test.operationId).toBe('sendWebhookTest');
+    expect(Object.keys(test.responses)).toEqual(expect.arrayContaining(['202', '404', '409', '422']));
+    const schemas = doc.components.schemas;
+    expect(Object.keys(schemas.WebhookSecretResponse.properties)).toEqual(['Secret', 'SignatureScheme', 'PublicKey', 'PreviousSecretExpiresAt']);
+    expect(Object.keys(schemas.RotateSecretDto.properties)).toEqual(['GracePeriodSeconds']);
+    expect(schemas.RotateSecretDto.properties.GracePeriodSeconds).toMatchObject({ minimum: 0, maximum: 604800, default: 86400 });
+    expect(Object.keys(schemas.WebhookTestResponse.properties)).toEqual(['DeliveryID', 'EventID']);
+    expect(schemas.WebhookTestEvent.properties.Message).toEqual({ $ref: '#/components/schemas/WebhookTestMessage' });
+    expect(schemas.WebhookResponse.properties.SignatureScheme.enum).toEqual(['v1', 'v1a']);
+    expect(schemas.CreateWebhookDto.properties.SignatureScheme.enum).toEqual(['v1', 'v1a']);
+    expect(schemas.UpdateWebhookDto.properties.SignatureScheme.enum).toEqual(['v1', 'v1a']);
+    expect(schemas.CreatedWebhookResponse.required).toEqual(expect.arrayContaining(['Secret', 'PublicKey', 'SignatureScheme']));
+  });
+
   it('does not let a webhook subscribe to WebhookTest', async () => {
     const res = await api.post('/portal-api/webhooks', { Name: 'x', URL: sink.url('/x'), Events: ['WebhookTest'] });
     expect(res.status).toBe(422);
