@@ -1,9 +1,21 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiExtraModels, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { PortalAuth } from '../common/auth';
 import { PortalPageQuery } from '../common/http/pagination';
-import { ApiEventCallbacks } from '../events/event-messages';
-import { CreatedWebhookResponse, CreateWebhookDto, SavedWebhookResponse, UpdateWebhookDto, WebhookHeaderInput, WebhookHeaderResponse, WebhookResponse, WebhookSecretResponse } from './dto/webhook.dto';
+import { ApiEventCallbacks, WebhookTestEvent } from '../events/event-messages';
+import {
+  CreatedWebhookResponse,
+  CreateWebhookDto,
+  SavedWebhookResponse,
+  RotateSecretDto,
+  UpdateWebhookDto,
+  WebhookHeaderInput,
+  WebhookHeaderResponse,
+  WebhookResponse,
+  WebhookSecretResponse,
+  WebhookTestDto,
+  WebhookTestResponse,
+} from './dto/webhook.dto';
 import { WebhooksService } from './webhooks.service';
 
 class DeletedResponse {
@@ -56,10 +68,38 @@ export class WebhooksController {
   }
 
   @Get(':id/secret')
-  @ApiOperation({ operationId: 'getWebhookSecret', summary: 'Get the signing secret of a webhook' })
+  @ApiOperation({ operationId: 'getWebhookSecret', summary: 'The key receivers verify with, and when a rotated-out key stops being used' })
   @ApiOkResponse({ type: WebhookSecretResponse })
   secret(@Param('id') id: string) {
     return this.service.secret(id);
+  }
+
+  @Post(':id/secret/rotate')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'rotateWebhookSecret',
+    summary: 'Rotate the signing key; deliveries carry signatures by the old and the new key during the grace period',
+  })
+  @ApiBody({ type: RotateSecretDto, required: false })
+  @ApiOkResponse({ type: WebhookSecretResponse, description: 'the new key' })
+  @ApiUnprocessableEntityResponse({ description: 'GracePeriodSeconds is not an integer from 0 to 604800' })
+  rotateSecret(@Param('id') id: string, @Body() dto: RotateSecretDto) {
+    return this.service.rotateSecret(id, dto);
+  }
+
+  @Post(':id/test')
+  @HttpCode(202)
+  @ApiOperation({ operationId: 'sendWebhookTest', summary: 'Queue one signed WebhookTest delivery to this webhook alone' })
+  @ApiBody({ type: WebhookTestDto, required: false })
+  @ApiExtraModels(WebhookTestEvent)
+  @ApiAcceptedResponse({
+    type: WebhookTestResponse,
+    description: 'the delivery is queued and already in the delivery log; the webhook receives a WebhookTestEvent body, signed, and retried like any delivery',
+  })
+  @ApiConflictResponse({ description: 'the webhook is inactive (inactive webhooks get no deliveries)' })
+  @ApiUnprocessableEntityResponse({ description: 'Note is not a string of at most 1024 characters' })
+  sendTest(@Param('id') id: string, @Body() dto: WebhookTestDto) {
+    return this.service.sendTest(id, dto);
   }
 
   @Get(':id/headers')

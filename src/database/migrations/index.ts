@@ -5,6 +5,7 @@ import { Dashboard1763800200000 } from './1763800200000-dashboard';
 import { AccessRequestCatalogueIds1763800500000 } from './1763800500000-access-request-catalogue-ids';
 import { OneJobPerDelivery1763800600000 } from './1763800600000-one-job-per-delivery';
 import { OutboxTraceContext1763801100000 } from './1763801100000-outbox-trace-context';
+import { WebhookSigningKeys1763801200000 } from './1763801200000-webhook-signing-keys';
 
 /** Every migration, in order. Add new ones at the end (raw SQL up/down). */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   AccessRequestCatalogueIds1763800500000,
   OneJobPerDelivery1763800600000,
   OutboxTraceContext1763801100000,
+  WebhookSigningKeys1763801200000,
 ];

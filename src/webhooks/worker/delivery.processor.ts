@@ -1,13 +1,12 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { BeforeApplicationShutdown, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DelayedError, Job } from 'bullmq';
-import { SecretBox } from '../../common/crypto/secret-box';
 import { AppConfig } from '../../config';
 import { DELIVERY_QUEUE, DeliveryJobData, DeliveryQueue } from '../delivery-queue';
 import { AttemptRecord, ClaimedDelivery, DeliveryStore } from '../delivery-store';
 import { HttpSender } from '../send/http-sender';
 import { decide } from '../send/retry-policy';
-import { signatureHeaders } from '../send/signing';
+import { DeliverySigner } from '../send/delivery-signer';
 import { DeliveryMetrics } from '../webhook-metrics';
 import { AttemptTrace } from './attempt-trace';
 import { Batcher } from './batcher';
@@ -38,7 +37,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     private readonly store: DeliveryStore,
     private readonly queue: DeliveryQueue,
     private readonly sender: HttpSender,
-    private readonly secrets: SecretBox,
+    private readonly signer: DeliverySigner,
     private readonly metrics: DeliveryMetrics,
   ) {
     super();
@@ -120,7 +119,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     const headers: Record<string, string> = { 'user-agent': 'gateway-management-webhooks/1.0' };
     for (const h of d.headers) headers[h.name.toLowerCase()] = h.value;
     headers['content-type'] = 'application/json';
-    Object.assign(headers, signatureHeaders(this.secrets.decrypt(d.secretEncrypted), d.id, body));
+    Object.assign(headers, this.signer.headers(d, d.id, body));
     return { url: d.url, method: d.method, headers, body: hasBody ? body : null, timeoutMs: d.timeoutSeconds * 1000 };
   }
 
