@@ -103,21 +103,22 @@ describe('DeliveryStore', () => {
     await webhook();
     const due = await relayAll([await event()]);
     const [a, b] = due.map((d) => d.id);
+    const [wa, wb] = due.map((d) => d.webhookId);
     const base = { number: 1, startedAt: new Date(), durationMs: 3, responseBody: 'ok', trigger: 'scheduled' as const };
     const results = await store.recordAttempts([
-      { ...base, deliveryId: a, statusCode: 200, error: null, status: 'delivered', nextAttemptAt: null },
-      { ...base, deliveryId: b, statusCode: 500, error: 'http_status', status: 'pending', nextAttemptAt: new Date(Date.now() + 5000) },
-      { ...base, deliveryId: randomUUID(), statusCode: 200, error: null, status: 'delivered', nextAttemptAt: null },
+      { ...base, deliveryId: a, webhookId: wa, statusCode: 200, error: null, status: 'delivered', nextAttemptAt: null },
+      { ...base, deliveryId: b, webhookId: wb, statusCode: 500, error: 'http_status', status: 'pending', nextAttemptAt: new Date(Date.now() + 5000) },
+      { ...base, deliveryId: randomUUID(), webhookId: wa, statusCode: 200, error: null, status: 'delivered', nextAttemptAt: null },
     ]);
     expect(results[0]).toBeNull();
     expect(results[1]).toBeNull();
     expect(results[2]).toBeInstanceOf(Error); // no such delivery: the attempt's foreign key fails, alone
     const rows = await db.query(
-      `SELECT d.id, d.status, d.attempt_count, a.status_code, a.error FROM webhook_deliveries d JOIN webhook_delivery_attempts a ON a.delivery_id = d.id WHERE d.id = ANY($1)`,
+      `SELECT d.id, d.status, d.attempt_count, a.status_code, a.error, a.webhook_id FROM webhook_deliveries d JOIN webhook_delivery_attempts a ON a.delivery_id = d.id WHERE d.id = ANY($1)`,
       [[a, b]],
     );
     const byId = Object.fromEntries(rows.map((r: { id: string }) => [r.id, r]));
-    expect(byId[a]).toMatchObject({ status: 'delivered', attempt_count: 1, status_code: 200, error: null });
-    expect(byId[b]).toMatchObject({ status: 'pending', attempt_count: 1, status_code: 500, error: 'http_status' });
+    expect(byId[a]).toMatchObject({ status: 'delivered', attempt_count: 1, status_code: 200, error: null, webhook_id: wa });
+    expect(byId[b]).toMatchObject({ status: 'pending', attempt_count: 1, status_code: 500, error: 'http_status', webhook_id: wb });
   });
 });

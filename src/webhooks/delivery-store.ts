@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { DueDelivery } from './delivery-queue';
+import { OPERATIONAL_EVENTS } from '../events/event-names';
+import { DisabledReason, WebhookSummary } from './operational-events';
 
 /** A claimed delivery with everything needed to send it, read in one round trip. */
 export interface ClaimedDelivery {
@@ -18,10 +20,17 @@ export interface ClaimedDelivery {
   eventName: string;
   payload: Record<string, unknown>;
   occurredAt: Date;
+  eventId: string;
+  webhookName: string;
+  /** Start of the webhook's current run of failed attempts; null if its last attempt succeeded. */
+  failingSince: Date | null;
+  rateLimit: number | null;
+  ordered: boolean;
 }
 
 export interface AttemptRecord {
   deliveryId: string;
+  webhookId: string;
   number: number;
   startedAt: Date;
   statusCode: number | null;
@@ -60,16 +69,18 @@ export interface Relayed {
 // Committed, unrelayed events: those named (the ids a NOTIFY carried), or the oldest (the safety-net scan).
 // SKIP LOCKED, so relays of several workers never wait for each other nor take the same event.
 const CLAIM_NAMED = `SELECT id FROM outbox_events WHERE id = ANY($1::uuid[]) AND relayed_at IS NULL FOR UPDATE SKIP LOCKED`;
-const CLAIM_OLDEST = `SELECT id FROM outbox_events WHERE relayed_at IS NULL ORDER BY occurred_at LIMIT $1 FOR UPDATE SKIP LOCKED`;
+const CLAIM_OLDEST = `SELECT id FROM outbox_events WHERE relayed_at IS NULL ORDER BY occurred_at LIMIT $1::int FOR UPDATE SKIP LOCKED`;
 
 function relayStatement(claim: string): string {
   return `WITH e AS (
-            UPDATE outbox_events SET relayed_at = now() WHERE id IN (${claim}) RETURNING id, name, occurred_at),
+            UPDATE outbox_events SET relayed_at = now() WHERE id IN (${claim}) RETURNING id, name, occurred_at, seq, payload->>'WebhookID' AS about),
           d AS (
-            INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, next_attempt_at)
-            SELECT gen_random_uuid(), w.id, e.id, e.name, now()
+            INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, next_attempt_at, event_seq)
+            SELECT gen_random_uuid(), w.id, e.id, e.name, now(), e.seq
               FROM e JOIN webhooks w ON w.active AND w.events @> ARRAY[e.name] AND w.created_at <= e.occurred_at
-             ORDER BY e.occurred_at, e.id
+                                    -- an operational event is never delivered to the webhook it is about
+                                    AND (e.name <> ALL($2::text[]) OR e.about IS DISTINCT FROM w.id::text)
+             ORDER BY e.seq, e.occurred_at, e.id
             ON CONFLICT (event_id, webhook_id) DO NOTHING
             RETURNING id, webhook_id)
      SELECT (SELECT count(*) FROM e)::int AS events,
@@ -94,7 +105,7 @@ export class DeliveryStore {
    */
   async relay(eventIds: string[] | null, limit: number): Promise<Relayed> {
     const [row]: { events: number; deliveries: [string, string][] }[] =
-      eventIds === null ? await this.db.query(RELAY_OLDEST, [limit]) : await this.db.query(RELAY_NAMED, [eventIds]);
+      eventIds === null ? await this.db.query(RELAY_OLDEST, [limit, OPERATIONAL_EVENTS]) : await this.db.query(RELAY_NAMED, [eventIds, OPERATIONAL_EVENTS]);
     return { events: row.events, deliveries: row.deliveries.map(([id, webhookId]) => ({ id, webhookId, attemptCount: 0 })) };
   }
 
@@ -121,20 +132,26 @@ export class DeliveryStore {
   /**
    * Takes due, pending, unclaimed deliveries for one attempt each (a lease of timeout + slack), in one
    * statement; one answer per id, in order: what the attempt needs, or null if that delivery is not due,
-   * already taken, or no longer pending.
+   * already taken, no longer pending, or (ordered webhook) not the oldest pending one of its webhook.
    */
   async claimMany(deliveryIds: string[]): Promise<(ClaimedDelivery | null)[]> {
     // TypeORM answers an UPDATE with [rows, count]
     const [rows] = (await this.db.query(
       `UPDATE webhook_deliveries d
-          SET locked_until = now() + make_interval(secs => w.timeout_seconds + ${CLAIM_SLACK_SECONDS})
+          SET locked_until = now() + make_interval(secs => w.timeout_seconds + ${CLAIM_SLACK_SECONDS}), held = NULL
          FROM webhooks w, outbox_events e
         WHERE d.id = ANY($1::uuid[]) AND w.id = d.webhook_id AND e.id = d.event_id
           AND d.status = 'pending'
           AND (d.locked_until IS NULL OR d.locked_until < now())
           AND d.next_attempt_at <= now() + interval '1 second'
+          -- an ordered webhook's deliveries go one at a time, in event order: only its oldest pending one is
+          -- taken, and while it is out (claimed) or waiting for a retry the others stay where they are
+          AND (NOT w.ordered OR NOT EXISTS (
+                SELECT 1 FROM webhook_deliveries p
+                 WHERE p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq))
       RETURNING d.id, d.attempt_count, d.next_trigger, w.id AS webhook_id, w.url, w.method, w.timeout_seconds, w.active,
-                w.secret_encrypted, e.name AS event_name, e.payload, e.occurred_at,
+                w.secret_encrypted, e.name AS event_name, e.payload, e.occurred_at, e.id AS event_id, w.name AS webhook_name,
+                w.failing_since, w.rate_limit, w.ordered,
                 (SELECT coalesce(json_agg(json_build_object('name', h.name, 'value', h.value) ORDER BY h.created_at, h.id), '[]'::json)
                    FROM webhook_headers h WHERE h.webhook_id = w.id) AS headers`,
       [deliveryIds],
@@ -155,6 +172,11 @@ export class DeliveryStore {
         eventName: r.event_name,
         payload: r.payload,
         occurredAt: r.occurred_at,
+        eventId: r.event_id,
+        webhookName: r.webhook_name,
+        failingSince: r.failing_since,
+        rateLimit: r.rate_limit,
+        ordered: r.ordered,
       });
     }
     // one claim per delivery: should two jobs of one delivery share a batch, only the first gets it
@@ -165,16 +187,16 @@ export class DeliveryStore {
     });
   }
 
-  /** Records the attempt and the delivery's new state in one statement. */
-  async recordAttempt(a: AttemptRecord): Promise<void> {
-    await this.db.query(
+  /** Records the attempt and the delivery's new state in one statement (in `tx` when given). */
+  async recordAttempt(a: AttemptRecord, tx?: EntityManager): Promise<void> {
+    await (tx ?? this.db).query(
       `WITH a AS (
-         INSERT INTO webhook_delivery_attempts (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8))
+         INSERT INTO webhook_delivery_attempts (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, webhook_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $11))
        UPDATE webhook_deliveries
           SET attempt_count = $2, status = $9, next_attempt_at = $10, next_trigger = 'scheduled', locked_until = NULL, updated_at = now()
         WHERE id = $1`,
-      [a.deliveryId, a.number, a.startedAt, a.statusCode, a.durationMs, a.error, a.responseBody, a.trigger, a.status, a.nextAttemptAt],
+      [a.deliveryId, a.number, a.startedAt, a.statusCode, a.durationMs, a.error, a.responseBody, a.trigger, a.status, a.nextAttemptAt, a.webhookId],
     );
   }
 
@@ -190,11 +212,11 @@ export class DeliveryStore {
     try {
       await this.db.query(
         `WITH v AS (
-           SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::timestamptz[])
-             AS v(delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, status, next_attempt_at)),
+           SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::timestamptz[], $11::uuid[])
+             AS v(delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, status, next_attempt_at, webhook_id)),
               a AS (
-           INSERT INTO webhook_delivery_attempts (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger)
-           SELECT delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger FROM v)
+           INSERT INTO webhook_delivery_attempts (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, webhook_id)
+           SELECT delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, webhook_id FROM v)
          UPDATE webhook_deliveries d
             SET attempt_count = v.number, status = v.status, next_attempt_at = v.next_attempt_at, next_trigger = 'scheduled',
                 locked_until = NULL, updated_at = now()
@@ -211,6 +233,7 @@ export class DeliveryStore {
           attempts.map((a) => a.trigger),
           attempts.map((a) => a.status),
           attempts.map((a) => a.nextAttemptAt),
+          attempts.map((a) => a.webhookId),
         ],
       );
       return attempts.map(() => null);
@@ -227,17 +250,67 @@ export class DeliveryStore {
     );
   }
 
-  async deactivateWebhook(webhookId: string): Promise<void> {
-    await this.db.query(`UPDATE webhooks SET active = false, updated_at = now() WHERE id = $1`, [webhookId]);
+  /**
+   * Switches an active webhook off with its reason; `failing` only while its run of failures has lasted at
+   * least `failingForMs` (a success meanwhile cancels it). The webhook when this call switched it off, else
+   * null (already off, or no longer failing): so only one caller reports it.
+   */
+  async disableWebhook(tx: EntityManager, webhookId: string, reason: DisabledReason, failingForMs = 0): Promise<(WebhookSummary & { disabledAt: Date }) | null> {
+    const [rows] = (await tx.query(
+      `UPDATE webhooks SET active = false, disabled_reason = $2, disabled_at = now(), updated_at = now()
+        WHERE id = $1 AND active
+          AND ($2 <> 'failing' OR failing_since <= now() - make_interval(secs => $3::float8 / 1000))
+        RETURNING id, name, url, disabled_at`,
+      [webhookId, reason, failingForMs],
+    )) as [{ id: string; name: string; url: string; disabled_at: Date }[], number];
+    const w = rows[0];
+    return w ? { id: w.id, name: w.name, url: w.url, disabledAt: w.disabled_at } : null;
   }
 
-  /** Pending deliveries due for more than `graceSeconds` and not claimed by a live worker. */
+  /** Starts the webhook's failing clock at `since`, unless it is already running. */
+  async markFailing(webhookId: string, since: Date): Promise<void> {
+    await this.db.query(`UPDATE webhooks SET failing_since = $2 WHERE id = $1 AND failing_since IS NULL`, [webhookId, since]);
+  }
+
+  /** A success stops the webhook's failing clock. */
+  async markHealthy(webhookId: string): Promise<void> {
+    await this.db.query(`UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, [webhookId]);
+  }
+
+  /**
+   * Gives a claimed delivery back without an attempt, to be tried at `until` (its webhook's rate limit is
+   * used up): neither an attempt nor a failure.
+   */
+  async hold(deliveryId: string, until: Date): Promise<void> {
+    await this.db.query(
+      `UPDATE webhook_deliveries SET locked_until = NULL, next_attempt_at = $2, held = 'rate_limit' WHERE id = $1 AND status = 'pending'`,
+      [deliveryId, until],
+    );
+  }
+
+  /** The oldest pending delivery of an ordered webhook (the one to send next), if any. */
+  async nextInOrder(webhookId: string): Promise<(DueDelivery & { nextAttemptAt: Date | null }) | null> {
+    const [r]: { id: string; attempt_count: number; next_attempt_at: Date | null }[] = await this.db.query(
+      `SELECT id, attempt_count, next_attempt_at FROM webhook_deliveries
+        WHERE webhook_id = $1 AND status = 'pending' ORDER BY event_seq NULLS FIRST LIMIT 1`,
+      [webhookId],
+    );
+    return r ? { id: r.id, webhookId, attemptCount: r.attempt_count, nextAttemptAt: r.next_attempt_at } : null;
+  }
+
+  /**
+   * Pending deliveries due for more than `graceSeconds` and not claimed by a live worker; of an ordered
+   * webhook only the oldest pending one (the others wait for it, not for a job).
+   */
   async overdueDeliveries(graceSeconds: number, limit: number): Promise<DueDelivery[]> {
     const rows: { id: string; webhook_id: string; attempt_count: number }[] = await this.db.query(
-      `SELECT id, webhook_id, attempt_count FROM webhook_deliveries
-        WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
-          AND (locked_until IS NULL OR locked_until < now())
-        ORDER BY next_attempt_at LIMIT $2`,
+      `SELECT d.id, d.webhook_id, d.attempt_count FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+        WHERE d.status = 'pending' AND d.next_attempt_at < now() - make_interval(secs => $1)
+          AND (d.locked_until IS NULL OR d.locked_until < now())
+          AND (NOT w.ordered OR NOT EXISTS (
+                SELECT 1 FROM webhook_deliveries p
+                 WHERE p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq))
+        ORDER BY d.next_attempt_at LIMIT $2`,
       [graceSeconds, limit],
     );
     return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, attemptCount: r.attempt_count }));

@@ -1,6 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module, Provider, Type } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventsModule } from '../events/events.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { QueueModule } from '../queue/queue.module';
 import { DeliveriesController } from './deliveries.controller';
@@ -15,7 +16,9 @@ import { WebhooksController } from './webhooks.controller';
 import { WebhooksService } from './webhooks.service';
 import { DeliveryProcessor } from './worker/delivery.processor';
 import { OutboxRelay } from './worker/outbox-relay';
+import { RateLimits } from './worker/rate-limits';
 import { Reconciler } from './worker/reconciler';
+import { WebhookHealth } from './worker/webhook-health';
 
 /**
  * The webhook dispatcher. API side: subscriptions, their headers and the delivery log (portal routes).
@@ -29,10 +32,10 @@ export class WebhooksModule {
     const controllers: Type[] = roles.api ? [WebhooksController, DeliveriesController] : [];
     const providers: Provider[] = [DeliveryStore, DeliveryQueue, DispatchGauges];
     if (roles.api) providers.push(WebhooksService, DeliveriesService);
-    if (roles.worker) providers.push(OutboxRelay, DeliveryProcessor, Reconciler, HttpSender, DeliveryMetrics);
+    if (roles.worker) providers.push(OutboxRelay, DeliveryProcessor, Reconciler, HttpSender, DeliveryMetrics, RateLimits, WebhookHealth);
     return {
       module: WebhooksModule,
-      imports: [TypeOrmModule.forFeature([WebhookEntity, WebhookHeaderEntity]), QueueModule, BullModule.registerQueue({ name: DELIVERY_QUEUE }), MetricsModule],
+      imports: [TypeOrmModule.forFeature([WebhookEntity, WebhookHeaderEntity]), EventsModule, QueueModule, BullModule.registerQueue({ name: DELIVERY_QUEUE }), MetricsModule],
       controllers,
       providers,
     };

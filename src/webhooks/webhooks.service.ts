@@ -6,10 +6,12 @@ import { DataSource, EntityManager } from 'typeorm';
 import { SecretBox } from '../common/crypto/secret-box';
 import { PortalPageQuery, portalPaging } from '../common/http/pagination';
 import { portalTime } from '../common/http/time';
+import { EventsService } from '../events/events.service';
 import { newSigningSecret } from './send/signing';
 import { CreatedWebhookResponse, CreateWebhookDto, UpdateWebhookDto, WebhookHeaderInput, WebhookHeaderResponse, WebhookResponse, WebhookSecretResponse } from './dto/webhook.dto';
 import { WebhookHeaderEntity } from './webhook-header.entity';
 import { WebhookEntity } from './webhook.entity';
+import { webhookDisabledMessage, webhookEnabledMessage } from './operational-events';
 import { WebhookError } from './webhooks.errors';
 
 /** Webhook subscriptions and their headers (portal family). */
@@ -18,6 +20,7 @@ export class WebhooksService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly secrets: SecretBox,
+    private readonly events: EventsService,
   ) {}
 
   async create(dto: CreateWebhookDto): Promise<CreatedWebhookResponse> {
@@ -35,6 +38,11 @@ export class WebhooksService {
         secretEncrypted: this.secrets.encrypt(secret),
         createdAt: now,
         updatedAt: now,
+        disabledReason: dto.Active === false ? 'manual' : null,
+        disabledAt: dto.Active === false ? now : null,
+        failingSince: null,
+        rateLimit: dto.RateLimit ?? null,
+        ordered: dto.Ordered ?? false,
       });
       await tx.insert(WebhookEntity, w);
       w.headers = await this.insertHeaders(tx, w.id, dto.Headers ?? [], now);
@@ -62,10 +70,22 @@ export class WebhooksService {
       if (dto.Method !== undefined) w.method = dto.Method;
       if (dto.Timeout !== undefined) w.timeoutSeconds = dto.Timeout;
       if (dto.Events !== undefined) w.events = uniq(dto.Events);
-      if (dto.Active !== undefined) w.active = dto.Active;
+      if (dto.RateLimit !== undefined) w.rateLimit = dto.RateLimit;
+      if (dto.Ordered !== undefined) w.ordered = dto.Ordered;
+      const switched = dto.Active !== undefined && dto.Active !== w.active;
+      if (switched) {
+        w.active = dto.Active!;
+        // on again: a fresh start, the failures that switched it off no longer count
+        w.disabledReason = w.active ? null : 'manual';
+        w.disabledAt = w.active ? null : now;
+        w.failingSince = null;
+      }
       w.updatedAt = now;
       const { headers, ...columns } = w;
       await tx.update(WebhookEntity, { id }, columns);
+      if (switched) {
+        await this.events.record(tx, w.active ? 'WebhookEnabled' : 'WebhookDisabled', w.active ? webhookEnabledMessage(w, now) : webhookDisabledMessage(w, 'manual', now));
+      }
       if (dto.Headers !== undefined) {
         await tx.delete(WebhookHeaderEntity, { webhookId: id });
         w.headers = await this.insertHeaders(tx, id, dto.Headers, now);
@@ -163,6 +183,10 @@ export class WebhooksService {
       Active: w.active,
       CreatedAt: portalTime(w.createdAt),
       UpdatedAt: portalTime(w.updatedAt),
+      DisabledReason: w.active ? null : w.disabledReason ?? 'manual',
+      DisabledAt: w.active ? null : (w.disabledAt ?? w.updatedAt).toISOString(),
+      RateLimit: w.rateLimit,
+      Ordered: w.ordered,
     };
   }
 }

@@ -28,6 +28,10 @@ describe('webhook subscriptions (portal API)', () => {
       Active: true,
       CreatedAt: expect.stringMatching(TIME),
       UpdatedAt: expect.stringMatching(TIME),
+      DisabledReason: null,
+      DisabledAt: null,
+      RateLimit: null,
+      Ordered: false,
       Secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/=]{32}$/),
     });
     const got = await api.get(`/portal-api/webhooks/${res.body.ID}`);

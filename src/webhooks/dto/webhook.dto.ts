@@ -55,6 +55,14 @@ export class CreateWebhookDto {
   @ApiPropertyOptional({ default: true, description: 'inactive webhooks get no deliveries' })
   @IsOptional() @IsBoolean({ message: 'Active must be a boolean' })
   Active?: boolean;
+
+  @ApiPropertyOptional({ type: Number, nullable: true, minimum: 1, maximum: 10000, description: 'deliveries per second at most, across every worker; over it a delivery waits its turn (not an attempt, not a failure). null or absent: no limit' })
+  @IsOptional() @IsInt({ message: 'RateLimit must be an integer number of deliveries per second' }) @Min(1, { message: 'RateLimit must be at least 1' }) @Max(10000, { message: 'RateLimit must be at most 10000' })
+  RateLimit?: number | null;
+
+  @ApiPropertyOptional({ default: false, description: "deliveries are sent one at a time in event order: the next waits until the previous is delivered or has finally failed" })
+  @IsOptional() @IsBoolean({ message: 'Ordered must be a boolean' })
+  Ordered?: boolean;
 }
 
 /** PUT: every field optional; those given replace the stored ones (Headers, when given, replace all headers). */
@@ -84,9 +92,17 @@ export class UpdateWebhookDto {
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => WebhookHeaderInput)
   Headers?: WebhookHeaderInput[];
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ description: 'true re-enables a webhook that was switched off (and clears DisabledReason and DisabledAt)' })
   @IsOptional() @IsBoolean({ message: 'Active must be a boolean' })
   Active?: boolean;
+
+  @ApiPropertyOptional({ type: Number, nullable: true, minimum: 1, maximum: 10000, description: 'deliveries per second at most, across every worker; over it a delivery waits its turn (not an attempt, not a failure). null or absent: no limit' })
+  @IsOptional() @IsInt({ message: 'RateLimit must be an integer number of deliveries per second' }) @Min(1, { message: 'RateLimit must be at least 1' }) @Max(10000, { message: 'RateLimit must be at most 10000' })
+  RateLimit?: number | null;
+
+  @ApiPropertyOptional({ default: false, description: "deliveries are sent one at a time in event order: the next waits until the previous is delivered or has finally failed" })
+  @IsOptional() @IsBoolean({ message: 'Ordered must be a boolean' })
+  Ordered?: boolean;
 }
 
 export class WebhookHeaderResponse {
@@ -106,6 +122,16 @@ export class WebhookResponse {
   @ApiProperty() Active: boolean;
   @ApiProperty({ example: '2026-11-22 10:15' }) CreatedAt: string;
   @ApiProperty({ example: '2026-11-22 10:15' }) UpdatedAt: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    enum: ['gone', 'failing', 'manual'],
+    description: 'why the webhook is inactive: gone (the subscriber answered 410), failing (every attempt failed for WEBHOOK_DISABLE_AFTER), manual (set inactive through the API); null when active',
+  })
+  DisabledReason: string | null;
+  @ApiProperty({ type: String, nullable: true, format: 'date-time', description: 'RFC 3339; null when active' }) DisabledAt: string | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'deliveries per second at most; null: no limit' }) RateLimit: number | null;
+  @ApiProperty({ description: 'deliveries are sent one at a time in event order' }) Ordered: boolean;
 }
 
 export class CreatedWebhookResponse extends WebhookResponse {
