@@ -13,6 +13,7 @@ import { WebhookHeaderEntity } from './webhook-header.entity';
 import { DeliveryMetrics, DispatchGauges } from './webhook-metrics';
 import { WebhookEntity } from './webhook.entity';
 import { WebhooksController } from './webhooks.controller';
+import { WebhookStatsService } from './webhook-stats.service';
 import { WebhooksService } from './webhooks.service';
 import { DeliveryProcessor } from './worker/delivery.processor';
 import { OutboxRelay } from './worker/outbox-relay';
@@ -31,7 +32,7 @@ export class WebhooksModule {
   static register(roles: { api: boolean; worker: boolean }): DynamicModule {
     const controllers: Type[] = roles.api ? [WebhooksController, DeliveriesController] : [];
     const providers: Provider[] = [DeliveryStore, DeliveryQueue, DispatchGauges];
-    if (roles.api) providers.push(WebhooksService, DeliveriesService);
+    if (roles.api) providers.push(WebhooksService, DeliveriesService, WebhookStatsService);
     if (roles.worker) providers.push(OutboxRelay, DeliveryProcessor, Reconciler, HttpSender, DeliveryMetrics, RateLimits, WebhookHealth);
     return {
       module: WebhooksModule,

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { WEBHOOK_EVENTS } from '../../events/event-names';
 
 export const WEBHOOK_METHODS = ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'] as const;
@@ -53,7 +53,7 @@ export class CreateWebhookDto {
   Headers?: WebhookHeaderInput[];
 
   @ApiPropertyOptional({ default: true, description: 'inactive webhooks get no deliveries' })
-  @IsOptional() @IsBoolean({ message: 'Active must be a boolean' })
+  @ValidateIf((_, v) => v !== undefined) @IsBoolean({ message: 'Active must be a boolean' })
   Active?: boolean;
 
   @ApiPropertyOptional({ type: Number, nullable: true, minimum: 1, maximum: 10000, description: 'deliveries per second at most, across every worker; over it a delivery waits its turn (not an attempt, not a failure). null or absent: no limit' })
@@ -61,7 +61,7 @@ export class CreateWebhookDto {
   RateLimit?: number | null;
 
   @ApiPropertyOptional({ default: false, description: "deliveries are sent one at a time in event order: the next waits until the previous is delivered or has finally failed" })
-  @IsOptional() @IsBoolean({ message: 'Ordered must be a boolean' })
+  @ValidateIf((_, v) => v !== undefined) @IsBoolean({ message: 'Ordered must be a boolean' })
   Ordered?: boolean;
 }
 
@@ -93,7 +93,7 @@ export class UpdateWebhookDto {
   Headers?: WebhookHeaderInput[];
 
   @ApiPropertyOptional({ description: 'true re-enables a webhook that was switched off (and clears DisabledReason and DisabledAt)' })
-  @IsOptional() @IsBoolean({ message: 'Active must be a boolean' })
+  @ValidateIf((_, v) => v !== undefined) @IsBoolean({ message: 'Active must be a boolean' })
   Active?: boolean;
 
   @ApiPropertyOptional({ type: Number, nullable: true, minimum: 1, maximum: 10000, description: 'deliveries per second at most, across every worker; over it a delivery waits its turn (not an attempt, not a failure). null or absent: no limit' })
@@ -101,7 +101,7 @@ export class UpdateWebhookDto {
   RateLimit?: number | null;
 
   @ApiPropertyOptional({ default: false, description: "deliveries are sent one at a time in event order: the next waits until the previous is delivered or has finally failed" })
-  @IsOptional() @IsBoolean({ message: 'Ordered must be a boolean' })
+  @ValidateIf((_, v) => v !== undefined) @IsBoolean({ message: 'Ordered must be a boolean' })
   Ordered?: boolean;
 }
 
