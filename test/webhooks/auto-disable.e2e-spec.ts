@@ -75,6 +75,9 @@ describe('automatic disabling and operational events', () => {
       await new Promise((r) => setTimeout(r, 2500));
       expect(failing.received.length).toBe(attemptsWhenOff);
       expect(bodies(operator.received, op.Secret).filter((b) => b.Event === 'WebhookDisabled')).toHaveLength(1); // still once
+      const metrics = (await t.http.get('/metrics')).text;
+      expect(metrics).toContain('webhooks_disabled{reason="failing"} 1');
+      expect(metrics).toContain('webhooks_disabled_total{reason="failing"} 1');
 
       // re-enabled by hand: the reason and time are cleared, and operators hear of it
       failing.responder = () => ({ status: 200 });
