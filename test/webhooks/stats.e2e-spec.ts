@@ -110,6 +110,23 @@ describe('GET /portal-api/webhooks/{id}/stats', () => {
     expect((await api.get(`/portal-api/webhooks/${id}/stats?since=2026-01-01T00:00:00%2B02:00`)).status).toBe(200);
   });
 
+  it('is documented in /docs-json with the new webhook fields and the operational events as callbacks', async () => {
+    const doc = (await t.http.get('/docs-json')).body;
+    const op = doc.paths['/portal-api/webhooks/{id}/stats'].get;
+    expect(op).toMatchObject({ operationId: 'getWebhookStats', summary: expect.any(String) });
+    expect(op.parameters.map((p: any) => p.name).sort()).toEqual(['id', 'since']);
+    const stats = doc.components.schemas.WebhookStatsResponse.properties;
+    expect(Object.keys(stats).sort()).toEqual(
+      ['WebhookID', 'Since', 'Until', 'Delivered', 'Failed', 'Pending', 'Retrying', 'SuccessRate', 'Attempts', 'LatencyP50Ms', 'LatencyP95Ms', 'LastSuccessAt', 'LastFailure'].sort(),
+    );
+    const webhook = doc.components.schemas.WebhookResponse.properties;
+    expect(webhook).toMatchObject({ DisabledReason: { nullable: true }, DisabledAt: { nullable: true }, RateLimit: { nullable: true }, Ordered: { type: 'boolean' } });
+    expect(doc.components.schemas.CreateWebhookDto.properties).toMatchObject({ RateLimit: { minimum: 1, maximum: 10000 }, Ordered: { type: 'boolean' } });
+    const callbacks = doc.paths['/portal-api/webhooks'].post.callbacks;
+    for (const event of ['WebhookDisabled', 'DeliveryFailed', 'WebhookEnabled']) expect(callbacks[event]).toBeDefined();
+    expect(doc.components.schemas.WebhookDisabledMessage.properties.WebhookID).toMatchObject({ type: 'string', format: 'uuid' });
+  });
+
   it('is served from indexes at scale: index-only scans for the counts and the latency, no scan of the webhook history', async () => {
     const id = await webhook('/big');
     // 100 000 deliveries over 18.5 days, and an attempt each (1 in 10 a failure)
