@@ -162,5 +162,8 @@ describe('GET /portal-api/webhooks/{id}/stats', () => {
     expect(latency).toContain('Index Only Scan using webhook_delivery_attempts_failed');
     const last = await plan(`SELECT started_at FROM webhook_delivery_attempts WHERE webhook_id = $1 AND error IS NULL AND $2::timestamptz IS NOT NULL ORDER BY started_at DESC LIMIT 1`);
     expect(last).toMatch(/Index (Only )?Scan Backward using webhook_delivery_attempts_ok/);
+    // the same index serves the delivery log, newest first
+    const log = await plan(`SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND $2::timestamptz IS NOT NULL ORDER BY created_at DESC, id DESC LIMIT 10 OFFSET 20`);
+    expect(log).toMatch(/Index (Only )?Scan Backward using webhook_deliveries_stats/);
   }, 120_000);
 });

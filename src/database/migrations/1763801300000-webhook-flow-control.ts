@@ -29,8 +29,10 @@ export class WebhookFlowControl1763801300000 implements MigrationInterface {
     // the head of an ordered webhook: its oldest pending delivery
     await q.query(`CREATE INDEX webhook_deliveries_pending_order ON webhook_deliveries (webhook_id, event_seq) WHERE status = 'pending'`);
     await q.query(`CREATE INDEX webhook_deliveries_held ON webhook_deliveries (held) WHERE held IS NOT NULL`);
-    // health: counts by status over a time window, from the index alone
-    await q.query(`CREATE INDEX webhook_deliveries_stats ON webhook_deliveries (webhook_id, created_at) INCLUDE (status, attempt_count)`);
+    // health: counts by status over a time window, from the index alone. It also serves the delivery log
+    // (newest first, by a backward scan), so it replaces that index rather than adding to every insert.
+    await q.query(`CREATE INDEX webhook_deliveries_stats ON webhook_deliveries (webhook_id, created_at, id) INCLUDE (status, attempt_count)`);
+    await q.query(`DROP INDEX webhook_deliveries_webhook`);
     await q.query(`ALTER TABLE webhook_delivery_attempts ADD COLUMN webhook_id uuid`);
     await q.query(`UPDATE webhook_delivery_attempts a SET webhook_id = d.webhook_id FROM webhook_deliveries d WHERE d.id = a.delivery_id`);
     // health: latency over a window, and the last success and the last failure, from one side each
@@ -42,6 +44,7 @@ export class WebhookFlowControl1763801300000 implements MigrationInterface {
     await q.query(`DROP INDEX webhook_delivery_attempts_failed`);
     await q.query(`DROP INDEX webhook_delivery_attempts_ok`);
     await q.query(`ALTER TABLE webhook_delivery_attempts DROP COLUMN webhook_id`);
+    await q.query(`CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries (webhook_id, created_at DESC, id)`);
     await q.query(`DROP INDEX webhook_deliveries_stats`);
     await q.query(`DROP INDEX webhook_deliveries_held`);
     await q.query(`DROP INDEX webhook_deliveries_pending_order`);
