@@ -144,7 +144,8 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     const next = await this.store.nextInOrder(d.webhookId);
     if (!next) return;
     const delayMs = next.nextAttemptAt ? new Date(next.nextAttemptAt).getTime() - Date.now() : 0;
-    await this.queue.enqueue([{ ...next, delayMs: delayMs > 0 ? delayMs : undefined }]);
+    // its own job may be running right now, about to find it still blocked: then it gets a fresh one
+    await this.queue.requeueOverdue([{ ...next, delayMs: delayMs > 0 ? delayMs : undefined }]);
   }
 
   private buildRequest(d: ClaimedDelivery) {
