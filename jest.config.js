@@ -11,6 +11,8 @@ module.exports = {
   transform: { '^.+\\.ts$': swc, '^.+\\.js$': swc },
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
   moduleFileExtensions: ['ts', 'js', 'json'],
+  // generated data (embedded databases, copies of the project made by specs) is never test code
+  modulePathIgnorePatterns: ['<rootDir>/.data/', '<rootDir>/test-results/'],
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   testTimeout: 60000,
