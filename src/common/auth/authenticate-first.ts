@@ -11,7 +11,8 @@ import { FamilyAuthenticator } from './guards';
 export function registerAuthenticateFirst(fastify: FastifyInstance, authenticator: FamilyAuthenticator): void {
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const family = familyOf(request.url);
-    if (family === 'other') return;
+    // an unknown route stays the family's 404 for everyone, as it was before this check came first
+    if (family === 'other' || request.is404) return;
     try {
       if (family === 'dashboard') await authenticator.dashboardUser(request.headers, request.raw);
       else await authenticator.authenticate(family, request.headers);
