@@ -24,35 +24,55 @@ export function isStorableText(s: string): boolean {
 
 /** A field name for messages: `Headers[0].Value`, `query.p`; keys that are themselves hostile are shown escaped. */
 function child(parent: string, key: string | number): string {
-  if (typeof key === 'number') return `${parent}[${key}]`;
+  if (typeof key === 'number') return `${parent || 'body'}[${key}]`;
   const shown = /^[\w$-]{1,64}$/.test(key) ? key : JSON.stringify(key.slice(0, 64)).replace(/[\ud800-\udfff]/g, '?');
   return parent ? `${parent}.${shown}` : shown;
 }
 
+/** What is wrong and where: the keys from the root down to the offending value. */
+interface Violation {
+  path: (string | number)[];
+  problem: 'text' | 'key' | 'depth';
+}
+
 /**
- * Walks a parsed value without recursion (so hostile depth cannot overflow the walk itself) and returns
- * the first reason it breaks the input policy, or undefined when it keeps to it.
+ * Finds the first value that breaks the policy. Recursion stops at MAX_INPUT_DEPTH, so hostile depth
+ * cannot overflow this walk itself; the path is only put together for a value that fails, which keeps
+ * the walk cheap on large valid bodies (10 000 analytics records).
  */
-export function inputViolation(value: unknown, root: string): string | undefined {
-  const stack: Array<{ v: unknown; path: string; depth: number }> = [{ v: value, path: root, depth: 0 }];
-  while (stack.length) {
-    const { v, path, depth } = stack.pop()!;
-    if (typeof v === 'string') {
-      if (UNSTORABLE.test(v)) return `${path || 'body'} ${UNSTORABLE_TEXT}`;
-      continue;
+function findViolation(v: unknown, depth: number): Violation | undefined {
+  if (typeof v === 'string') return UNSTORABLE.test(v) ? { path: [], problem: 'text' } : undefined;
+  if (v === null || typeof v !== 'object') return undefined;
+  if (depth >= MAX_INPUT_DEPTH) return { path: [], problem: 'depth' };
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const found = findViolation(v[i], depth + 1);
+      if (found) {
+        found.path.unshift(i);
+        return found;
+      }
     }
-    if (v === null || typeof v !== 'object') continue;
-    if (depth >= MAX_INPUT_DEPTH) return `${root || 'body'} is nested deeper than ${MAX_INPUT_DEPTH} levels`;
-    if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: child(path, i), depth: depth + 1 });
-      continue;
-    }
-    for (const key of Object.keys(v)) {
-      if (UNSTORABLE.test(key)) return `${path || 'body'} has a member name that ${UNSTORABLE_TEXT}`;
-      stack.push({ v: (v as Record<string, unknown>)[key], path: child(path, key), depth: depth + 1 });
+    return undefined;
+  }
+  for (const key in v) {
+    if (!Object.prototype.hasOwnProperty.call(v, key)) continue;
+    if (UNSTORABLE.test(key)) return { path: [], problem: 'key' };
+    const found = findViolation((v as Record<string, unknown>)[key], depth + 1);
+    if (found) {
+      found.path.unshift(key);
+      return found;
     }
   }
   return undefined;
+}
+
+/** The first reason a parsed value breaks the input policy (naming the field under `root`), or undefined. */
+export function inputViolation(value: unknown, root: string): string | undefined {
+  const found = findViolation(value, 0);
+  if (!found) return undefined;
+  if (found.problem === 'depth') return `${root || 'body'} is nested deeper than ${MAX_INPUT_DEPTH} levels`;
+  const field = found.path.reduce<string>((p, k) => child(p, k), root) || 'body';
+  return found.problem === 'key' ? `${field} has a member name that ${UNSTORABLE_TEXT}` : `${field} ${UNSTORABLE_TEXT}`;
 }
 
 /** Checks path parameters, query values and the parsed body of a request against the input policy. */
