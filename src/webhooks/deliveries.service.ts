@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { isUUID } from 'class-validator';
+import { isUuidId } from '../common/http/ids';
 import { DataSource } from 'typeorm';
 import { portalPaging } from '../common/http/pagination';
 import { DeliveryQueue } from './delivery-queue';
@@ -79,7 +79,7 @@ export class DeliveriesService {
 
   /** Whether the webhook is active; 404 if it does not exist. */
   private async webhook(webhookId: string): Promise<boolean> {
-    if (!isUUID(webhookId)) throw WebhookError.notFound();
+    if (!isUuidId(webhookId)) throw WebhookError.notFound();
     const [w] = await this.db.query(`SELECT active FROM webhooks WHERE id = $1`, [webhookId]);
     if (!w) throw WebhookError.notFound();
     return w.active;
@@ -87,7 +87,7 @@ export class DeliveriesService {
 
   private async delivery(webhookId: string, deliveryId: string): Promise<DeliveryRow> {
     await this.webhook(webhookId);
-    if (!isUUID(deliveryId)) throw WebhookError.deliveryNotFound();
+    if (!isUuidId(deliveryId)) throw WebhookError.deliveryNotFound();
     const [d] = await this.db.query(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1 AND webhook_id = $2`, [deliveryId, webhookId]);
     if (!d) throw WebhookError.deliveryNotFound();
     return d;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { isUUID } from 'class-validator';
+import { isUuidId } from '../common/http/ids';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config';
 import { AddressGuard } from './send/address-guard';
@@ -226,7 +226,7 @@ export class WebhooksService {
   }
 
   private async find(manager: EntityManager, id: string, lock = false): Promise<WebhookEntity> {
-    if (!isUUID(id)) throw WebhookError.notFound();
+    if (!isUuidId(id)) throw WebhookError.notFound();
     const w = lock
       ? await manager.getRepository(WebhookEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } })
       : await manager.getRepository(WebhookEntity).findOne({ where: { id }, relations: { headers: true } });
@@ -237,7 +237,7 @@ export class WebhooksService {
 
   private async findHeader(id: string, headerId: string): Promise<WebhookHeaderEntity> {
     await this.find(this.db.manager, id);
-    if (!isUUID(headerId)) throw WebhookError.headerNotFound();
+    if (!isUuidId(headerId)) throw WebhookError.headerNotFound();
     const h = await this.db.getRepository(WebhookHeaderEntity).findOne({ where: { id: headerId, webhookId: id } });
     if (!h) throw WebhookError.headerNotFound();
     return h;

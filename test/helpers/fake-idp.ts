@@ -18,6 +18,10 @@ export class FakeIdp {
   /** client_secret_expires_at of the next replies (0: never). */
   secretExpiresAt = 0;
   readonly registrations: IdpRegistration[] = [];
+  /** RFC 7592 deletions received: the client id and whether its registration access token matched. */
+  readonly deletions: { clientId: string; authorized: boolean }[] = [];
+  /** Registration access tokens of the clients that exist, by client id. */
+  private readonly clients = new Map<string, string>();
 
   private constructor(private readonly server: Server, readonly url: string) {}
 
@@ -26,7 +30,7 @@ export class FakeIdp {
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => idp!.answer(req.method ?? '', req.headers, Buffer.concat(chunks).toString('utf8'), res));
+      req.on('end', () => idp!.answer(req.method ?? '', req.headers, Buffer.concat(chunks).toString('utf8'), res, req.url ?? ''));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
@@ -39,7 +43,8 @@ export class FakeIdp {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  private answer(method: string, headers: IncomingHttpHeaders, text: string, res: import('node:http').ServerResponse): void {
+  private answer(method: string, headers: IncomingHttpHeaders, text: string, res: import('node:http').ServerResponse, path = ''): void {
+    if (method === 'DELETE') return this.delete(headers, path, res);
     const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
     const record: IdpRegistration = { headers, body, reply: '' };
     this.registrations.push(record);
@@ -69,8 +74,29 @@ export class FakeIdp {
           subject_type: 'public',
         };
         record.reply = JSON.stringify(reply);
+        this.clients.set(clientId, reply.registration_access_token);
         res.writeHead(201, { 'content-type': 'application/json' }).end(record.reply);
       }
     }
+  }
+
+  /** RFC 7592 §2.3: 204 when the token matches the client's; 401 otherwise (also for a client that is gone). */
+  private delete(headers: IncomingHttpHeaders, path: string, res: import('node:http').ServerResponse): void {
+    if (this.mode === 'hang') return;
+    const clientId = decodeURIComponent(path.split('/').pop() ?? '');
+    const token = this.clients.get(clientId);
+    const authorized = token !== undefined && headers.authorization === `Bearer ${token}`;
+    this.deletions.push({ clientId, authorized });
+    if (!authorized) {
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"invalid_token"}');
+      return;
+    }
+    this.clients.delete(clientId);
+    res.writeHead(204).end();
+  }
+
+  /** Whether a registered client still exists at the provider. */
+  has(clientId: string): boolean {
+    return this.clients.has(clientId);
   }
 }

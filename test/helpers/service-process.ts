@@ -14,8 +14,10 @@ export class ServiceProcess {
     child.stderr?.on('data', (d) => (this.output += d));
   }
 
-  static async start(vars: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
-    const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...vars }, stdio: ['ignore', 'pipe', 'pipe'] });
+  /** `opts.cwd`: run the dist/main.js of another copy of the project, from its folder. */
+  static async start(vars: Record<string, string>, timeoutMs = 30_000, opts: { cwd?: string } = {}): Promise<ServiceProcess> {
+    const main = opts.cwd ? join(opts.cwd, 'dist', 'main.js') : MAIN;
+    const child = spawn(process.execPath, [main], { cwd: opts.cwd, env: { PATH: process.env.PATH ?? '', ...vars }, stdio: ['ignore', 'pipe', 'pipe'] });
     const p = new ServiceProcess(child);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`service did not start within ${timeoutMs} ms:\n${p.output}`)), timeoutMs);

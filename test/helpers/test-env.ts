@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { deleteQueueKeys } from './queue-keys';
-import { databaseUrl, ENV_ADMIN_URL, ENV_REDIS_URL, ENV_RUN_ID, ENV_TEMPLATE, withAdminClient } from '../setup/test-infra';
+import { databaseUrl, ENV_ADMIN_URL, ENV_REDIS_URL, ENV_RUN_ID, ENV_TEMPLATE, testQueuePrefix, withAdminClient } from '../setup/test-infra';
 
 export const TEST_SECRETS = {
   GATEWAY_SECRET: 'test-gateway-secret-0123456789',
@@ -26,7 +26,7 @@ export async function createTestEnv(extra: Record<string, string> = {}): Promise
   const suffix = randomBytes(5).toString('hex');
   const name = `gwm_test_${required(ENV_RUN_ID)}_${suffix}`;
   await withAdminClient(adminUrl, (c) => c.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`));
-  const queuePrefix = `gwmt_${suffix}`;
+  const queuePrefix = `${testQueuePrefix(required(ENV_RUN_ID))}${suffix}`;
   const dbUrl = databaseUrl(adminUrl, name);
   return {
     databaseUrl: dbUrl,

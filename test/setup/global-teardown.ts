@@ -1,11 +1,60 @@
-import { ENV_ADMIN_URL, ENV_TEMPLATE, withAdminClient } from './test-infra';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import IORedis from 'ioredis';
+import { ENV_ADMIN_URL, ENV_REDIS_URL, ENV_RUN_ID, ENV_TEMPLATE, testQueuePrefix, withAdminClient } from './test-infra';
+
+const SUMMARY = join(__dirname, '..', '..', 'test-results', 'summary.json');
 
 export default async function globalTeardown(): Promise<void> {
   const adminUrl = process.env[ENV_ADMIN_URL];
   const template = process.env[ENV_TEMPLATE];
-  if (adminUrl && template) {
-    await withAdminClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`)).catch(() => undefined);
+  let leftovers: string[] = [];
+  try {
+    leftovers = await takeLeftoverQueueKeys();
+  } finally {
+    if (adminUrl && template) {
+      await withAdminClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`)).catch(() => undefined);
+    }
+    const embedded = (globalThis as Record<string, unknown>).__embeddedPostgres as { stop(): Promise<void> } | undefined;
+    await embedded?.stop();
   }
-  const embedded = (globalThis as Record<string, unknown>).__embeddedPostgres as { stop(): Promise<void> } | undefined;
-  await embedded?.stop();
+  if (leftovers.length) {
+    markSummaryFailed();
+    const shown = leftovers.slice(0, 20).join('\n  ');
+    throw new Error(`the tests left ${leftovers.length} key(s) in Redis (deleted now); every spec must drop its queue prefix:\n  ${shown}`);
+  }
+}
+
+/** Finds (and deletes) every key still under this run's queue prefixes. */
+async function takeLeftoverQueueKeys(): Promise<string[]> {
+  const redisUrl = process.env[ENV_REDIS_URL];
+  const runId = process.env[ENV_RUN_ID];
+  if (!redisUrl || !runId) return [];
+  const redis = new IORedis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
+  const found: string[] = [];
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${testQueuePrefix(runId)}*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) {
+        found.push(...keys);
+        await redis.del(...keys);
+      }
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+  return found.sort();
+}
+
+/** The summary is written before global teardown runs; a failure found here must show in it too. */
+function markSummaryFailed(): void {
+  if (!existsSync(SUMMARY)) return;
+  const summary = JSON.parse(readFileSync(SUMMARY, 'utf8'));
+  summary.failed = (summary.failed ?? 0) + 1;
+  summary.success = false;
+  summary.teardownFailure = 'keys left in Redis';
+  writeFileSync(SUMMARY, JSON.stringify(summary) + '\n');
 }

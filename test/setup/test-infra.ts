@@ -9,6 +9,14 @@ export const ENV_RUN_ID = 'GWM_TEST_RUN_ID';
 
 export const TEST_DATA_DIR = join(__dirname, '..', '..', '.data', 'test');
 
+/**
+ * Every queue prefix of one test run starts with this, so the global teardown can check that the run
+ * left no key behind without confusing it with runs of other checkouts sharing the Redis server.
+ */
+export function testQueuePrefix(runId: string): string {
+  return `gwmt_${runId}_`;
+}
+
 export function databaseUrl(adminUrl: string, name: string): string {
   const u = new URL(adminUrl);
   u.pathname = `/${name}`;

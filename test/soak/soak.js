@@ -63,7 +63,10 @@ class Service {
     const c = this.child;
     if (!c || c.exitCode !== null || c.signalCode !== null) return;
     c.kill(signal);
-    await Promise.race([this.exited, sleep(15000)]);
+    // a bounded wait whose timer is cleared: a pending 15 s timer would keep the jest worker from exiting
+    let timer;
+    await Promise.race([this.exited, new Promise((r) => (timer = setTimeout(r, 15000)))]);
+    clearTimeout(timer);
     if (c.exitCode === null && c.signalCode === null) {
       c.kill('SIGKILL');
       await this.exited;

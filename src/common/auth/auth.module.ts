@@ -1,12 +1,12 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { UserEntity } from '../../dashboard/users/user.entity';
-import { AdminAuthGuard, DashboardAuthGuard, GatewayAuthGuard, PortalAuthGuard } from './guards';
+import { AdminAuthGuard, DashboardAuthGuard, FamilyAuthenticator, GatewayAuthGuard, PortalAuthGuard } from './guards';
 
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([UserEntity])],
-  providers: [GatewayAuthGuard, AdminAuthGuard, PortalAuthGuard, DashboardAuthGuard],
-  exports: [GatewayAuthGuard, AdminAuthGuard, PortalAuthGuard, DashboardAuthGuard, TypeOrmModule],
+  providers: [FamilyAuthenticator, GatewayAuthGuard, AdminAuthGuard, PortalAuthGuard, DashboardAuthGuard],
+  exports: [FamilyAuthenticator, GatewayAuthGuard, AdminAuthGuard, PortalAuthGuard, DashboardAuthGuard, TypeOrmModule],
 })
 export class AuthModule {}

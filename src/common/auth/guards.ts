@@ -2,27 +2,77 @@ import { CanActivate, ExecutionContext, ForbiddenException, Injectable, Unauthor
 import { Reflector } from '@nestjs/core';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Repository } from 'typeorm';
 import { AppConfig } from '../../config';
 import { UserEntity } from '../../dashboard/users/user.entity';
 import { secretsEqual, sha256Hex } from '../crypto/secret-box';
+import { Family } from '../errors/families';
 import { ACTOR_KEY, DashboardActor } from './dashboard-actor';
 import { AccessLevel, hasPermission, PermissionArea } from './permissions';
 
-function header(req: FastifyRequest, name: string): string | undefined {
-  const v = req.headers[name];
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
 
 export const GATEWAY_AUTH_MESSAGE = 'Attempted administrative access with invalid or missing key!';
 
+/** Where the onRequest check leaves the dashboard user it found, so the guard does not look it up again. */
+const AUTHENTICATED_USER = Symbol('authenticatedDashboardUser');
+type RawWithUser = { [AUTHENTICATED_USER]?: UserEntity };
+
+/**
+ * The credential check of each family, in one place. The Nest guards call it, and so does an onRequest
+ * hook that runs before the body is read, so an anonymous caller is refused without its body being parsed.
+ */
+@Injectable()
+export class FamilyAuthenticator {
+  constructor(
+    private readonly config: AppConfig,
+    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+  ) {}
+
+  /** Throws the family's 401/403 unless the headers carry its credential; dashboard: returns the user. */
+  async authenticate(family: Family, headers: IncomingHttpHeaders): Promise<UserEntity | undefined> {
+    switch (family) {
+      case 'gateway':
+        if (!secretsEqual(header(headers, 'x-gateway-authorization'), this.config.secrets.gateway)) throw new ForbiddenException(GATEWAY_AUTH_MESSAGE);
+        return undefined;
+      case 'admin':
+        if (!secretsEqual(header(headers, 'admin-auth'), this.config.secrets.admin)) throw new UnauthorizedException('Not authorised');
+        return undefined;
+      case 'portal': {
+        const token = header(headers, 'authorization')?.trim().replace(/^Bearer\s+/i, '');
+        if (!secretsEqual(token, this.config.secrets.portal)) throw new UnauthorizedException('Not authorised: missing or invalid API token');
+        return undefined;
+      }
+      case 'dashboard':
+        return this.dashboardUser(headers);
+      default:
+        return undefined;
+    }
+  }
+
+  /** The active user whose access key the request carries (401 otherwise); looked up once per request. */
+  async dashboardUser(headers: IncomingHttpHeaders, raw?: object): Promise<UserEntity> {
+    const known = (raw as RawWithUser | undefined)?.[AUTHENTICATED_USER];
+    if (known) return known;
+    const match = /^Bearer\s+(\S+)$/i.exec(header(headers, 'authorization')?.trim() ?? '');
+    if (!match) throw new UnauthorizedException('Not authorised');
+    const user = await this.users.findOne({ where: { accessKeyHash: sha256Hex(match[1]) } });
+    if (!user || !user.active) throw new UnauthorizedException('Not authorised');
+    if (raw) (raw as RawWithUser)[AUTHENTICATED_USER] = user;
+    return user;
+  }
+}
+
 /** Gateway family: `X-Gateway-Authorization: <gateway secret>`; 403 otherwise. */
 @Injectable()
 export class GatewayAuthGuard implements CanActivate {
-  constructor(private readonly config: AppConfig) {}
-  canActivate(ctx: ExecutionContext): boolean {
-    const req = ctx.switchToHttp().getRequest<FastifyRequest>();
-    if (!secretsEqual(header(req, 'x-gateway-authorization'), this.config.secrets.gateway)) throw new ForbiddenException(GATEWAY_AUTH_MESSAGE);
+  constructor(private readonly auth: FamilyAuthenticator) {}
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    await this.auth.authenticate('gateway', ctx.switchToHttp().getRequest<FastifyRequest>().headers);
     return true;
   }
 }
@@ -30,10 +80,9 @@ export class GatewayAuthGuard implements CanActivate {
 /** Admin family: `Admin-Auth: <admin secret>`; 401 otherwise. */
 @Injectable()
 export class AdminAuthGuard implements CanActivate {
-  constructor(private readonly config: AppConfig) {}
-  canActivate(ctx: ExecutionContext): boolean {
-    const req = ctx.switchToHttp().getRequest<FastifyRequest>();
-    if (!secretsEqual(header(req, 'admin-auth'), this.config.secrets.admin)) throw new UnauthorizedException('Not authorised');
+  constructor(private readonly auth: FamilyAuthenticator) {}
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    await this.auth.authenticate('admin', ctx.switchToHttp().getRequest<FastifyRequest>().headers);
     return true;
   }
 }
@@ -41,12 +90,9 @@ export class AdminAuthGuard implements CanActivate {
 /** Portal family: `Authorization: <token>` or `Authorization: Bearer <token>`; 401 otherwise. */
 @Injectable()
 export class PortalAuthGuard implements CanActivate {
-  constructor(private readonly config: AppConfig) {}
-  canActivate(ctx: ExecutionContext): boolean {
-    const req = ctx.switchToHttp().getRequest<FastifyRequest>();
-    const raw = header(req, 'authorization')?.trim();
-    const token = raw?.replace(/^Bearer\s+/i, '');
-    if (!secretsEqual(token, this.config.secrets.portal)) throw new UnauthorizedException('Not authorised: missing or invalid API token');
+  constructor(private readonly auth: FamilyAuthenticator) {}
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    await this.auth.authenticate('portal', ctx.switchToHttp().getRequest<FastifyRequest>().headers);
     return true;
   }
 }
@@ -65,16 +111,12 @@ export interface RequiredPermission {
 export class DashboardAuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    private readonly auth: FamilyAuthenticator,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const req = ctx.switchToHttp().getRequest<FastifyRequest & Record<string, unknown>>();
-    const raw = header(req, 'authorization')?.trim() ?? '';
-    const match = /^Bearer\s+(\S+)$/i.exec(raw);
-    if (!match) throw new UnauthorizedException('Not authorised');
-    const user = await this.users.findOne({ where: { accessKeyHash: sha256Hex(match[1]) } });
-    if (!user || !user.active) throw new UnauthorizedException('Not authorised');
+    const user = await this.auth.dashboardUser(req.headers, req.raw);
 
     const required = this.reflector.getAllAndOverride<RequiredPermission | undefined>(DASHBOARD_PERMISSION_KEY, [ctx.getHandler(), ctx.getClass()]);
     if (required && !hasPermission(user.userPermissions, required.area, required.level)) {

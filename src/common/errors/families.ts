@@ -5,12 +5,27 @@
 export type Family = 'gateway' | 'dashboard' | 'admin' | 'portal' | 'other';
 
 export function familyOf(url: string): Family {
-  const path = url.split('?')[0];
+  const path = routedPath(url);
   if (path === '/gateway' || path.startsWith('/gateway/')) return 'gateway';
   if (path === '/api' || path.startsWith('/api/')) return 'dashboard';
   if (path === '/admin' || path.startsWith('/admin/')) return 'admin';
   if (path === '/portal-api' || path.startsWith('/portal-api/')) return 'portal';
   return 'other';
+}
+
+/**
+ * The path as the router matches it: percent-escapes in it are decoded (`/portal%2Dapi/apps` is the
+ * portal's `/portal-api/apps`), so the family never differs from the route that answers.
+ */
+function routedPath(url: string): string {
+  const path = url.split('?')[0];
+  if (!path.includes('%')) return path;
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    // a malformed escape somewhere later in the path: decode what can be, escape by escape
+    return path.replace(/%[0-9a-fA-F]{2}/g, (e) => String.fromCharCode(parseInt(e.slice(1), 16)));
+  }
 }
 
 /** Validation failures (and malformed JSON) are 422 on the portal, 400 elsewhere. */

@@ -2,10 +2,13 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
+/** Highest page number taken: beyond it a list is empty anyway, and offsets stay plain integers. */
+export const MAX_PORTAL_PAGE = 1_000_000;
+
 /** Portal list paging: `page` 1-based, `per_page` default 20, at most 100. */
 export class PortalPageQuery {
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PORTAL_PAGE, default: 1 })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(MAX_PORTAL_PAGE)
   page?: number;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })

@@ -1,4 +1,4 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ValidationFailed } from '../errors/api-error';
 
 function flatten(errors: ValidationError[], parent = ''): string[] {
@@ -13,9 +13,21 @@ function flatten(errors: ValidationError[], parent = ''): string[] {
   return out;
 }
 
+/**
+ * Path parameters reach the route's own pipe exactly as sent. The stock pipe would turn a `number`
+ * parameter into Number(value) first, and Number(' 1'), Number('1e0') and Number('0x1') are all 1, so
+ * `/apps/%201` would name app 1: an id is exactly its digits, and only the id pipe decides that.
+ */
+class FamilyValidationPipe extends ValidationPipe {
+  protected override transformPrimitive(value: unknown, metadata: ArgumentMetadata): unknown {
+    if (metadata.type === 'param') return value;
+    return super.transformPrimitive(value, metadata);
+  }
+}
+
 /** The global pipe: whitelists DTO fields, converts types, and reports every reason at once. */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new FamilyValidationPipe({
     transform: true,
     whitelist: true,
     forbidNonWhitelisted: false,

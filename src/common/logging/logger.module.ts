@@ -19,6 +19,16 @@ export const REDACT_PATHS = [
   '*.access_key',
 ];
 
+/**
+ * The URL as logged: its path only, the query string replaced by a marker. Callers do put credentials in
+ * query strings (`?access_key=...`, even a bare `?<token>`), refused or not, and the log must not keep them.
+ */
+export function redactUrl(url: string | undefined): string {
+  if (!url) return '';
+  const q = url.indexOf('?');
+  return q < 0 ? url : `${url.slice(0, q)}?[redacted]`;
+}
+
 @Module({})
 export class LoggingModule {
   static forRoot(): DynamicModule {
@@ -35,7 +45,7 @@ export class LoggingModule {
               genReqId: (req: IncomingMessage) => String(req.headers['x-request-id'] ?? randomUUID()),
               autoLogging: { ignore: (req: IncomingMessage) => (req.url ?? '').startsWith('/health') || req.url === '/metrics' },
               serializers: {
-                req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+                req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
               },
             },
           }),

@@ -76,6 +76,37 @@ export class DcrClient {
   }
 }
 
+/** How an RFC 7592 deletion of a registration went; it never throws, as it undoes work after another failure. */
+export type DcrDeletion = { deleted: true } | { deleted: false; reason: string };
+
+/**
+ * RFC 7592 §2.3: deletes a client registered here, with its registration access token, at its client
+ * configuration endpoint (registration_client_uri). Used to undo a registration whose approval could not
+ * be committed, so the provider does not keep a client nobody knows the secret of.
+ */
+export async function deleteRegistration(registration: Pick<DcrRegistration, 'registrationClientUri' | 'registrationAccessToken'>, timeoutMs = DCR_TIMEOUT_MS): Promise<DcrDeletion> {
+  const { registrationClientUri: uri, registrationAccessToken: token } = registration;
+  if (!uri || !token) return { deleted: false, reason: 'the provider gave no registration_client_uri and registration_access_token' };
+  const deadline = AbortSignal.timeout(timeoutMs);
+  try {
+    const res = await request(uri, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${token}` },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: deadline,
+    });
+    await res.body.dump();
+    // 204 is the answer RFC 7592 gives; any 2xx means the client is gone
+    if (res.statusCode >= 200 && res.statusCode <= 299) return { deleted: true };
+    return { deleted: false, reason: `the identity provider answered HTTP ${res.statusCode}` };
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    const timedOut = deadline.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+    return { deleted: false, reason: timedOut ? `the identity provider did not answer within ${timeoutMs} ms` : 'the identity provider could not be reached' };
+  }
+}
+
 /** Reads an RFC 7591 registration reply; refuses anything without a client_id. */
 export function parseRegistration(raw: string): DcrRegistration {
   let body: unknown;

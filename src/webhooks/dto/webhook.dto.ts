@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { IsOptionalNotNull } from '../../common/http/optional-not-null';
 import { WEBHOOK_EVENTS } from '../../events/event-names';
 import { SIGNATURE_SCHEMES } from '../send/signing';
 
@@ -77,42 +78,42 @@ export class CreateWebhookDto {
   Ordered?: boolean;
 }
 
-/** PUT: every field optional; those given replace the stored ones (Headers, when given, replace all headers). */
+/** PUT: every field optional; those given replace the stored ones (Headers, when given, replace all headers). An explicit null is refused, as on POST. */
 export class UpdateWebhookDto {
   @ApiPropertyOptional()
-  @IsOptional() @IsString() @IsNotEmpty({ message: 'Name must not be empty' }) @MaxLength(255)
+  @IsOptionalNotNull() @IsString() @IsNotEmpty({ message: 'Name must not be empty' }) @MaxLength(255)
   Name?: string;
 
   @ApiPropertyOptional()
-  @IsOptional() @IsString() @IsUrl(URL_RULES, { message: URL_MESSAGE }) @MaxLength(2048)
+  @IsOptionalNotNull() @IsString() @IsUrl(URL_RULES, { message: URL_MESSAGE }) @MaxLength(2048)
   URL?: string;
 
   @ApiPropertyOptional({ enum: WEBHOOK_METHODS })
-  @IsOptional() @Transform(upper) @IsIn(WEBHOOK_METHODS as unknown as string[], { message: `Method must be one of ${WEBHOOK_METHODS.join(', ')}` })
+  @IsOptionalNotNull() @Transform(upper) @IsIn(WEBHOOK_METHODS as unknown as string[], { message: `Method must be one of ${WEBHOOK_METHODS.join(', ')}` })
   Method?: string;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 60 })
-  @IsOptional() @IsInt({ message: 'Timeout must be an integer number of seconds' }) @Min(1, { message: 'Timeout must be at least 1 second' }) @Max(60, { message: 'Timeout must be at most 60 seconds' })
+  @IsOptionalNotNull() @IsInt({ message: 'Timeout must be an integer number of seconds' }) @Min(1, { message: 'Timeout must be at least 1 second' }) @Max(60, { message: 'Timeout must be at most 60 seconds' })
   Timeout?: number;
 
   @ApiPropertyOptional({ enum: WEBHOOK_EVENTS, isArray: true })
-  @IsOptional() @IsArray({ message: 'Events must be a non-empty array' }) @ArrayNotEmpty({ message: 'Events must be a non-empty array' })
+  @IsOptionalNotNull() @IsArray({ message: 'Events must be a non-empty array' }) @ArrayNotEmpty({ message: 'Events must be a non-empty array' })
   @IsIn(WEBHOOK_EVENTS as unknown as string[], { each: true, message: `each of Events must be one of ${WEBHOOK_EVENTS.join(', ')}` })
   Events?: string[];
 
   @ApiPropertyOptional({ type: [WebhookHeaderInput] })
-  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => WebhookHeaderInput)
+  @IsOptionalNotNull() @IsArray() @ValidateNested({ each: true }) @Type(() => WebhookHeaderInput)
   Headers?: WebhookHeaderInput[];
 
   @ApiPropertyOptional({ description: 'true re-enables a webhook that was switched off (and clears DisabledReason and DisabledAt)' })
-  @ValidateIf((_, v) => v !== undefined) @IsBoolean({ message: 'Active must be a boolean' })
+  @IsOptionalNotNull() @IsBoolean({ message: 'Active must be a boolean' })
   Active?: boolean;
 
   @ApiPropertyOptional({
     enum: SIGNATURE_SCHEMES,
     description: `${SCHEME_DESCRIPTION}. Switching scheme is a key rotation with the default grace period (24 h): deliveries carry signatures by the new and the old key until it ends. GET /webhooks/{id}/secret shows the new key.`,
   })
-  @IsOptional() @IsIn(SIGNATURE_SCHEMES as unknown as string[], { message: SCHEME_MESSAGE })
+  @IsOptionalNotNull() @IsIn(SIGNATURE_SCHEMES as unknown as string[], { message: SCHEME_MESSAGE })
   SignatureScheme?: 'v1' | 'v1a';
 
   @ApiPropertyOptional({ type: Number, nullable: true, minimum: 1, maximum: 10000, description: 'deliveries per second at most, across every worker; over it a delivery waits its turn (not an attempt, not a failure). null or absent: no limit' })

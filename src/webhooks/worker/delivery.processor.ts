@@ -30,6 +30,7 @@ const MAX_SLOT_WAIT_MS = 200;
 @Processor(DELIVERY_QUEUE, { concurrency: 64, lockDuration: 10_000, stalledInterval: 5_000, maxStalledCount: 10 })
 export class DeliveryProcessor extends WorkerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(DeliveryProcessor.name);
+  private closing = false;
   private readonly gate: WebhookGate;
   private readonly claims: Batcher<string, ClaimedDelivery | null>;
   private readonly records: Batcher<AttemptRecord, Error | null>;
@@ -57,6 +58,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
 
   /** Lets the attempts in flight finish and record themselves while the database is still there. */
   async beforeApplicationShutdown(): Promise<void> {
+    this.closing = true;
     await this.worker.close();
   }
 
@@ -163,6 +165,13 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     headers['content-type'] = 'application/json';
     Object.assign(headers, this.signer.headers(d, d.id, body));
     return { url: d.url, method: d.method, headers, body: hasBody ? body : null, timeoutMs: d.timeoutSeconds * 1000 };
+  }
+
+  /** BullMQ reconnects by itself; without a listener its 'error' event would crash the process. */
+  @OnWorkerEvent('error')
+  onError(err: Error): void {
+    if (this.closing) return; // connections closing under a stopping worker are expected
+    this.logger.warn({ err }, 'delivery worker lost its Redis connection; it reconnects');
   }
 
   @OnWorkerEvent('failed')

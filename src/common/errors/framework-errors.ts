@@ -1,0 +1,56 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from './api-error';
+import { familyOf, renderErrorBody } from './families';
+import { sendFamilyError } from './family-exception.filter';
+
+/** The longest path segment the router takes; a longer one cannot name anything this service stores. */
+export const MAX_PARAM_LENGTH = 1024;
+
+/**
+ * Errors the router raises before any route (and so before Nest's filter) runs: a malformed
+ * percent-escape or an over-long path segment. They get the family's error body like any other 4xx.
+ */
+export function onFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  let mapped: ApiError;
+  if (error.code === 'FST_ERR_BAD_URL') mapped = new ApiError(400, 'the URL holds a malformed percent-escape');
+  else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') mapped = new ApiError(414, `a path segment is longer than ${MAX_PARAM_LENGTH} characters`);
+  else mapped = new ApiError(400, 'bad request');
+  sendFamilyError(request, reply, mapped);
+}
+
+/** The path of the request line at the head of what the client sent, if any (for the family only). */
+function requestPath(raw: unknown): string {
+  if (!Buffer.isBuffer(raw)) return '/';
+  const line = raw.subarray(0, 2048).toString('latin1');
+  const m = /^[A-Z]+ (\/[^\s?]*)/.exec(line);
+  return m ? m[1] : '/';
+}
+
+/**
+ * Requests the HTTP parser itself refuses (headers or request line too large, malformed framing, a
+ * client too slow to send its headers). There is no request object yet, so the family comes from the
+ * request line when it was received.
+ */
+export function onClientError(err: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  let status = 400;
+  let message = 'the request could not be parsed as HTTP';
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    status = 431;
+    message = 'the request line and headers are too large';
+  } else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    status = 408;
+    message = 'the request took too long to arrive';
+  }
+  const family = familyOf(requestPath(err.rawPacket));
+  const body = JSON.stringify(renderErrorBody(family, status, [message]));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}

@@ -1,0 +1,32 @@
+import { inputViolation, isStorableText, MAX_INPUT_DEPTH, requestInputViolation } from './input-policy';
+
+describe('input policy', () => {
+  it('refuses NUL and unpaired surrogates, keeps paired ones and everything else', () => {
+    for (const bad of ['\u0000', 'a\u0000', '\ud800', 'x\ud800y', '\udc00', '\udc00\ud800']) expect([bad, isStorableText(bad)]).toEqual([bad, false]);
+    for (const good of ['', 'plain', '\ud83d\ude00 emoji', 'é', '\u2028', '%00', '\\u0000']) expect([good, isStorableText(good)]).toEqual([good, true]);
+  });
+
+  it('names the field where the bad string is', () => {
+    expect(inputViolation({ Name: 'a', Headers: [{ Name: 'X', Value: 'b\u0000' }] }, '')).toBe('Headers[0].Value must not contain NUL characters or unpaired UTF-16 surrogates');
+    expect(inputViolation([{ path: '\ud800' }], '')).toBe('body[0].path must not contain NUL characters or unpaired UTF-16 surrogates');
+    expect(inputViolation({ 'a\u0000': 1 }, '')).toBe('body has a member name that must not contain NUL characters or unpaired UTF-16 surrogates');
+    expect(inputViolation({ ok: [1, true, null, 'x'] }, '')).toBeUndefined();
+  });
+
+  it(`refuses nesting deeper than ${MAX_INPUT_DEPTH} levels without overflowing on any depth`, () => {
+    const nest = (n: number) => {
+      let v: unknown = 1;
+      for (let i = 0; i < n; i++) v = i % 2 ? { a: v } : [v];
+      return v;
+    };
+    expect(inputViolation(nest(MAX_INPUT_DEPTH), '')).toBeUndefined();
+    expect(inputViolation(nest(MAX_INPUT_DEPTH + 1), '')).toBe(`body is nested deeper than ${MAX_INPUT_DEPTH} levels`);
+    expect(inputViolation(nest(1_000_000), '')).toBe(`body is nested deeper than ${MAX_INPUT_DEPTH} levels`);
+  });
+
+  it('checks path parameters and query values too', () => {
+    expect(requestInputViolation({ params: { apiID: '\u0000' }, query: {}, body: undefined })).toBe('path parameter apiID must not contain NUL characters or unpaired UTF-16 surrogates');
+    expect(requestInputViolation({ params: {}, query: { q: ['a', 'b\ud800'] }, body: undefined })).toBe('query parameter q[1] must not contain NUL characters or unpaired UTF-16 surrogates');
+    expect(requestInputViolation({ params: { id: '1' }, query: { p: '2' }, body: { Name: 'x' } })).toBeUndefined();
+  });
+});

@@ -1,0 +1,105 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ValidationFailed } from '../errors/api-error';
+import { sendFamilyError } from '../errors/family-exception.filter';
+
+/**
+ * The deepest nesting of arrays and objects a request body may have. Real documents (OpenAPI
+ * definitions included) stay far below it; beyond it the recursive validators and parsers further down
+ * would exhaust the stack, so such a body is refused as invalid before any of them sees it.
+ */
+export const MAX_INPUT_DEPTH = 64;
+
+/**
+ * A NUL character cannot be stored in a PostgreSQL text or jsonb value, and a lone UTF-16 surrogate has
+ * no UTF-8 form: neither can be kept faithfully, so a string holding one is refused, naming the field.
+ * (Without the `u` flag the pattern works on UTF-16 code units, which is what finds unpaired halves.)
+ */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export const UNSTORABLE_TEXT = 'must not contain NUL characters or unpaired UTF-16 surrogates';
+
+export function isStorableText(s: string): boolean {
+  return !UNSTORABLE.test(s);
+}
+
+/** A field name for messages: `Headers[0].Value`, `query.p`; keys that are themselves hostile are shown escaped. */
+function child(parent: string, key: string | number): string {
+  if (typeof key === 'number') return `${parent || 'body'}[${key}]`;
+  const shown = /^[\w$-]{1,64}$/.test(key) ? key : JSON.stringify(key.slice(0, 64)).replace(/[\ud800-\udfff]/g, '?');
+  return parent ? `${parent}.${shown}` : shown;
+}
+
+/** What is wrong and where: the keys from the root down to the offending value. */
+interface Violation {
+  path: (string | number)[];
+  problem: 'text' | 'key' | 'depth';
+}
+
+/**
+ * Finds the first value that breaks the policy. Recursion stops at MAX_INPUT_DEPTH, so hostile depth
+ * cannot overflow this walk itself; the path is only put together for a value that fails, which keeps
+ * the walk cheap on large valid bodies (10 000 analytics records).
+ */
+function findViolation(v: unknown, depth: number): Violation | undefined {
+  if (typeof v === 'string') return UNSTORABLE.test(v) ? { path: [], problem: 'text' } : undefined;
+  if (v === null || typeof v !== 'object') return undefined;
+  if (depth >= MAX_INPUT_DEPTH) return { path: [], problem: 'depth' };
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const found = findViolation(v[i], depth + 1);
+      if (found) {
+        found.path.unshift(i);
+        return found;
+      }
+    }
+    return undefined;
+  }
+  for (const key in v) {
+    if (!Object.prototype.hasOwnProperty.call(v, key)) continue;
+    if (UNSTORABLE.test(key)) return { path: [], problem: 'key' };
+    const found = findViolation((v as Record<string, unknown>)[key], depth + 1);
+    if (found) {
+      found.path.unshift(key);
+      return found;
+    }
+  }
+  return undefined;
+}
+
+/** The first reason a parsed value breaks the input policy (naming the field under `root`), or undefined. */
+export function inputViolation(value: unknown, root: string): string | undefined {
+  const found = findViolation(value, 0);
+  if (!found) return undefined;
+  if (found.problem === 'depth') return `${root || 'body'} is nested deeper than ${MAX_INPUT_DEPTH} levels`;
+  const field = found.path.reduce<string>((p, k) => child(p, k), root) || 'body';
+  return found.problem === 'key' ? `${field} has a member name that ${UNSTORABLE_TEXT}` : `${field} ${UNSTORABLE_TEXT}`;
+}
+
+/** Checks path parameters, query values and the parsed body of a request against the input policy. */
+export function requestInputViolation(request: Pick<FastifyRequest, 'params' | 'query' | 'body'>): string | undefined {
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  for (const [name, v] of Object.entries(params)) {
+    if (typeof v === 'string' && UNSTORABLE.test(v)) return `path parameter ${child('', name)} ${UNSTORABLE_TEXT}`;
+  }
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  for (const [name, v] of Object.entries(query)) {
+    if (UNSTORABLE.test(name)) return `a query parameter name ${UNSTORABLE_TEXT}`;
+    const reason = inputViolation(v, `query parameter ${child('', name)}`);
+    if (reason) return reason;
+  }
+  return request.body === undefined ? undefined : inputViolation(request.body, '');
+}
+
+/**
+ * One input policy for every route: after parsing and before any pipe, guard or handler sees the
+ * request, strings that cannot be stored and bodies nested beyond MAX_INPUT_DEPTH are refused with the
+ * family's validation status (400, portal 422) and body.
+ */
+export function registerInputPolicy(fastify: FastifyInstance): void {
+  fastify.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
+    const reason = requestInputViolation(request);
+    if (!reason) return;
+    sendFamilyError(request, reply, new ValidationFailed([reason]));
+    return reply;
+  });
+}
