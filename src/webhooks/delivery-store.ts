@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { Sql } from '../database/sql';
 import { DueDelivery } from './delivery-queue';
 
 /** A claimed delivery with everything needed to send it, read in one round trip. */
@@ -84,7 +83,7 @@ const RELAY_OLDEST = relayStatement(CLAIM_OLDEST);
  */
 @Injectable()
 export class DeliveryStore {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly sql: Sql) {}
 
   /**
    * Claims committed outbox events and creates one delivery per webhook subscribed to each (active,
@@ -93,28 +92,27 @@ export class DeliveryStore {
    * Deliveries are unique per (event, webhook), so relaying an event again creates nothing.
    */
   async relay(eventIds: string[] | null, limit: number): Promise<Relayed> {
-    const [row]: { events: number; deliveries: [string, string][] }[] =
-      eventIds === null ? await this.db.query(RELAY_OLDEST, [limit]) : await this.db.query(RELAY_NAMED, [eventIds]);
+    const [row] = await this.sql.query<{ events: number; deliveries: [string, string][] }>(eventIds === null ? RELAY_OLDEST : RELAY_NAMED, [eventIds ?? limit]);
     return { events: row.events, deliveries: row.deliveries.map(([id, webhookId]) => ({ id, webhookId, attemptCount: 0 })) };
   }
 
   /** Makes a delivered or failed delivery of the webhook pending for one manual attempt now; null if it is pending. */
   async redeliver(webhookId: string, deliveryId: string): Promise<DeliveryRow | null> {
-    const [rows] = (await this.db.query(
+    const rows = (await this.sql.query(
       `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), next_trigger = 'manual', locked_until = NULL, updated_at = now()
         WHERE id = $1 AND webhook_id = $2 AND status <> 'pending' RETURNING ${DELIVERY_COLUMNS}`,
       [deliveryId, webhookId],
-    )) as [DeliveryRow[], number];
+    )) as DeliveryRow[];
     return rows[0] ?? null;
   }
 
   /** Makes every failed delivery of the webhook created since `since` pending for one manual attempt now. */
   async recover(webhookId: string, since: Date): Promise<DueDelivery[]> {
-    const [rows] = (await this.db.query(
+    const rows = (await this.sql.query(
       `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), next_trigger = 'manual', locked_until = NULL, updated_at = now()
         WHERE webhook_id = $1 AND status = 'failed' AND created_at >= $2 RETURNING id, attempt_count`,
       [webhookId, since],
-    )) as [{ id: string; attempt_count: number }[], number];
+    )) as { id: string; attempt_count: number }[];
     return rows.map((r) => ({ id: r.id, webhookId, attemptCount: r.attempt_count }));
   }
 
@@ -124,8 +122,7 @@ export class DeliveryStore {
    * already taken, or no longer pending.
    */
   async claimMany(deliveryIds: string[]): Promise<(ClaimedDelivery | null)[]> {
-    // TypeORM answers an UPDATE with [rows, count]
-    const [rows] = (await this.db.query(
+    const rows = (await this.sql.query(
       `UPDATE webhook_deliveries d
           SET locked_until = now() + make_interval(secs => w.timeout_seconds + ${CLAIM_SLACK_SECONDS})
          FROM webhooks w, outbox_events e
@@ -138,7 +135,7 @@ export class DeliveryStore {
                 (SELECT coalesce(json_agg(json_build_object('name', h.name, 'value', h.value) ORDER BY h.created_at, h.id), '[]'::json)
                    FROM webhook_headers h WHERE h.webhook_id = w.id) AS headers`,
       [deliveryIds],
-    )) as [Record<string, any>[], number];
+    )) as Record<string, any>[];
     const byId = new Map<string, ClaimedDelivery>();
     for (const r of rows) {
       byId.set(r.id, {
@@ -167,7 +164,7 @@ export class DeliveryStore {
 
   /** Records the attempt and the delivery's new state in one statement. */
   async recordAttempt(a: AttemptRecord): Promise<void> {
-    await this.db.query(
+    await this.sql.query(
       `WITH a AS (
          INSERT INTO webhook_delivery_attempts (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8))
@@ -188,7 +185,7 @@ export class DeliveryStore {
       return [await this.recordAttempt(attempts[0]).then(() => null, (err: Error) => err)];
     }
     try {
-      await this.db.query(
+      await this.sql.query(
         `WITH v AS (
            SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::timestamptz[])
              AS v(delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, status, next_attempt_at)),
@@ -221,19 +218,19 @@ export class DeliveryStore {
 
   /** A delivery whose webhook was switched off fails without an attempt; it can be recovered later. */
   async failWithoutAttempt(deliveryId: string): Promise<void> {
-    await this.db.query(
+    await this.sql.query(
       `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, locked_until = NULL, updated_at = now() WHERE id = $1`,
       [deliveryId],
     );
   }
 
   async deactivateWebhook(webhookId: string): Promise<void> {
-    await this.db.query(`UPDATE webhooks SET active = false, updated_at = now() WHERE id = $1`, [webhookId]);
+    await this.sql.query(`UPDATE webhooks SET active = false, updated_at = now() WHERE id = $1`, [webhookId]);
   }
 
   /** Pending deliveries due for more than `graceSeconds` and not claimed by a live worker. */
   async overdueDeliveries(graceSeconds: number, limit: number): Promise<DueDelivery[]> {
-    const rows: { id: string; webhook_id: string; attempt_count: number }[] = await this.db.query(
+    const rows: { id: string; webhook_id: string; attempt_count: number }[] = await this.sql.query(
       `SELECT id, webhook_id, attempt_count FROM webhook_deliveries
         WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
           AND (locked_until IS NULL OR locked_until < now())
