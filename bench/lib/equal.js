@@ -29,7 +29,7 @@ function waitLine(child, line, timeoutMs = 60_000) {
  * Starts the baseline with one webhook (to `webhookUrl`, subscribed to AccessRequestApproved) and
  * `requests` pending access requests; returns { api: { url, pid }, worker: { pid }, db, token, ids, stop() }.
  */
-async function startEqual({ webhookUrl, requests, concurrency = 64, tag = 'eq' }) {
+async function startEqual({ webhookUrl, requests, concurrency = 64, tag = 'eq', worker: withWorker = true }) {
   const db = await infra.createDatabase(tag);
   const prefix = infra.usePrefix(infra.queuePrefix(tag));
   const procs = [];
@@ -66,10 +66,10 @@ async function startEqual({ webhookUrl, requests, concurrency = 64, tag = 'eq' }
     const port = await freePort();
     const api = spawnTracked('equal-api', process.execPath, [join(__dirname, 'equal-api.js')], { env: { ...env, EQ_PORT: String(port), EQ_PORTAL_TOKEN: token } });
     procs.push(api);
-    const worker = spawnTracked('equal-worker', process.execPath, [join(__dirname, 'equal-worker.js')], { env });
-    procs.push(worker);
-    await Promise.all([waitLine(api, 'READY'), waitLine(worker, 'READY')]);
-    return { api: { url: `http://127.0.0.1:${port}`, pid: api.pid }, worker: { pid: worker.pid }, db, token, ids, stop: stopAll };
+    const worker = withWorker ? spawnTracked('equal-worker', process.execPath, [join(__dirname, 'equal-worker.js')], { env }) : null;
+    if (worker) procs.push(worker);
+    await Promise.all([waitLine(api, 'READY'), worker && waitLine(worker, 'READY')]);
+    return { api: { url: `http://127.0.0.1:${port}`, pid: api.pid }, worker: worker && { pid: worker.pid }, db, token, ids, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;
