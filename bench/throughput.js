@@ -18,7 +18,7 @@ const CPU_TARGET_MS = 4.5;
 const MEMORY_TARGET_MB = 250;
 
 function settings(env = process.env) {
-  const n = Number(env.BENCH_N || 20000);
+  const n = Number(env.BENCH_N || 10000);
   return {
     n,
     inFlight: Number(env.BENCH_INFLIGHT || 64),
