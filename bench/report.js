@@ -187,7 +187,7 @@ function render() {
       out.push(table(runs));
       if (r.ours.perRun) {
         out.push('');
-        out.push(`Deliveries/s of each run, in the order run: ours ${r.ours.perRun.join(', ')}; equal-guarantees ${r.equal.perRun.join(', ')}.`);
+        out.push(`Deliveries/s of each run (the runs alternate ours, equal, equal, ours, …): ours ${r.ours.perRun.join(', ')}; equal-guarantees ${r.equal.perRun.join(', ')}.`);
       }
     }
     out.push('');
