@@ -1,4 +1,4 @@
-/** Event names a webhook may subscribe to (decisions §6). */
+/** Event names a webhook may subscribe to: the gateway product family's catalogue (this service emits the first five). */
 export const WEBHOOK_EVENTS = [
   'AccessRequestCreated',
   'AccessRequestApproved',

@@ -1,4 +1,4 @@
-/** What to do after an attempt, by decisions §6. */
+/** What to do after an attempt: delivered on 2xx, switched off on 410, retried on the schedule (or after Retry-After) otherwise. */
 export type Outcome =
   | { kind: 'delivered' }
   | { kind: 'disable' } // 410 Gone: the webhook is switched off, the delivery fails
