@@ -11,6 +11,8 @@ const { spawnTracked, stop } = require('./lib/procs');
 const { now, pool, round } = require('./lib/util');
 
 const TARGET_RATIO = 0.6;
+/** GET one access request is a single statement, like its baseline's: it should come close. */
+const ACCESS_REQUEST_TARGET_RATIO = 0.8;
 const ORG = 'bench-org';
 const CATEGORIES = ['payments', 'weather', 'maps', 'identity', 'search'];
 // "filters on": organisation (the caller's), category, auth type, base APIs only, name substring, a later page
@@ -142,8 +144,8 @@ async function run() {
     await http.close();
 
     const endpoints = [
-      { name: 'GET /portal-api/access_requests/{id}', path: arPath, headers: portalHeaders },
-      { name: 'GET /api/apis (filters on)', path: LIST_QUERY, headers: dashHeaders },
+      { name: 'GET /portal-api/access_requests/{id}', path: arPath, headers: portalHeaders, target: ACCESS_REQUEST_TARGET_RATIO },
+      { name: 'GET /api/apis (filters on)', path: LIST_QUERY, headers: dashHeaders, target: TARGET_RATIO },
     ];
     const results = {};
     for (const e of endpoints) {
@@ -162,9 +164,10 @@ async function run() {
       const r = results[e.name];
       const ratio = r.ours.requestsPerSecond / r.baseline.requestsPerSecond;
       r.ratio = ratio;
-      r.met = ratio >= TARGET_RATIO && r.ours.non2xx === 0;
+      r.target = e.target;
+      r.met = ratio >= e.target && r.ours.non2xx === 0;
       return {
-        target: `${e.name} ≥ ${TARGET_RATIO} × baseline`,
+        target: `${e.name} ≥ ${e.target} × baseline`,
         'ours (req/s)': r.ours.requestsPerSecond,
         'baseline (req/s)': r.baseline.requestsPerSecond,
         'ours p99 (ms)': r.ours.latencyMs.p99,

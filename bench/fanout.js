@@ -1,7 +1,7 @@
 'use strict';
 // Fan-out: one event to BENCH_FANOUT_WEBHOOKS (default 1000) subscribed webhooks; time from the approval
 // request until every webhook has received it. Several rounds (BENCH_FANOUT_ROUNDS, default 3); the target
-// is judged on the slowest. Baseline: the same number of jobs added at once (addBulk) to a bare BullMQ queue
+// (at most 1.3 × the baseline) is judged on the slowest round of each. Baseline: the same number of jobs added at once (addBulk) to a bare BullMQ queue
 // whose worker POSTs them with undici, same concurrency, no Postgres.
 const { startService } = require('./lib/service');
 const { startReceiver } = require('./lib/receiver');
@@ -9,7 +9,7 @@ const { startBaseline } = require('./lib/baseline');
 const { connect, portal, seedAccessRequests, outboxIdle } = require('./lib/client');
 const { now, pool, round } = require('./lib/util');
 
-const TARGET_MS = 3000;
+const TARGET_RATIO = 1.3;
 
 function settings(env = process.env) {
   return { webhooks: Number(env.BENCH_FANOUT_WEBHOOKS || 1000), rounds: Number(env.BENCH_FANOUT_ROUNDS || 3), concurrency: Number(env.WEBHOOK_CONCURRENCY || 64) };
@@ -88,16 +88,16 @@ async function run() {
     const bWorst = Math.max(...b.rounds.map((r) => r.allReceivedMs));
     const rows = [
       {
-        target: `all ${s.webhooks} received < ${TARGET_MS} ms`,
+        target: `all ${s.webhooks} received ≤ ${TARGET_RATIO} × baseline`,
         'ours worst (ms)': worst,
         'ours median (ms)': median(o.rounds.map((r) => r.allReceivedMs)),
         'baseline worst (ms)': bWorst,
         ratio: round(worst / bWorst, 2),
-        result: worst < TARGET_MS ? 'met' : 'missed',
+        result: worst <= TARGET_RATIO * bWorst ? 'met' : 'missed',
       },
     ];
     return {
-      results: [{ scenario: 'fanout', title: `Fan-out of one event to ${s.webhooks} webhooks (${s.rounds} rounds)`, rows, data: { settings: s, ours: o, baseline: b, targetMs: TARGET_MS, met: worst < TARGET_MS } }],
+      results: [{ scenario: 'fanout', title: `Fan-out of one event to ${s.webhooks} webhooks (${s.rounds} rounds)`, rows, data: { settings: s, ours: o, baseline: b, targetRatio: TARGET_RATIO, ratio: worst / bWorst, met: worst <= TARGET_RATIO * bWorst } }],
     };
   } finally {
     await receiver.close();

@@ -23,7 +23,7 @@ function parseArgs() {
       if (a === '--help' || a === '-h') {
         process.stdout.write(
           'usage: npm run bench [-- --only=throughput,latency,fanout,isolation,api,memory --n=20000 --rate=200]\n' +
-            'env: BENCH_ONLY, BENCH_N, BENCH_RATE, BENCH_INFLIGHT, BENCH_LATENCY_SECONDS, BENCH_FANOUT_WEBHOOKS,\n' +
+            'env: BENCH_ONLY, BENCH_N, BENCH_THROUGHPUT_ROUNDS, BENCH_RATE, BENCH_INFLIGHT, BENCH_LATENCY_SECONDS, BENCH_FANOUT_WEBHOOKS,\n' +
             '     BENCH_ISOLATION_RATE, BENCH_ISOLATION_SECONDS, BENCH_API_SECONDS, BENCH_API_CONNECTIONS, BENCH_API_DEFINITIONS,\n' +
             '     DATABASE_URL (admin URL to create the bench databases), REDIS_URL, BENCH_VERBOSE=1 (child output)\n',
         );

@@ -7,21 +7,16 @@ const { join } = require('node:path');
 const Fastify = require('fastify');
 const { Pool } = require('pg');
 
-// the service's own SQL builder for GET /api/apis, so both run exactly the same statements
+// the service's own SQL (the builder for GET /api/apis, the one statement of GET /portal-api/access_requests/{id}),
+// so both run exactly the same statements
 const { buildApiListQuery } = require(join(__dirname, '..', '..', 'dist', 'dashboard', 'apis', 'api-list.query.js'));
+const { GET_ONE: ACCESS_REQUEST } = require(join(__dirname, '..', '..', 'dist', 'portal', 'access-requests', 'access-request.sql.js'));
 
 const db = new Pool({ connectionString: process.env.BASE_DATABASE_URL, max: Number(process.env.BASE_POOL || 20) });
 const pageSize = Number(process.env.BASE_PAGE_SIZE || 10);
 const token = process.env.BASE_PORTAL_TOKEN;
 const sha = (v) => createHash('sha256').update(v).digest();
 
-const AR = `SELECT id, app_id, catalogue, plan, products, auth_type, dcr_enabled, provision_immediately, user_ref, status, created_at, updated_at
-              FROM portal_access_requests WHERE id = $1 LIMIT 1`;
-const APP = `SELECT id, name, description, redirect_urls, user_id, visibility, created_at, updated_at FROM portal_apps WHERE id IN ($1)`;
-const CREDS = `SELECT id, access_request_id, credential_encrypted, credential_hash, oauth_client_id, oauth_client_secret_encrypted, redirect_uri, scope,
-                      response_type, token_endpoints, dcr_response_encrypted, dcr_registration_access_token_encrypted, dcr_registration_client_uri,
-                      expires_at, created_at, revoked_at
-                 FROM portal_credentials WHERE access_request_id IN ($1) AND revoked_at IS NULL ORDER BY id ASC`;
 const USER = `SELECT id, org_id, email_address, first_name, last_name, active, user_permissions, access_key_hash, access_key_encrypted, password_hash,
                      group_id, password_max_days, api_model, created_at, last_login_date, password_updated
                 FROM dashboard_users WHERE access_key_hash = $1 LIMIT 1`;
@@ -32,21 +27,20 @@ app.get('/portal-api/access_requests/:id', async (req, reply) => {
   const given = String(req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
   if (!timingSafeEqual(sha(given), sha(token))) return reply.code(401).send({ status: 'error', errors: ['Not authorised'] });
   const id = Number(req.params.id);
-  const ar = (await db.query(AR, [id])).rows[0];
-  if (!ar) return reply.code(404).send({ status: 'error', errors: ['not found'] });
-  const a = (await db.query(APP, [ar.app_id])).rows[0];
-  const creds = (await db.query(CREDS, [ar.id])).rows;
+  const row = (await db.query(ACCESS_REQUEST, [id])).rows[0];
+  if (!row) return reply.code(404).send({ status: 'error', errors: ['not found'] });
+  const { ar, app: a, credentials } = row;
   return {
     ID: ar.id,
     AppID: ar.app_id,
     Status: ar.status,
     Catalogue: ar.catalogue,
-    Client: a?.name,
+    Client: a.name,
     Plan: ar.plan,
     Products: ar.products.join(', '),
     AuthType: ar.auth_type,
     User: ar.user_ref,
-    Credentials: creds.map((c) => ({ ID: c.id, CredentialHash: c.credential_hash, Credential: c.credential_encrypted })),
+    Credentials: credentials.map((c) => ({ ID: c.id, CredentialHash: c.credential_hash, Credential: c.credential_encrypted })),
     CreatedAt: ar.created_at,
     UpdatedAt: ar.updated_at,
   };

@@ -70,8 +70,9 @@ export class EventsService {
   async recordAll(tx: TransactionQuery, events: { name: EmittedEvent; message: Record<string, unknown> }[]): Promise<RecordedEvent[]> {
     if (tx.queryRunner && !tx.queryRunner.isTransactionActive) throw new Error(`events ${events.map((e) => e.name).join(', ')} must be recorded inside the transaction of their change`);
     if (events.length === 0) return [];
-    const occurredAt = new Date();
-    const recorded: RecordedEvent[] = events.map((e) => ({ id: randomUUID(), name: e.name, payload: e.message, occurredAt }));
+    // events of one change happen in order: a millisecond apart, so ordering by time keeps their order
+    const at = Date.now();
+    const recorded: RecordedEvent[] = events.map((e, i) => ({ id: randomUUID(), name: e.name, payload: e.message, occurredAt: new Date(at + i) }));
     const ids = recorded.map((e) => e.id);
     await tx.query(
       `WITH e AS (INSERT INTO outbox_events (id, name, payload, occurred_at, trace_context)
@@ -81,7 +82,7 @@ export class EventsService {
         ids,
         recorded.map((e) => e.name),
         recorded.map((e) => JSON.stringify(e.payload)),
-        recorded.map(() => occurredAt),
+        recorded.map((e) => e.occurredAt),
         ids.length <= MAX_IDS_PER_NOTIFY ? ids.join(',') : '',
         traceJson(),
       ],

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createTestEnv, TestEnv } from '../../test/helpers/test-env';
 import { dataSourceOptions } from '../database/data-source';
+import { Sql } from '../database/sql';
 import { DeliveryStore } from './delivery-store';
 
 // The batched statements of the dispatcher against a real database (the spec's own, from the test template).
@@ -14,7 +15,7 @@ describe('DeliveryStore', () => {
     env = await createTestEnv();
     db = new DataSource(dataSourceOptions(env.databaseUrl));
     await db.initialize();
-    store = new DeliveryStore(db);
+    store = new DeliveryStore(new Sql(db), db);
   });
   afterAll(async () => {
     await db?.destroy();

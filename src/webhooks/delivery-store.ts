@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { Sql } from '../database/sql';
 import { DueDelivery } from './delivery-queue';
 import { TraceCarrier } from './trace-context';
 import { SignatureScheme } from './send/signing';
@@ -115,7 +116,10 @@ const RELAY_OLDEST = relayStatement(CLAIM_OLDEST);
  */
 @Injectable()
 export class DeliveryStore {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    private readonly sql: Sql,
+    @InjectDataSource() private readonly db: DataSource,
+  ) {}
 
   /**
    * Claims committed outbox events and creates one delivery per webhook subscribed to each (active,
@@ -124,9 +128,10 @@ export class DeliveryStore {
    * Deliveries are unique per (event, webhook), so relaying an event again creates nothing.
    * `tx` lets the transaction that wrote an event relay it before it commits (a test send answers its delivery's id).
    */
-  async relay(eventIds: string[] | null, limit: number, tx: Pick<EntityManager, 'query'> = this.db): Promise<Relayed> {
-    const [row]: { events: number; deliveries: [string, string, string, string, TraceCarrier | null][] }[] =
-      eventIds === null ? await tx.query(RELAY_OLDEST, [limit, OPERATIONAL_EVENTS]) : await tx.query(RELAY_NAMED, [eventIds, OPERATIONAL_EVENTS]);
+  async relay(eventIds: string[] | null, limit: number, tx?: Pick<EntityManager, 'query'>): Promise<Relayed> {
+    const text = eventIds === null ? RELAY_OLDEST : RELAY_NAMED;
+    const params = [eventIds ?? limit, OPERATIONAL_EVENTS];
+    const [row]: { events: number; deliveries: [string, string, string, string, TraceCarrier | null][] }[] = tx ? await tx.query(text, params) : await this.sql.query(text, params);
     return {
       events: row.events,
       deliveries: row.deliveries.map(([id, webhookId, eventId, eventName, eventTrace]) => ({ id, webhookId, attemptCount: 0, eventId, eventName, eventTrace })),
@@ -135,21 +140,21 @@ export class DeliveryStore {
 
   /** Makes a delivered or failed delivery of the webhook pending for one manual attempt now; null if it is pending. */
   async redeliver(webhookId: string, deliveryId: string): Promise<DeliveryRow | null> {
-    const [rows] = (await this.db.query(
+    const rows = (await this.sql.query(
       `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), next_trigger = 'manual', locked_until = NULL, updated_at = now()
         WHERE id = $1 AND webhook_id = $2 AND status <> 'pending' RETURNING ${DELIVERY_COLUMNS}`,
       [deliveryId, webhookId],
-    )) as [DeliveryRow[], number];
+    )) as DeliveryRow[];
     return rows[0] ?? null;
   }
 
   /** Makes every failed delivery of the webhook created since `since` pending for one manual attempt now. */
   async recover(webhookId: string, since: Date): Promise<DueDelivery[]> {
-    const [rows] = (await this.db.query(
+    const rows = (await this.sql.query(
       `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), next_trigger = 'manual', locked_until = NULL, updated_at = now()
         WHERE webhook_id = $1 AND status = 'failed' AND created_at >= $2 RETURNING id, attempt_count`,
       [webhookId, since],
-    )) as [{ id: string; attempt_count: number }[], number];
+    )) as { id: string; attempt_count: number }[];
     return rows.map((r) => ({ id: r.id, webhookId, attemptCount: r.attempt_count }));
   }
 
@@ -159,8 +164,7 @@ export class DeliveryStore {
    * already taken, no longer pending, or (ordered webhook) not the oldest pending one of its webhook.
    */
   async claimMany(deliveryIds: string[]): Promise<(ClaimedDelivery | null)[]> {
-    // TypeORM answers an UPDATE with [rows, count]
-    const [rows] = (await this.db.query(
+    const rows = (await this.sql.query(
       `UPDATE webhook_deliveries d
           SET locked_until = now() + make_interval(secs => w.timeout_seconds + ${CLAIM_SLACK_SECONDS}), held = NULL
          FROM webhooks w, outbox_events e
@@ -183,7 +187,7 @@ export class DeliveryStore {
                 (SELECT coalesce(json_agg(json_build_object('name', h.name, 'value', h.value) ORDER BY h.created_at, h.id), '[]'::json)
                    FROM webhook_headers h WHERE h.webhook_id = w.id) AS headers`,
       [deliveryIds],
-    )) as [Record<string, any>[], number];
+    )) as Record<string, any>[];
     const byId = new Map<string, ClaimedDelivery>();
     for (const r of rows) {
       byId.set(r.id, {
@@ -220,7 +224,7 @@ export class DeliveryStore {
 
   /** Records the attempt and the delivery's new state in one statement (in `tx` when given). */
   async recordAttempt(a: AttemptRecord, tx?: EntityManager): Promise<void> {
-    await (tx ?? this.db).query(
+    await (tx ?? this.sql).query(
       `WITH a AS (
          INSERT INTO webhook_delivery_attempts (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, webhook_id)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $11))
@@ -241,7 +245,7 @@ export class DeliveryStore {
       return [await this.recordAttempt(attempts[0]).then(() => null, (err: Error) => err)];
     }
     try {
-      await this.db.query(
+      await this.sql.query(
         `WITH v AS (
            SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::timestamptz[], $11::uuid[])
              AS v(delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, status, next_attempt_at, webhook_id)),
@@ -275,7 +279,7 @@ export class DeliveryStore {
 
   /** A delivery whose webhook was switched off fails without an attempt; it can be recovered later. */
   async failWithoutAttempt(deliveryId: string): Promise<void> {
-    await this.db.query(
+    await this.sql.query(
       `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, locked_until = NULL, updated_at = now() WHERE id = $1`,
       [deliveryId],
     );
@@ -343,7 +347,7 @@ export class DeliveryStore {
    * webhook only the oldest pending one (the others wait for it, not for a job).
    */
   async overdueDeliveries(graceSeconds: number, limit: number): Promise<DueDelivery[]> {
-    const rows: { id: string; webhook_id: string; attempt_count: number }[] = await this.db.query(
+    const rows: { id: string; webhook_id: string; attempt_count: number }[] = await this.sql.query(
       `SELECT d.id, d.webhook_id, d.attempt_count FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
         WHERE d.status = 'pending' AND d.next_attempt_at < now() - make_interval(secs => $1)
           AND (d.locked_until IS NULL OR d.locked_until < now())

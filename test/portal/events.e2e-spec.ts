@@ -121,6 +121,13 @@ describe('portal events: written with the change, relayed into one queued job pe
     expect(sink.received).toHaveLength(0);
   });
 
+  it('relays an event whose NOTIFY never came, by the safety-net scan', async () => {
+    const [{ id }] = await t.db.query(
+      `INSERT INTO outbox_events (id, name, payload, occurred_at) VALUES (gen_random_uuid(), 'ApplicationRegistered', '{"ID": 999}', now()) RETURNING id`,
+    );
+    await eventually(() => relayedAt(id), 'the scan to take the event', 10_000);
+  });
+
   it('writes Created, Rejected and CredentialRegistered Messages without secrets', async () => {
     const app = await createApp(portal, { Name: 'Message app', UserID: 4 });
     const ar = await createAccessRequest(portal, { AppID: app.ID, ProvisionImmediately: true, Products: ['p1'], ProductIDs: [31], PlanID: 6 });

@@ -1,64 +1,87 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, IsNull } from 'typeorm';
+import { DataSource, In, IsNull } from 'typeorm';
 import { SecretBox } from '../../common/crypto/secret-box';
 import { ValidationFailed } from '../../common/errors';
 import { portalPaging } from '../../common/http/pagination';
+import { EntityRows, Sql, SqlTransaction } from '../../database/sql';
+import { EmittedEvent } from '../../events/event-names';
 import { EventsService } from '../../events/events.service';
 import { AppEntity } from '../apps/app.entity';
 import { PortalDeleteResponse } from '../delete-response.dto';
 import { planTransition, TargetStatus } from './access-request-state';
 import { AccessRequestEntity } from './access-request.entity';
-import { accessRequestMessage, accessRequestResponse, nestedAccessRequestResponse } from './access-request.mapper';
+import { accessRequestMessage, accessRequestResponse, credentialMessage, nestedAccessRequestResponse } from './access-request.mapper';
+import { APP_FOR_SHARE, CREDENTIALS_OF, GET_ONE, LOCK_ONE, SET_STATUS } from './access-request.sql';
 import { AccessRequestError } from './access-requests.errors';
 import { CredentialEntity } from './credential.entity';
-import { CredentialIssuer } from './credential-issuer';
+import { CredentialDraft, CredentialIssuer } from './credential-issuer';
 import { AccessRequestResponse, NestedAccessRequestResponse } from './dto/access-request-response.dto';
 import { CreateAccessRequestDto } from './dto/create-access-request.dto';
 import { ListAccessRequestsQuery } from './dto/list-access-requests.query';
 
 /**
- * Access requests and their state machine. Every change and the event it emits share one transaction;
+ * Access requests and their state machine. Every change and the events it emits share one transaction;
  * a status change locks the row (SELECT ... FOR UPDATE), so racing approvals make exactly one transition.
+ * The single-request routes run raw SQL (one statement to read; an approval in six round trips) and build
+ * their answer from what the statements returned, through the same mappers as everything else.
  */
 @Injectable()
 export class AccessRequestsService {
+  private readonly requests: EntityRows<AccessRequestEntity>;
+  private readonly apps: EntityRows<AppEntity>;
+  private readonly credentialRows: EntityRows<CredentialEntity>;
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
+    private readonly sql: Sql,
     private readonly box: SecretBox,
     private readonly events: EventsService,
     private readonly issuer: CredentialIssuer,
-  ) {}
+  ) {
+    this.requests = sql.rows(AccessRequestEntity);
+    this.apps = sql.rows(AppEntity);
+    this.credentialRows = sql.rows(CredentialEntity);
+  }
 
+  /** Creates the request; with ProvisionImmediately it is approved in the same transaction. */
   async create(dto: CreateAccessRequestDto): Promise<AccessRequestResponse> {
-    const id = await this.db.transaction(async (m) => {
-      // FOR SHARE: the app cannot be deleted until this request is committed.
-      const app = await m.findOne(AppEntity, { where: { id: dto.AppID }, lock: { mode: 'pessimistic_read' } });
-      if (!app) throw new ValidationFailed([`AppID: no application with ID ${dto.AppID}`]);
+    return this.sql.transaction(async (tx) => {
+      const [found] = await tx.query(APP_FOR_SHARE, [dto.AppID]);
+      if (!found) throw new ValidationFailed([`AppID: no application with ID ${dto.AppID}`]);
       if (dto.DCREnabled && dto.AuthType !== 'oauth2.0') throw new ValidationFailed(['DCREnabled: dynamic client registration needs AuthType oauth2.0']);
+      const app = this.apps.fromJson(found.app);
       const now = new Date();
-      const ar = await m.save(
-        m.create(AccessRequestEntity, {
-          appId: app.id,
-          catalogue: dto.Catalogue,
-          plan: dto.Plan,
-          products: dto.Products,
-          productIds: dto.ProductIDs ?? [],
-          planId: dto.PlanID ?? 0,
-          authType: dto.AuthType,
-          dcrEnabled: dto.DCREnabled ?? false,
-          provisionImmediately: dto.ProvisionImmediately ?? false,
-          user: dto.User,
-          status: 'pending',
-          createdAt: now,
-          updatedAt: now,
-        }),
-      );
-      await this.events.record(m, 'AccessRequestCreated', accessRequestMessage(ar, app));
-      if (ar.provisionImmediately) await this.transition(m, ar, app, 'approved');
-      return ar.id;
+      const draft = {
+        appId: app.id,
+        catalogue: dto.Catalogue,
+        plan: dto.Plan,
+        products: dto.Products,
+        productIds: dto.ProductIDs ?? [],
+        planId: dto.PlanID ?? 0,
+        authType: dto.AuthType,
+        dcrEnabled: dto.DCREnabled ?? false,
+        provisionImmediately: dto.ProvisionImmediately ?? false,
+        user: dto.User,
+        createdAt: now,
+        updatedAt: now,
+      };
+      // Provisioned at once: the credential is made before anything is written (with DCR, the identity
+      // provider is called here; its failure leaves nothing behind).
+      const credential = draft.provisionImmediately ? await this.issuer.prepare(draft, app) : null;
+      const insert = this.requests.insert({ ...draft, status: credential ? 'approved' : 'pending' }, 'ar');
+      const ar = this.requests.fromJson((await tx.query(insert.text, insert.params))[0].row);
+      const issued = credential ? await this.insertCredential(tx, ar, credential) : null;
+      const events: { name: EmittedEvent; message: Record<string, unknown> }[] = [
+        { name: 'AccessRequestCreated', message: accessRequestMessage({ ...ar, status: 'pending' }, app) },
+      ];
+      if (issued) {
+        events.push({ name: 'AccessRequestApproved', message: accessRequestMessage(ar, app) });
+        events.push({ name: 'CredentialRegistered', message: credentialMessage(issued, ar, app) });
+      }
+      await this.events.recordAll(tx, events);
+      return accessRequestResponse(ar, app, issued ? [issued] : [], this.box);
     });
-    return this.get(id);
   }
 
   async list(query: ListAccessRequestsQuery): Promise<AccessRequestResponse[]> {
@@ -74,24 +97,48 @@ export class AccessRequestsService {
     return rows.filter((ar) => apps.has(ar.appId)).map((ar) => accessRequestResponse(ar, apps.get(ar.appId)!, credentials.get(ar.id) ?? [], this.box));
   }
 
+  /** One statement: the request, its app and its credentials in force. */
   async get(id: number): Promise<AccessRequestResponse> {
-    const ar = await this.db.getRepository(AccessRequestEntity).findOneBy({ id });
-    if (!ar) throw AccessRequestError.notFound();
-    const { apps, credentials } = await this.related([ar]);
-    const app = apps.get(ar.appId);
-    if (!app) throw AccessRequestError.notFound();
-    return accessRequestResponse(ar, app, credentials.get(ar.id) ?? [], this.box);
+    const [row] = await this.sql.query(GET_ONE, [id]);
+    if (!row) throw AccessRequestError.notFound();
+    return accessRequestResponse(this.requests.fromJson(row.ar), this.apps.fromJson(row.app), this.credentials(row.credentials), this.box);
   }
 
-  /** PUT .../approve, PUT .../reject and PATCH {Status}: applies the state machine under a row lock. */
+  /**
+   * PUT .../approve, PUT .../reject and PATCH {Status}: applies the state machine under a row lock, in at
+   * most six round trips (BEGIN, lock and read, status, credential, events with their NOTIFY, COMMIT; a request that already has
+   * the status: BEGIN, lock, its credentials, COMMIT).
+   * The same status again changes nothing; a transition the state machine refuses is a 409.
+   */
   async changeStatus(id: number, to: TargetStatus): Promise<AccessRequestResponse> {
-    await this.db.transaction(async (m) => {
-      const ar = await m.findOne(AccessRequestEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
-      if (!ar) throw AccessRequestError.notFound();
-      const app = await m.findOneByOrFail(AppEntity, { id: ar.appId });
-      await this.transition(m, ar, app, to);
+    return this.sql.transaction(async (tx) => {
+      // 1. lock the request, read its app
+      const [row] = await tx.query(LOCK_ONE, [id]);
+      if (!row) throw AccessRequestError.notFound();
+      const current = { ar: this.requests.fromJson(row.ar), app: this.apps.fromJson(row.app) };
+      const plan = planTransition(current.ar.status, to);
+      if (plan.kind === 'noop') {
+        const [{ credentials }] = await tx.query(CREDENTIALS_OF, [id]);
+        return accessRequestResponse(current.ar, current.app, this.credentials(credentials), this.box);
+      }
+      if (plan.kind === 'conflict') throw AccessRequestError.invalidTransition(plan.message);
+
+      // 2. an approval's credential, made before anything is written: with DCR, the identity provider is
+      //    called here, and its failure throws and rolls the transaction back
+      const credential = plan.issueCredentials ? await this.issuer.prepare(current.ar, current.app) : null;
+
+      // 3. the writes: status (and revocations), the credential, the events
+      const [updated] = await tx.query(SET_STATUS, [id, to, new Date(), plan.revokeCredentials]);
+      const ar = this.requests.fromJson(updated.row);
+      const issued = credential ? await this.insertCredential(tx, ar, credential) : null;
+      const events: { name: EmittedEvent; message: Record<string, unknown> }[] = [{ name: plan.event, message: accessRequestMessage(ar, current.app) }];
+      if (issued) events.push({ name: 'CredentialRegistered', message: credentialMessage(issued, ar, current.app) });
+      await this.events.recordAll(tx, events);
+
+      // A transition leaves in force only what it issued: a pending request has no credentials yet (they come
+      // with approval, and a rejected request cannot be approved), and a rejection revokes them all.
+      return accessRequestResponse(ar, current.app, issued ? [issued] : [], this.box);
     });
-    return this.get(id);
   }
 
   /** Deletes the request; its credentials go with it (ON DELETE CASCADE), so they no longer exist to be used. */
@@ -112,22 +159,13 @@ export class AccessRequestsService {
     return out;
   }
 
-  /**
-   * Moves `ar` to `to` inside transaction `m`, which holds its row lock. The same status again does nothing;
-   * a transition the state machine refuses is a 409. Approval issues credentials (possibly registering a
-   * client at the identity provider: its failure throws and the whole transaction rolls back).
-   */
-  private async transition(m: EntityManager, ar: AccessRequestEntity, app: AppEntity, to: TargetStatus): Promise<void> {
-    const plan = planTransition(ar.status, to);
-    if (plan.kind === 'noop') return;
-    if (plan.kind === 'conflict') throw AccessRequestError.invalidTransition(plan.message);
-    const now = new Date();
-    ar.status = to;
-    ar.updatedAt = now;
-    await m.update(AccessRequestEntity, { id: ar.id }, { status: to, updatedAt: now });
-    if (plan.revokeCredentials) await m.update(CredentialEntity, { accessRequestId: ar.id, revokedAt: IsNull() }, { revokedAt: now });
-    await this.events.record(m, plan.event, accessRequestMessage(ar, app));
-    if (plan.issueCredentials) await this.issuer.issue(m, ar, app);
+  private async insertCredential(tx: SqlTransaction, ar: AccessRequestEntity, credential: CredentialDraft): Promise<CredentialEntity> {
+    const insert = this.credentialRows.insert({ ...credential, accessRequestId: ar.id }, 'c');
+    return this.credentialRows.fromJson((await tx.query(insert.text, insert.params))[0].row);
+  }
+
+  private credentials(rows: Record<string, unknown>[]): CredentialEntity[] {
+    return rows.map((c) => this.credentialRows.fromJson(c));
   }
 
   private async related(rows: AccessRequestEntity[]): Promise<{ apps: Map<number, AppEntity>; credentials: Map<number, CredentialEntity[]> }> {

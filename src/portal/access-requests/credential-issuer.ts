@@ -1,10 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { randomHex, SecretBox, sha256Hex } from '../../common/crypto/secret-box';
-import { EventsService } from '../../events/events.service';
 import { AppEntity } from '../apps/app.entity';
 import { splitRedirectUrls } from '../apps/dto/redirect-urls.validator';
-import { credentialMessage } from './access-request.mapper';
 import { AccessRequestEntity } from './access-request.entity';
 import { CredentialEntity } from './credential.entity';
 import { DcrClient, DcrRegistrationRequest } from './dcr.client';
@@ -15,7 +12,7 @@ export const TOKEN_ENDPOINT_AUTH_METHOD = 'client_secret_basic';
  * The OAuth client an oauth2.0 access request gets (RFC 7591 metadata): the app's redirect addresses,
  * the authorization-code flow when it has any, client credentials always; one scope per requested product.
  */
-export function oauthClientMetadata(ar: AccessRequestEntity, app: AppEntity): DcrRegistrationRequest {
+export function oauthClientMetadata(ar: Pick<AccessRequestEntity, 'products'>, app: Pick<AppEntity, 'name' | 'redirectUrls'>): DcrRegistrationRequest {
   const redirects = splitRedirectUrls(app.redirectUrls);
   return {
     client_name: app.name,
@@ -27,23 +24,24 @@ export function oauthClientMetadata(ar: AccessRequestEntity, app: AppEntity): Dc
   };
 }
 
-/** Issues the credential of an approved access request inside the approval's transaction. */
+/** A credential's column values, made before anything is written; the access request's id is added on insert. */
+export type CredentialDraft = Omit<CredentialEntity, 'id' | 'accessRequestId'>;
+
+/** Makes the credential of an approved access request. */
 @Injectable()
 export class CredentialIssuer {
   constructor(
     private readonly box: SecretBox,
     private readonly dcr: DcrClient,
-    private readonly events: EventsService,
   ) {}
 
   /**
    * authToken: a random key (sealed) and its SHA-256. oauth2.0: a client id and sealed secret, made here or,
-   * with DCREnabled, registered at the identity provider first (a failure throws before anything is written,
-   * and the caller's transaction rolls back). Records CredentialRegistered in the same transaction.
+   * with DCREnabled, registered at the identity provider (its failure throws; the caller has written nothing
+   * yet and its transaction rolls back).
    */
-  async issue(m: EntityManager, ar: AccessRequestEntity, app: AppEntity): Promise<CredentialEntity> {
-    const credential = m.create(CredentialEntity, {
-      accessRequestId: ar.id,
+  async prepare(ar: Pick<AccessRequestEntity, 'authType' | 'dcrEnabled' | 'products'>, app: AppEntity): Promise<CredentialDraft> {
+    const credential: CredentialDraft = {
       credentialEncrypted: null,
       credentialHash: null,
       oauthClientId: '',
@@ -58,7 +56,7 @@ export class CredentialIssuer {
       expiresAt: null,
       createdAt: new Date(),
       revokedAt: null,
-    });
+    };
     if (ar.authType === 'authToken') {
       const key = randomHex(32);
       credential.credentialEncrypted = this.box.encrypt(key);
@@ -86,8 +84,6 @@ export class CredentialIssuer {
         credential.oauthClientSecretEncrypted = this.box.encrypt(randomHex(32));
       }
     }
-    const saved = await m.save(credential);
-    await this.events.record(m, 'CredentialRegistered', credentialMessage(saved, ar, app));
-    return saved;
+    return credential;
   }
 }

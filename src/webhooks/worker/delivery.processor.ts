@@ -16,8 +16,12 @@ import { WebhookHealth } from './webhook-health';
 
 const BODYLESS = new Set(['GET', 'DELETE']);
 
-/** How long a job may wait in line for a slot of its webhook before stepping aside (see WebhookGate). */
-const MAX_SLOT_WAIT_MS = 200;
+/**
+ * How long a job may wait in line for a slot of its webhook before stepping aside (see WebhookGate). Long
+ * enough that a subscriber that answers in tens of milliseconds keeps its jobs in line under a burst (stepping
+ * aside costs queue round trips and seconds of delay), short enough that a slow one steps aside at once.
+ */
+const MAX_SLOT_WAIT_MS = 1000;
 
 /**
  * Sends one attempt of one delivery: claim in Postgres, sign, send with the webhook's method, headers and

@@ -1,0 +1,72 @@
+import { PreparingClient } from '../../src/database/data-source';
+import { HttpClient } from '../helpers/http';
+import { createAccessRequest, createApp, portalClient } from '../helpers/portal';
+import { startTestApp, TestApp } from '../helpers/test-app';
+
+/**
+ * The statements each access-request route sends to Postgres, counted at the connection (an API-only
+ * process, so no worker shares the pool): an approval is one transaction of at most six round trips with
+ * one NOTIFY, and its answer is built without reading the request back.
+ */
+describe('access-request routes: round trips to Postgres', () => {
+  let t: TestApp;
+  let portal: HttpClient;
+  let sent: string[] = [];
+  let spy: jest.SpyInstance;
+
+  beforeAll(async () => {
+    t = await startTestApp({ vars: { ROLE: 'api' } });
+    portal = portalClient(t);
+    const original = PreparingClient.prototype.query;
+    spy = jest.spyOn(PreparingClient.prototype, 'query').mockImplementation(function (this: PreparingClient, ...args: unknown[]) {
+      const text = args[0];
+      sent.push(typeof text === 'string' ? text : String((text as { text?: string })?.text));
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    });
+  });
+  afterAll(async () => {
+    spy.mockRestore();
+    await t.close();
+  });
+
+  async function statementsOf(call: () => Promise<{ status: number }>, status = 200): Promise<string[]> {
+    sent = [];
+    expect((await call()).status).toBe(status);
+    return sent.map((s) => s.replace(/\s+/g, ' ').trim());
+  }
+  const notifies = (statements: string[]) => statements.filter((s) => s.includes('pg_notify')).length;
+
+  it('approves in six round trips with one NOTIFY, reads in one, and changes nothing in four when the status is already set', async () => {
+    const app = await createApp(portal, { Name: 'Counted app' });
+    const ar = await createAccessRequest(portal, { AppID: app.ID });
+
+    const approve = await statementsOf(() => portal.put(`/portal-api/access_requests/${ar.ID}/approve`));
+    expect(approve).toHaveLength(6);
+    expect(approve[0]).toBe('BEGIN');
+    expect(approve[5]).toBe('COMMIT');
+    expect(notifies(approve)).toBe(1);
+
+    const again = await statementsOf(() => portal.put(`/portal-api/access_requests/${ar.ID}/approve`));
+    expect(again).toHaveLength(4);
+    expect(notifies(again)).toBe(0);
+
+    expect(await statementsOf(() => portal.get(`/portal-api/access_requests/${ar.ID}`))).toHaveLength(1);
+
+    const reject = await statementsOf(() => portal.put(`/portal-api/access_requests/${ar.ID}/reject`));
+    expect(reject).toHaveLength(5);
+    expect(notifies(reject)).toBe(1);
+  });
+
+  it('creates a request provisioned at once in one transaction with one NOTIFY for its three events', async () => {
+    const app = await createApp(portal, { Name: 'Provisioned app' });
+    const statements = await statementsOf(
+      () =>
+        portal.post('/portal-api/access_requests', {
+          AppID: app.ID, Catalogue: 'c', Plan: 'p', Products: ['x'], AuthType: 'authToken', ProvisionImmediately: true, User: 'User#1',
+        }),
+      201,
+    );
+    expect(statements).toHaveLength(6); // BEGIN, app, request, credential, events, COMMIT
+    expect(notifies(statements)).toBe(1);
+  });
+});
