@@ -17,7 +17,9 @@ describe('loadConfig', () => {
     const c = loadConfig({ ...secrets, DATA_DIR: dataDir() });
     expect(c.port).toBe(3000);
     expect(c.role).toBe('all');
-    expect(c.redis.prefix).toBe('gwm');
+    expect(c.redis.prefix).toBe('{gwm}');
+    expect(c.redis.cluster).toBeUndefined();
+    expect(c.webhooks.retentionDays).toBe(30);
     expect(c.dashboard.pageSize).toBe(10);
     expect(c.webhooks.allowedCidrs).toEqual([]);
     expect(c.webhooks.retrySchedule).toEqual(DEFAULT_RETRY_SCHEDULE);
@@ -35,6 +37,11 @@ describe('loadConfig', () => {
     ['WEBHOOK_RETRY_SCHEDULE', '0,five'],
     ['DASHBOARD_PAGE_SIZE', '0'],
     ['GATEWAY_SECRET', 'tiny'],
+    ['REDIS_CLUSTER_NODES', 'localhost'],
+    ['REDIS_CLUSTER_NODES', '127.0.0.1:70000'],
+    ['REDIS_URL', 'redis-cluster://'],
+    ['DELIVERY_RETENTION_DAYS', '0'],
+    ['DELIVERY_RETENTION_DAYS', 'week'],
   ])('fails start-up naming %s when it is %p', (name, value) => {
     expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), [name]: value })).toThrow(name);
@@ -69,5 +76,23 @@ describe('loadConfig', () => {
     expect(c.webhooks.allowedCidrs).toEqual(['127.0.0.0/8', '::1/128']);
     expect(c.webhooks.retrySchedule).toEqual([0, 1, 2]);
     expect(c.secrets.encryptionKey.equals(Buffer.alloc(32, 7))).toBe(true);
+  });
+
+  it('names a Redis Cluster by REDIS_CLUSTER_NODES or a redis-cluster:// URL, with a hash-tagged key prefix', () => {
+    const a = loadConfig({ ...secrets, DATA_DIR: dataDir(), REDIS_CLUSTER_NODES: '127.0.0.1:7000, [::1]:7001,redis://:pw@node3:7002', QUEUE_PREFIX: 'gw' });
+    expect(a.redis.url).toBeUndefined();
+    expect(a.redis.cluster).toEqual({
+      nodes: [
+        { host: '127.0.0.1', port: 7000 },
+        { host: '::1', port: 7001 },
+        { host: 'node3', port: 7002 },
+      ],
+      password: 'pw',
+      tls: false,
+    });
+    expect(a.redis.prefix).toBe('{gw}');
+    const b = loadConfig({ ...secrets, DATA_DIR: dataDir(), REDIS_URL: 'rediss-cluster://u:p%40ss@10.0.0.1:6379,10.0.0.2:6379' });
+    expect(b.redis.cluster).toEqual({ nodes: [{ host: '10.0.0.1', port: 6379 }, { host: '10.0.0.2', port: 6379 }], username: 'u', password: 'p@ss', tls: true });
+    expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), REDIS_URL: 'redis://x', REDIS_CLUSTER_NODES: 'x:1' })).toThrow(/REDIS_CLUSTER_NODES: set either/);
   });
 });
