@@ -35,7 +35,7 @@ describe('on a three-master Redis Cluster', () => {
       const headers = { authorization: TEST_SECRETS.PORTAL_API_TOKEN, 'content-type': 'application/json' };
       const post = async (path: string, body: unknown, method = 'POST') => {
         const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-        return { status: res.status, body: await res.json() };
+        return { status: res.status, body: (await res.json()) as any };
       };
       const hook = await post('/portal-api/webhooks', { Name: 'cluster', URL: sink.url('/c'), Events: ['AccessRequestApproved'] });
       expect(hook.status).toBe(201);
