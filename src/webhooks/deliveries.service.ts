@@ -38,8 +38,9 @@ export class DeliveriesService {
     const d = await this.delivery(webhookId, deliveryId);
     const attempts: Record<string, any>[] = await this.db.query(
       `SELECT number, started_at, status_code, duration_ms, error, response_body, trigger
-         FROM webhook_delivery_attempts WHERE delivery_id = $1 ORDER BY number, id`,
-      [d.id],
+         FROM webhook_delivery_attempts WHERE delivery_id = $1 AND delivery_finished_at = $2::timestamptz ORDER BY number, id`,
+      // a delivery's attempts share its partition key, so this reads one partition
+      [d.id, d.finished_at],
     );
     return {
       ...toResponse(d),

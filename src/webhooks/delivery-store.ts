@@ -18,6 +18,12 @@ export interface ClaimedDelivery {
   eventName: string;
   payload: Record<string, unknown>;
   occurredAt: Date;
+  /**
+   * The claim's lease (its `locked_until`, as Postgres text: exact to the microsecond). Recording the attempt
+   * requires the delivery to still hold this lease, so a worker whose claim lapsed (frozen, partitioned
+   * away) and was taken over cannot record a second answer for the same attempt.
+   */
+  lease: string;
 }
 
 export interface AttemptRecord {
@@ -31,7 +37,54 @@ export interface AttemptRecord {
   trigger: 'scheduled' | 'manual';
   status: 'pending' | 'delivered' | 'failed';
   nextAttemptAt: Date | null;
+  /** The lease of the claim the attempt was made under (ClaimedDelivery.lease). */
+  lease: string;
 }
+
+/**
+ * What became of an attempt to record: `recorded`, or `superseded` when the delivery no longer holds the
+ * claim it was made under (the lease lapsed and another worker took the delivery over, or it was finished
+ * meanwhile): the late answer is dropped, never recorded twice.
+ */
+export type RecordOutcome = 'recorded' | 'superseded';
+
+/**
+ * A pending delivery has `finished_at = 'infinity'`: it lives in the open partition, which every statement
+ * about pending work names so that Postgres looks only there (see the partitioned-delivery-log migration).
+ */
+const PENDING = `'infinity'::timestamptz`;
+
+const SERIALIZATION_FAILURE = '40001';
+
+/** A CTE (after one named d, of deliveries made pending again) that brings their attempts back to the open partition. */
+const ATTEMPTS_BACK_TO_OPEN = `a AS (
+         UPDATE webhook_delivery_attempts SET delivery_finished_at = ${PENDING}
+          WHERE delivery_id IN (SELECT id FROM d) AND delivery_finished_at <> ${PENDING})`;
+
+/**
+ * Records attempts given as rows of v (delivery_id, number, started_at, status_code, duration_ms, error,
+ * response_body, trigger, status, next_attempt_at, lease): only for deliveries still pending under that very
+ * lease and at that attempt number. A delivery that finishes gets its finished_at (moving it to that day's
+ * partition), and so do the attempts it made while pending, and the new one.
+ */
+const RECORD_FROM_V = `d AS (
+         UPDATE webhook_deliveries d
+            SET attempt_count = v.number, status = v.status, next_attempt_at = v.next_attempt_at, next_trigger = 'scheduled',
+                locked_until = NULL, updated_at = now(),
+                finished_at = CASE WHEN v.status = 'pending' THEN ${PENDING} ELSE now() END
+           FROM v
+          WHERE d.id = v.delivery_id AND d.finished_at = ${PENDING} AND d.status = 'pending'
+            AND d.locked_until = v.lease AND d.attempt_count = v.number - 1
+         RETURNING d.id, d.finished_at),
+       moved AS (
+         UPDATE webhook_delivery_attempts a SET delivery_finished_at = d.finished_at
+           FROM d
+          WHERE d.finished_at <> ${PENDING} AND a.delivery_id = d.id AND a.delivery_finished_at = ${PENDING}),
+       inserted AS (
+         INSERT INTO webhook_delivery_attempts (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, delivery_finished_at)
+         SELECT v.delivery_id, v.number, v.started_at, v.status_code, v.duration_ms, v.error, v.response_body, v.trigger, d.finished_at
+           FROM v JOIN d ON d.id = v.delivery_id)
+       SELECT count(*)::int AS recorded FROM d`;
 
 /** Extra seconds a claim outlives the webhook's timeout before another worker may take the delivery over. */
 export const CLAIM_SLACK_SECONDS = 5;
@@ -47,9 +100,11 @@ export interface DeliveryRow {
   next_attempt_at: Date | null;
   created_at: Date;
   updated_at: Date;
+  /** When it became delivered or failed ('infinity' while pending): the partition key, as Postgres text (exact). */
+  finished_at: string;
 }
 
-export const DELIVERY_COLUMNS = `id, webhook_id, event_id, event_name, status, attempt_count, next_attempt_at, created_at, updated_at`;
+export const DELIVERY_COLUMNS = `id, webhook_id, event_id, event_name, status, attempt_count, next_attempt_at, created_at, updated_at, finished_at::text AS finished_at`;
 
 /** What one relay statement did: how many outbox events it claimed, and the deliveries it created for them. */
 export interface Relayed {
@@ -70,7 +125,7 @@ function relayStatement(claim: string): string {
             SELECT gen_random_uuid(), w.id, e.id, e.name, now()
               FROM e JOIN webhooks w ON w.active AND w.events @> ARRAY[e.name] AND w.created_at <= e.occurred_at
              ORDER BY e.occurred_at, e.id
-            ON CONFLICT (event_id, webhook_id) DO NOTHING
+            ON CONFLICT (event_id, webhook_id, finished_at) DO NOTHING
             RETURNING id, webhook_id)
      SELECT (SELECT count(*) FROM e)::int AS events,
             coalesce((SELECT json_agg(json_build_array(d.id, d.webhook_id)) FROM d), '[]'::json) AS deliveries`;
@@ -100,21 +155,29 @@ export class DeliveryStore {
 
   /** Makes a delivered or failed delivery of the webhook pending for one manual attempt now; null if it is pending. */
   async redeliver(webhookId: string, deliveryId: string): Promise<DeliveryRow | null> {
-    const [rows] = (await this.db.query(
-      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), next_trigger = 'manual', locked_until = NULL, updated_at = now()
-        WHERE id = $1 AND webhook_id = $2 AND status <> 'pending' RETURNING ${DELIVERY_COLUMNS}`,
+    const rows: DeliveryRow[] = await this.db.query(
+      `WITH d AS (
+         UPDATE webhook_deliveries SET status = 'pending', finished_at = ${PENDING}, next_attempt_at = now(), next_trigger = 'manual',
+                locked_until = NULL, updated_at = now()
+          WHERE id = $1 AND webhook_id = $2 AND status <> 'pending' RETURNING ${DELIVERY_COLUMNS}),
+       ${ATTEMPTS_BACK_TO_OPEN}
+       SELECT * FROM d`,
       [deliveryId, webhookId],
-    )) as [DeliveryRow[], number];
+    );
     return rows[0] ?? null;
   }
 
   /** Makes every failed delivery of the webhook created since `since` pending for one manual attempt now. */
   async recover(webhookId: string, since: Date): Promise<DueDelivery[]> {
-    const [rows] = (await this.db.query(
-      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), next_trigger = 'manual', locked_until = NULL, updated_at = now()
-        WHERE webhook_id = $1 AND status = 'failed' AND created_at >= $2 RETURNING id, attempt_count`,
+    const rows: { id: string; attempt_count: number }[] = await this.db.query(
+      `WITH d AS (
+         UPDATE webhook_deliveries SET status = 'pending', finished_at = ${PENDING}, next_attempt_at = now(), next_trigger = 'manual',
+                locked_until = NULL, updated_at = now()
+          WHERE webhook_id = $1 AND status = 'failed' AND created_at >= $2 RETURNING id, attempt_count),
+       ${ATTEMPTS_BACK_TO_OPEN}
+       SELECT * FROM d`,
       [webhookId, since],
-    )) as [{ id: string; attempt_count: number }[], number];
+    );
     return rows.map((r) => ({ id: r.id, webhookId, attemptCount: r.attempt_count }));
   }
 
@@ -124,16 +187,27 @@ export class DeliveryStore {
    * already taken, or no longer pending.
    */
   async claimMany(deliveryIds: string[]): Promise<(ClaimedDelivery | null)[]> {
+    try {
+      return await this.claimOnce(deliveryIds);
+    } catch (err) {
+      // a delivery that another transaction moved out of the open partition (finished) while this statement
+      // waited for its row: Postgres refuses rather than follow it; asked again, the claim just skips it
+      if ((err as { code?: string }).code !== SERIALIZATION_FAILURE) throw err;
+      return this.claimOnce(deliveryIds);
+    }
+  }
+
+  private async claimOnce(deliveryIds: string[]): Promise<(ClaimedDelivery | null)[]> {
     // TypeORM answers an UPDATE with [rows, count]
     const [rows] = (await this.db.query(
       `UPDATE webhook_deliveries d
           SET locked_until = now() + make_interval(secs => w.timeout_seconds + ${CLAIM_SLACK_SECONDS})
          FROM webhooks w, outbox_events e
         WHERE d.id = ANY($1::uuid[]) AND w.id = d.webhook_id AND e.id = d.event_id
-          AND d.status = 'pending'
+          AND d.finished_at = ${PENDING} AND d.status = 'pending'
           AND (d.locked_until IS NULL OR d.locked_until < now())
           AND d.next_attempt_at <= now() + interval '1 second'
-      RETURNING d.id, d.attempt_count, d.next_trigger, w.id AS webhook_id, w.url, w.method, w.timeout_seconds, w.active,
+      RETURNING d.id, d.attempt_count, d.next_trigger, d.locked_until::text AS lease, w.id AS webhook_id, w.url, w.method, w.timeout_seconds, w.active,
                 w.secret_encrypted, e.name AS event_name, e.payload, e.occurred_at,
                 (SELECT coalesce(json_agg(json_build_object('name', h.name, 'value', h.value) ORDER BY h.created_at, h.id), '[]'::json)
                    FROM webhook_headers h WHERE h.webhook_id = w.id) AS headers`,
@@ -155,6 +229,7 @@ export class DeliveryStore {
         eventName: r.event_name,
         payload: r.payload,
         occurredAt: r.occurred_at,
+        lease: r.lease,
       });
     }
     // one claim per delivery: should two jobs of one delivery share a batch, only the first gets it
@@ -165,17 +240,21 @@ export class DeliveryStore {
     });
   }
 
-  /** Records the attempt and the delivery's new state in one statement. */
-  async recordAttempt(a: AttemptRecord): Promise<void> {
-    await this.db.query(
-      `WITH a AS (
-         INSERT INTO webhook_delivery_attempts (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8))
-       UPDATE webhook_deliveries
-          SET attempt_count = $2, status = $9, next_attempt_at = $10, next_trigger = 'scheduled', locked_until = NULL, updated_at = now()
-        WHERE id = $1`,
-      [a.deliveryId, a.number, a.startedAt, a.statusCode, a.durationMs, a.error, a.responseBody, a.trigger, a.status, a.nextAttemptAt],
+  /**
+   * Records the attempt and the delivery's new state in one statement, if the delivery still holds the
+   * attempt's claim (see RecordOutcome). A finished delivery leaves the open partition for its day's, and
+   * takes the attempts made while it was pending along.
+   */
+  async recordAttempt(a: AttemptRecord): Promise<RecordOutcome> {
+    const [row]: { recorded: number }[] = await this.db.query(
+      `WITH v AS (
+         SELECT $1::uuid AS delivery_id, $2::int AS number, $3::timestamptz AS started_at, $4::int AS status_code, $5::int AS duration_ms,
+                $6::text AS error, $7::text AS response_body, $8::text AS trigger, $9::text AS status, $10::timestamptz AS next_attempt_at,
+                $11::timestamptz AS lease),
+       ${RECORD_FROM_V}`,
+      [a.deliveryId, a.number, a.startedAt, a.statusCode, a.durationMs, a.error, a.responseBody, a.trigger, a.status, a.nextAttemptAt, a.lease],
     );
+    return row.recorded > 0 ? 'recorded' : 'superseded';
   }
 
   /**
@@ -183,23 +262,17 @@ export class DeliveryStore {
    * (e.g. one delivery was deleted meanwhile), each attempt is recorded on its own, so one bad row cannot
    * cost the others their record; the answer per attempt is then that attempt's own outcome.
    */
-  async recordAttempts(attempts: AttemptRecord[]): Promise<(Error | null)[]> {
+  async recordAttempts(attempts: AttemptRecord[]): Promise<(RecordOutcome | Error)[]> {
     if (attempts.length === 1) {
-      return [await this.recordAttempt(attempts[0]).then(() => null, (err: Error) => err)];
+      return [await this.recordAttempt(attempts[0]).catch((err: Error) => err)];
     }
     try {
-      await this.db.query(
+      const rows: { delivery_id: string }[] = await this.db.query(
         `WITH v AS (
-           SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::timestamptz[])
-             AS v(delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, status, next_attempt_at)),
-              a AS (
-           INSERT INTO webhook_delivery_attempts (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger)
-           SELECT delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger FROM v)
-         UPDATE webhook_deliveries d
-            SET attempt_count = v.number, status = v.status, next_attempt_at = v.next_attempt_at, next_trigger = 'scheduled',
-                locked_until = NULL, updated_at = now()
-           FROM v
-          WHERE d.id = v.delivery_id`,
+           SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[],
+                                $10::timestamptz[], $11::timestamptz[])
+             AS v(delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, status, next_attempt_at, lease)),
+         ${RECORD_FROM_V.replace('SELECT count(*)::int AS recorded FROM d', 'SELECT d.id AS delivery_id FROM d')}`,
         [
           attempts.map((a) => a.deliveryId),
           attempts.map((a) => a.number),
@@ -211,19 +284,26 @@ export class DeliveryStore {
           attempts.map((a) => a.trigger),
           attempts.map((a) => a.status),
           attempts.map((a) => a.nextAttemptAt),
+          attempts.map((a) => a.lease),
         ],
       );
-      return attempts.map(() => null);
+      const recorded = new Set(rows.map((r) => r.delivery_id));
+      return attempts.map((a) => (recorded.has(a.deliveryId) ? 'recorded' : 'superseded'));
     } catch {
-      return Promise.all(attempts.map((a) => this.recordAttempt(a).then(() => null, (err: Error) => err)));
+      return Promise.all(attempts.map((a) => this.recordAttempt(a).catch((err: Error) => err)));
     }
   }
 
   /** A delivery whose webhook was switched off fails without an attempt; it can be recovered later. */
-  async failWithoutAttempt(deliveryId: string): Promise<void> {
+  async failWithoutAttempt(deliveryId: string, lease: string): Promise<void> {
     await this.db.query(
-      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, locked_until = NULL, updated_at = now() WHERE id = $1`,
-      [deliveryId],
+      `WITH d AS (
+         UPDATE webhook_deliveries SET status = 'failed', finished_at = now(), next_attempt_at = NULL, locked_until = NULL, updated_at = now()
+          WHERE id = $1 AND finished_at = ${PENDING} AND status = 'pending' AND locked_until = $2::timestamptz
+          RETURNING id, finished_at)
+       UPDATE webhook_delivery_attempts a SET delivery_finished_at = d.finished_at FROM d
+        WHERE a.delivery_id = d.id AND a.delivery_finished_at = ${PENDING}`,
+      [deliveryId, lease],
     );
   }
 
@@ -235,7 +315,7 @@ export class DeliveryStore {
   async overdueDeliveries(graceSeconds: number, limit: number): Promise<DueDelivery[]> {
     const rows: { id: string; webhook_id: string; attempt_count: number }[] = await this.db.query(
       `SELECT id, webhook_id, attempt_count FROM webhook_deliveries
-        WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
+        WHERE finished_at = ${PENDING} AND status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
           AND (locked_until IS NULL OR locked_until < now())
         ORDER BY next_attempt_at LIMIT $2`,
       [graceSeconds, limit],

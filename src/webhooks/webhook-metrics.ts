@@ -62,7 +62,7 @@ export class DispatchGauges implements OnModuleInit {
       help: 'Age of the oldest delivery still pending (0 when none)',
       registers: [this.registry],
       collect: async function (this: Gauge) {
-        const [row] = await db.query(`SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM webhook_deliveries WHERE status = 'pending'`);
+        const [row] = await db.query(`SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM webhook_deliveries WHERE finished_at = 'infinity' AND status = 'pending'`);
         this.set(Number(row.age));
       },
     });

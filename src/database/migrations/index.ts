@@ -4,6 +4,7 @@ import { Webhooks1763800300000 } from './1763800300000-webhooks';
 import { Dashboard1763800200000 } from './1763800200000-dashboard';
 import { AccessRequestCatalogueIds1763800500000 } from './1763800500000-access-request-catalogue-ids';
 import { OneJobPerDelivery1763800600000 } from './1763800600000-one-job-per-delivery';
+import { PartitionedDeliveryLog1763800700000 } from './1763800700000-partitioned-delivery-log';
 
 /** Every migration, in order. Add new ones at the end (raw SQL up/down). */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   Dashboard1763800200000,
   AccessRequestCatalogueIds1763800500000,
   OneJobPerDelivery1763800600000,
+  PartitionedDeliveryLog1763800700000,
 ];

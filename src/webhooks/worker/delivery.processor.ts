@@ -4,7 +4,7 @@ import { DelayedError, Job } from 'bullmq';
 import { SecretBox } from '../../common/crypto/secret-box';
 import { AppConfig } from '../../config';
 import { DELIVERY_QUEUE, DeliveryJobData, DeliveryQueue } from '../delivery-queue';
-import { AttemptRecord, ClaimedDelivery, DeliveryStore } from '../delivery-store';
+import { AttemptRecord, ClaimedDelivery, DeliveryStore, RecordOutcome } from '../delivery-store';
 import { HttpSender } from '../send/http-sender';
 import { decide } from '../send/retry-policy';
 import { signatureHeaders } from '../send/signing';
@@ -30,7 +30,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   private readonly logger = new Logger(DeliveryProcessor.name);
   private readonly gate: WebhookGate;
   private readonly claims: Batcher<string, ClaimedDelivery | null>;
-  private readonly records: Batcher<AttemptRecord, Error | null>;
+  private readonly records: Batcher<AttemptRecord, RecordOutcome | Error>;
 
   constructor(
     private readonly config: AppConfig,
@@ -73,7 +73,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     const d = await this.claims.call(deliveryId);
     if (!d) return; // not due, taken by another worker, or no longer pending
     if (!d.active) {
-      await this.store.failWithoutAttempt(d.id);
+      await this.store.failWithoutAttempt(d.id, d.lease);
       return;
     }
     const number = d.attemptCount + 1;
@@ -84,7 +84,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       : decide(result, number, this.config.webhooks.retrySchedule);
     const nextAttemptAt = outcome.kind === 'retry' ? new Date(Date.now() + outcome.delayMs) : null;
     const status = outcome.kind === 'delivered' ? 'delivered' : outcome.kind === 'retry' ? 'pending' : 'failed';
-    const failed = await this.records.call({
+    const recorded = await this.records.call({
       deliveryId: d.id,
       number,
       startedAt,
@@ -95,8 +95,14 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       trigger: d.trigger,
       status,
       nextAttemptAt,
+      lease: d.lease,
     });
-    if (failed) throw failed;
+    if (recorded instanceof Error) throw recorded;
+    if (recorded === 'superseded') {
+      // this worker's claim lapsed (it was frozen or cut off) and another one took the delivery over
+      this.logger.warn({ deliveryId: d.id, attempt: number }, 'late answer of a delivery taken over by another worker: not recorded');
+      return;
+    }
     this.metrics.attempt(status, result.error, result.durationMs);
     if (outcome.kind === 'disable') {
       await this.store.deactivateWebhook(d.webhookId);
