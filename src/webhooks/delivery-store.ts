@@ -16,8 +16,9 @@ export interface ClaimedDelivery {
   secretEncrypted: string;
   headers: { name: string; value: string }[];
   eventName: string;
-  payload: Record<string, unknown>;
-  occurredAt: Date;
+  /** The event's Message and time; null if retention removed the event (a delivery redelivered long after it finished). */
+  payload: Record<string, unknown> | null;
+  occurredAt: Date | null;
   /**
    * The claim's lease (its `locked_until`, as Postgres text: exact to the microsecond). Recording the attempt
    * requires the delivery to still hold this lease, so a worker whose claim lapsed (frozen, partitioned
@@ -202,13 +203,14 @@ export class DeliveryStore {
     const [rows] = (await this.db.query(
       `UPDATE webhook_deliveries d
           SET locked_until = now() + make_interval(secs => w.timeout_seconds + ${CLAIM_SLACK_SECONDS})
-         FROM webhooks w, outbox_events e
-        WHERE d.id = ANY($1::uuid[]) AND w.id = d.webhook_id AND e.id = d.event_id
+         FROM webhooks w
+        WHERE d.id = ANY($1::uuid[]) AND w.id = d.webhook_id
           AND d.finished_at = ${PENDING} AND d.status = 'pending'
           AND (d.locked_until IS NULL OR d.locked_until < now())
           AND d.next_attempt_at <= now() + interval '1 second'
       RETURNING d.id, d.attempt_count, d.next_trigger, d.locked_until::text AS lease, w.id AS webhook_id, w.url, w.method, w.timeout_seconds, w.active,
-                w.secret_encrypted, e.name AS event_name, e.payload, e.occurred_at,
+                w.secret_encrypted, d.event_name,
+                (SELECT json_build_array(e.payload, e.occurred_at) FROM outbox_events e WHERE e.id = d.event_id) AS event,
                 (SELECT coalesce(json_agg(json_build_object('name', h.name, 'value', h.value) ORDER BY h.created_at, h.id), '[]'::json)
                    FROM webhook_headers h WHERE h.webhook_id = w.id) AS headers`,
       [deliveryIds],
@@ -227,8 +229,8 @@ export class DeliveryStore {
         secretEncrypted: r.secret_encrypted,
         headers: r.headers,
         eventName: r.event_name,
-        payload: r.payload,
-        occurredAt: r.occurred_at,
+        payload: r.event ? r.event[0] : null,
+        occurredAt: r.event ? new Date(r.event[1]) : null,
         lease: r.lease,
       });
     }

@@ -7,11 +7,12 @@ import { DataSource } from 'typeorm';
 import { MetricsRegistry } from '../metrics/metrics.registry';
 import { DELIVERY_QUEUE } from './delivery-queue';
 
-/** Counters of this worker process: attempts by outcome and their latency. */
+/** Counters of this worker process: attempts by outcome and their latency, rows removed by retention. */
 @Injectable()
 export class DeliveryMetrics {
   private readonly attempts: Counter<'outcome' | 'error'>;
   private readonly latency: Histogram<'outcome'>;
+  private readonly retention: Counter<'table'>;
 
   constructor(registry: MetricsRegistry) {
     this.attempts = new Counter({
@@ -27,6 +28,16 @@ export class DeliveryMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers: [registry],
     });
+    this.retention = new Counter({
+      name: 'webhook_retention_removed_rows_total',
+      help: 'Rows the delivery log retention removed (DELIVERY_RETENTION_DAYS), by table',
+      labelNames: ['table'],
+      registers: [registry],
+    });
+  }
+
+  retentionRemoved(table: string, rows: number): void {
+    this.retention.inc({ table }, rows);
   }
 
   attempt(outcome: string, error: string | null, durationMs: number): void {

@@ -16,11 +16,12 @@ import { WebhooksService } from './webhooks.service';
 import { DeliveryProcessor } from './worker/delivery.processor';
 import { OutboxRelay } from './worker/outbox-relay';
 import { Reconciler } from './worker/reconciler';
+import { DeliveryRetention } from './worker/retention';
 
 /**
  * The webhook dispatcher. API side: subscriptions, their headers and the delivery log (portal routes).
  * Worker side: the outbox relay (events → deliveries → one job each), the delivery processor (sign, send,
- * record, retry) and the reconciler. Both sides share the store, the only writer of deliveries and attempts,
+ * record, retry), the reconciler and the delivery log's retention. Both sides share the store, the only writer of deliveries and attempts,
  * and the delivery queue.
  */
 @Module({})
@@ -29,7 +30,7 @@ export class WebhooksModule {
     const controllers: Type[] = roles.api ? [WebhooksController, DeliveriesController] : [];
     const providers: Provider[] = [DeliveryStore, DeliveryQueue, DispatchGauges];
     if (roles.api) providers.push(WebhooksService, DeliveriesService);
-    if (roles.worker) providers.push(OutboxRelay, DeliveryProcessor, Reconciler, HttpSender, DeliveryMetrics);
+    if (roles.worker) providers.push(OutboxRelay, DeliveryProcessor, Reconciler, DeliveryRetention, HttpSender, DeliveryMetrics);
     return {
       module: WebhooksModule,
       imports: [TypeOrmModule.forFeature([WebhookEntity, WebhookHeaderEntity]), QueueModule, BullModule.registerQueue({ name: DELIVERY_QUEUE }), MetricsModule],

@@ -72,7 +72,8 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   private async attempt(deliveryId: string): Promise<void> {
     const d = await this.claims.call(deliveryId);
     if (!d) return; // not due, taken by another worker, or no longer pending
-    if (!d.active) {
+    if (!d.active || d.payload === null) {
+      // switched off, or the event outlived by its delivery went with retention: nothing to send
       await this.store.failWithoutAttempt(d.id, d.lease);
       return;
     }
@@ -115,7 +116,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
 
   private buildRequest(d: ClaimedDelivery) {
     const hasBody = !BODYLESS.has(d.method);
-    const body = hasBody ? JSON.stringify({ Event: d.eventName, Message: d.payload, Timestamp: new Date(d.occurredAt).toISOString() }) : '';
+    const body = hasBody ? JSON.stringify({ Event: d.eventName, Message: d.payload, Timestamp: d.occurredAt!.toISOString() }) : '';
     const headers: Record<string, string> = { 'user-agent': 'gateway-management-webhooks/1.0' };
     for (const h of d.headers) headers[h.name.toLowerCase()] = h.value;
     headers['content-type'] = 'application/json';
