@@ -57,6 +57,12 @@ const PENDING = `'infinity'::timestamptz`;
 
 const SERIALIZATION_FAILURE = '40001';
 
+/** The reconciler's scan: pending, past due by $1 seconds, unclaimed; at most $2. Reads the open partition only. */
+export const OVERDUE_SQL = `SELECT id, webhook_id, attempt_count FROM webhook_deliveries
+        WHERE finished_at = ${PENDING} AND status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
+          AND (locked_until IS NULL OR locked_until < now())
+        ORDER BY next_attempt_at LIMIT $2`;
+
 /** A CTE (after one named d, of deliveries made pending again) that brings their attempts back to the open partition. */
 const ATTEMPTS_BACK_TO_OPEN = `a AS (
          UPDATE webhook_delivery_attempts SET delivery_finished_at = ${PENDING}
@@ -316,10 +322,7 @@ export class DeliveryStore {
   /** Pending deliveries due for more than `graceSeconds` and not claimed by a live worker. */
   async overdueDeliveries(graceSeconds: number, limit: number): Promise<DueDelivery[]> {
     const rows: { id: string; webhook_id: string; attempt_count: number }[] = await this.db.query(
-      `SELECT id, webhook_id, attempt_count FROM webhook_deliveries
-        WHERE finished_at = ${PENDING} AND status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
-          AND (locked_until IS NULL OR locked_until < now())
-        ORDER BY next_attempt_at LIMIT $2`,
+      OVERDUE_SQL,
       [graceSeconds, limit],
     );
     return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, attemptCount: r.attempt_count }));
