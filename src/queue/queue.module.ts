@@ -31,11 +31,6 @@ export class RedisConnection implements OnApplicationShutdown {
     return this.bullCluster;
   }
 
-  /** Every master of a cluster, or the one server: for commands that act per node, such as SCAN. */
-  nodes(): IORedis[] {
-    return this.client instanceof Cluster ? this.client.nodes('master') : [this.client];
-  }
-
   onApplicationShutdown(): void {
     this.client.disconnect();
     this.bullCluster?.disconnect();
