@@ -73,8 +73,9 @@ export class PartitionedDeliveryLog1763800700000 implements MigrationInterface {
     await q.query(`CREATE TABLE webhook_delivery_attempts_default PARTITION OF webhook_delivery_attempts DEFAULT`);
 
     await q.query(ENSURE_PARTITIONS_FUNCTION);
-    // a partition for each recent day; anything older waits in the default partitions for retention
-    await q.query(`SELECT delivery_log_ensure_partitions((now() AT TIME ZONE 'UTC')::date - 35, (now() AT TIME ZONE 'UTC')::date + 3)`);
+    // a partition for each day of the default retention (30 days) and a few ahead; older rows wait in the
+    // default partitions, which retention trims in batches
+    await q.query(`SELECT delivery_log_ensure_partitions((now() AT TIME ZONE 'UTC')::date - 30, (now() AT TIME ZONE 'UTC')::date + 3)`);
 
     await q.query(`INSERT INTO outbox_events SELECT * FROM outbox_events_v1`);
     await q.query(`INSERT INTO webhook_deliveries SELECT d.*, CASE WHEN d.status = 'pending' THEN 'infinity'::timestamptz ELSE d.updated_at END FROM webhook_deliveries_v1 d`);

@@ -9,8 +9,12 @@ export const RETENTION_INTERVAL_MS = 10 * 60_000;
 export const PARTITION_DAYS_AHEAD = 3;
 /** Events are kept a day longer than deliveries: a delivery made pending again by hand must still find its event's payload. */
 const EVENT_EXTRA_DAYS = 1;
-/** The longest any retention statement waits for a table lock; it gives up and tries again on the next pass. */
-const LOCK_TIMEOUT = '2s';
+/**
+ * The longest any retention statement waits for a table lock; it gives up and tries again on the next pass.
+ * While a partition drop waits for its brief exclusive lock on the parent, statements on that table queue
+ * behind it, so this bounds the stall the dispatcher can see.
+ */
+const LOCK_TIMEOUT = '1s';
 const DELETE_BATCH = 5000;
 const LOCK_KEY = 4242_0003;
 const DAY_MS = 86_400_000;
