@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// `npm run bench`: builds, then runs every scenario (or BENCH_ONLY=throughput,latency,fanout,isolation,api,memory),
+// `npm run bench`: builds, then runs every scenario (or BENCH_ONLY=throughput,latency,fanout,isolation,api,memory,scaling),
 // prints a table per scenario and writes bench/results/<scenario>-<timestamp>.json. See BENCHMARKS.md.
 const infra = require('./lib/infra');
 const { stopAll, killAllNow } = require('./lib/procs');
@@ -12,6 +12,7 @@ const SCENARIOS = {
   fanout: () => require('./fanout'),
   isolation: () => require('./isolation'),
   api: () => require('./api'),
+  scaling: () => require('./scaling'),
 };
 // memory is measured during the throughput run
 const ALIASES = { memory: 'throughput' };
@@ -22,9 +23,10 @@ function parseArgs() {
     if (!m) {
       if (a === '--help' || a === '-h') {
         process.stdout.write(
-          'usage: npm run bench [-- --only=throughput,latency,fanout,isolation,api,memory --n=20000 --rate=200]\n' +
+          'usage: npm run bench [-- --only=throughput,latency,fanout,isolation,api,memory,scaling --n=20000 --rate=200]\n' +
             'env: BENCH_ONLY, BENCH_N, BENCH_THROUGHPUT_ROUNDS, BENCH_RATE, BENCH_INFLIGHT, BENCH_LATENCY_SECONDS, BENCH_FANOUT_WEBHOOKS,\n' +
             '     BENCH_ISOLATION_RATE, BENCH_ISOLATION_SECONDS, BENCH_API_SECONDS, BENCH_API_CONNECTIONS, BENCH_API_DEFINITIONS,\n' +
+            '     BENCH_SCALING_N, BENCH_SCALING_WORKERS (e.g. 1,2,3),\n' +
             '     DATABASE_URL (admin URL to create the bench databases), REDIS_URL, BENCH_VERBOSE=1 (child output)\n',
         );
         process.exit(0);

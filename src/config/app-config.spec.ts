@@ -17,7 +17,9 @@ describe('loadConfig', () => {
     const c = loadConfig({ ...secrets, DATA_DIR: dataDir() });
     expect(c.port).toBe(3000);
     expect(c.role).toBe('all');
-    expect(c.redis.prefix).toBe('gwm');
+    expect(c.redis.prefix).toBe('{gwm}');
+    expect(c.redis.cluster).toBeUndefined();
+    expect(c.webhooks.retentionDays).toBe(30);
     expect(c.dashboard.pageSize).toBe(10);
     expect(c.webhooks.allowedCidrs).toEqual([]);
     expect(c.webhooks.retrySchedule).toEqual(DEFAULT_RETRY_SCHEDULE);
@@ -39,6 +41,11 @@ describe('loadConfig', () => {
     ['WEBHOOK_DISABLE_AFTER', '10ms'],
     ['DASHBOARD_PAGE_SIZE', '0'],
     ['GATEWAY_SECRET', 'tiny'],
+    ['REDIS_CLUSTER_NODES', 'localhost'],
+    ['REDIS_CLUSTER_NODES', '127.0.0.1:70000'],
+    ['REDIS_URL', 'redis-cluster://'],
+    ['DELIVERY_RETENTION_DAYS', '0'],
+    ['DELIVERY_RETENTION_DAYS', 'week'],
   ])('fails start-up naming %s when it is %p', (name, value) => {
     expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), [name]: value })).toThrow(name);
@@ -83,5 +90,23 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...base, WEBHOOK_DISABLE_AFTER: '30m' }).webhooks.disableAfterMs).toBe(30 * 60 * 1000);
     expect(loadConfig({ ...base, WEBHOOK_DISABLE_AFTER: '90s' }).webhooks.disableAfterMs).toBe(90 * 1000);
     expect(loadConfig({ ...base, WEBHOOK_DISABLE_AFTER: '12h' }).webhooks.disableAfterMs).toBe(12 * 3600 * 1000);
+  });
+
+  it('names a Redis Cluster by REDIS_CLUSTER_NODES or a redis-cluster:// URL, with a hash-tagged key prefix', () => {
+    const a = loadConfig({ ...secrets, DATA_DIR: dataDir(), REDIS_CLUSTER_NODES: '127.0.0.1:7000, [::1]:7001,redis://:pw@node3:7002', QUEUE_PREFIX: 'gw' });
+    expect(a.redis.url).toBeUndefined();
+    expect(a.redis.cluster).toEqual({
+      nodes: [
+        { host: '127.0.0.1', port: 7000 },
+        { host: '::1', port: 7001 },
+        { host: 'node3', port: 7002 },
+      ],
+      password: 'pw',
+      tls: false,
+    });
+    expect(a.redis.prefix).toBe('{gw}');
+    const b = loadConfig({ ...secrets, DATA_DIR: dataDir(), REDIS_URL: 'rediss-cluster://u:p%40ss@10.0.0.1:6379,10.0.0.2:6379' });
+    expect(b.redis.cluster).toEqual({ nodes: [{ host: '10.0.0.1', port: 6379 }, { host: '10.0.0.2', port: 6379 }], username: 'u', password: 'p@ss', tls: true });
+    expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), REDIS_URL: 'redis://x', REDIS_CLUSTER_NODES: 'x:1' })).toThrow(/REDIS_CLUSTER_NODES: set either/);
   });
 });

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
+import { ClusterTarget, hashTaggedPrefix, isClusterUrl, parseClusterTarget } from '../queue/redis-connection';
 import { EnvDto, parseDuration, Role, splitList } from './env.dto';
 
 export const DEFAULT_RETRY_SCHEDULE = [0, 5, 300, 1800, 7200, 18000, 36000, 36000];
@@ -19,10 +20,14 @@ export class AppConfig {
   dataDir: string;
   logLevel: string;
   database: { url?: string };
-  redis: { url?: string; prefix: string };
+  /**
+   * Redis: one server (`url`) or a cluster (`cluster`); `prefix` starts every key and is a cluster hash tag
+   * such as `{gwm}`.
+   */
+  redis: { url?: string; cluster?: ClusterTarget; prefix: string };
   secrets: { gateway: string; admin: string; portal: string; encryptionKey: Buffer };
   dashboard: { pageSize: number };
-  webhooks: { allowedCidrs: string[]; retrySchedule: number[]; concurrency: number; disableAfterMs: number };
+  webhooks: { allowedCidrs: string[]; retrySchedule: number[]; concurrency: number; disableAfterMs: number; retentionDays: number };
   dcr: { registrationEndpoint?: string; initialAccessToken?: string };
   /** Names of secrets that were generated into dataDir because the environment had none. */
   generatedSecrets: string[];
@@ -72,7 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   config.dataDir = dataDir;
   config.logLevel = dto.LOG_LEVEL ?? 'info';
   config.database = { url: dto.DATABASE_URL };
-  config.redis = { url: dto.REDIS_URL, prefix: dto.QUEUE_PREFIX ?? 'gwm' };
+  config.redis = { ...redisTarget(dto), prefix: hashTaggedPrefix(dto.QUEUE_PREFIX ?? 'gwm') };
   config.secrets = {
     gateway: secretValues.GATEWAY_SECRET!,
     admin: secretValues.ADMIN_SECRET!,
@@ -85,10 +90,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     retrySchedule: dto.WEBHOOK_RETRY_SCHEDULE ? splitList(dto.WEBHOOK_RETRY_SCHEDULE).map(Number) : DEFAULT_RETRY_SCHEDULE,
     concurrency: dto.WEBHOOK_CONCURRENCY ?? 64,
     disableAfterMs: parseDuration(dto.WEBHOOK_DISABLE_AFTER) ?? DEFAULT_DISABLE_AFTER_MS,
+    retentionDays: dto.DELIVERY_RETENTION_DAYS ?? 30,
   };
   config.dcr = { registrationEndpoint: dto.DCR_REGISTRATION_ENDPOINT, initialAccessToken: dto.DCR_INITIAL_ACCESS_TOKEN };
   config.generatedSecrets = generated;
   return config;
+}
+
+/** REDIS_URL names one server or (redis-cluster://) a cluster; REDIS_CLUSTER_NODES names a cluster. */
+function redisTarget(dto: EnvDto): { url?: string; cluster?: ClusterTarget } {
+  if (dto.REDIS_CLUSTER_NODES && dto.REDIS_URL) {
+    throw new ConfigError('Invalid configuration:\n  REDIS_CLUSTER_NODES: set either REDIS_URL or REDIS_CLUSTER_NODES, not both');
+  }
+  const [name, value] = dto.REDIS_CLUSTER_NODES ? ['REDIS_CLUSTER_NODES', dto.REDIS_CLUSTER_NODES] : ['REDIS_URL', dto.REDIS_URL];
+  if (!value || (name === 'REDIS_URL' && !isClusterUrl(value))) return { url: value };
+  try {
+    return { cluster: parseClusterTarget(value) };
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration:\n  ${name}: ${(err as Error).message}`);
+  }
 }
 
 function parseKey(value: string): Buffer {

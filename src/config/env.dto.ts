@@ -77,8 +77,13 @@ export class EnvDto {
   @IsOptional() @Transform(emptyToUndefined) @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
   DATABASE_URL?: string;
 
-  @IsOptional() @Transform(emptyToUndefined) @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  @IsOptional() @Transform(emptyToUndefined)
+  @Matches(/^rediss?(-cluster)?:\/\//, { message: 'REDIS_URL must be a redis:// or rediss:// URL, or redis-cluster://host:port,host:port,... for a Redis Cluster' })
   REDIS_URL?: string;
+
+  /** Seed nodes of a Redis Cluster (host:port,host:port,...); parsed by the config loader. */
+  @IsOptional() @Transform(emptyToUndefined) @IsString()
+  REDIS_CLUSTER_NODES?: string;
 
   @IsOptional() @Transform(emptyToUndefined) @Matches(/^[A-Za-z0-9_.:-]{1,64}$/, { message: 'QUEUE_PREFIX must be 1-64 characters of letters, digits, _ . : -' })
   QUEUE_PREFIX?: string;
@@ -110,6 +115,8 @@ export class EnvDto {
 
   @IsOptional() @Transform(emptyToUndefined) @Validate(DurationConstraint)
   WEBHOOK_DISABLE_AFTER?: string;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(36500)
+  DELIVERY_RETENTION_DAYS?: number;
 
   @IsOptional() @Transform(emptyToUndefined) @Matches(/^https?:\/\//, { message: 'DCR_REGISTRATION_ENDPOINT must be an http(s) URL' })
   DCR_REGISTRATION_ENDPOINT?: string;

@@ -9,7 +9,8 @@ export interface Infrastructure {
 
 /**
  * Finds Postgres and Redis the way `npm start` and the tests both do:
- * DATABASE_URL or an embedded PostgreSQL under dataDir; REDIS_URL, a local Redis, or redis-server from PATH.
+ * DATABASE_URL or an embedded PostgreSQL under dataDir; a Redis Cluster if one is named, else REDIS_URL, a
+ * local Redis, or redis-server from PATH.
  */
 export async function resolveInfrastructure(config: AppConfig, log: (msg: string) => void, opts: { redis: boolean } = { redis: true }): Promise<Infrastructure> {
   let embeddedPostgres: EmbeddedPostgresHandle | undefined;
@@ -17,6 +18,6 @@ export async function resolveInfrastructure(config: AppConfig, log: (msg: string
     embeddedPostgres = await startEmbeddedPostgres(config.dataDir, log);
     config.database.url = embeddedPostgres.url;
   }
-  if (opts.redis) config.redis.url = await resolveRedisUrl(config.redis.url, config.dataDir, log);
+  if (opts.redis && !config.redis.cluster) config.redis.url = await resolveRedisUrl(config.redis.url, config.dataDir, log);
   return { config, embeddedPostgres };
 }

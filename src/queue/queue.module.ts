@@ -1,40 +1,61 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
-import IORedis from 'ioredis';
+import IORedis, { Cluster } from 'ioredis';
 import { AppConfig } from '../config';
-import { redisOptionsFromUrl } from './redis-connection';
+import { createRedisClient, redisOptionsFromUrl } from './redis-connection';
 
-/** A plain connection to the configured Redis, for checks such as readiness. */
+/**
+ * The configured Redis, one server or a cluster. `client` is a plain connection for checks such as
+ * readiness and for the keys features keep themselves (always under `config.redis.prefix`, a hash tag, so
+ * a multi-key command stays within one cluster slot).
+ */
 @Injectable()
 export class RedisConnection implements OnApplicationShutdown {
-  readonly client: IORedis;
+  readonly client: IORedis | Cluster;
+  /** BullMQ's connection on a cluster: one shared ioredis Cluster (BullMQ only builds single-server clients itself). */
+  private bullCluster?: Cluster;
 
-  constructor(config: AppConfig) {
-    this.client = new IORedis({ ...redisOptionsFromUrl(config.redis.url!), lazyConnect: true });
+  constructor(private readonly config: AppConfig) {
+    this.client = createRedisClient(config.redis, { lazyConnect: true });
     // reconnects on its own; a caller sees the failure of its own command
     this.client.on('error', () => undefined);
   }
 
+  /** What BullMQ connects with: options for a single server (BullMQ owns those connections), or the shared Cluster. */
+  bullConnection(): ReturnType<typeof redisOptionsFromUrl> | Cluster {
+    if (!this.config.redis.cluster) return redisOptionsFromUrl(this.config.redis.url!);
+    if (!this.bullCluster) {
+      this.bullCluster = createRedisClient(this.config.redis) as Cluster;
+      this.bullCluster.on('error', () => undefined);
+    }
+    return this.bullCluster;
+  }
+
   onApplicationShutdown(): void {
     this.client.disconnect();
+    this.bullCluster?.disconnect();
   }
 }
 
+@Module({ providers: [RedisConnection], exports: [RedisConnection] })
+export class RedisModule {}
+
 /**
- * The Redis connection: BullMQ's shared connection options and key prefix (a feature declares its own
- * queues with BullModule.registerQueue), and a plain client.
+ * The Redis connection: BullMQ's shared connection and key prefix (a feature declares its own queues with
+ * BullModule.registerQueue), and a plain client.
  */
 @Module({
   imports: [
+    RedisModule,
     BullModule.forRootAsync({
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({
-        connection: redisOptionsFromUrl(config.redis.url!),
+      imports: [RedisModule],
+      inject: [AppConfig, RedisConnection],
+      useFactory: (config: AppConfig, redis: RedisConnection) => ({
+        connection: redis.bullConnection(),
         prefix: config.redis.prefix,
       }),
     }),
   ],
-  providers: [RedisConnection],
-  exports: [RedisConnection],
+  exports: [RedisModule],
 })
 export class QueueModule {}

@@ -1,9 +1,99 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import IORedis, { RedisOptions } from 'ioredis';
+import IORedis, { Cluster, ClusterOptions, RedisOptions } from 'ioredis';
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+/** A Redis Cluster named by its seed nodes; the client learns the rest of the topology from them. */
+export interface ClusterTarget {
+  nodes: { host: string; port: number }[];
+  username?: string;
+  password?: string;
+  tls: boolean;
+}
+
+/** Where Redis is: one server (a redis:// URL) or a cluster. */
+export interface RedisTarget {
+  url?: string;
+  cluster?: ClusterTarget;
+}
+
+const CLUSTER_URL = /^(rediss?)-cluster:\/\//;
+
+export function isClusterUrl(url: string): boolean {
+  return CLUSTER_URL.test(url);
+}
+
+/**
+ * Parses a cluster's seed nodes, given either as REDIS_CLUSTER_NODES (`host:port,host:port`, IPv6 as
+ * `[::1]:7000`; an item may also be a `redis://` or `rediss://` URL, whose credentials and TLS then apply
+ * to every node) or as a URL `redis-cluster://[user:password@]host:port,host:port` (`rediss-cluster://`
+ * for TLS). Throws an Error saying what is wrong.
+ */
+export function parseClusterTarget(value: string): ClusterTarget {
+  const target: ClusterTarget = { nodes: [], tls: false };
+  let list = value.trim();
+  const m = CLUSTER_URL.exec(list);
+  if (m) {
+    target.tls = m[1] === 'rediss';
+    list = list.slice(m[0].length).replace(/\/+$/, '');
+    const at = list.lastIndexOf('@');
+    if (at >= 0) {
+      const [user, ...pass] = list.slice(0, at).split(':');
+      target.username = user ? decodeURIComponent(user) : undefined;
+      target.password = pass.length ? decodeURIComponent(pass.join(':')) : undefined;
+      list = list.slice(at + 1);
+    }
+  }
+  for (const raw of list.split(',').map((s) => s.trim()).filter(Boolean)) {
+    let hostPort = raw;
+    if (/^rediss?:\/\//.test(raw)) {
+      const u = new URL(raw);
+      if (u.protocol === 'rediss:') target.tls = true;
+      if (u.username) target.username = decodeURIComponent(u.username);
+      if (u.password) target.password = decodeURIComponent(u.password);
+      hostPort = u.host;
+    }
+    const hp = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s/]+)):(\d{1,5})$/.exec(hostPort);
+    const port = hp ? Number(hp[3]) : NaN;
+    if (!hp || port < 1 || port > 65535) throw new Error(`"${raw}" is not host:port`);
+    target.nodes.push({ host: hp[1] ?? hp[2], port });
+  }
+  if (target.nodes.length === 0) throw new Error('names no node (expected host:port,host:port,...)');
+  return target;
+}
+
+/**
+ * Every key this service writes starts with this prefix. It is a Redis Cluster hash tag (`{gwm}`), so all
+ * keys of a queue live in one slot and BullMQ's multi-key scripts work on a cluster; a single server
+ * ignores the braces. A prefix that already carries a tag is used as it is.
+ */
+export function hashTaggedPrefix(prefix: string): string {
+  return /\{[^}]+\}/.test(prefix) ? prefix : `{${prefix}}`;
+}
+
+/** A client for the target: ioredis for one server, ioredis Cluster for a cluster. */
+export function createRedisClient(target: RedisTarget, overrides: RedisOptions = {}): IORedis | Cluster {
+  if (target.cluster) return new Cluster(target.cluster.nodes, clusterOptions(target.cluster, overrides));
+  return new IORedis({ ...redisOptionsFromUrl(target.url ?? DEFAULT_REDIS_URL), ...overrides });
+}
+
+/** A target from a URL: `redis://`/`rediss://` for one server, `redis-cluster://`/`rediss-cluster://` for a cluster. */
+export function redisTargetFromUrl(url: string): RedisTarget {
+  return isClusterUrl(url) ? { cluster: parseClusterTarget(url) } : { url };
+}
+
+function clusterOptions(c: ClusterTarget, overrides: RedisOptions): ClusterOptions {
+  return {
+    // BullMQ's blocking commands need requests that wait for a reconnection instead of failing
+    redisOptions: { username: c.username, password: c.password, tls: c.tls ? {} : undefined, maxRetriesPerRequest: null, ...overrides },
+    lazyConnect: overrides.lazyConnect,
+    enableReadyCheck: true,
+    slotsRefreshTimeout: 2000,
+    clusterRetryStrategy: (times) => Math.min(100 * times, 2000),
+  };
+}
 
 /** Turns a redis:// or rediss:// URL into ioredis options suitable for BullMQ. */
 export function redisOptionsFromUrl(url: string): RedisOptions {

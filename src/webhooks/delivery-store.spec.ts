@@ -116,27 +116,29 @@ describe('DeliveryStore', () => {
     expect((await store.claimMany([ids[0]]))[0]).toBeNull(); // still leased
   });
 
-  it('records attempts of several deliveries in one statement, and on its own the one that cannot be recorded', async () => {
+  it('records attempts of several deliveries in one statement, each only under the claim it was made under', async () => {
     await webhook();
     const due = await relayAll([await event()]);
     const [a, b] = due.map((d) => d.id);
     const [wa, wb] = due.map((d) => d.webhookId);
+    const [ca, cb] = await store.claimMany([a, b]);
     const base = { number: 1, startedAt: new Date(), durationMs: 3, responseBody: 'ok', trigger: 'scheduled' as const };
     const results = await store.recordAttempts([
-      { ...base, deliveryId: a, webhookId: wa, statusCode: 200, error: null, status: 'delivered', nextAttemptAt: null },
-      { ...base, deliveryId: b, webhookId: wb, statusCode: 500, error: 'http_status', status: 'pending', nextAttemptAt: new Date(Date.now() + 5000) },
-      { ...base, deliveryId: randomUUID(), webhookId: wa, statusCode: 200, error: null, status: 'delivered', nextAttemptAt: null },
+      { ...base, deliveryId: a, webhookId: wa, statusCode: 200, error: null, status: 'delivered', nextAttemptAt: null, lease: ca!.lease },
+      { ...base, deliveryId: b, webhookId: wb, statusCode: 500, error: 'http_status', status: 'pending', nextAttemptAt: new Date(Date.now() + 5000), lease: cb!.lease },
+      { ...base, deliveryId: randomUUID(), webhookId: wa, statusCode: 200, error: null, status: 'delivered', nextAttemptAt: null, lease: ca!.lease },
     ]);
-    expect(results[0]).toBeNull();
-    expect(results[1]).toBeNull();
-    expect(results[2]).toBeInstanceOf(Error); // no such delivery: the attempt's foreign key fails, alone
+    expect(results).toEqual(['recorded', 'recorded', 'superseded']);
     const rows = await db.query(
-      `SELECT d.id, d.status, d.attempt_count, a.status_code, a.error, a.webhook_id FROM webhook_deliveries d JOIN webhook_delivery_attempts a ON a.delivery_id = d.id WHERE d.id = ANY($1)`,
+      `SELECT d.id, d.status, d.attempt_count, a.status_code, a.error, a.webhook_id, d.tableoid::regclass::text AS part, a.tableoid::regclass::text AS attempt_part
+         FROM webhook_deliveries d JOIN webhook_delivery_attempts a ON a.delivery_id = d.id WHERE d.id = ANY($1)`,
       [[a, b]],
     );
     const byId = Object.fromEntries(rows.map((r: { id: string }) => [r.id, r]));
-    expect(byId[a]).toMatchObject({ status: 'delivered', attempt_count: 1, status_code: 200, error: null, webhook_id: wa });
-    expect(byId[b]).toMatchObject({ status: 'pending', attempt_count: 1, status_code: 500, error: 'http_status', webhook_id: wb });
+    const today = `_p${new Date().toISOString().slice(0, 10).replace(/-/g, '')}`;
+    // finished: in today's partition with its attempt; still pending: in the open partition
+    expect(byId[a]).toMatchObject({ status: 'delivered', attempt_count: 1, status_code: 200, error: null, webhook_id: wa, part: `webhook_deliveries${today}`, attempt_part: `webhook_delivery_attempts${today}` });
+    expect(byId[b]).toMatchObject({ status: 'pending', attempt_count: 1, status_code: 500, error: 'http_status', webhook_id: wb, part: 'webhook_deliveries_open', attempt_part: 'webhook_delivery_attempts_open' });
   });
 
   it('never relays an operational event to the webhook it is about, and relays it to the others subscribed', async () => {
@@ -165,9 +167,10 @@ describe('DeliveryStore', () => {
     expect(await store.nextInOrder(w)).toMatchObject({ id: first });
     // the first waits for a retry: the others still wait behind it
     const base = { webhookId: w, startedAt: new Date(), durationMs: 1, responseBody: '', trigger: 'scheduled' as const };
-    await store.recordAttempt({ ...base, deliveryId: first, number: 1, statusCode: 500, error: 'http_status', status: 'pending', nextAttemptAt: new Date() });
+    expect(await store.recordAttempt({ ...base, deliveryId: first, number: 1, statusCode: 500, error: 'http_status', status: 'pending', nextAttemptAt: new Date(), lease: claims[2]!.lease })).toBe('recorded');
     expect((await store.claimMany([second, third])).every((c) => c === null)).toBe(true);
-    await store.recordAttempt({ ...base, deliveryId: first, number: 2, statusCode: 200, error: null, status: 'delivered', nextAttemptAt: null });
+    const [retry] = await store.claimMany([first]);
+    expect(await store.recordAttempt({ ...base, deliveryId: first, number: 2, statusCode: 200, error: null, status: 'delivered', nextAttemptAt: null, lease: retry!.lease })).toBe('recorded');
     expect(await store.nextInOrder(w)).toMatchObject({ id: second, attemptCount: 0 });
     const [next] = await store.claimMany([second]);
     expect(next?.id).toBe(second);
@@ -238,5 +241,46 @@ describe('DeliveryStore', () => {
     expect(await store.eraseExpiredSigningKeys()).toBe(1);
     const [row] = await db.query(`SELECT previous_secret_encrypted, previous_signature_scheme, previous_secret_expires_at FROM webhooks WHERE id = $1`, [w]);
     expect(row).toEqual({ previous_secret_encrypted: null, previous_signature_scheme: null, previous_secret_expires_at: null });
+  });
+
+  it('drops the late answer of a worker whose claim lapsed and was taken over: one record per attempt', async () => {
+    await webhook();
+    const [d] = await relayAll([await event()]);
+    const [frozen] = await store.claimMany([d.id]);
+    // the frozen worker's lease runs out; another worker claims the same attempt and records it
+    await db.query(`UPDATE webhook_deliveries SET locked_until = now() - interval '1 second' WHERE id = $1`, [d.id]);
+    const [taker] = await store.claimMany([d.id]);
+    expect(taker?.lease).not.toBe(frozen!.lease);
+    const attempt = { deliveryId: d.id, webhookId: d.webhookId, number: 1, startedAt: new Date(), durationMs: 3, responseBody: '', trigger: 'scheduled' as const, error: null, nextAttemptAt: null };
+    expect(await store.recordAttempt({ ...attempt, statusCode: 200, status: 'delivered', lease: taker!.lease })).toBe('recorded');
+    // the frozen one wakes up with its own answer
+    expect(await store.recordAttempt({ ...attempt, statusCode: 500, status: 'failed', lease: frozen!.lease })).toBe('superseded');
+    expect(await store.recordAttempts([{ ...attempt, statusCode: 500, status: 'failed', lease: frozen!.lease }, { ...attempt, statusCode: 500, status: 'failed', lease: taker!.lease }])).toEqual([
+      'superseded',
+      'superseded',
+    ]);
+    const attempts = await db.query(`SELECT number, status_code FROM webhook_delivery_attempts WHERE delivery_id = $1`, [d.id]);
+    expect(attempts).toEqual([{ number: 1, status_code: 200 }]);
+    const [row] = await db.query(`SELECT status, attempt_count FROM webhook_deliveries WHERE id = $1`, [d.id]);
+    expect(row).toEqual({ status: 'delivered', attempt_count: 1 });
+  });
+
+  it('a retried delivery takes its earlier attempts along when it finishes, and back to the open partition when redelivered', async () => {
+    await webhook();
+    const [d] = await relayAll([await event()]);
+    const attempt = { deliveryId: d.id, webhookId: d.webhookId, startedAt: new Date(), durationMs: 3, responseBody: '', trigger: 'scheduled' as const };
+    let [c] = await store.claimMany([d.id]);
+    await store.recordAttempt({ ...attempt, number: 1, statusCode: 500, error: 'http_status', status: 'pending', nextAttemptAt: new Date(), lease: c!.lease });
+    [c] = await store.claimMany([d.id]);
+    await store.recordAttempt({ ...attempt, number: 2, statusCode: 200, error: null, status: 'delivered', nextAttemptAt: null, lease: c!.lease });
+    const parts = async () =>
+      (await db.query(`SELECT DISTINCT tableoid::regclass::text AS p FROM webhook_delivery_attempts WHERE delivery_id = $1`, [d.id])).map((r: { p: string }) => r.p);
+    const today = `webhook_delivery_attempts_p${new Date().toISOString().slice(0, 10).replace(/-/g, '')}`;
+    expect(await parts()).toEqual([today]);
+    const again = await store.redeliver(d.webhookId, d.id);
+    expect(again?.status).toBe('pending');
+    expect(await parts()).toEqual(['webhook_delivery_attempts_open']);
+    const [open] = await db.query(`SELECT tableoid::regclass::text AS p FROM webhook_deliveries WHERE id = $1`, [d.id]);
+    expect(open.p).toBe('webhook_deliveries_open');
   });
 });

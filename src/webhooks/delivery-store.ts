@@ -25,14 +25,21 @@ export interface ClaimedDelivery {
   previousSignatureScheme: SignatureScheme | null;
   headers: { name: string; value: string }[];
   eventName: string;
-  payload: Record<string, unknown>;
-  occurredAt: Date;
+  /** The event's Message and time; null if retention removed the event (a delivery redelivered long after it finished). */
+  payload: Record<string, unknown> | null;
+  occurredAt: Date | null;
   eventId: string;
   webhookName: string;
   /** Start of the webhook's current run of failed attempts; null if its last attempt succeeded. */
   failingSince: Date | null;
   rateLimit: number | null;
   ordered: boolean;
+  /**
+   * The claim's lease (its `locked_until`, as Postgres text: exact to the microsecond). Recording the attempt
+   * requires the delivery to still hold this lease, so a worker whose claim lapsed (frozen, partitioned
+   * away) and was taken over cannot record a second answer for the same attempt.
+   */
+  lease: string;
 }
 
 export interface AttemptRecord {
@@ -47,7 +54,66 @@ export interface AttemptRecord {
   trigger: 'scheduled' | 'manual';
   status: 'pending' | 'delivered' | 'failed';
   nextAttemptAt: Date | null;
+  /** The lease of the claim the attempt was made under (ClaimedDelivery.lease). */
+  lease: string;
 }
+
+/**
+ * What became of an attempt to record: `recorded`, or `superseded` when the delivery no longer holds the
+ * claim it was made under (the lease lapsed and another worker took the delivery over, or it was finished
+ * meanwhile): the late answer is dropped, never recorded twice.
+ */
+export type RecordOutcome = 'recorded' | 'superseded';
+
+/**
+ * A pending delivery has `finished_at = 'infinity'`: it lives in the open partition, which every statement
+ * about pending work names so that Postgres looks only there (see the partitioned-delivery-log migration).
+ */
+const PENDING = `'infinity'::timestamptz`;
+
+const SERIALIZATION_FAILURE = '40001';
+
+/**
+ * The reconciler's scan: pending, past due by $1 seconds, unclaimed; at most $2; of an ordered webhook only
+ * the oldest pending one (the others wait for it, not for a job). Reads the open partition only.
+ */
+export const OVERDUE_SQL = `SELECT d.id, d.webhook_id, d.attempt_count FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+        WHERE d.finished_at = ${PENDING} AND d.status = 'pending' AND d.next_attempt_at < now() - make_interval(secs => $1)
+          AND (d.locked_until IS NULL OR d.locked_until < now())
+          AND (NOT w.ordered OR NOT EXISTS (
+                SELECT 1 FROM webhook_deliveries p
+                 WHERE p.finished_at = ${PENDING} AND p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq))
+        ORDER BY d.next_attempt_at LIMIT $2`;
+
+/** A CTE (after one named d, of deliveries made pending again) that brings their attempts back to the open partition. */
+const ATTEMPTS_BACK_TO_OPEN = `a AS (
+         UPDATE webhook_delivery_attempts SET delivery_finished_at = ${PENDING}
+          WHERE delivery_id IN (SELECT id FROM d) AND delivery_finished_at <> ${PENDING})`;
+
+/**
+ * Records attempts given as rows of v (delivery_id, number, started_at, status_code, duration_ms, error,
+ * response_body, trigger, status, next_attempt_at, lease, webhook_id): only for deliveries still pending
+ * under that very lease and at that attempt number. A delivery that finishes gets its finished_at (moving
+ * it to that day's partition), and so do the attempts it made while pending, and the new one.
+ */
+const RECORD_FROM_V = `d AS (
+         UPDATE webhook_deliveries d
+            SET attempt_count = v.number, status = v.status, next_attempt_at = v.next_attempt_at, next_trigger = 'scheduled',
+                locked_until = NULL, updated_at = now(),
+                finished_at = CASE WHEN v.status = 'pending' THEN ${PENDING} ELSE now() END
+           FROM v
+          WHERE d.id = v.delivery_id AND d.finished_at = ${PENDING} AND d.status = 'pending'
+            AND d.locked_until = v.lease AND d.attempt_count = v.number - 1
+         RETURNING d.id, d.finished_at),
+       moved AS (
+         UPDATE webhook_delivery_attempts a SET delivery_finished_at = d.finished_at
+           FROM d
+          WHERE d.finished_at <> ${PENDING} AND a.delivery_id = d.id AND a.delivery_finished_at = ${PENDING}),
+       inserted AS (
+         INSERT INTO webhook_delivery_attempts (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, webhook_id, delivery_finished_at)
+         SELECT v.delivery_id, v.number, v.started_at, v.status_code, v.duration_ms, v.error, v.response_body, v.trigger, v.webhook_id, d.finished_at
+           FROM v JOIN d ON d.id = v.delivery_id)
+       SELECT d.id AS delivery_id FROM d`;
 
 /** Extra seconds a claim outlives the webhook's timeout before another worker may take the delivery over. */
 export const CLAIM_SLACK_SECONDS = 5;
@@ -63,9 +129,11 @@ export interface DeliveryRow {
   next_attempt_at: Date | null;
   created_at: Date;
   updated_at: Date;
+  /** When it became delivered or failed ('infinity' while pending): the partition key, as Postgres text (exact). */
+  finished_at: string;
 }
 
-export const DELIVERY_COLUMNS = `id, webhook_id, event_id, event_name, status, attempt_count, next_attempt_at, created_at, updated_at`;
+export const DELIVERY_COLUMNS = `id, webhook_id, event_id, event_name, status, attempt_count, next_attempt_at, created_at, updated_at, finished_at::text AS finished_at`;
 
 /** What one relay statement did: how many outbox events it claimed, and the deliveries it created for them. */
 export interface Relayed {
@@ -101,7 +169,8 @@ function relayStatement(claim: string): string {
                     UNION ALL
                     SELECT w.id, e.id, e.name, e.occurred_at, e.seq FROM e JOIN webhooks w ON w.id = e.target_webhook_id) x
              ORDER BY x.seq, x.occurred_at, x.event_id
-            ON CONFLICT (event_id, webhook_id) DO NOTHING
+            -- a new delivery is pending (the open partition): the unique key carries the partition key
+            ON CONFLICT (event_id, webhook_id, finished_at) DO NOTHING
             RETURNING id, webhook_id, event_id)
      SELECT (SELECT count(*) FROM e)::int AS events,
             coalesce((SELECT json_agg(json_build_array(d.id, d.webhook_id, e.id, e.name, e.trace_context)) FROM d JOIN e ON e.id = d.event_id), '[]'::json)
@@ -141,8 +210,12 @@ export class DeliveryStore {
   /** Makes a delivered or failed delivery of the webhook pending for one manual attempt now; null if it is pending. */
   async redeliver(webhookId: string, deliveryId: string): Promise<DeliveryRow | null> {
     const rows = (await this.sql.query(
-      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), next_trigger = 'manual', locked_until = NULL, updated_at = now()
-        WHERE id = $1 AND webhook_id = $2 AND status <> 'pending' RETURNING ${DELIVERY_COLUMNS}`,
+      `WITH d AS (
+         UPDATE webhook_deliveries SET status = 'pending', finished_at = ${PENDING}, next_attempt_at = now(), next_trigger = 'manual',
+                locked_until = NULL, updated_at = now()
+          WHERE id = $1 AND webhook_id = $2 AND status <> 'pending' RETURNING ${DELIVERY_COLUMNS}),
+       ${ATTEMPTS_BACK_TO_OPEN}
+       SELECT * FROM d`,
       [deliveryId, webhookId],
     )) as DeliveryRow[];
     return rows[0] ?? null;
@@ -151,8 +224,12 @@ export class DeliveryStore {
   /** Makes every failed delivery of the webhook created since `since` pending for one manual attempt now. */
   async recover(webhookId: string, since: Date): Promise<DueDelivery[]> {
     const rows = (await this.sql.query(
-      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), next_trigger = 'manual', locked_until = NULL, updated_at = now()
-        WHERE webhook_id = $1 AND status = 'failed' AND created_at >= $2 RETURNING id, attempt_count`,
+      `WITH d AS (
+         UPDATE webhook_deliveries SET status = 'pending', finished_at = ${PENDING}, next_attempt_at = now(), next_trigger = 'manual',
+                locked_until = NULL, updated_at = now()
+          WHERE webhook_id = $1 AND status = 'failed' AND created_at >= $2 RETURNING id, attempt_count),
+       ${ATTEMPTS_BACK_TO_OPEN}
+       SELECT * FROM d`,
       [webhookId, since],
     )) as { id: string; attempt_count: number }[];
     return rows.map((r) => ({ id: r.id, webhookId, attemptCount: r.attempt_count }));
@@ -164,25 +241,38 @@ export class DeliveryStore {
    * already taken, no longer pending, or (ordered webhook) not the oldest pending one of its webhook.
    */
   async claimMany(deliveryIds: string[]): Promise<(ClaimedDelivery | null)[]> {
+    try {
+      return await this.claimOnce(deliveryIds);
+    } catch (err) {
+      // a delivery that another transaction moved out of the open partition (finished) while this statement
+      // waited for its row: Postgres refuses rather than follow it; asked again, the claim just skips it
+      if ((err as { code?: string }).code !== SERIALIZATION_FAILURE) throw err;
+      return this.claimOnce(deliveryIds);
+    }
+  }
+
+  private async claimOnce(deliveryIds: string[]): Promise<(ClaimedDelivery | null)[]> {
     const rows = (await this.sql.query(
       `UPDATE webhook_deliveries d
           SET locked_until = now() + make_interval(secs => w.timeout_seconds + ${CLAIM_SLACK_SECONDS}), held = NULL
-         FROM webhooks w, outbox_events e
-        WHERE d.id = ANY($1::uuid[]) AND w.id = d.webhook_id AND e.id = d.event_id
-          AND d.status = 'pending'
+         FROM webhooks w
+        WHERE d.id = ANY($1::uuid[]) AND w.id = d.webhook_id
+          AND d.finished_at = ${PENDING} AND d.status = 'pending'
           AND (d.locked_until IS NULL OR d.locked_until < now())
           AND d.next_attempt_at <= now() + interval '1 second'
           -- an ordered webhook's deliveries go one at a time, in event order: only its oldest pending one is
           -- taken, and while it is out (claimed) or waiting for a retry the others stay where they are
           AND (NOT w.ordered OR NOT EXISTS (
                 SELECT 1 FROM webhook_deliveries p
-                 WHERE p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq))
-      RETURNING d.id, d.attempt_count, d.next_trigger, w.id AS webhook_id, w.url, w.method, w.timeout_seconds, w.active,
+                 WHERE p.finished_at = ${PENDING} AND p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq))
+      RETURNING d.id, d.attempt_count, d.next_trigger, d.locked_until::text AS lease, w.id AS webhook_id, w.url, w.method, w.timeout_seconds, w.active,
                 w.secret_encrypted, w.signature_scheme,
                 -- keys are read as the attempt is sent: a rotation applies to retries queued before it
                 CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_encrypted END AS previous_secret_encrypted,
                 CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_signature_scheme END AS previous_signature_scheme,
-                e.name AS event_name, e.payload, e.occurred_at, e.id AS event_id, w.name AS webhook_name,
+                d.event_name, d.event_id, w.name AS webhook_name,
+                -- the event may be gone with retention (a finished delivery redelivered long after)
+                (SELECT json_build_array(e.payload, e.occurred_at) FROM outbox_events e WHERE e.id = d.event_id) AS event,
                 w.failing_since, w.rate_limit, w.ordered,
                 (SELECT coalesce(json_agg(json_build_object('name', h.name, 'value', h.value) ORDER BY h.created_at, h.id), '[]'::json)
                    FROM webhook_headers h WHERE h.webhook_id = w.id) AS headers`,
@@ -205,13 +295,14 @@ export class DeliveryStore {
         previousSignatureScheme: r.previous_signature_scheme,
         headers: r.headers,
         eventName: r.event_name,
-        payload: r.payload,
-        occurredAt: r.occurred_at,
+        payload: r.event ? r.event[0] : null,
+        occurredAt: r.event ? new Date(r.event[1]) : null,
         eventId: r.event_id,
         webhookName: r.webhook_name,
         failingSince: r.failing_since,
         rateLimit: r.rate_limit,
         ordered: r.ordered,
+        lease: r.lease,
       });
     }
     // one claim per delivery: should two jobs of one delivery share a batch, only the first gets it
@@ -222,17 +313,21 @@ export class DeliveryStore {
     });
   }
 
-  /** Records the attempt and the delivery's new state in one statement (in `tx` when given). */
-  async recordAttempt(a: AttemptRecord, tx?: EntityManager): Promise<void> {
-    await (tx ?? this.sql).query(
-      `WITH a AS (
-         INSERT INTO webhook_delivery_attempts (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, webhook_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $11))
-       UPDATE webhook_deliveries
-          SET attempt_count = $2, status = $9, next_attempt_at = $10, next_trigger = 'scheduled', locked_until = NULL, updated_at = now()
-        WHERE id = $1`,
-      [a.deliveryId, a.number, a.startedAt, a.statusCode, a.durationMs, a.error, a.responseBody, a.trigger, a.status, a.nextAttemptAt, a.webhookId],
-    );
+  /**
+   * Records the attempt and the delivery's new state in one statement (in `tx` when given), if the delivery
+   * still holds the attempt's claim (see RecordOutcome). A finished delivery leaves the open partition for
+   * its day's, and takes the attempts made while it was pending along.
+   */
+  async recordAttempt(a: AttemptRecord, tx?: Pick<EntityManager, 'query'>): Promise<RecordOutcome> {
+    const rows = (await (tx ?? this.sql).query(
+      `WITH v AS (
+         SELECT $1::uuid AS delivery_id, $2::int AS number, $3::timestamptz AS started_at, $4::int AS status_code, $5::int AS duration_ms,
+                $6::text AS error, $7::text AS response_body, $8::text AS trigger, $9::text AS status, $10::timestamptz AS next_attempt_at,
+                $11::timestamptz AS lease, $12::uuid AS webhook_id),
+       ${RECORD_FROM_V}`,
+      [a.deliveryId, a.number, a.startedAt, a.statusCode, a.durationMs, a.error, a.responseBody, a.trigger, a.status, a.nextAttemptAt, a.lease, a.webhookId],
+    )) as { delivery_id: string }[];
+    return rows.length > 0 ? 'recorded' : 'superseded';
   }
 
   /**
@@ -240,23 +335,17 @@ export class DeliveryStore {
    * (e.g. one delivery was deleted meanwhile), each attempt is recorded on its own, so one bad row cannot
    * cost the others their record; the answer per attempt is then that attempt's own outcome.
    */
-  async recordAttempts(attempts: AttemptRecord[]): Promise<(Error | null)[]> {
+  async recordAttempts(attempts: AttemptRecord[]): Promise<(RecordOutcome | Error)[]> {
     if (attempts.length === 1) {
-      return [await this.recordAttempt(attempts[0]).then(() => null, (err: Error) => err)];
+      return [await this.recordAttempt(attempts[0]).catch((err: Error) => err)];
     }
     try {
-      await this.sql.query(
+      const rows = (await this.sql.query(
         `WITH v AS (
-           SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::timestamptz[], $11::uuid[])
-             AS v(delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, status, next_attempt_at, webhook_id)),
-              a AS (
-           INSERT INTO webhook_delivery_attempts (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, webhook_id)
-           SELECT delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, webhook_id FROM v)
-         UPDATE webhook_deliveries d
-            SET attempt_count = v.number, status = v.status, next_attempt_at = v.next_attempt_at, next_trigger = 'scheduled',
-                locked_until = NULL, updated_at = now()
-           FROM v
-          WHERE d.id = v.delivery_id`,
+           SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[],
+                                $10::timestamptz[], $11::timestamptz[], $12::uuid[])
+             AS v(delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, status, next_attempt_at, lease, webhook_id)),
+         ${RECORD_FROM_V}`,
         [
           attempts.map((a) => a.deliveryId),
           attempts.map((a) => a.number),
@@ -268,20 +357,27 @@ export class DeliveryStore {
           attempts.map((a) => a.trigger),
           attempts.map((a) => a.status),
           attempts.map((a) => a.nextAttemptAt),
+          attempts.map((a) => a.lease),
           attempts.map((a) => a.webhookId),
         ],
-      );
-      return attempts.map(() => null);
+      )) as { delivery_id: string }[];
+      const recorded = new Set(rows.map((r) => r.delivery_id));
+      return attempts.map((a) => (recorded.has(a.deliveryId) ? 'recorded' : 'superseded'));
     } catch {
-      return Promise.all(attempts.map((a) => this.recordAttempt(a).then(() => null, (err: Error) => err)));
+      return Promise.all(attempts.map((a) => this.recordAttempt(a).catch((err: Error) => err)));
     }
   }
 
-  /** A delivery whose webhook was switched off fails without an attempt; it can be recovered later. */
-  async failWithoutAttempt(deliveryId: string): Promise<void> {
+  /** A delivery whose webhook was switched off (or whose event is gone) fails without an attempt, if the claim is still its own; it can be recovered later. */
+  async failWithoutAttempt(deliveryId: string, lease: string): Promise<void> {
     await this.sql.query(
-      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, locked_until = NULL, updated_at = now() WHERE id = $1`,
-      [deliveryId],
+      `WITH d AS (
+         UPDATE webhook_deliveries SET status = 'failed', finished_at = now(), next_attempt_at = NULL, locked_until = NULL, updated_at = now()
+          WHERE id = $1 AND finished_at = ${PENDING} AND status = 'pending' AND locked_until = $2::timestamptz
+          RETURNING id, finished_at)
+       UPDATE webhook_delivery_attempts a SET delivery_finished_at = d.finished_at FROM d
+        WHERE a.delivery_id = d.id AND a.delivery_finished_at = ${PENDING}`,
+      [deliveryId, lease],
     );
   }
 
@@ -327,7 +423,7 @@ export class DeliveryStore {
    */
   async hold(deliveryId: string, until: Date): Promise<void> {
     await this.db.query(
-      `UPDATE webhook_deliveries SET locked_until = NULL, next_attempt_at = $2, held = 'rate_limit' WHERE id = $1 AND status = 'pending'`,
+      `UPDATE webhook_deliveries SET locked_until = NULL, next_attempt_at = $2, held = 'rate_limit' WHERE id = $1 AND finished_at = ${PENDING} AND status = 'pending'`,
       [deliveryId, until],
     );
   }
@@ -336,7 +432,7 @@ export class DeliveryStore {
   async nextInOrder(webhookId: string): Promise<(DueDelivery & { nextAttemptAt: Date | null }) | null> {
     const [r]: { id: string; attempt_count: number; next_attempt_at: Date | null }[] = await this.db.query(
       `SELECT id, attempt_count, next_attempt_at FROM webhook_deliveries
-        WHERE webhook_id = $1 AND status = 'pending' ORDER BY event_seq NULLS FIRST LIMIT 1`,
+        WHERE webhook_id = $1 AND finished_at = ${PENDING} AND status = 'pending' ORDER BY event_seq NULLS FIRST LIMIT 1`,
       [webhookId],
     );
     return r ? { id: r.id, webhookId, attemptCount: r.attempt_count, nextAttemptAt: r.next_attempt_at } : null;
@@ -348,13 +444,7 @@ export class DeliveryStore {
    */
   async overdueDeliveries(graceSeconds: number, limit: number): Promise<DueDelivery[]> {
     const rows: { id: string; webhook_id: string; attempt_count: number }[] = await this.sql.query(
-      `SELECT d.id, d.webhook_id, d.attempt_count FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-        WHERE d.status = 'pending' AND d.next_attempt_at < now() - make_interval(secs => $1)
-          AND (d.locked_until IS NULL OR d.locked_until < now())
-          AND (NOT w.ordered OR NOT EXISTS (
-                SELECT 1 FROM webhook_deliveries p
-                 WHERE p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq))
-        ORDER BY d.next_attempt_at LIMIT $2`,
+      OVERDUE_SQL,
       [graceSeconds, limit],
     );
     return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, attemptCount: r.attempt_count }));

@@ -7,13 +7,14 @@ import { DataSource } from 'typeorm';
 import { MetricsRegistry } from '../metrics/metrics.registry';
 import { DELIVERY_QUEUE } from './delivery-queue';
 
-/** Counters of this worker process: attempts by outcome and their latency. */
+/** Counters of this worker process: attempts by outcome and their latency, rows removed by retention. */
 @Injectable()
 export class DeliveryMetrics {
   private readonly attempts: Counter<'outcome' | 'error'>;
   private readonly latency: Histogram<'outcome'>;
   private readonly disables: Counter<'reason'>;
   private readonly holds: Counter;
+  private readonly retention: Counter<'table'>;
 
   constructor(registry: MetricsRegistry) {
     this.disables = new Counter({
@@ -40,6 +41,16 @@ export class DeliveryMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers: [registry],
     });
+    this.retention = new Counter({
+      name: 'webhook_retention_removed_rows_total',
+      help: 'Rows the delivery log retention removed (DELIVERY_RETENTION_DAYS), by table',
+      labelNames: ['table'],
+      registers: [registry],
+    });
+  }
+
+  retentionRemoved(table: string, rows: number): void {
+    this.retention.inc({ table }, rows);
   }
 
   disabled(reason: string): void {
@@ -83,7 +94,7 @@ export class DispatchGauges implements OnModuleInit {
       help: 'Age of the oldest delivery still pending (0 when none)',
       registers: [this.registry],
       collect: async function (this: Gauge) {
-        const [row] = await db.query(`SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM webhook_deliveries WHERE status = 'pending'`);
+        const [row] = await db.query(`SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM webhook_deliveries WHERE finished_at = 'infinity' AND status = 'pending'`);
         this.set(Number(row.age));
       },
     });

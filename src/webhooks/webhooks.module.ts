@@ -22,11 +22,12 @@ import { RateLimits } from './worker/rate-limits';
 import { Reconciler } from './worker/reconciler';
 import { SigningKeyEraser } from './worker/signing-key-eraser';
 import { WebhookHealth } from './worker/webhook-health';
+import { DeliveryRetention } from './worker/retention';
 
 /**
  * The webhook dispatcher. API side: subscriptions, their headers and the delivery log (portal routes).
  * Worker side: the outbox relay (events → deliveries → one job each), the delivery processor (sign, send,
- * record, retry) and the reconciler. Both sides share the store, the only writer of deliveries and attempts,
+ * record, retry), the reconciler and the delivery log's retention. Both sides share the store, the only writer of deliveries and attempts,
  * and the delivery queue.
  */
 @Module({})
@@ -35,7 +36,7 @@ export class WebhooksModule {
     const controllers: Type[] = roles.api ? [WebhooksController, DeliveriesController] : [];
     const providers: Provider[] = [DeliveryStore, DeliveryQueue, DispatchGauges];
     if (roles.api) providers.push(WebhooksService, DeliveriesService, WebhookStatsService);
-    if (roles.worker) providers.push(OutboxRelay, DeliveryProcessor, Reconciler, HttpSender, DeliveryMetrics, DeliverySigner, SigningKeyEraser, RateLimits, WebhookHealth);
+    if (roles.worker) providers.push(OutboxRelay, DeliveryProcessor, Reconciler, DeliveryRetention, HttpSender, DeliveryMetrics, DeliverySigner, SigningKeyEraser, RateLimits, WebhookHealth);
     return {
       module: WebhooksModule,
       imports: [TypeOrmModule.forFeature([WebhookEntity, WebhookHeaderEntity]), EventsModule, QueueModule, BullModule.registerQueue({ name: DELIVERY_QUEUE }), MetricsModule],

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
-import { redisOptionsFromUrl } from '../../src/queue/redis-connection';
+import { hashTaggedPrefix, redisOptionsFromUrl } from '../../src/queue/redis-connection';
 import { OutboxRelay } from '../../src/webhooks/worker/outbox-relay';
 import { HttpClient } from '../helpers/http';
 import { createAccessRequest, createApp, eventually, outboxRows, portalClient } from '../helpers/portal';
@@ -18,7 +18,7 @@ describe('portal events: written with the change, relayed into one queued job pe
     t = await startTestApp();
     portal = portalClient(t);
     sink = await Sink.start();
-    queue = new Queue('deliveries', { connection: redisOptionsFromUrl(t.env.redisUrl), prefix: t.env.queuePrefix });
+    queue = new Queue('deliveries', { connection: redisOptionsFromUrl(t.env.redisUrl), prefix: hashTaggedPrefix(t.env.queuePrefix) });
     redis = new IORedis(redisOptionsFromUrl(t.env.redisUrl));
     // Paused, the delivery worker leaves the jobs where the relay put them, so the spec can look at them.
     await queue.pause();
@@ -32,7 +32,7 @@ describe('portal events: written with the change, relayed into one queued job pe
 
   /** The queue's own event log (a Redis stream): every job added, and every add refused as a duplicate. */
   async function queueLog(): Promise<{ event: string; jobId: string }[]> {
-    const entries = await redis.xrange(`${t.env.queuePrefix}:deliveries:events`, '-', '+');
+    const entries = await redis.xrange(`${hashTaggedPrefix(t.env.queuePrefix)}:deliveries:events`, '-', '+');
     const out: { event: string; jobId: string }[] = [];
     for (const [, fields] of entries) {
       const entry: Record<string, string> = {};

@@ -34,15 +34,18 @@ async function takeLeftoverQueueKeys(): Promise<string[]> {
   const found: string[] = [];
   try {
     await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${testQueuePrefix(runId)}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) {
-        found.push(...keys);
-        await redis.del(...keys);
-      }
-    } while (cursor !== '0');
+    // the service's keys start with its prefix as a hash tag (`{prefix}:...`); any others with the bare prefix
+    for (const pattern of [`{${testQueuePrefix(runId)}*`, `${testQueuePrefix(runId)}*`]) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length) {
+          found.push(...keys);
+          await redis.del(...keys);
+        }
+      } while (cursor !== '0');
+    }
   } finally {
     redis.disconnect();
   }

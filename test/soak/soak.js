@@ -2,6 +2,9 @@
 /**
  * Fault soak: keeps approving access requests through the HTTP API while it SIGKILLs and restarts the
  * worker, deletes the queue's Redis keys, restarts the API process, and makes the receiver fail or hang.
+ * With several processes (o.apis, o.workers) it also freezes a worker with SIGSTOP for longer than its
+ * claims' lease (its deliveries must be taken over, its late answers never recorded twice), cuts the
+ * service's Postgres connections (pg_terminate_backend), and restarts one API while the others take the load.
  * Then it lets the system drain and checks that every committed AccessRequestApproved event reached every
  * subscriber at least once and that no delivery is stuck pending past its schedule.
  * Loopback only; bounded in time and count. Used by `npm run soak` (test/soak/cli.js) and by npm test.
@@ -16,6 +19,11 @@ const { Pool } = require('undici');
 
 const MAIN = path.join(__dirname, '..', '..', 'dist', 'main.js');
 const SUBSCRIBERS = 3;
+/** Webhook timeout in the soak (s); a claim's lease is this + 5 s. */
+const WEBHOOK_TIMEOUT = 2;
+/** A frozen worker stays stopped longer than a lease (7 s) and BullMQ's job lock (10 s). */
+const FREEZE_MS = 11_000;
+const ALL_FAULTS = ['killWorker', 'wipeQueue', 'restartApi', 'receiverFail', 'receiverHang'];
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -37,9 +45,13 @@ class Service {
     this.env = env;
     this.child = null;
     this.log = '';
+    /** Attempts this process made under a claim that lapsed and was taken over, which it did not record. */
+    this.lateAnswersDropped = 0;
   }
   async start(timeoutMs = 30000) {
-    const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH || '', ...this.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH || '', ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // the JSON log (stdout): each late answer the process dropped is counted
+    child.stdout.on('data', (d) => (this.lateAnswersDropped += (String(d).match(/late answer of a delivery taken over/g) || []).length));
     this.child = child;
     this.exited = new Promise((r) => child.once('exit', r));
     let out = '';
@@ -59,9 +71,14 @@ class Service {
       });
     });
   }
+  get running() {
+    const c = this.child;
+    return !!c && c.exitCode === null && c.signalCode === null;
+  }
   async stop(signal = 'SIGKILL') {
     const c = this.child;
     if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    if (this.frozen) this.thaw();
     c.kill(signal);
     // a bounded wait whose timer is cleared: a pending 15 s timer would keep the jest worker from exiting
     let timer;
@@ -73,6 +90,15 @@ class Service {
     }
   }
 }
+
+Service.prototype.freeze = function () {
+  this.frozen = true;
+  this.child.kill('SIGSTOP');
+};
+Service.prototype.thaw = function () {
+  this.frozen = false;
+  if (this.running) this.child.kill('SIGCONT');
+};
 
 /** The subscriber: answers as the current mode says and keeps the set of webhook-ids it accepted. */
 class Receiver {
@@ -134,6 +160,11 @@ class Receiver {
  * @param {number} [o.faultEveryMs]
  * @param {number} [o.drainMs]    how long to wait for everything to arrive afterwards
  * @param {number} [o.maxApprovals]
+ * @param {number} [o.apis]       API processes (default 1)
+ * @param {number} [o.workers]    worker processes (default 1)
+ * @param {string[]} [o.faults]   fault kinds to inject (default: the single-process ones); also
+ *                                'freezeWorker' and 'cutPostgres'
+ * @param {boolean} [o.shuffle]   false: the first round of faults in the order given
  * @param {(line: string) => void} [o.log]
  */
 async function runSoak(o) {
@@ -158,15 +189,24 @@ async function runSoak(o) {
     PORTAL_API_TOKEN: token,
     ENCRYPTION_KEY: '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff',
   };
-  const api = new Service('api', { ...env, ROLE: 'api', PORT: String(apiPort) });
-  const worker = new Service('worker', { ...env, ROLE: 'worker', PORT: '0' });
+  const apiPorts = [apiPort];
+  for (let i = 1; i < (o.apis ?? 1); i++) apiPorts.push(await freePort());
+  const apis = apiPorts.map((port, i) => new Service(`api${i}`, { ...env, ROLE: 'api', PORT: String(port) }));
+  // workers log warnings: each late answer they drop is counted
+  const workers = Array.from({ length: o.workers ?? 1 }, (_, i) => new Service(`worker${i}`, { ...env, ROLE: 'worker', PORT: '0', LOG_LEVEL: 'warn' }));
+  const kinds = o.faults ?? ALL_FAULTS;
   const receiver = new Receiver();
-  const client = new Pool(`http://127.0.0.1:${apiPort}`, { connections: 8 });
-  const faults = { workerKills: 0, queueWipes: 0, apiRestarts: 0, receiverFailing: 0, receiverHanging: 0 };
+  const clients = apiPorts.map((port) => new Pool(`http://127.0.0.1:${port}`, { connections: 8 }));
+  const faults = { workerKills: 0, queueWipes: 0, apiRestarts: 0, receiverFailing: 0, receiverHanging: 0, workerFreezes: 0, postgresCuts: 0 };
   const stats = { approvalsOk: 0, approvalErrors: 0 };
-  let apiDown = false;
+  const apiDown = new Set();
+  const pick = (list) => list[Math.floor(Math.random() * list.length)];
 
+  // a call goes to an API process that is up (with one API: waits while it restarts)
   const call = async (method, p, body) => {
+    const up = apis.map((_, i) => i).filter((i) => !apiDown.has(i));
+    if (up.length === 0) throw new Error('no API process up');
+    const client = clients[pick(up)];
     const res = await client.request({ method, path: p, headers: { authorization: token, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined, headersTimeout: 10000, bodyTimeout: 10000 });
     const text = await res.body.text();
     return { status: res.statusCode, body: text ? JSON.parse(text) : null };
@@ -174,10 +214,11 @@ async function runSoak(o) {
 
   try {
     await receiver.start();
-    await api.start();
-    await worker.start();
+    await apis[0].start(); // migrates first
+    await Promise.all([...apis.slice(1), ...workers].map((s) => s.start(60000)));
+    log(`${apis.length} API and ${workers.length} worker process(es) up; faults: ${kinds.join(', ')}`);
     for (let i = 0; i < SUBSCRIBERS; i++) {
-      const r = await call('POST', '/portal-api/webhooks', { Name: `soak-${i}`, URL: `http://127.0.0.1:${receiver.port}/w${i}`, Timeout: 2, Events: ['AccessRequestApproved'] });
+      const r = await call('POST', '/portal-api/webhooks', { Name: `soak-${i}`, URL: `http://127.0.0.1:${receiver.port}/w${i}`, Timeout: WEBHOOK_TIMEOUT, Events: ['AccessRequestApproved'] });
       if (r.status !== 201) throw new Error(`could not create webhook: ${r.status} ${JSON.stringify(r.body)}`);
     }
     const app = await call('POST', '/portal-api/apps', { Name: 'soak app', UserID: 1, RedirectURLs: 'https://soak.example.com/cb', Visibility: 'organisation', Description: 'soak' });
@@ -187,7 +228,7 @@ async function runSoak(o) {
     // load: keep creating and approving access requests, retrying while the API restarts
     const loader = async () => {
       while (Date.now() < deadline && stats.approvalsOk < maxApprovals) {
-        if (apiDown) {
+        if (apiDown.size === apis.length) {
           await sleep(100);
           continue;
         }
@@ -204,28 +245,53 @@ async function runSoak(o) {
       }
     };
     // faults: one at a time, every type at least once, in random order
-    const kinds = ['killWorker', 'wipeQueue', 'restartApi', 'receiverFail', 'receiverHang'];
     const faulter = async () => {
       let bag = [];
+      let first = true;
       while (Date.now() + faultEveryMs < deadline) {
         await sleep(faultEveryMs * (0.5 + Math.random()));
-        if (bag.length === 0) bag = [...kinds].sort(() => Math.random() - 0.5);
+        // the first round in the order given (o.shuffle false) or random; later rounds random
+        if (bag.length === 0) bag = first && o.shuffle === false ? [...kinds].reverse() : [...kinds].sort(() => Math.random() - 0.5);
+        first = false;
         const kind = bag.pop();
         log(`fault: ${kind}`);
         if (kind === 'killWorker') {
+          const worker = pick(workers);
           await worker.stop('SIGKILL');
           faults.workerKills++;
           await sleep(300 + Math.random() * 1500);
           await worker.start();
+        } else if (kind === 'freezeWorker') {
+          // stopped, not dead: its claims lapse and its jobs' locks expire while it holds requests in flight.
+          // The receiver holds its answers for a moment first, so every worker has requests in flight.
+          const worker = pick(workers);
+          receiver.setMode('hang');
+          await sleep(1500);
+          worker.freeze();
+          receiver.setMode('ok'); // the held requests fail; the others retry them, the frozen one learns it late
+          faults.workerFreezes++;
+          await sleep(FREEZE_MS);
+          worker.thaw();
+        } else if (kind === 'cutPostgres') {
+          const admin = new Client({ connectionString: o.databaseUrl });
+          await admin.connect();
+          try {
+            const r = await admin.query(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+            log(`terminated ${r.rows[0].n} backends of the service`);
+          } finally {
+            await admin.end();
+          }
+          faults.postgresCuts++;
         } else if (kind === 'wipeQueue') {
           await deleteQueueKeys(o.redisUrl, o.queuePrefix);
           faults.queueWipes++;
         } else if (kind === 'restartApi') {
-          apiDown = true;
-          await api.stop(Math.random() < 0.5 ? 'SIGKILL' : 'SIGTERM');
+          const i = Math.floor(Math.random() * apis.length);
+          apiDown.add(i);
+          await apis[i].stop(Math.random() < 0.5 ? 'SIGKILL' : 'SIGTERM');
           faults.apiRestarts++;
-          await api.start();
-          apiDown = false;
+          await apis[i].start();
+          apiDown.delete(i);
         } else if (kind === 'receiverFail' || kind === 'receiverHang') {
           receiver.setMode(kind === 'receiverFail' ? 'fail' : 'hang');
           if (kind === 'receiverFail') faults.receiverFailing++;
@@ -255,6 +321,10 @@ async function runSoak(o) {
       const stuck = Number((await db.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'`)).rows[0].n);
       const pendingOverdue = Number((await db.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at < now() - interval '10 seconds'`)).rows[0].n);
       const failed = Number((await db.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'failed'`)).rows[0].n);
+      // one record per attempt, whoever answered late
+      const doubleRecorded = Number(
+        (await db.query(`SELECT count(*) AS n FROM (SELECT 1 FROM webhook_delivery_attempts GROUP BY delivery_id, number HAVING count(*) > 1) x`)).rows[0].n,
+      );
       let received = 0;
       let duplicates = 0;
       for (const n of receiver.accepted.values()) {
@@ -264,6 +334,8 @@ async function runSoak(o) {
       const lost = missing().length;
       return {
         durationMs: loadMs,
+        apiProcesses: apis.length,
+        workerProcesses: workers.length,
         eventsSent: events.length,
         approvalsAcknowledged: stats.approvalsOk,
         subscribers: SUBSCRIBERS,
@@ -274,21 +346,24 @@ async function runSoak(o) {
         notDelivered: stuck,
         pendingPastSchedule: pendingOverdue,
         failed,
+        attemptsRecordedTwice: doubleRecorded,
+        lateAnswersDropped: workers.reduce((n, w) => n + w.lateAnswersDropped, 0),
         faults,
       };
     } finally {
       await db.end();
     }
   } finally {
-    await client.close().catch(() => undefined);
-    await worker.stop('SIGKILL').catch(() => undefined);
-    await api.stop('SIGTERM').catch(() => undefined);
+    for (const client of clients) await client.close().catch(() => undefined);
+    for (const worker of workers) await worker.stop('SIGKILL').catch(() => undefined);
+    for (const api of apis) await api.stop('SIGTERM').catch(() => undefined);
     await receiver.close().catch(() => undefined);
   }
 }
 
 function formatReport(r) {
   const rows = [
+    ['processes (API + worker)', `${r.apiProcesses} + ${r.workerProcesses}`],
     ['events sent (committed approvals)', r.eventsSent],
     ['approvals acknowledged by the API', r.approvalsAcknowledged],
     ['subscribers', r.subscribers],
@@ -298,14 +373,18 @@ function formatReport(r) {
     ['lost (must be 0)', r.lost],
     ['not delivered at the end', r.notDelivered],
     ['pending past schedule (must be 0)', r.pendingPastSchedule],
+    ['attempts recorded twice (must be 0)', r.attemptsRecordedTwice],
+    ['late answers of taken-over claims, dropped', r.lateAnswersDropped],
     ['faults: worker SIGKILLs', r.faults.workerKills],
     ['faults: queue key wipes', r.faults.queueWipes],
     ['faults: API restarts', r.faults.apiRestarts],
     ['faults: receiver failing', r.faults.receiverFailing],
     ['faults: receiver hanging', r.faults.receiverHanging],
+    ['faults: worker frozen (SIGSTOP)', r.faults.workerFreezes],
+    ['faults: Postgres connections cut', r.faults.postgresCuts],
   ];
   const w = Math.max(...rows.map(([k]) => k.length));
   return rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n');
 }
 
-module.exports = { runSoak, formatReport, deleteQueueKeys };
+module.exports = { runSoak, formatReport, deleteQueueKeys, ALL_FAULTS };

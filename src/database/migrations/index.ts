@@ -7,6 +7,7 @@ import { OneJobPerDelivery1763800600000 } from './1763800600000-one-job-per-deli
 import { OutboxTraceContext1763801100000 } from './1763801100000-outbox-trace-context';
 import { WebhookSigningKeys1763801200000 } from './1763801200000-webhook-signing-keys';
 import { WebhookFlowControl1763801300000 } from './1763801300000-webhook-flow-control';
+import { PartitionedDeliveryLog1763801400000 } from './1763801400000-partitioned-delivery-log';
 
 /** Every migration, in order. Add new ones at the end (raw SQL up/down). */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   OutboxTraceContext1763801100000,
   WebhookSigningKeys1763801200000,
   WebhookFlowControl1763801300000,
+  PartitionedDeliveryLog1763801400000,
 ];

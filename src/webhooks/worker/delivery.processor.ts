@@ -3,7 +3,7 @@ import { BeforeApplicationShutdown, Logger, OnApplicationBootstrap } from '@nest
 import { DelayedError, Job } from 'bullmq';
 import { AppConfig } from '../../config';
 import { DELIVERY_QUEUE, DeliveryJobData, DeliveryQueue } from '../delivery-queue';
-import { AttemptRecord, ClaimedDelivery, DeliveryStore } from '../delivery-store';
+import { AttemptRecord, ClaimedDelivery, DeliveryStore, RecordOutcome } from '../delivery-store';
 import { HttpSender } from '../send/http-sender';
 import { decide } from '../send/retry-policy';
 import { DeliverySigner } from '../send/delivery-signer';
@@ -37,7 +37,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   private closing = false;
   private readonly gate: WebhookGate;
   private readonly claims: Batcher<string, ClaimedDelivery | null>;
-  private readonly records: Batcher<AttemptRecord, Error | null>;
+  private readonly records: Batcher<AttemptRecord, RecordOutcome | Error>;
 
   constructor(
     private readonly config: AppConfig,
@@ -93,8 +93,9 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   private async attempt(deliveryId: string, traced: AttemptTrace): Promise<number> {
     const d = await this.claims.call(deliveryId);
     if (!d) return 0; // not due, taken by another worker, no longer pending, or waiting for its turn in order
-    if (!d.active) {
-      await this.store.failWithoutAttempt(d.id);
+    if (!d.active || d.payload === null) {
+      // switched off, or the event outlived by its delivery went with retention: nothing to send
+      await this.store.failWithoutAttempt(d.id, d.lease);
       await this.afterFinal(d);
       return 0;
     }
@@ -132,16 +133,22 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       trigger: d.trigger,
       status,
       nextAttemptAt,
+      lease: d.lease,
     };
     const gone = outcome.kind === 'disable';
-    let failed: Error | null = null;
+    let recorded: RecordOutcome | Error;
     if (this.health.closes(d, record, gone)) {
-      await this.health.recordClosing(d, record, gone);
+      recorded = await this.health.recordClosing(d, record, gone);
     } else {
-      failed = await this.records.call(record);
+      recorded = await this.records.call(record);
     }
-    traced.end(result, outcome.kind, failed);
-    if (failed) throw failed;
+    traced.end(result, outcome.kind, recorded instanceof Error ? recorded : null);
+    if (recorded instanceof Error) throw recorded;
+    if (recorded === 'superseded') {
+      // this worker's claim lapsed (it was frozen or cut off) and another one took the delivery over
+      this.logger.warn({ deliveryId: d.id, attempt: number }, 'late answer of a delivery taken over by another worker: not recorded');
+      return;
+    }
     this.metrics.attempt(status, result.error, result.durationMs);
     if (!gone) await this.health.observe(d, result.error === null, startedAt);
     if (outcome.kind === 'retry') {
@@ -163,7 +170,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
 
   private buildRequest(d: ClaimedDelivery) {
     const hasBody = !BODYLESS.has(d.method);
-    const body = hasBody ? JSON.stringify({ Event: d.eventName, Message: d.payload, Timestamp: new Date(d.occurredAt).toISOString() }) : '';
+    const body = hasBody ? JSON.stringify({ Event: d.eventName, Message: d.payload, Timestamp: d.occurredAt!.toISOString() }) : '';
     const headers: Record<string, string> = { 'user-agent': 'gateway-management-webhooks/1.0' };
     for (const h of d.headers) headers[h.name.toLowerCase()] = h.value;
     headers['content-type'] = 'application/json';

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config';
 import { EmittedEvent } from '../../events/event-names';
 import { EventsService } from '../../events/events.service';
-import { AttemptRecord, ClaimedDelivery, DeliveryStore } from '../delivery-store';
+import { AttemptRecord, ClaimedDelivery, DeliveryStore, RecordOutcome } from '../delivery-store';
 import { deliveryFailedMessage, raisesDeliveryFailed, webhookDisabledMessage } from '../operational-events';
 import { DeliveryMetrics } from '../webhook-metrics';
 
@@ -34,11 +34,14 @@ export class WebhookHealth {
   /**
    * Records an attempt that ends its delivery badly, in one transaction with what it causes: on 410 the
    * webhook is switched off (WebhookDisabled, reason gone, which says it all); a delivery that failed for
-   * good otherwise (its whole schedule used, or its address blocked) raises DeliveryFailed.
+   * good otherwise (its whole schedule used, or its address blocked) raises DeliveryFailed. A late answer
+   * of a claim another worker took over is not recorded and causes nothing (`superseded`).
    */
-  async recordClosing(d: ClaimedDelivery, a: AttemptRecord, gone: boolean): Promise<void> {
+  async recordClosing(d: ClaimedDelivery, a: AttemptRecord, gone: boolean): Promise<RecordOutcome> {
+    let outcome: RecordOutcome = 'superseded';
     const disabled = await this.db.transaction(async (tx) => {
-      await this.store.recordAttempt(a, tx);
+      outcome = await this.store.recordAttempt(a, tx);
+      if (outcome === 'superseded') return null;
       const events: { name: EmittedEvent; message: Record<string, unknown> }[] = [];
       const summary = { id: d.webhookId, name: d.webhookName, url: d.url };
       if (!gone && failedForGood(d, a)) {
@@ -56,6 +59,7 @@ export class WebhookHealth {
       this.metrics.disabled('gone');
       this.logger.warn({ webhookId: d.webhookId }, 'subscriber answered 410 Gone: webhook switched off');
     }
+    return outcome;
   }
 
   /** Keeps the webhook's failing clock after an attempt, and switches it off once it has run too long. */

@@ -1,0 +1,132 @@
+import { Client } from 'pg';
+import { DELIVERY_LOG_SQL } from '../../src/webhooks/deliveries.service';
+import { OVERDUE_SQL } from '../../src/webhooks/delivery-store';
+import { createTestEnv, TestEnv } from '../helpers/test-env';
+
+/**
+ * The delivery log's statements at scale: a month of deliveries built with SQL (generate_series), ANALYZEd,
+ * then every log route's statement (and the reconciler's scan) is EXPLAINed, with the plan Postgres makes
+ * for the given values and the generic plan a prepared statement may switch to: none may read a big
+ * partition sequentially. `npm test` builds DELIVERY_LOG_ATTEMPTS = 200 000 attempts (the same shape and
+ * per-partition statistics as a larger log, with fewer rows per day); `npm run log-scale` runs this spec at
+ * 10 000 000 attempts.
+ */
+const ATTEMPTS = Number(process.env.DELIVERY_LOG_ATTEMPTS ?? 200_000);
+// per 100 deliveries: 90 delivered (1 attempt), 8 failed (3 attempts), 2 pending (1 attempt) = 116 attempts
+const DELIVERIES = Math.round((ATTEMPTS * 100) / 116);
+const WEBHOOKS = 50;
+const DAYS = 30;
+/** A sequential scan of a partition with more rows than this fails the check (tiny partitions may be scanned). */
+const BIG = 5_000;
+
+const uuid = (prefix: string, expr: string) => `('${prefix}' || lpad(to_hex(${expr}), 12, '0'))::uuid`;
+
+describe(`delivery log at ${ATTEMPTS.toLocaleString('en')} attempts`, () => {
+  let env: TestEnv;
+  let db: Client;
+  const figures: string[] = [];
+
+  beforeAll(async () => {
+    env = await createTestEnv();
+    db = new Client({ connectionString: env.databaseUrl });
+    await db.connect();
+    const started = Date.now();
+    await db.query(`SELECT delivery_log_ensure_partitions((now() AT TIME ZONE 'UTC')::date - ${DAYS + 1}, (now() AT TIME ZONE 'UTC')::date)`);
+    await db.query(
+      `INSERT INTO webhooks (id, name, url, events, secret_encrypted, created_at)
+       SELECT ${uuid('00000000-0000-4000-8000-', 'i')}, 'w' || i, 'https://example.com/' || i, ARRAY['AccessRequestApproved'], 'x', now() - interval '60 days'
+         FROM generate_series(1, ${WEBHOOKS}) i`,
+    );
+    // delivery i belongs to event i/2 and webhook i % WEBHOOKS; created evenly over the last DAYS days
+    await db.query(
+      `INSERT INTO outbox_events (id, name, payload, occurred_at, relayed_at)
+       SELECT ${uuid('00000000-0000-4000-9000-', 'e')}, 'AccessRequestApproved', '{"ID":1}', t, t
+         FROM (SELECT e, now() - (e * 2.0 / ${DELIVERIES}) * interval '${DAYS} days' AS t FROM generate_series(0, ${Math.ceil(DELIVERIES / 2)}) e) s`,
+    );
+    await db.query(
+      `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, status, attempt_count, next_attempt_at, created_at, updated_at, finished_at)
+       SELECT ${uuid('00000000-0000-4000-a000-', 'i')}, ${uuid('00000000-0000-4000-8000-', `i % ${WEBHOOKS} + 1`)}, ${uuid('00000000-0000-4000-9000-', 'i / 2')},
+              'AccessRequestApproved', st, CASE st WHEN 'failed' THEN 3 ELSE 1 END, CASE WHEN st = 'pending' THEN t + interval '5 minutes' END,
+              t, t, CASE WHEN st = 'pending' THEN 'infinity' ELSE t + interval '1 second' END
+         FROM (SELECT i, now() - (i::float8 / ${DELIVERIES}) * interval '${DAYS} days' AS t,
+                      CASE WHEN i % 100 < 2 THEN 'pending' WHEN i % 100 < 10 THEN 'failed' ELSE 'delivered' END AS st
+                 FROM generate_series(0, ${DELIVERIES - 1}) i) s`,
+    );
+    await db.query(
+      `INSERT INTO webhook_delivery_attempts (delivery_id, webhook_id, number, started_at, status_code, duration_ms, error, response_body, trigger, delivery_finished_at)
+       SELECT d.id, d.webhook_id, n, d.created_at, CASE d.status WHEN 'failed' THEN 500 ELSE 200 END, 12, CASE d.status WHEN 'failed' THEN 'http_status' END, 'ok', 'scheduled', d.finished_at
+         FROM webhook_deliveries d, generate_series(1, d.attempt_count) n`,
+    );
+    await db.query(`ANALYZE outbox_events, webhook_deliveries, webhook_delivery_attempts`);
+    const [{ n }] = (await db.query(`SELECT count(*)::int AS n FROM webhook_delivery_attempts`)).rows;
+    figures.push(`built ${n} attempts, ${DELIVERIES} deliveries in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    expect(n).toBeGreaterThanOrEqual(ATTEMPTS * 0.98);
+  }, 3_600_000);
+
+  afterAll(async () => {
+    process.stderr.write(`\ndelivery log scale:\n  ${figures.join('\n  ')}\n`);
+    await db?.end();
+    await env?.drop();
+  });
+
+  /** Sequential scans of partitions holding more than BIG rows, in the plan Postgres makes for these values, and in the generic plan. */
+  async function seqScans(sql: string, params: unknown[]): Promise<{ custom: string[]; generic: string[]; ms: number }> {
+    const big = new Set(
+      (await db.query(`SELECT relname FROM pg_class WHERE relkind = 'r' AND reltuples > ${BIG} AND relname ~ '^(outbox_events|webhook_deliveries|webhook_delivery_attempts)_'`)).rows.map(
+        (r) => r.relname,
+      ),
+    );
+    const scans = (plan: any): string[] => {
+      const own = plan['Node Type'] === 'Seq Scan' && big.has(plan['Relation Name']) ? [plan['Relation Name']] : [];
+      return own.concat(...(plan.Plans ?? []).map(scans));
+    };
+    const analyzed = (await db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, params)).rows[0]['QUERY PLAN'][0];
+    await db.query(`SET plan_cache_mode = force_generic_plan`);
+    try {
+      await db.query(`PREPARE scale_check AS ${sql}`);
+      const values = params.map((v) => db.escapeLiteral(String(v))).join(', ');
+      const generic = (await db.query(`EXPLAIN (FORMAT JSON) EXECUTE scale_check(${values})`)).rows[0]['QUERY PLAN'][0];
+      return { custom: scans(analyzed.Plan), generic: scans(generic.Plan), ms: analyzed['Execution Time'] };
+    } finally {
+      await db.query(`DEALLOCATE ALL`);
+      await db.query(`RESET plan_cache_mode`);
+    }
+  }
+
+  async function check(what: string, sql: string, params: unknown[]): Promise<void> {
+    const r = await seqScans(sql, params);
+    figures.push(`${what}: ${r.ms.toFixed(2)} ms`);
+    expect({ what, sequentialScans: r.custom }).toEqual({ what, sequentialScans: [] });
+    expect({ what, genericPlanSequentialScans: r.generic }).toEqual({ what, genericPlanSequentialScans: [] });
+  }
+
+  const webhook = `00000000-0000-4000-8000-${(7).toString(16).padStart(12, '0')}`;
+
+  it('lists a webhook’s deliveries, newest first, first and a later page, also by status, from the indexes', async () => {
+    await check('list page 1', DELIVERY_LOG_SQL.list, [webhook, 20, 0]);
+    await check('list page 50', DELIVERY_LOG_SQL.list, [webhook, 20, 980]);
+    await check('list failed', DELIVERY_LOG_SQL.listByStatus, [webhook, 20, 0, 'failed']);
+    await check('list pending', DELIVERY_LOG_SQL.listByStatus, [webhook, 20, 0, 'pending']);
+  });
+
+  it('reads one delivery and its attempts from one partition', async () => {
+    // a failed delivery (3 attempts) from the middle of the month
+    const i = Math.floor(DELIVERIES / 2 / 100) * 100 + 5;
+    const id = `00000000-0000-4000-a000-${i.toString(16).padStart(12, '0')}`;
+    const owner = `00000000-0000-4000-8000-${((i % WEBHOOKS) + 1).toString(16).padStart(12, '0')}`;
+    await check('one delivery', DELIVERY_LOG_SQL.one, [id, owner]);
+    const [d] = (await db.query(DELIVERY_LOG_SQL.one, [id, owner])).rows;
+    expect(d.status).toBe('failed');
+    await check('its attempts', DELIVERY_LOG_SQL.attempts, [id, d.finished_at]);
+    expect((await db.query(DELIVERY_LOG_SQL.attempts, [id, d.finished_at])).rows).toHaveLength(3);
+    const plan = (await db.query(`EXPLAIN (FORMAT JSON) ${DELIVERY_LOG_SQL.attempts}`, [id, d.finished_at])).rows[0]['QUERY PLAN'][0];
+    expect(JSON.stringify(plan)).not.toMatch(/"Node Type":"Append"/); // pruned to the one partition
+  });
+
+  it('the reconciler’s scan reads only the open partition of pending deliveries', async () => {
+    await check('overdue scan', OVERDUE_SQL, [3, 2000]);
+    const plan = JSON.stringify((await db.query(`EXPLAIN (FORMAT JSON) ${OVERDUE_SQL}`, [3, 2000])).rows[0]['QUERY PLAN'][0]);
+    const partitions = [...new Set([...plan.matchAll(/"Relation Name":"([^"]+)"/g)].map((m) => m[1]))].filter((r) => r.startsWith('webhook_deliveries'));
+    expect(partitions).toEqual(['webhook_deliveries_open']);
+  });
+});

@@ -1,0 +1,101 @@
+import { Cluster } from 'ioredis';
+import { RedisConnection } from '../../src/queue/queue.module';
+import { DeliveryProcessor } from '../../src/webhooks/worker/delivery.processor';
+import { emitEvent } from '../helpers/events';
+import { portalClient } from '../helpers/portal';
+import { RedisCluster } from '../helpers/redis-cluster';
+import { ServiceProcess } from '../helpers/service-process';
+import { eventually, ReceivedRequest, Sink } from '../helpers/sink';
+import { startTestApp, TestApp } from '../helpers/test-app';
+import { createTestEnv, deleteQueueKeys, TEST_SECRETS, TestEnv } from '../helpers/test-env';
+
+const ids = (received: ReceivedRequest[]) => new Set(received.map((r) => r.headers['webhook-id'] as string));
+
+describe('on a three-master Redis Cluster', () => {
+  let cluster: RedisCluster;
+  let env: TestEnv;
+  let sink: Sink;
+
+  beforeAll(async () => {
+    cluster = await RedisCluster.start(3);
+    env = await createTestEnv({ REDIS_URL: '', REDIS_CLUSTER_NODES: cluster.nodes, WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1,1,1,1,1' });
+    sink = await Sink.start();
+  }, 60_000);
+  afterAll(async () => {
+    await sink?.close();
+    await env?.drop();
+    await cluster?.stop();
+  });
+
+  it('API and worker processes on the cluster: approval → a signed delivery; /health/ready checks the cluster; keys are hash-tagged', async () => {
+    const api = await ServiceProcess.start({ ...env.vars, ROLE: 'api' });
+    const worker = await ServiceProcess.start({ ...env.vars, ROLE: 'worker' });
+    try {
+      const base = `http://127.0.0.1:${api.port}`;
+      const headers = { authorization: TEST_SECRETS.PORTAL_API_TOKEN, 'content-type': 'application/json' };
+      const post = async (path: string, body: unknown, method = 'POST') => {
+        const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+        return { status: res.status, body: (await res.json()) as any };
+      };
+      const hook = await post('/portal-api/webhooks', { Name: 'cluster', URL: sink.url('/c'), Events: ['AccessRequestApproved'] });
+      expect(hook.status).toBe(201);
+      const app = await post('/portal-api/apps', { Name: 'On a cluster' });
+      expect(app.status).toBe(200);
+      const ar = await post('/portal-api/access_requests', {
+        AppID: app.body.ID, Catalogue: 'c', Plan: 'p', Products: ['p'], AuthType: 'authToken', DCREnabled: false, ProvisionImmediately: false, User: 'User#1',
+      });
+      expect(ar.status).toBe(201);
+      expect((await post(`/portal-api/access_requests/${ar.body.ID}/approve`, undefined, 'PUT')).status).toBe(200);
+
+      const [got] = await sink.waitFor((r) => r.length >= 1, 20_000, 'the approval delivery');
+      expect(JSON.parse(got.body)).toMatchObject({ Event: 'AccessRequestApproved', Message: { ID: ar.body.ID, Status: 'approved' } });
+      expect(got.headers['webhook-signature']).toMatch(/^v1,/);
+
+      for (const port of [api.port, worker.port]) {
+        const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
+        expect(ready.status).toBe(200);
+      }
+      const keys = await cluster.keys('*');
+      expect(keys.length).toBeGreaterThan(0);
+      // every key the service wrote sits under its hash-tagged prefix, so in one slot
+      expect(keys.filter((k) => !k.startsWith(`{${env.queuePrefix}}:`))).toEqual([]);
+      const metrics = await (await fetch(`http://127.0.0.1:${worker.port}/metrics`)).text();
+      expect(metrics).toMatch(/webhook_queue_depth\{queue="deliveries",state="waiting"\} \d+/);
+    } finally {
+      await worker.kill('SIGKILL');
+      await api.kill('SIGTERM');
+    }
+  }, 60_000);
+
+  it('rebuilds the queue from Postgres after every queue key in the cluster is deleted', async () => {
+    sink.received.length = 0;
+    const t: TestApp = await startTestApp({ env });
+    try {
+      expect(t.app.get(RedisConnection).client).toBeInstanceOf(Cluster);
+      const res = await portalClient(t).post('/portal-api/webhooks', { Name: 'r', URL: sink.url('/r'), Events: ['AccessRequestApproved'] });
+      expect(res.status).toBe(201);
+      const webhookId = res.body.ID;
+      // deliveries created and queued, never attempted: the delivery worker is paused
+      const worker = t.app.get(DeliveryProcessor).worker;
+      await worker.pause(true);
+      for (let i = 0; i < 20; i++) await emitEvent(t, 'AccessRequestApproved', { ID: i, AppID: 1, UserID: 1, Status: 'approved' });
+      await eventually(async () => {
+        const [row] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1`, [webhookId]);
+        return row.n === 20;
+      }, 15_000, 'deliveries created');
+      expect((await cluster.keys(`{${env.queuePrefix}}:deliveries:*`)).length).toBeGreaterThan(0);
+
+      const deleted = await deleteQueueKeys(cluster.url, env.queuePrefix);
+      expect(deleted).toBeGreaterThan(0);
+      expect(await cluster.keys(`{${env.queuePrefix}}:*`)).toEqual([]);
+      worker.resume();
+      await eventually(async () => {
+        const [row] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered'`, [webhookId]);
+        return row.n === 20;
+      }, 40_000, 'all 20 delivered after the queue was rebuilt by the reconciler');
+      expect(ids(sink.received.filter((r) => r.url === '/r')).size).toBe(20);
+    } finally {
+      await t.close();
+    }
+  }, 90_000);
+});
