@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import { RedisConnection } from '../../src/queue/queue.module';
 import { DeliveryProcessor } from '../../src/webhooks/worker/delivery.processor';
+import { RateLimits } from '../../src/webhooks/worker/rate-limits';
 import { emitEvent } from '../helpers/events';
 import { portalClient } from '../helpers/portal';
 import { RedisCluster } from '../helpers/redis-cluster';
@@ -98,4 +100,34 @@ describe('on a three-master Redis Cluster', () => {
       await t.close();
     }
   }, 90_000);
+
+  it('holds a webhook to its RateLimit with the limiter on the cluster, under the hash-tagged prefix', async () => {
+    sink.received.length = 0;
+    const t: TestApp = await startTestApp({ env });
+    try {
+      const res = await portalClient(t).post('/portal-api/webhooks', { Name: 'limited', URL: sink.url('/l'), Events: ['AccessRequestApproved'], RateLimit: 2 });
+      expect(res.status).toBe(201);
+      const webhookId = res.body.ID;
+      const N = 8;
+      for (let i = 0; i < N; i++) await emitEvent(t, 'AccessRequestApproved', { ID: i, AppID: 1, UserID: 1, Status: 'approved' });
+      const received = await sink.waitFor((r) => ids(r.filter((x) => x.url === '/l')).size >= N, 30_000, `all ${N} on the limited webhook`);
+      const arrivals = received.filter((r) => r.url === '/l').map((r) => r.at).sort((a, b) => a - b);
+      // 2 per one-second window: 8 take at least three windows after the first
+      expect(arrivals[arrivals.length - 1] - arrivals[0]).toBeGreaterThanOrEqual(2_000);
+      for (const start of arrivals) expect(arrivals.filter((at) => at >= start && at < start + 1000).length).toBeLessThanOrEqual(4);
+      const [row] = await t.db.query(
+        `SELECT count(*) FILTER (WHERE status = 'delivered' AND attempt_count = 1)::int AS once FROM webhook_deliveries WHERE webhook_id = $1`,
+        [webhookId],
+      );
+      expect(row.once).toBe(N); // waiting its turn is not an attempt
+      // the limiter's counter is a key of the cluster under the service's hash tag
+      const probe = randomUUID();
+      const limits = t.app.get(RateLimits);
+      expect(await limits.admit(probe, 1)).toBe(0);
+      expect(await limits.admit(probe, 1)).toBeGreaterThan(0);
+      expect(await cluster.keys(`{${env.queuePrefix}}:webhook-rate:${probe}`)).toHaveLength(1);
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
 });
