@@ -102,8 +102,9 @@ export class DispatchGauges implements OnModuleInit {
       name: 'webhook_deliveries_rate_limited',
       help: 'Pending deliveries waiting for their turn under their webhook rate limit',
       registers: [this.registry],
+      // pending work lives in the open partition (finished_at 'infinity'): naming it keeps the scan there
       collect: async function (this: Gauge) {
-        const [row] = await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE held = 'rate_limit' AND status = 'pending'`);
+        const [row] = await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE finished_at = 'infinity' AND held = 'rate_limit' AND status = 'pending'`);
         this.set(row.n);
       },
     });
@@ -115,9 +116,9 @@ export class DispatchGauges implements OnModuleInit {
         const [row] = await db.query(
           `SELECT count(*)::int AS n FROM webhooks w
              CROSS JOIN LATERAL (SELECT attempt_count, event_seq FROM webhook_deliveries
-                                  WHERE webhook_id = w.id AND status = 'pending' ORDER BY event_seq LIMIT 1) head
+                                  WHERE finished_at = 'infinity' AND webhook_id = w.id AND status = 'pending' ORDER BY event_seq LIMIT 1) head
             WHERE w.ordered AND w.active AND head.attempt_count > 0
-              AND EXISTS (SELECT 1 FROM webhook_deliveries b WHERE b.webhook_id = w.id AND b.status = 'pending' AND b.event_seq > head.event_seq)`,
+              AND EXISTS (SELECT 1 FROM webhook_deliveries b WHERE b.finished_at = 'infinity' AND b.webhook_id = w.id AND b.status = 'pending' AND b.event_seq > head.event_seq)`,
         );
         this.set(row.n);
       },
