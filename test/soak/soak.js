@@ -50,8 +50,15 @@ class Service {
   }
   async start(timeoutMs = 30000) {
     const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH || '', ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    // the JSON log (stdout): each late answer the process dropped is counted
-    child.stdout.on('data', (d) => (this.lateAnswersDropped += (String(d).match(/late answer of a delivery taken over/g) || []).length));
+    // the JSON log (stdout): each late answer the process dropped is counted; warnings and errors are kept
+    // (the last 2 000 lines) to explain a delivery that did not arrive
+    this.warnings = this.warnings || [];
+    child.stdout.on('data', (d) => {
+      const text = String(d);
+      this.lateAnswersDropped += (text.match(/late answer of a delivery taken over/g) || []).length;
+      for (const line of text.split('\n')) if (/"level":(40|50|60)/.test(line)) this.warnings.push(line.slice(0, 2000));
+      if (this.warnings.length > 2000) this.warnings.splice(0, this.warnings.length - 2000);
+    });
     this.child = child;
     this.exited = new Promise((r) => child.once('exit', r));
     let out = '';
@@ -332,6 +339,32 @@ async function runSoak(o) {
         duplicates += n - 1;
       }
       const lost = missing().length;
+      // what Postgres and Redis hold about deliveries that did not arrive, and what the processes said about them
+      const stuckRows = (
+        await db.query(
+          `SELECT d.id, d.status, d.attempt_count, d.next_attempt_at, d.locked_until, d.finished_at::text AS finished_at, d.created_at, d.updated_at, d.next_trigger,
+                  (SELECT json_agg(json_build_object('n', a.number, 'at', a.started_at, 'code', a.status_code, 'error', a.error) ORDER BY a.number) FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id) AS attempts
+             FROM webhook_deliveries d WHERE d.status <> 'delivered' ORDER BY d.created_at LIMIT 10`,
+        )
+      ).rows;
+      const notArrived = [];
+      if (stuckRows.length) {
+        const { Queue } = require('bullmq');
+        const { hashTaggedPrefix, redisTargetFromUrl, createRedisClient } = require('../../dist/queue/redis-connection');
+        const target = redisTargetFromUrl(o.redisUrl);
+        const queue = new Queue('deliveries', { connection: target.cluster ? createRedisClient(target) : require('../../dist/queue/redis-connection').redisOptionsFromUrl(o.redisUrl), prefix: hashTaggedPrefix(o.queuePrefix) });
+        try {
+          for (const r of stuckRows) {
+            const jobId = `${r.id}-${r.attempt_count + 1}`;
+            const job = await queue.getJob(jobId);
+            const said = [...apis, ...workers].flatMap((p) => (p.warnings || []).filter((l) => l.includes(r.id)).map((l) => `${p.name}: ${l}`));
+            notArrived.push({ ...r, job: { id: jobId, state: await queue.getJobState(jobId), present: !!job, delay: job?.delay, timestamp: job?.timestamp }, said });
+          }
+          notArrived.push({ counts: await queue.getJobCounts(), reconcilerSaid: workers.flatMap((w) => (w.warnings || []).filter((l) => /reconcil|relay|failed/.test(l)).slice(-20)) });
+        } finally {
+          await queue.close();
+        }
+      }
       return {
         durationMs: loadMs,
         apiProcesses: apis.length,
@@ -347,6 +380,7 @@ async function runSoak(o) {
         pendingPastSchedule: pendingOverdue,
         failed,
         attemptsRecordedTwice: doubleRecorded,
+        notArrived,
         lateAnswersDropped: workers.reduce((n, w) => n + w.lateAnswersDropped, 0),
         faults,
       };
