@@ -1,0 +1,217 @@
+import { useState } from 'preact/hooks';
+import { api, query } from '../api';
+import { navigate } from '../router';
+import { DELIVERY_STATUSES, type Delivery, type Webhook } from '../types';
+import { Empty, ErrorBox, formatTime, Loading, Pager, StatusBadge, useAction, useLoad } from '../ui';
+
+const PER_PAGE = 20;
+
+export function WebhookPage({ id }: { id: string }) {
+  const path = `/portal-api/webhooks/${encodeURIComponent(id)}`;
+  const hook = useLoad(() => api.get<Webhook>(path), [id]);
+  const [deliveriesKey, setDeliveriesKey] = useState(0);
+
+  if (hook.error) return <ErrorBox error={hook.error} onRetry={hook.reload} />;
+  if (!hook.data) return <Loading what="the webhook" />;
+  const w = hook.data;
+  return (
+    <section>
+      <nav aria-label="breadcrumb">
+        <ul>
+          <li>
+            <a href="#/webhooks">Webhooks</a>
+          </li>
+          <li>{w.Name}</li>
+        </ul>
+      </nav>
+      <div class="title-row">
+        <h2>{w.Name}</h2>
+        <a href={`#/webhooks/${w.ID}/edit`} role="button" class="secondary">
+          Edit
+        </a>
+      </div>
+      <article class="grid-2">
+        <dl>
+          <dt>Target</dt>
+          <dd class="wrap">
+            <code>{w.Method}</code> {w.URL}
+          </dd>
+          <dt>State</dt>
+          <dd>{w.Active ? <StatusBadge status="active" /> : <StatusBadge status="inactive" />}</dd>
+          <dt>Timeout</dt>
+          <dd>{w.Timeout} s</dd>
+        </dl>
+        <dl>
+          <dt>Events</dt>
+          <dd>{w.Events.join(', ')}</dd>
+          <dt>Headers</dt>
+          <dd>{w.Headers.length ? w.Headers.map((h) => h.Name).join(', ') : <span class="muted">none</span>}</dd>
+          <dt>Created</dt>
+          <dd>{w.CreatedAt} UTC</dd>
+        </dl>
+      </article>
+      <SecretPanel path={path} />
+      <Deliveries key={deliveriesKey} webhook={w} onChanged={() => setDeliveriesKey((k) => k + 1)} />
+      <DangerZone path={path} name={w.Name} />
+    </section>
+  );
+}
+
+function SecretPanel({ path }: { path: string }) {
+  const [secret, setSecret] = useState<string | undefined>(undefined);
+  const reveal = useAction();
+  return (
+    <article>
+      <header>
+        <strong>Signing secret</strong>
+      </header>
+      <p class="secret-row">
+        <code data-testid="secret">{secret ?? '•'.repeat(24)}</code>
+        {secret ? (
+          <button type="button" class="secondary outline small" onClick={() => setSecret(undefined)}>
+            Hide
+          </button>
+        ) : (
+          <button
+            type="button"
+            class="secondary outline small"
+            aria-busy={reveal.busy ? 'true' : undefined}
+            onClick={() => reveal.run(async () => setSecret((await api.get<{ Secret: string }>(`${path}/secret`)).Secret))}
+          >
+            Reveal secret
+          </button>
+        )}
+      </p>
+      {reveal.error ? <ErrorBox error={reveal.error} /> : null}
+      <small class="muted">Receivers verify each delivery's webhook-signature with it (Standard Webhooks).</small>
+    </article>
+  );
+}
+
+function Deliveries({ webhook, onChanged }: { webhook: Webhook; onChanged: () => void }) {
+  const [page, setPage] = useState(1);
+  const [status, setStatus] = useState('');
+  const path = `/portal-api/webhooks/${encodeURIComponent(webhook.ID)}`;
+  const list = useLoad(() => api.get<Delivery[]>(`${path}/deliveries${query({ page, per_page: PER_PAGE, status })}`), [webhook.ID, page, status]);
+  return (
+    <article>
+      <header class="title-row">
+        <strong>Deliveries</strong>
+        <div class="toolbar">
+          <select
+            aria-label="Filter by status"
+            name="status"
+            value={status}
+            onChange={(e) => {
+              setStatus((e.target as HTMLSelectElement).value);
+              setPage(1);
+            }}
+          >
+            <option value="">every status</option>
+            {DELIVERY_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+          <button type="button" class="secondary outline" aria-busy={list.loading ? 'true' : undefined} onClick={list.reload}>
+            Refresh
+          </button>
+        </div>
+      </header>
+      {list.error ? <ErrorBox error={list.error} onRetry={list.reload} /> : null}
+      {list.loading && !list.data ? <Loading what="deliveries" /> : null}
+      {list.data && list.data.length === 0 ? (
+        <Empty>{status ? `No ${status} deliveries${page > 1 ? ' on this page' : ''}.` : 'No deliveries yet: events the webhook subscribes to will appear here.'}</Empty>
+      ) : null}
+      {list.data && list.data.length > 0 ? (
+        <div class="overflow-auto">
+          <table class="striped" data-testid="deliveries">
+            <thead>
+              <tr>
+                <th>Created</th>
+                <th>Event</th>
+                <th>Status</th>
+                <th>Attempts</th>
+                <th>Next attempt</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.map((d) => (
+                <tr key={d.ID} data-delivery={d.ID} data-status={d.Status}>
+                  <td>
+                    <a href={`#/webhooks/${webhook.ID}/deliveries/${d.ID}`}>{formatTime(d.CreatedAt)}</a>
+                  </td>
+                  <td>{d.Event}</td>
+                  <td>
+                    <StatusBadge status={d.Status} />
+                  </td>
+                  <td>{d.AttemptCount}</td>
+                  <td>{formatTime(d.NextAttemptAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      {list.data ? <Pager page={page} count={list.data.length} perPage={PER_PAGE} onPage={setPage} /> : null}
+      <Recover path={path} onDone={onChanged} />
+    </article>
+  );
+}
+
+/** Re-queues every failed delivery created since a time. */
+function Recover({ path, onDone }: { path: string; onDone: () => void }) {
+  const [since, setSince] = useState(() => new Date(Date.now() - 24 * 3600_000).toISOString().slice(0, 16));
+  const [result, setResult] = useState<number | undefined>(undefined);
+  const action = useAction();
+  return (
+    <form
+      class="recover"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setResult(undefined);
+        // the picker's value is UTC (the console prints every time in UTC)
+        void action.run(async () => {
+          const r = await api.post<{ Requeued: number }>(`${path}/recover`, { since: `${since}:00Z` });
+          setResult(r.Requeued);
+          onDone();
+        });
+      }}
+    >
+      <label>
+        Recover failed deliveries created since (UTC)
+        <div role="group">
+          <input type="datetime-local" name="since" required value={since} onInput={(e) => setSince((e.target as HTMLInputElement).value)} />
+          <button type="submit" aria-busy={action.busy ? 'true' : undefined}>
+            Recover
+          </button>
+        </div>
+      </label>
+      {result !== undefined ? <p role="status">{result === 1 ? '1 delivery queued again.' : `${result} deliveries queued again.`}</p> : null}
+      {action.error ? <ErrorBox error={action.error} /> : null}
+    </form>
+  );
+}
+
+function DangerZone({ path, name }: { path: string; name: string }) {
+  const action = useAction();
+  return (
+    <details class="danger">
+      <summary>Delete this webhook</summary>
+      <p>Deleting “{name}” stops its deliveries and removes its delivery log.</p>
+      <button
+        type="button"
+        class="contrast"
+        aria-busy={action.busy ? 'true' : undefined}
+        onClick={() => action.run(async () => {
+          await api.del(path);
+          navigate('/webhooks');
+        })}
+      >
+        Delete webhook
+      </button>
+      {action.error ? <ErrorBox error={action.error} /> : null}
+    </details>
+  );
+}
