@@ -9,15 +9,19 @@ export interface Loadable<T> {
   reload: () => void;
 }
 
-/** Runs `load` now and whenever `deps` change; keeps the last data while reloading. */
+/** Runs `load` now and whenever `deps` change; `reload()` runs it again keeping the last data on screen. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loadable<T> {
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<ApiError | undefined>(undefined);
   const [loading, setLoading] = useState(true);
   const [tick, setTick] = useState(0);
   const seq = useRef(0);
+  const lastTick = useRef(tick);
   useEffect(() => {
     const mine = ++seq.current;
+    // other arguments (another page, another filter) show loading; a reload keeps what is on screen
+    if (lastTick.current === tick) setData(undefined);
+    lastTick.current = tick;
     setLoading(true);
     load().then(
       (d) => {

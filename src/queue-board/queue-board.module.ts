@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
@@ -17,14 +17,20 @@ import { requireAdminSecret } from './basic-auth';
 export const QUEUE_BOARD_PATH = '/queues';
 
 /**
- * Hashes of the inline styles of Bull Board's page (its loading screen), so the page's policy can allow
- * exactly those and no other inline style. Read from the installed UI package, so an upgrade stays correct.
+ * Hashes of the inline styles of Bull Board's page (its loading screen, and the <style> of an icon the UI
+ * renders), so the page's policy allows exactly those and no other inline style. Read from the installed
+ * UI package, so an upgrade stays correct; the browser spec notices any style they miss.
  */
 export function bullBoardStyleHashes(): string[] {
-  const template = readFileSync(join(dirname(require.resolve('@bull-board/ui/package.json')), 'dist', 'index.ejs'), 'utf8');
+  const ui = join(dirname(require.resolve('@bull-board/ui/package.json')), 'dist');
+  const template = readFileSync(join(ui, 'index.ejs'), 'utf8');
   const styles = new Set<string>();
   for (const m of template.matchAll(/\sstyle="([^"]*)"/g)) styles.add(m[1]);
   for (const m of template.matchAll(/<style>([\s\S]*?)<\/style>/g)) styles.add(m[1]);
+  const scripts = join(ui, 'static', 'js');
+  for (const file of readdirSync(scripts).filter((f) => f.endsWith('.js'))) {
+    for (const m of readFileSync(join(scripts, file), 'utf8').matchAll(/"style",\{children:`([^`$\\]*)`\}/g)) styles.add(m[1]);
+  }
   return [...styles].map(cspHash);
 }
 
