@@ -35,7 +35,7 @@ export function AccessRequestsPage() {
       {list.data && list.data.length === 0 ? <Empty>{status ? `No ${status} access requests.` : 'No access requests yet.'}</Empty> : null}
       {list.data && list.data.length > 0 ? (
         <div class="overflow-auto">
-          <table class="striped" data-testid="access-requests">
+          <table class="striped stack" data-testid="access-requests">
             <thead>
               <tr>
                 <th>ID</th>
@@ -51,17 +51,17 @@ export function AccessRequestsPage() {
             <tbody>
               {list.data.map((r) => (
                 <tr key={r.ID} data-request={r.ID}>
-                  <td>
+                  <td data-label="ID">
                     <a href={`#/access-requests/${r.ID}`}>{r.ID}</a>
                   </td>
-                  <td>{r.Client}</td>
-                  <td class="wrap">{r.Products}</td>
-                  <td>{r.Plan}</td>
-                  <td>{r.AuthType}</td>
-                  <td>
+                  <td data-label="Application">{r.Client}</td>
+                  <td data-label="Products" class="wrap">{r.Products}</td>
+                  <td data-label="Plan">{r.Plan}</td>
+                  <td data-label="Auth">{r.AuthType}</td>
+                  <td data-label="Status">
                     <StatusBadge status={r.Status} />
                   </td>
-                  <td>{r.UpdatedAt} UTC</td>
+                  <td data-label="Updated">{r.UpdatedAt} UTC</td>
                   <td>
                     <Decide request={r} onDone={list.reload} compact />
                   </td>

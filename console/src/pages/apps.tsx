@@ -16,7 +16,7 @@ export function AppsPage() {
       {list.data && list.data.length === 0 ? <Empty>No applications{page > 1 ? ' on this page' : ' registered yet'}.</Empty> : null}
       {list.data && list.data.length > 0 ? (
         <div class="overflow-auto">
-          <table class="striped" data-testid="apps">
+          <table class="striped stack" data-testid="apps">
             <thead>
               <tr>
                 <th>ID</th>
@@ -31,13 +31,13 @@ export function AppsPage() {
             <tbody>
               {list.data.map((a) => (
                 <tr key={a.ID}>
-                  <td>{a.ID}</td>
-                  <td>{a.Name}</td>
-                  <td class="wrap">{a.Description || <span class="muted">—</span>}</td>
-                  <td>{a.UserID ? `User#${a.UserID}` : <span class="muted">—</span>}</td>
-                  <td>{a.Visibility}</td>
-                  <td>{(a.AccessRequests[0] ?? []).length}</td>
-                  <td>{a.CreatedAt} UTC</td>
+                  <td data-label="ID">{a.ID}</td>
+                  <td data-label="Name">{a.Name}</td>
+                  <td data-label="Description" class="wrap">{a.Description || <span class="muted">—</span>}</td>
+                  <td data-label="Owner">{a.UserID ? `User#${a.UserID}` : <span class="muted">—</span>}</td>
+                  <td data-label="Visibility">{a.Visibility}</td>
+                  <td data-label="Access requests">{(a.AccessRequests[0] ?? []).length}</td>
+                  <td data-label="Created">{a.CreatedAt} UTC</td>
                 </tr>
               ))}
             </tbody>

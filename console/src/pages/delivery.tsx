@@ -77,7 +77,7 @@ export function DeliveryPage({ webhookId, deliveryId }: { webhookId: string; del
       {d.Attempts.length === 0 ? <Empty>No attempt yet: the first one is on its way.</Empty> : null}
       {d.Attempts.length > 0 ? (
         <div class="overflow-auto">
-          <table class="striped" data-testid="attempts">
+          <table class="striped stack" data-testid="attempts">
             <thead>
               <tr>
                 <th>#</th>
@@ -92,13 +92,13 @@ export function DeliveryPage({ webhookId, deliveryId }: { webhookId: string; del
             <tbody>
               {[...d.Attempts].reverse().map((a) => (
                 <tr key={a.Number} data-attempt={a.Number} data-error={a.Error ?? ''}>
-                  <td>{a.Number}</td>
-                  <td>{formatTime(a.StartedAt)}</td>
-                  <td>{a.Trigger}</td>
-                  <td>{a.StatusCode ?? <span class="muted">none</span>}</td>
-                  <td>{a.DurationMs} ms</td>
-                  <td>{a.Error ? <span class="bad" title={ERROR_WORDS[a.Error] ?? a.Error}>{a.Error}</span> : <span class="ok">—</span>}</td>
-                  <td class="body-cell">{a.ResponseBody ? <pre>{a.ResponseBody}</pre> : <span class="muted">empty</span>}</td>
+                  <td data-label="#">{a.Number}</td>
+                  <td data-label="Started">{formatTime(a.StartedAt)}</td>
+                  <td data-label="Trigger">{a.Trigger}</td>
+                  <td data-label="Status code">{a.StatusCode ?? <span class="muted">none</span>}</td>
+                  <td data-label="Duration">{a.DurationMs} ms</td>
+                  <td data-label="Error">{a.Error ? <span class="bad" title={ERROR_WORDS[a.Error] ?? a.Error}>{a.Error}</span> : <span class="ok">—</span>}</td>
+                  <td data-label="Response body" class="body-cell">{a.ResponseBody ? <pre>{a.ResponseBody}</pre> : <span class="muted">empty</span>}</td>
                 </tr>
               ))}
             </tbody>

@@ -126,7 +126,7 @@ function Deliveries({ webhook, onChanged }: { webhook: Webhook; onChanged: () =>
       ) : null}
       {list.data && list.data.length > 0 ? (
         <div class="overflow-auto">
-          <table class="striped" data-testid="deliveries">
+          <table class="striped stack" data-testid="deliveries">
             <thead>
               <tr>
                 <th>Created</th>
@@ -139,15 +139,15 @@ function Deliveries({ webhook, onChanged }: { webhook: Webhook; onChanged: () =>
             <tbody>
               {list.data.map((d) => (
                 <tr key={d.ID} data-delivery={d.ID} data-status={d.Status}>
-                  <td>
+                  <td data-label="Created">
                     <a href={`#/webhooks/${webhook.ID}/deliveries/${d.ID}`}>{formatTime(d.CreatedAt)}</a>
                   </td>
-                  <td>{d.Event}</td>
-                  <td>
+                  <td data-label="Event">{d.Event}</td>
+                  <td data-label="Status">
                     <StatusBadge status={d.Status} />
                   </td>
-                  <td>{d.AttemptCount}</td>
-                  <td>{formatTime(d.NextAttemptAt)}</td>
+                  <td data-label="Attempts">{d.AttemptCount}</td>
+                  <td data-label="Next attempt">{formatTime(d.NextAttemptAt)}</td>
                 </tr>
               ))}
             </tbody>

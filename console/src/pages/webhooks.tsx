@@ -25,7 +25,7 @@ export function WebhooksPage() {
       ) : null}
       {list.data && list.data.length > 0 ? (
         <div class="overflow-auto">
-          <table class="striped" data-testid="webhooks">
+          <table class="striped stack" data-testid="webhooks">
             <thead>
               <tr>
                 <th>Name</th>
@@ -38,15 +38,17 @@ export function WebhooksPage() {
             <tbody>
               {list.data.map((w) => (
                 <tr key={w.ID} data-webhook={w.Name}>
-                  <td>
+                  <td data-label="Name">
                     <a href={`#/webhooks/${w.ID}`}>{w.Name}</a>
                   </td>
-                  <td class="wrap">
-                    <code>{w.Method}</code> {w.URL}
+                  <td data-label="Target" class="wrap">
+                    <span>
+                      <code>{w.Method}</code> {w.URL}
+                    </span>
                   </td>
-                  <td>{w.Events.length === 1 ? w.Events[0] : `${w.Events.length} events`}</td>
-                  <td>{w.Active ? <StatusBadge status="active" /> : <StatusBadge status="inactive" />}</td>
-                  <td>
+                  <td data-label="Events">{w.Events.length === 1 ? w.Events[0] : `${w.Events.length} events`}</td>
+                  <td data-label="State">{w.Active ? <StatusBadge status="active" /> : <StatusBadge status="inactive" />}</td>
+                  <td data-label="Health (last 20 deliveries)">
                     <Health id={w.ID} />
                   </td>
                 </tr>
