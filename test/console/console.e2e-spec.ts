@@ -83,6 +83,15 @@ describe('operator console in a browser', () => {
     const app = await portal.post('/portal-api/apps', { Name: 'Weather app', Description: 'Reads the weather', RedirectURLs: 'https://app.example.com/cb', UserID: 1 });
     expect(app.status).toBe(200);
     const firstRequest = await newAccessRequest(app.body.ID, 'weather-api');
+    // two receivers behind one loopback server: /crm (the story's) and /billing, down until recovered below
+    let crmDown = false;
+    let billingDown = true;
+    sink.responder = (r) => {
+      if (r.url === '/billing') return billingDown ? { status: 502, body: 'billing gateway offline' } : { status: 204 };
+      return crmDown ? { status: 500, body: 'receiver down for maintenance' } : { status: 200, body: 'ok' };
+    };
+    const billing = await portal.post('/portal-api/webhooks', { Name: 'Billing', URL: sink.url('/billing'), Events: ['AccessRequestApproved'] });
+    expect(billing.status).toBe(201);
 
     // a wrong credential: the API's own words on the sign-in form
     await page.goto(`${base}/console/`);
@@ -95,12 +104,12 @@ describe('operator console in a browser', () => {
 
     await page.getByLabel('Portal API token').fill(TOKEN);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.locator('[data-state=empty]', { hasText: 'No webhooks yet' }).waitFor();
+    await page.locator('tr[data-webhook=Billing]').waitFor();
     expect(await page.evaluate('Object.keys(localStorage).length')).toBe(0);
 
     // create a webhook subscribed to approvals
     await page.getByRole('button', { name: 'New webhook' }).click();
-    await page.getByLabel('Name').fill('CRM');
+    await page.getByLabel('Name', { exact: true }).fill('CRM');
     await page.getByLabel('Target URL').fill(sink.url('/crm'));
     await page.getByLabel('Timeout (seconds)').fill('5');
     await page.getByLabel('AccessRequestApproved').check();
@@ -118,6 +127,12 @@ describe('operator console in a browser', () => {
     await page.getByRole('button', { name: 'Open the webhook' }).click();
     await page.locator('[data-state=empty]', { hasText: 'No deliveries yet' }).waitFor();
     const webhookId = decodeURIComponent(page.url().split('#/webhooks/')[1]);
+    // edit it: the form comes filled in, the change is saved through PUT
+    await page.getByRole('button', { name: 'Edit' }).click();
+    expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('CRM');
+    await page.getByLabel('Timeout (seconds)').fill('10');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.locator('dd', { hasText: '10 s' }).waitFor();
     await page.getByRole('button', { name: 'Reveal secret' }).click();
     await page.getByTestId('secret').filter({ hasText: secret! }).waitFor();
 
@@ -138,13 +153,13 @@ describe('operator console in a browser', () => {
 
     // the delivery arrives, and the console shows it delivered
     await sink.waitFor((r) => r.some((x) => x.url === '/crm'), 15_000, 'the approval delivery');
-    expect(sink.received[0].headers['x-team']).toBe('ops');
+    expect(sink.received.find((x) => x.url === '/crm')!.headers['x-team']).toBe('ops');
     await page.goto(`${base}/console/#/webhooks/${webhookId}`);
     await refreshUntil('tr[data-status=delivered]', 'button:has-text("Refresh")');
     expect(await page.locator('tr[data-delivery]').count()).toBe(1);
 
     // the receiver fails: the next delivery fails after its two scheduled attempts, each with its error
-    sink.responder = () => ({ status: 500, body: 'receiver down for maintenance' });
+    crmDown = true;
     const secondRequest = await newAccessRequest(app.body.ID, 'maps-api');
     await page.getByRole('banner').getByRole('link', { name: 'Access requests' }).click();
     await page.locator(`tr[data-request="${secondRequest}"]`).getByRole('button', { name: 'Approve' }).click();
@@ -175,7 +190,7 @@ describe('operator console in a browser', () => {
     await shot('delivery-failed');
 
     // the receiver is back: redeliver by hand, see it delivered
-    sink.responder = () => ({ status: 200, body: 'ok' });
+    crmDown = false;
     await page.getByRole('button', { name: 'Redeliver' }).click();
     await refreshUntil('h2 [data-status=delivered]', 'button:has-text("Refresh")');
     const manual = attempts.locator('tr[data-attempt="3"]');
@@ -183,15 +198,27 @@ describe('operator console in a browser', () => {
     expect(await manual.getAttribute('data-error')).toBe('');
     await shot('delivery-redelivered');
 
-    // the webhooks list shows health from the recent deliveries
+    // the webhooks list shows which subscriber is failing
     await page.getByRole('banner').getByRole('link', { name: 'Webhooks' }).click();
     await page.locator('tr[data-webhook=CRM] .health').waitFor();
     expect(await page.locator('tr[data-webhook=CRM] .health').textContent()).toContain('100% delivered');
+    await page.locator('tr[data-webhook=Billing] .health').waitFor();
+    expect(await page.locator('tr[data-webhook=Billing] .health').textContent()).toMatch(/0% delivered.*last failure/);
     await shot('webhooks');
+
+    // Billing is back: recover every failed delivery since a time, and they arrive
+    billingDown = false;
+    await page.locator('tr[data-webhook=Billing] a', { hasText: 'Billing' }).click();
+    await refreshUntil('tr[data-status=failed] >> nth=1', 'button:has-text("Refresh")');
+    await page.getByRole('button', { name: 'Recover' }).click();
+    expect(await page.getByRole('status').textContent()).toBe('2 deliveries queued again.');
+    await refreshUntil('tr[data-status=delivered] >> nth=1', 'button:has-text("Refresh")');
+    expect(await page.locator('tr[data-status=failed]').count()).toBe(0);
 
     // a narrow window: the page itself does not scroll sideways
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.locator('tr[data-webhook=CRM] .health').waitFor();
+    await page.getByRole('banner').getByRole('link', { name: 'Webhooks' }).click();
+    await page.locator('tr[data-webhook=Billing] .health', { hasText: '100% delivered' }).waitFor();
     expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
     await shot('webhooks-narrow');
     await page.setViewportSize({ width: 1280, height: 860 });

@@ -9,7 +9,6 @@ const PER_PAGE = 20;
 export function WebhookPage({ id }: { id: string }) {
   const path = `/portal-api/webhooks/${encodeURIComponent(id)}`;
   const hook = useLoad(() => api.get<Webhook>(path), [id]);
-  const [deliveriesKey, setDeliveriesKey] = useState(0);
 
   if (hook.error) return <ErrorBox error={hook.error} onRetry={hook.reload} />;
   if (!hook.data) return <Loading what="the webhook" />;
@@ -51,7 +50,7 @@ export function WebhookPage({ id }: { id: string }) {
         </dl>
       </article>
       <SecretPanel path={path} />
-      <Deliveries key={deliveriesKey} webhook={w} onChanged={() => setDeliveriesKey((k) => k + 1)} />
+      <Deliveries webhook={w} />
       <DangerZone path={path} name={w.Name} />
     </section>
   );
@@ -88,7 +87,7 @@ function SecretPanel({ path }: { path: string }) {
   );
 }
 
-function Deliveries({ webhook, onChanged }: { webhook: Webhook; onChanged: () => void }) {
+function Deliveries({ webhook }: { webhook: Webhook }) {
   const [page, setPage] = useState(1);
   const [status, setStatus] = useState('');
   const path = `/portal-api/webhooks/${encodeURIComponent(webhook.ID)}`;
@@ -155,7 +154,7 @@ function Deliveries({ webhook, onChanged }: { webhook: Webhook; onChanged: () =>
         </div>
       ) : null}
       {list.data ? <Pager page={page} count={list.data.length} perPage={PER_PAGE} onPage={setPage} /> : null}
-      <Recover path={path} onDone={onChanged} />
+      <Recover path={path} onDone={list.reload} />
     </article>
   );
 }
