@@ -32,7 +32,8 @@ describe('operator console in a browser', () => {
   beforeAll(async () => {
     env = await createTestEnv({ WEBHOOK_RETRY_SCHEDULE: '0,1' });
     [apiProcess, worker, sink, chrome] = await Promise.all([
-      ServiceProcess.start({ ...env.vars, ROLE: 'api' }),
+      // debug logs, to check below that no credential reaches them
+      ServiceProcess.start({ ...env.vars, ROLE: 'api', LOG_LEVEL: 'debug' }),
       startTestApp({ env, vars: { ROLE: 'worker' } }),
       Sink.start('127.0.0.1'),
       launchChromium(),
@@ -230,6 +231,9 @@ describe('operator console in a browser', () => {
       expect(url).not.toContain(issued);
     }
     expect(cspViolations).toEqual([]);
+    // nor into the API process's logs
+    expect(apiProcess.output).toContain('/portal-api/access_requests');
+    for (const secretValue of [TOKEN, issued, secret!]) expect(apiProcess.output).not.toContain(secretValue);
   }, 120_000);
 
   it('serves the console and Bull Board with a strict Content-Security-Policy', async () => {
@@ -265,6 +269,8 @@ describe('operator console in a browser', () => {
     const api = await http.get('/queues/api/queues', { authorization: basic('ops', TEST_SECRETS.ADMIN_SECRET) });
     expect(api.status).toBe(200);
     expect(JSON.stringify(api.body)).toContain('deliveries');
+    expect(apiProcess.output).not.toContain(TEST_SECRETS.ADMIN_SECRET);
+    expect(apiProcess.output).not.toContain(Buffer.from(`ops:${TEST_SECRETS.ADMIN_SECRET}`).toString('base64'));
 
     // and it renders in the browser under its policy
     const board = await context.newPage();
