@@ -134,6 +134,10 @@ describe('operator console in a browser', () => {
     await page.getByLabel('Timeout (seconds)').fill('10');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.locator('dd', { hasText: '10 s' }).waitFor();
+    await page.getByRole('button', { name: 'Deactivate' }).click();
+    await page.locator('dd [data-status=inactive]').waitFor();
+    await page.getByRole('button', { name: 'Activate' }).click();
+    await page.locator('dd [data-status=active]').waitFor();
     await page.getByRole('button', { name: 'Reveal secret' }).click();
     await page.getByTestId('secret').filter({ hasText: secret! }).waitFor();
 

@@ -25,9 +25,12 @@ export function WebhookPage({ id }: { id: string }) {
       </nav>
       <div class="title-row">
         <h2>{w.Name}</h2>
-        <a href={`#/webhooks/${w.ID}/edit`} role="button" class="secondary">
-          Edit
-        </a>
+        <div class="toolbar">
+          <ActiveToggle path={path} active={w.Active} onDone={hook.reload} />
+          <a href={`#/webhooks/${w.ID}/edit`} role="button" class="secondary">
+            Edit
+          </a>
+        </div>
       </div>
       <article class="grid-2">
         <dl>
@@ -53,6 +56,28 @@ export function WebhookPage({ id }: { id: string }) {
       <Deliveries webhook={w} />
       <DangerZone path={path} name={w.Name} />
     </section>
+  );
+}
+
+/** Switches deliveries off or back on (PUT Active); a webhook switched on again gets new events only. */
+function ActiveToggle({ path, active, onDone }: { path: string; active: boolean; onDone: () => void }) {
+  const action = useAction();
+  return (
+    <>
+      <button
+        type="button"
+        class="secondary outline"
+        aria-busy={action.busy ? 'true' : undefined}
+        disabled={action.busy}
+        onClick={() => action.run(async () => {
+          await api.put(path, { Active: !active });
+          onDone();
+        })}
+      >
+        {active ? 'Deactivate' : 'Activate'}
+      </button>
+      {action.error ? <ErrorBox error={action.error} /> : null}
+    </>
   );
 }
 
