@@ -6,6 +6,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { FamilyExceptionFilter } from './common/errors';
+import { setTraceRoute } from './common/http/trace-route';
 import { createValidationPipe } from './common/http/validation';
 import { AppConfig } from './config';
 
@@ -32,6 +33,7 @@ export async function createApp(config: AppConfig, extraModules: Type[] = [], op
     const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     request.headers['x-request-id'] = id;
     void reply.header('x-request-id', id);
+    setTraceRoute(request.routeOptions.url);
     // An empty body sent with Content-Type: application/json (e.g. PUT .../approve) means "no body", not bad JSON.
     if (request.headers['content-length'] === '0') delete request.headers['content-type'];
   });
@@ -53,7 +55,7 @@ function setupOpenApi(app: NestFastifyApplication): void {
     .setTitle('Gateway management, dashboard and developer portal')
     .setDescription(
       'Four route families, each with its own credential and error body: gateway (/gateway, X-Gateway-Authorization), ' +
-        'dashboard (/api, Authorization: Bearer <access key>), admin (/admin, Admin-Auth) and portal (/portal-api, Authorization: <token>).',
+        'dashboard (/api, `Authorization: Bearer <access key>`), admin (/admin, Admin-Auth) and portal (/portal-api, `Authorization: <token>`).',
     )
     .setVersion('1.0')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Gateway-Authorization' }, 'gateway')

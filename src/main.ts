@@ -1,3 +1,5 @@
+// first: tracing must be set up before the modules it instruments are loaded
+import { stopTracing } from './tracing';
 import 'reflect-metadata';
 import { createApp } from './bootstrap';
 import { ConfigError, loadConfigFromEnvironment } from './config';
@@ -40,6 +42,7 @@ async function main(): Promise<void> {
       say(`error while stopping: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       code = 1;
     }
+    await stopTracing();
     await infra.embeddedPostgres?.stop().catch(() => undefined);
     process.exitCode = code;
     process.removeListener('SIGTERM', stop);

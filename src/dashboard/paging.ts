@@ -1,4 +1,4 @@
-/** Dashboard paging (decisions §3): `p` is 1-based; pages = ceil(total / size), 0 when nothing matches. */
+/** Dashboard paging: `p` is 1-based; pages = ceil(total / size), 0 when nothing matches. */
 export function pageWindow(p: number | undefined, size: number): { offset: number; limit: number } {
   const page = p ?? 1;
   return { offset: (page - 1) * size, limit: size };

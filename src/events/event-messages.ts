@@ -130,15 +130,19 @@ const WHEN: Record<EmittedEvent, string> = {
   CredentialRegistered: 'a credential was issued to an approved access request',
 };
 
+const SIGNATURE_HEADERS =
+  'the Standard Webhooks headers webhook-id (the same on every retry), webhook-timestamp and webhook-signature: ' +
+  'one signature per key, space-separated, over "id.timestamp.body": `v1,<base64 HMAC-SHA256 under the whsec_ secret>` ' +
+  'for SignatureScheme v1, `v1a,<base64 Ed25519 signature, verified with the whpk_ public key>` for v1a; during a key ' +
+  "rotation's grace period the previous key signs too. A GET or DELETE delivery carries no body and is signed over the empty string.";
+
 /** The delivered body `{Event, Message, Timestamp}` of `event`, as its own schema named `<event>Event`. */
 function envelope(event: EmittedEvent): Type {
   @ApiSchema({
     name: `${event}Event`,
     description:
       `Delivered when ${WHEN[event]}. Sent with the webhook's Method to its URL, with its Headers, ` +
-      'Content-Type: application/json and the Standard Webhooks headers webhook-id (the same on every retry), ' +
-      'webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body" under the webhook secret). ' +
-      'A GET or DELETE delivery carries no body and is signed over the empty string.',
+      `Content-Type: application/json and ${SIGNATURE_HEADERS}`,
   })
   class Envelope {
     @ApiProperty({ enum: [event], example: event })
@@ -176,3 +180,29 @@ export const ApiEventCallbacks = () =>
       })),
     ),
   );
+
+/** The Message of a test send (`POST /portal-api/webhooks/{id}/test`). */
+export class WebhookTestMessage {
+  @ApiProperty({ format: 'uuid', description: 'the webhook the test was sent to' })
+  WebhookID: string;
+
+  @ApiProperty({ example: 'checking the new endpoint', description: 'the Note given with the test send; "" when none was' })
+  Note: string;
+}
+
+@ApiSchema({
+  name: 'WebhookTestEvent',
+  description:
+    'Delivered to one webhook when a test send is asked for it, and to no other webhook (no webhook subscribes to WebhookTest). ' +
+    `Sent like every event: with the webhook's Method to its URL, with its Headers, Content-Type: application/json and ${SIGNATURE_HEADERS}`,
+})
+export class WebhookTestEvent {
+  @ApiProperty({ enum: ['WebhookTest'], example: 'WebhookTest' })
+  Event: string;
+
+  @ApiProperty({ type: WebhookTestMessage })
+  Message: WebhookTestMessage;
+
+  @ApiProperty({ ...RFC3339, description: 'when the test was asked for: RFC 3339, UTC, with milliseconds' })
+  Timestamp: string;
+}

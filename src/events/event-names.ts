@@ -1,4 +1,4 @@
-/** Event names a webhook may subscribe to (decisions §6). */
+/** Event names a webhook may subscribe to: every event of the portal product, including those others emit. */
 export const WEBHOOK_EVENTS = [
   'AccessRequestCreated',
   'AccessRequestApproved',
@@ -26,3 +26,10 @@ export const EMITTED_EVENTS = [
   'CredentialRegistered',
 ] as const satisfies readonly WebhookEvent[];
 export type EmittedEvent = (typeof EMITTED_EVENTS)[number];
+
+/**
+ * Sent by hand to one webhook to check its endpoint (`POST /portal-api/webhooks/{id}/test`). Not one of
+ * WEBHOOK_EVENTS: nobody subscribes to it, and it only ever reaches the webhook it was sent to.
+ */
+export const WEBHOOK_TEST_EVENT = 'WebhookTest';
+export type DirectedEvent = typeof WEBHOOK_TEST_EVENT;

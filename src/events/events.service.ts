@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { EmittedEvent } from './event-names';
+import { context, propagation } from '@opentelemetry/api';
+import { DirectedEvent, EmittedEvent } from './event-names';
 
 /** The channel a transaction that wrote events NOTIFYs on commit; the payload lists the events' ids. */
 export const OUTBOX_CHANNEL = 'outbox_events';
@@ -10,7 +11,7 @@ const MAX_IDS_PER_NOTIFY = 200;
 
 export interface RecordedEvent {
   id: string;
-  name: EmittedEvent;
+  name: EmittedEvent | DirectedEvent;
   payload: Record<string, unknown>;
   occurredAt: Date;
 }
@@ -35,6 +36,22 @@ export function parseOutboxNotification(payload: string | undefined): string[] |
 }
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * The trace context of the running operation as the configured propagator writes it (W3C: `traceparent`,
+ * and `tracestate` when there is one), or null when nothing is traced. Stored with each event, so the relay
+ * and every delivery attempt of the event join the trace of the request that caused it.
+ */
+export function currentTraceContext(): Record<string, string> | null {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return Object.keys(carrier).length > 0 ? carrier : null;
+}
+
+function traceJson(): string | null {
+  const trace = currentTraceContext();
+  return trace === null ? null : JSON.stringify(trace);
+}
+
 /** Writes events into the outbox inside the caller's transaction. */
 @Injectable()
 export class EventsService {
@@ -57,11 +74,33 @@ export class EventsService {
     const recorded: RecordedEvent[] = events.map((e) => ({ id: randomUUID(), name: e.name, payload: e.message, occurredAt }));
     const ids = recorded.map((e) => e.id);
     await tx.query(
-      `WITH e AS (INSERT INTO outbox_events (id, name, payload, occurred_at)
-                  SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::timestamptz[]))
+      `WITH e AS (INSERT INTO outbox_events (id, name, payload, occurred_at, trace_context)
+                  SELECT u.*, $6::jsonb FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::timestamptz[]) AS u)
        SELECT pg_notify('${OUTBOX_CHANNEL}', $5)`,
-      [ids, recorded.map((e) => e.name), recorded.map((e) => JSON.stringify(e.payload)), recorded.map(() => occurredAt), ids.length <= MAX_IDS_PER_NOTIFY ? ids.join(',') : ''],
+      [
+        ids,
+        recorded.map((e) => e.name),
+        recorded.map((e) => JSON.stringify(e.payload)),
+        recorded.map(() => occurredAt),
+        ids.length <= MAX_IDS_PER_NOTIFY ? ids.join(',') : '',
+        traceJson(),
+      ],
     );
     return recorded;
+  }
+
+  /**
+   * Records an event meant for one webhook alone (a test send): the relay gives it one delivery, to
+   * `webhookId`, whatever that webhook subscribes to, and none to any other webhook.
+   */
+  async recordForWebhook(tx: TransactionQuery, webhookId: string, name: DirectedEvent, message: Record<string, unknown>): Promise<RecordedEvent> {
+    if (tx.queryRunner && !tx.queryRunner.isTransactionActive) throw new Error(`event ${name} must be recorded inside a transaction`);
+    const event: RecordedEvent = { id: randomUUID(), name, payload: message, occurredAt: new Date() };
+    await tx.query(
+      `WITH e AS (INSERT INTO outbox_events (id, name, payload, occurred_at, target_webhook_id, trace_context) VALUES ($1, $2, $3, $4, $5, $6::jsonb))
+       SELECT pg_notify('${OUTBOX_CHANNEL}', $1::text)`,
+      [event.id, name, JSON.stringify(message), event.occurredAt, webhookId, traceJson()],
+    );
+    return event;
   }
 }

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { RedisHealthIndicator } from './redis.health';
 
@@ -14,6 +14,7 @@ export class HealthController {
 
   /** Liveness: the process answers. */
   @Get()
+  @ApiOperation({ operationId: 'getHealth', summary: 'Liveness: the process answers' })
   @ApiOkResponse({ description: 'The process is alive', schema: { example: { status: 'ok' } } })
   live() {
     return { status: 'ok' };
@@ -21,6 +22,7 @@ export class HealthController {
 
   /** Readiness: Postgres and Redis are reachable; 503 otherwise. */
   @Get('ready')
+  @ApiOperation({ operationId: 'getReadiness', summary: 'Readiness: Postgres and Redis reachable (503 otherwise)' })
   @HealthCheck()
   @ApiOkResponse({ description: 'Postgres and Redis reachable' })
   @ApiServiceUnavailableResponse({ description: 'Postgres or Redis unreachable' })

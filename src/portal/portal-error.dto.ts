@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-/** The portal family's error body (decisions §1). */
+/** The portal family's error body: `{status: "error", errors: [...]}`. */
 export class PortalErrorBody {
   @ApiProperty({ example: 'error' })
   status: 'error';

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PortalAuth } from '../common/auth';
 import { DeliveriesService } from './deliveries.service';
 import { DeliveryListQuery, DeliveryResponse, DeliveryWithAttemptsResponse, RecoverDto, RecoverResponse } from './dto/delivery.dto';
@@ -12,18 +12,21 @@ export class DeliveriesController {
   constructor(private readonly service: DeliveriesService) {}
 
   @Get('deliveries')
+  @ApiOperation({ operationId: 'listWebhookDeliveries', summary: 'Delivery log of a webhook, newest first' })
   @ApiOkResponse({ type: [DeliveryResponse], description: 'newest first' })
   list(@Param('id') id: string, @Query() q: DeliveryListQuery) {
     return this.service.list(id, q);
   }
 
   @Get('deliveries/:deliveryId')
+  @ApiOperation({ operationId: 'getWebhookDelivery', summary: 'One delivery with every attempt' })
   @ApiOkResponse({ type: DeliveryWithAttemptsResponse })
   get(@Param('id') id: string, @Param('deliveryId') deliveryId: string) {
     return this.service.get(id, deliveryId);
   }
 
   @Post('deliveries/:deliveryId/redeliver')
+  @ApiOperation({ operationId: 'redeliverWebhookDelivery', summary: 'Attempt a delivery once more, now' })
   @HttpCode(200)
   @ApiOkResponse({ type: DeliveryResponse })
   @ApiConflictResponse({ description: 'the delivery is still pending, or the webhook is inactive' })
@@ -32,6 +35,7 @@ export class DeliveriesController {
   }
 
   @Post('recover')
+  @ApiOperation({ operationId: 'recoverWebhookDeliveries', summary: 'Re-queue every failed delivery created since a time' })
   @HttpCode(200)
   @ApiOkResponse({ type: RecoverResponse })
   @ApiConflictResponse({ description: 'the webhook is inactive' })

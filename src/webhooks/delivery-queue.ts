@@ -1,6 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { JobsOptions, Queue } from 'bullmq';
+import { TraceCarrier, traceCarrier } from './trace-context';
 
 /** The dispatcher's one queue: one job per attempt of one delivery. */
 export const DELIVERY_QUEUE = 'deliveries';
@@ -10,6 +11,8 @@ export const DELIVERY_JOB = 'delivery.send';
 export interface DeliveryJobData {
   deliveryId: string;
   webhookId: string;
+  /** The trace the attempt joins (the relay of its event, or the request that asked for it); only when traced. */
+  trace?: TraceCarrier;
 }
 
 /** A delivery that should have a job for its next attempt. */
@@ -19,6 +22,8 @@ export interface DueDelivery {
   /** Attempts made so far; the job is for attempt attemptCount + 1. */
   attemptCount: number;
   delayMs?: number;
+  /** The trace its job should carry; by default the one active when it is queued. */
+  trace?: TraceCarrier;
 }
 
 /** Job id of attempt `attempt` of a delivery: adding the same attempt twice queues it once. */
@@ -37,6 +42,11 @@ export function deliveryJobOptions(jobId: string, delayMs?: number): JobsOptions
   };
 }
 
+function jobData(d: DueDelivery): DeliveryJobData {
+  const trace = d.trace ?? traceCarrier();
+  return trace ? { deliveryId: d.id, webhookId: d.webhookId, trace } : { deliveryId: d.id, webhookId: d.webhookId };
+}
+
 /** The one place that puts delivery work on the queue. */
 @Injectable()
 export class DeliveryQueue {
@@ -47,7 +57,7 @@ export class DeliveryQueue {
     await this.queue.addBulk(
       items.map((d) => ({
         name: DELIVERY_JOB,
-        data: { deliveryId: d.id, webhookId: d.webhookId },
+        data: jobData(d),
         opts: deliveryJobOptions(deliveryJobId(d.id, d.attemptCount + 1), d.delayMs),
       })),
     );
@@ -68,7 +78,7 @@ export class DeliveryQueue {
     }
     if (fresh.length === 0) return 0;
     await this.queue.addBulk(
-      fresh.map(({ item, jobId }) => ({ name: DELIVERY_JOB, data: { deliveryId: item.id, webhookId: item.webhookId }, opts: deliveryJobOptions(jobId) })),
+      fresh.map(({ item, jobId }) => ({ name: DELIVERY_JOB, data: jobData(item), opts: deliveryJobOptions(jobId) })),
     );
     return fresh.length;
   }

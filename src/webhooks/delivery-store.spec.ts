@@ -56,6 +56,22 @@ describe('DeliveryStore', () => {
     expect(await unrelayed([e1, e2, other])).toBe(0);
   });
 
+  it("hands each new delivery its event and the event's trace context (null when it was recorded untraced)", async () => {
+    const w = await webhook(['AccessRequestCreated']);
+    const traced = await event('AccessRequestCreated');
+    const untraced = await event('AccessRequestCreated');
+    const carrier = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'vendor=x' };
+    await db.query(`UPDATE outbox_events SET trace_context = $2 WHERE id = $1`, [traced, JSON.stringify(carrier)]);
+    const r = await store.relay([traced, untraced], 500);
+    expect(r.deliveries).toEqual(
+      expect.arrayContaining([
+        { id: expect.any(String), webhookId: w, attemptCount: 0, eventId: traced, eventName: 'AccessRequestCreated', eventTrace: carrier },
+        { id: expect.any(String), webhookId: w, attemptCount: 0, eventId: untraced, eventName: 'AccessRequestCreated', eventTrace: null },
+      ]),
+    );
+    expect(r.deliveries).toHaveLength(2);
+  });
+
   it('relays an event once: claiming it again, even after its mark is cleared, creates nothing', async () => {
     const w = await webhook(['ApplicationRegistered']);
     const e = await event('ApplicationRegistered');
@@ -119,5 +135,43 @@ describe('DeliveryStore', () => {
     const byId = Object.fromEntries(rows.map((r: { id: string }) => [r.id, r]));
     expect(byId[a]).toMatchObject({ status: 'delivered', attempt_count: 1, status_code: 200, error: null });
     expect(byId[b]).toMatchObject({ status: 'pending', attempt_count: 1, status_code: 500, error: 'http_status' });
+  });
+
+  it('relays an event meant for one webhook to that webhook alone, whatever it subscribes to, active or not', async () => {
+    const subscribed = await webhook(['AccessRequestApproved']);
+    const target = await webhook(['UserRegistered']);
+    await db.query(`UPDATE webhooks SET active = false WHERE id = $1`, [target]);
+    const id = randomUUID();
+    await db.query(`INSERT INTO outbox_events (id, name, payload, occurred_at, target_webhook_id) VALUES ($1, 'AccessRequestApproved', '{}', now(), $2)`, [id, target]);
+    const r = await store.relay([id], 500);
+    expect(r.deliveries.map((d) => d.webhookId)).toEqual([target]);
+    expect(await deliveriesOf(id)).toEqual([target]);
+    expect(await deliveriesOf(id)).not.toContain(subscribed);
+    // a target that no longer exists gets nothing, and the event is still marked relayed
+    const gone = randomUUID();
+    await db.query(`INSERT INTO outbox_events (id, name, payload, occurred_at, target_webhook_id) VALUES ($1, 'WebhookTest', '{}', now(), $2)`, [gone, randomUUID()]);
+    expect((await store.relay([gone], 500)).deliveries).toEqual([]);
+    expect(await unrelayed([gone])).toBe(0);
+  });
+
+  it('hands the claim the previous key only while its grace period lasts, and erases it once it is over', async () => {
+    const w = await webhook(['PasswordReset']);
+    const deliveryOf = async () => (await relayAll([await event('PasswordReset')])).find((d) => d.webhookId === w)!.id;
+    const [d1, d2] = [await deliveryOf(), await deliveryOf()];
+    await db.query(
+      `UPDATE webhooks SET signature_scheme = 'v1a', previous_secret_encrypted = 'old', previous_signature_scheme = 'v1', previous_secret_expires_at = now() + interval '1 hour' WHERE id = $1`,
+      [w],
+    );
+    const [during] = await store.claimMany([d1]);
+    expect(during).toMatchObject({ secretEncrypted: 'x', signatureScheme: 'v1a', previousSecretEncrypted: 'old', previousSignatureScheme: 'v1' });
+    expect(await store.eraseExpiredSigningKeys()).toBe(0);
+
+    // expired but not erased yet: no longer used
+    await db.query(`UPDATE webhooks SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1`, [w]);
+    const [after] = await store.claimMany([d2]);
+    expect(after).toMatchObject({ signatureScheme: 'v1a', previousSecretEncrypted: null, previousSignatureScheme: null });
+    expect(await store.eraseExpiredSigningKeys()).toBe(1);
+    const [row] = await db.query(`SELECT previous_secret_encrypted, previous_signature_scheme, previous_secret_expires_at FROM webhooks WHERE id = $1`, [w]);
+    expect(row).toEqual({ previous_secret_encrypted: null, previous_signature_scheme: null, previous_secret_expires_at: null });
   });
 });

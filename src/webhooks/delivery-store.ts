@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { DueDelivery } from './delivery-queue';
+import { TraceCarrier } from './trace-context';
+import { SignatureScheme } from './send/signing';
 
 /** A claimed delivery with everything needed to send it, read in one round trip. */
 export interface ClaimedDelivery {
@@ -14,6 +16,10 @@ export interface ClaimedDelivery {
   timeoutSeconds: number;
   active: boolean;
   secretEncrypted: string;
+  signatureScheme: SignatureScheme;
+  /** The key before the last rotation, while its grace period lasts; null otherwise. */
+  previousSecretEncrypted: string | null;
+  previousSignatureScheme: SignatureScheme | null;
   headers: { name: string; value: string }[];
   eventName: string;
   payload: Record<string, unknown>;
@@ -54,7 +60,14 @@ export const DELIVERY_COLUMNS = `id, webhook_id, event_id, event_name, status, a
 /** What one relay statement did: how many outbox events it claimed, and the deliveries it created for them. */
 export interface Relayed {
   events: number;
-  deliveries: DueDelivery[];
+  deliveries: RelayedDelivery[];
+}
+
+/** A new delivery, with the event it delivers and that event's trace context (null when it was not traced). */
+export interface RelayedDelivery extends DueDelivery {
+  eventId: string;
+  eventName: string;
+  eventTrace: TraceCarrier | null;
 }
 
 // Committed, unrelayed events: those named (the ids a NOTIFY carried), or the oldest (the safety-net scan).
@@ -62,18 +75,24 @@ export interface Relayed {
 const CLAIM_NAMED = `SELECT id FROM outbox_events WHERE id = ANY($1::uuid[]) AND relayed_at IS NULL FOR UPDATE SKIP LOCKED`;
 const CLAIM_OLDEST = `SELECT id FROM outbox_events WHERE relayed_at IS NULL ORDER BY occurred_at LIMIT $1 FOR UPDATE SKIP LOCKED`;
 
+// An event with a target_webhook_id (a test send) goes to that webhook alone, active or not (an inactive
+// one fails it without an attempt), and never to the webhooks subscribed to its name.
 function relayStatement(claim: string): string {
   return `WITH e AS (
-            UPDATE outbox_events SET relayed_at = now() WHERE id IN (${claim}) RETURNING id, name, occurred_at),
+            UPDATE outbox_events SET relayed_at = now() WHERE id IN (${claim}) RETURNING id, name, occurred_at, trace_context, target_webhook_id),
           d AS (
             INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, next_attempt_at)
-            SELECT gen_random_uuid(), w.id, e.id, e.name, now()
-              FROM e JOIN webhooks w ON w.active AND w.events @> ARRAY[e.name] AND w.created_at <= e.occurred_at
-             ORDER BY e.occurred_at, e.id
+            SELECT gen_random_uuid(), x.webhook_id, x.event_id, x.event_name, now()
+              FROM (SELECT w.id AS webhook_id, e.id AS event_id, e.name AS event_name, e.occurred_at
+                      FROM e JOIN webhooks w ON e.target_webhook_id IS NULL AND w.active AND w.events @> ARRAY[e.name] AND w.created_at <= e.occurred_at
+                    UNION ALL
+                    SELECT w.id, e.id, e.name, e.occurred_at FROM e JOIN webhooks w ON w.id = e.target_webhook_id) x
+             ORDER BY x.occurred_at, x.event_id
             ON CONFLICT (event_id, webhook_id) DO NOTHING
-            RETURNING id, webhook_id)
+            RETURNING id, webhook_id, event_id)
      SELECT (SELECT count(*) FROM e)::int AS events,
-            coalesce((SELECT json_agg(json_build_array(d.id, d.webhook_id)) FROM d), '[]'::json) AS deliveries`;
+            coalesce((SELECT json_agg(json_build_array(d.id, d.webhook_id, e.id, e.name, e.trace_context)) FROM d JOIN e ON e.id = d.event_id), '[]'::json)
+              AS deliveries`;
 }
 const RELAY_NAMED = relayStatement(CLAIM_NAMED);
 const RELAY_OLDEST = relayStatement(CLAIM_OLDEST);
@@ -91,11 +110,15 @@ export class DeliveryStore {
    * created no later than the event), in one statement: an event is marked relayed exactly when its
    * deliveries exist. `eventIds` names the events to claim; null takes the `limit` oldest unrelayed ones.
    * Deliveries are unique per (event, webhook), so relaying an event again creates nothing.
+   * `tx` lets the transaction that wrote an event relay it before it commits (a test send answers its delivery's id).
    */
-  async relay(eventIds: string[] | null, limit: number): Promise<Relayed> {
-    const [row]: { events: number; deliveries: [string, string][] }[] =
-      eventIds === null ? await this.db.query(RELAY_OLDEST, [limit]) : await this.db.query(RELAY_NAMED, [eventIds]);
-    return { events: row.events, deliveries: row.deliveries.map(([id, webhookId]) => ({ id, webhookId, attemptCount: 0 })) };
+  async relay(eventIds: string[] | null, limit: number, tx: Pick<EntityManager, 'query'> = this.db): Promise<Relayed> {
+    const [row]: { events: number; deliveries: [string, string, string, string, TraceCarrier | null][] }[] =
+      eventIds === null ? await tx.query(RELAY_OLDEST, [limit]) : await tx.query(RELAY_NAMED, [eventIds]);
+    return {
+      events: row.events,
+      deliveries: row.deliveries.map(([id, webhookId, eventId, eventName, eventTrace]) => ({ id, webhookId, attemptCount: 0, eventId, eventName, eventTrace })),
+    };
   }
 
   /** Makes a delivered or failed delivery of the webhook pending for one manual attempt now; null if it is pending. */
@@ -134,7 +157,11 @@ export class DeliveryStore {
           AND (d.locked_until IS NULL OR d.locked_until < now())
           AND d.next_attempt_at <= now() + interval '1 second'
       RETURNING d.id, d.attempt_count, d.next_trigger, w.id AS webhook_id, w.url, w.method, w.timeout_seconds, w.active,
-                w.secret_encrypted, e.name AS event_name, e.payload, e.occurred_at,
+                w.secret_encrypted, w.signature_scheme,
+                -- keys are read as the attempt is sent: a rotation applies to retries queued before it
+                CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_encrypted END AS previous_secret_encrypted,
+                CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_signature_scheme END AS previous_signature_scheme,
+                e.name AS event_name, e.payload, e.occurred_at,
                 (SELECT coalesce(json_agg(json_build_object('name', h.name, 'value', h.value) ORDER BY h.created_at, h.id), '[]'::json)
                    FROM webhook_headers h WHERE h.webhook_id = w.id) AS headers`,
       [deliveryIds],
@@ -151,6 +178,9 @@ export class DeliveryStore {
         timeoutSeconds: r.timeout_seconds,
         active: r.active,
         secretEncrypted: r.secret_encrypted,
+        signatureScheme: r.signature_scheme,
+        previousSecretEncrypted: r.previous_secret_encrypted,
+        previousSignatureScheme: r.previous_signature_scheme,
         headers: r.headers,
         eventName: r.event_name,
         payload: r.payload,
@@ -229,6 +259,15 @@ export class DeliveryStore {
 
   async deactivateWebhook(webhookId: string): Promise<void> {
     await this.db.query(`UPDATE webhooks SET active = false, updated_at = now() WHERE id = $1`, [webhookId]);
+  }
+
+  /** Erases the previous signing keys whose grace period has ended; answers how many. */
+  async eraseExpiredSigningKeys(): Promise<number> {
+    const [, count] = (await this.db.query(
+      `UPDATE webhooks SET previous_secret_encrypted = NULL, previous_signature_scheme = NULL, previous_secret_expires_at = NULL
+        WHERE previous_secret_expires_at <= now()`,
+    )) as [unknown, number];
+    return count;
   }
 
   /** Pending deliveries due for more than `graceSeconds` and not claimed by a live worker. */

@@ -1,4 +1,5 @@
 import { Column, Entity, OneToMany, PrimaryColumn } from 'typeorm';
+import { SignatureScheme } from './send/signing';
 import { WebhookHeaderEntity } from './webhook-header.entity';
 
 @Entity({ name: 'webhooks' })
@@ -24,7 +25,7 @@ export class WebhookEntity {
   @Column({ type: 'boolean' })
   active: boolean;
 
-  /** The whsec_ signing secret, sealed by SecretBox. */
+  /** The current signing key, sealed by SecretBox: a whsec_ secret (v1) or a whsk_ Ed25519 private key (v1a). */
   @Column({ name: 'secret_encrypted', type: 'text' })
   secretEncrypted: string;
 
@@ -33,6 +34,20 @@ export class WebhookEntity {
 
   @Column({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;
+
+  @Column({ name: 'signature_scheme', type: 'text' })
+  signatureScheme: SignatureScheme;
+
+  /** During a rotation's grace period: the key used before it, sealed; erased once the period ends. */
+  @Column({ name: 'previous_secret_encrypted', type: 'text', nullable: true })
+  previousSecretEncrypted: string | null;
+
+  @Column({ name: 'previous_signature_scheme', type: 'text', nullable: true })
+  previousSignatureScheme: SignatureScheme | null;
+
+  /** When deliveries stop being signed with the previous key too. */
+  @Column({ name: 'previous_secret_expires_at', type: 'timestamptz', nullable: true })
+  previousSecretExpiresAt: Date | null;
 
   @OneToMany(() => WebhookHeaderEntity, (h) => h.webhook)
   headers?: WebhookHeaderEntity[];

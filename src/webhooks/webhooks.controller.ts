@@ -1,9 +1,21 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiExtraModels, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { PortalAuth } from '../common/auth';
 import { PortalPageQuery } from '../common/http/pagination';
-import { ApiEventCallbacks } from '../events/event-messages';
-import { CreatedWebhookResponse, CreateWebhookDto, UpdateWebhookDto, WebhookHeaderInput, WebhookHeaderResponse, WebhookResponse, WebhookSecretResponse } from './dto/webhook.dto';
+import { ApiEventCallbacks, WebhookTestEvent } from '../events/event-messages';
+import {
+  CreatedWebhookResponse,
+  CreateWebhookDto,
+  SavedWebhookResponse,
+  RotateSecretDto,
+  UpdateWebhookDto,
+  WebhookHeaderInput,
+  WebhookHeaderResponse,
+  WebhookResponse,
+  WebhookSecretResponse,
+  WebhookTestDto,
+  WebhookTestResponse,
+} from './dto/webhook.dto';
 import { WebhooksService } from './webhooks.service';
 
 class DeletedResponse {
@@ -19,6 +31,7 @@ export class WebhooksController {
   constructor(private readonly service: WebhooksService) {}
 
   @Post()
+  @ApiOperation({ operationId: 'createWebhook', summary: 'Register a webhook (the answer carries its signing Secret)' })
   @ApiCreatedResponse({ type: CreatedWebhookResponse })
   @ApiEventCallbacks()
   @ApiUnprocessableEntityResponse({ description: 'validation failed; errors lists every reason' })
@@ -27,60 +40,98 @@ export class WebhooksController {
   }
 
   @Get()
+  @ApiOperation({ operationId: 'listWebhooks', summary: 'List webhooks' })
   @ApiOkResponse({ type: [WebhookResponse] })
   list(@Query() q: PortalPageQuery) {
     return this.service.list(q);
   }
 
   @Get(':id')
+  @ApiOperation({ operationId: 'getWebhook', summary: 'Get a webhook' })
   @ApiOkResponse({ type: WebhookResponse })
   get(@Param('id') id: string) {
     return this.service.get(id);
   }
 
   @Put(':id')
-  @ApiOkResponse({ type: WebhookResponse })
+  @ApiOperation({ operationId: 'updateWebhook', summary: 'Update a webhook (fields given replace stored ones)' })
+  @ApiOkResponse({ type: SavedWebhookResponse })
   update(@Param('id') id: string, @Body() dto: UpdateWebhookDto) {
     return this.service.update(id, dto);
   }
 
   @Delete(':id')
+  @ApiOperation({ operationId: 'deleteWebhook', summary: 'Delete a webhook' })
   @ApiOkResponse({ type: DeletedResponse })
   remove(@Param('id') id: string) {
     return this.service.remove(id);
   }
 
   @Get(':id/secret')
+  @ApiOperation({ operationId: 'getWebhookSecret', summary: 'The key receivers verify with, and when a rotated-out key stops being used' })
   @ApiOkResponse({ type: WebhookSecretResponse })
   secret(@Param('id') id: string) {
     return this.service.secret(id);
   }
 
+  @Post(':id/secret/rotate')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'rotateWebhookSecret',
+    summary: 'Rotate the signing key; deliveries carry signatures by the old and the new key during the grace period',
+  })
+  @ApiBody({ type: RotateSecretDto, required: false })
+  @ApiOkResponse({ type: WebhookSecretResponse, description: 'the new key' })
+  @ApiUnprocessableEntityResponse({ description: 'GracePeriodSeconds is not an integer from 0 to 604800' })
+  rotateSecret(@Param('id') id: string, @Body() dto: RotateSecretDto) {
+    return this.service.rotateSecret(id, dto);
+  }
+
+  @Post(':id/test')
+  @HttpCode(202)
+  @ApiOperation({ operationId: 'sendWebhookTest', summary: 'Queue one signed WebhookTest delivery to this webhook alone' })
+  @ApiBody({ type: WebhookTestDto, required: false })
+  @ApiExtraModels(WebhookTestEvent)
+  @ApiAcceptedResponse({
+    type: WebhookTestResponse,
+    description: 'the delivery is queued and already in the delivery log; the webhook receives a WebhookTestEvent body, signed, and retried like any delivery',
+  })
+  @ApiConflictResponse({ description: 'the webhook is inactive (inactive webhooks get no deliveries)' })
+  @ApiUnprocessableEntityResponse({ description: 'Note is not a string of at most 1024 characters' })
+  sendTest(@Param('id') id: string, @Body() dto: WebhookTestDto) {
+    return this.service.sendTest(id, dto);
+  }
+
   @Get(':id/headers')
+  @ApiOperation({ operationId: 'listWebhookHeaders', summary: 'List the headers sent with every delivery' })
   @ApiOkResponse({ type: [WebhookHeaderResponse] })
   listHeaders(@Param('id') id: string) {
     return this.service.listHeaders(id);
   }
 
   @Post(':id/headers')
+  @ApiOperation({ operationId: 'createWebhookHeader', summary: 'Add a header sent with every delivery' })
   @ApiCreatedResponse({ type: WebhookHeaderResponse })
   addHeader(@Param('id') id: string, @Body() dto: WebhookHeaderInput) {
     return this.service.addHeader(id, dto);
   }
 
   @Get(':id/headers/:headerId')
+  @ApiOperation({ operationId: 'getWebhookHeader', summary: 'Get one header of a webhook' })
   @ApiOkResponse({ type: WebhookHeaderResponse })
   getHeader(@Param('id') id: string, @Param('headerId') headerId: string) {
     return this.service.getHeader(id, headerId);
   }
 
   @Put(':id/headers/:headerId')
+  @ApiOperation({ operationId: 'updateWebhookHeader', summary: 'Replace one header of a webhook' })
   @ApiOkResponse({ type: WebhookHeaderResponse })
   updateHeader(@Param('id') id: string, @Param('headerId') headerId: string, @Body() dto: WebhookHeaderInput) {
     return this.service.updateHeader(id, headerId, dto);
   }
 
   @Delete(':id/headers/:headerId')
+  @ApiOperation({ operationId: 'deleteWebhookHeader', summary: 'Delete one header of a webhook' })
   @HttpCode(200)
   @ApiOkResponse({ type: DeletedResponse })
   removeHeader(@Param('id') id: string, @Param('headerId') headerId: string) {

@@ -1,12 +1,14 @@
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module, Provider, Type } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventsModule } from '../events/events.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { QueueModule } from '../queue/queue.module';
 import { DeliveriesController } from './deliveries.controller';
 import { DeliveriesService } from './deliveries.service';
 import { DELIVERY_QUEUE, DeliveryQueue } from './delivery-queue';
 import { DeliveryStore } from './delivery-store';
+import { DeliverySigner } from './send/delivery-signer';
 import { HttpSender } from './send/http-sender';
 import { WebhookHeaderEntity } from './webhook-header.entity';
 import { DeliveryMetrics, DispatchGauges } from './webhook-metrics';
@@ -16,6 +18,7 @@ import { WebhooksService } from './webhooks.service';
 import { DeliveryProcessor } from './worker/delivery.processor';
 import { OutboxRelay } from './worker/outbox-relay';
 import { Reconciler } from './worker/reconciler';
+import { SigningKeyEraser } from './worker/signing-key-eraser';
 
 /**
  * The webhook dispatcher. API side: subscriptions, their headers and the delivery log (portal routes).
@@ -29,10 +32,10 @@ export class WebhooksModule {
     const controllers: Type[] = roles.api ? [WebhooksController, DeliveriesController] : [];
     const providers: Provider[] = [DeliveryStore, DeliveryQueue, DispatchGauges];
     if (roles.api) providers.push(WebhooksService, DeliveriesService);
-    if (roles.worker) providers.push(OutboxRelay, DeliveryProcessor, Reconciler, HttpSender, DeliveryMetrics);
+    if (roles.worker) providers.push(OutboxRelay, DeliveryProcessor, Reconciler, HttpSender, DeliveryMetrics, DeliverySigner, SigningKeyEraser);
     return {
       module: WebhooksModule,
-      imports: [TypeOrmModule.forFeature([WebhookEntity, WebhookHeaderEntity]), QueueModule, BullModule.registerQueue({ name: DELIVERY_QUEUE }), MetricsModule],
+      imports: [TypeOrmModule.forFeature([WebhookEntity, WebhookHeaderEntity]), EventsModule, QueueModule, BullModule.registerQueue({ name: DELIVERY_QUEUE }), MetricsModule],
       controllers,
       providers,
     };

@@ -1,27 +1,56 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { isUUID } from 'class-validator';
 import { DataSource, EntityManager } from 'typeorm';
+import { AppConfig } from '../config';
+import { AddressGuard } from './send/address-guard';
 import { SecretBox } from '../common/crypto/secret-box';
 import { PortalPageQuery, portalPaging } from '../common/http/pagination';
 import { portalTime } from '../common/http/time';
-import { newSigningSecret } from './send/signing';
-import { CreatedWebhookResponse, CreateWebhookDto, UpdateWebhookDto, WebhookHeaderInput, WebhookHeaderResponse, WebhookResponse, WebhookSecretResponse } from './dto/webhook.dto';
+import { WEBHOOK_TEST_EVENT } from '../events/event-names';
+import { EventsService } from '../events/events.service';
+import { DeliveryQueue } from './delivery-queue';
+import { DeliveryStore } from './delivery-store';
+import { newSigningKey, SignatureScheme, verificationKey } from './send/signing';
+import {
+  CreatedWebhookResponse,
+  CreateWebhookDto,
+  SavedWebhookResponse,
+  DEFAULT_GRACE_PERIOD_SECONDS,
+  RotateSecretDto,
+  UpdateWebhookDto,
+  WebhookHeaderInput,
+  WebhookHeaderResponse,
+  WebhookResponse,
+  WebhookSecretResponse,
+  WebhookTestDto,
+  WebhookTestResponse,
+} from './dto/webhook.dto';
 import { WebhookHeaderEntity } from './webhook-header.entity';
 import { WebhookEntity } from './webhook.entity';
+import { targetWarnings } from './target-warnings';
 import { WebhookError } from './webhooks.errors';
 
-/** Webhook subscriptions and their headers (portal family). */
+/** Webhook subscriptions, their headers and signing keys, and test sends (portal family). */
 @Injectable()
 export class WebhooksService {
+  private readonly guard: AddressGuard;
+  private readonly logger = new Logger(WebhooksService.name);
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly secrets: SecretBox,
-  ) {}
+    private readonly events: EventsService,
+    private readonly store: DeliveryStore,
+    private readonly queue: DeliveryQueue,
+    config: AppConfig,
+  ) {
+    this.guard = new AddressGuard(config.webhooks.allowedCidrs);
+  }
 
   async create(dto: CreateWebhookDto): Promise<CreatedWebhookResponse> {
-    const secret = newSigningSecret();
+    const key = newSigningKey(dto.SignatureScheme ?? 'v1');
     const now = new Date();
     const webhook = await this.db.transaction(async (tx) => {
       const w = tx.create(WebhookEntity, {
@@ -32,15 +61,20 @@ export class WebhooksService {
         timeoutSeconds: dto.Timeout ?? 30,
         events: uniq(dto.Events),
         active: dto.Active ?? true,
-        secretEncrypted: this.secrets.encrypt(secret),
+        secretEncrypted: this.secrets.encrypt(key.secret),
         createdAt: now,
         updatedAt: now,
+        signatureScheme: key.scheme,
+        previousSecretEncrypted: null,
+        previousSignatureScheme: null,
+        previousSecretExpiresAt: null,
       });
       await tx.insert(WebhookEntity, w);
       w.headers = await this.insertHeaders(tx, w.id, dto.Headers ?? [], now);
       return w;
     });
-    return { ...this.toResponse(webhook), Secret: secret };
+    const shown = verificationKey(key);
+    return { ...this.toResponse(webhook), Secret: shown, PublicKey: key.scheme === 'v1a' ? shown : null, ...this.warnings(webhook.url) };
   }
 
   async list(q: PortalPageQuery): Promise<WebhookResponse[]> {
@@ -53,7 +87,7 @@ export class WebhooksService {
     return this.toResponse(await this.find(this.db.manager, id));
   }
 
-  async update(id: string, dto: UpdateWebhookDto): Promise<WebhookResponse> {
+  async update(id: string, dto: UpdateWebhookDto): Promise<SavedWebhookResponse> {
     const webhook = await this.db.transaction(async (tx) => {
       const w = await this.find(tx, id, true);
       const now = new Date();
@@ -63,6 +97,10 @@ export class WebhooksService {
       if (dto.Timeout !== undefined) w.timeoutSeconds = dto.Timeout;
       if (dto.Events !== undefined) w.events = uniq(dto.Events);
       if (dto.Active !== undefined) w.active = dto.Active;
+      // a new scheme needs a new key: a rotation, with the default overlap so receivers can switch over
+      if (dto.SignatureScheme !== undefined && dto.SignatureScheme !== w.signatureScheme) {
+        this.rotateKeys(w, dto.SignatureScheme, DEFAULT_GRACE_PERIOD_SECONDS, now);
+      }
       w.updatedAt = now;
       const { headers, ...columns } = w;
       await tx.update(WebhookEntity, { id }, columns);
@@ -74,7 +112,7 @@ export class WebhooksService {
       }
       return w;
     });
-    return this.toResponse(webhook);
+    return { ...this.toResponse(webhook), ...this.warnings(webhook.url) };
   }
 
   async remove(id: string): Promise<{ status: string; message: string }> {
@@ -84,8 +122,57 @@ export class WebhooksService {
   }
 
   async secret(id: string): Promise<WebhookSecretResponse> {
-    const w = await this.find(this.db.manager, id);
-    return { Secret: this.secrets.decrypt(w.secretEncrypted) };
+    return this.toSecretResponse(await this.find(this.db.manager, id), new Date());
+  }
+
+  /**
+   * A new key for the webhook, of its scheme. For `GracePeriodSeconds` (default 24 h) deliveries carry
+   * signatures by the new and the old key; then the old key is erased. A rotation during a grace period
+   * retires the key before the current one at once: only one previous key is ever kept.
+   */
+  async rotateSecret(id: string, dto: RotateSecretDto): Promise<WebhookSecretResponse> {
+    const now = new Date();
+    const w = await this.db.transaction(async (tx) => {
+      const w = await this.find(tx, id, true);
+      this.rotateKeys(w, w.signatureScheme, dto.GracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS, now);
+      w.updatedAt = now;
+      await tx.update(WebhookEntity, { id }, {
+        secretEncrypted: w.secretEncrypted,
+        signatureScheme: w.signatureScheme,
+        previousSecretEncrypted: w.previousSecretEncrypted,
+        previousSignatureScheme: w.previousSignatureScheme,
+        previousSecretExpiresAt: w.previousSecretExpiresAt,
+        updatedAt: w.updatedAt,
+      });
+      return w;
+    });
+    this.logger.log({ webhookId: id, scheme: w.signatureScheme, previousKeyUntil: w.previousSecretExpiresAt }, 'webhook signing key rotated');
+    return this.toSecretResponse(w, now);
+  }
+
+  /**
+   * Queues one delivery of a WebhookTest event to this webhook alone, through the outbox like any event:
+   * the event is written and relayed (to this webhook only) in one transaction, so the delivery exists,
+   * and shows in the log, by the time the answer names it. It is then signed, sent, logged and retried
+   * like any other delivery. An inactive webhook gets no deliveries, so it cannot be tested either.
+   */
+  async sendTest(id: string, dto: WebhookTestDto): Promise<WebhookTestResponse> {
+    const { eventId, deliveries } = await this.db.transaction(async (tx) => {
+      // locked so that the webhook cannot be deleted or switched off between the check and the relay
+      const w = await this.find(tx, id, true);
+      if (!w.active) throw WebhookError.inactive();
+      const event = await this.events.recordForWebhook(tx, id, WEBHOOK_TEST_EVENT, { WebhookID: id, Note: dto.Note ?? '' });
+      const { deliveries } = await this.store.relay([event.id], 1, tx);
+      if (deliveries.length !== 1) throw new Error(`test event ${event.id} was relayed to ${deliveries.length} webhooks, not 1`);
+      return { eventId: event.id, deliveries };
+    });
+    try {
+      await this.queue.enqueue(deliveries);
+    } catch (err) {
+      // the delivery is pending in Postgres: the reconciler queues it once it is overdue
+      this.logger.warn({ err, webhookId: id }, 'could not queue the test delivery; the reconciler will');
+    }
+    return { DeliveryID: deliveries[0].id, EventID: eventId };
   }
 
   async listHeaders(id: string): Promise<WebhookHeaderResponse[]> {
@@ -146,8 +233,41 @@ export class WebhooksService {
     return rows;
   }
 
+  /** Gives `w` a new key of `scheme`; with a grace period the current key stays in use beside it until then. */
+  private rotateKeys(w: WebhookEntity, scheme: SignatureScheme, graceSeconds: number, now: Date): void {
+    const key = newSigningKey(scheme);
+    if (graceSeconds > 0) {
+      w.previousSecretEncrypted = w.secretEncrypted;
+      w.previousSignatureScheme = w.signatureScheme;
+      w.previousSecretExpiresAt = new Date(now.getTime() + graceSeconds * 1000);
+    } else {
+      w.previousSecretEncrypted = null;
+      w.previousSignatureScheme = null;
+      w.previousSecretExpiresAt = null;
+    }
+    w.secretEncrypted = this.secrets.encrypt(key.secret);
+    w.signatureScheme = scheme;
+  }
+
+  private toSecretResponse(w: WebhookEntity, now: Date): WebhookSecretResponse {
+    const shown = verificationKey({ scheme: w.signatureScheme, secret: this.secrets.decrypt(w.secretEncrypted) });
+    const expiresAt = w.previousSecretExpiresAt && w.previousSecretExpiresAt > now ? w.previousSecretExpiresAt : null;
+    return {
+      Secret: shown,
+      SignatureScheme: w.signatureScheme,
+      PublicKey: w.signatureScheme === 'v1a' ? shown : null,
+      PreviousSecretExpiresAt: expiresAt ? expiresAt.toISOString() : null,
+    };
+  }
+
   private async touch(id: string): Promise<void> {
     await this.db.getRepository(WebhookEntity).update({ id }, { updatedAt: new Date() });
+  }
+
+  /** `Warnings` appears only when there is something to say, so the usual answer keeps its exact shape. */
+  private warnings(url: string): { Warnings?: string[] } {
+    const warnings = targetWarnings(url, this.guard);
+    return warnings.length ? { Warnings: warnings } : {};
   }
 
   private toResponse(w: WebhookEntity): WebhookResponse {
@@ -163,6 +283,7 @@ export class WebhooksService {
       Active: w.active,
       CreatedAt: portalTime(w.createdAt),
       UpdatedAt: portalTime(w.updatedAt),
+      SignatureScheme: w.signatureScheme,
     };
   }
 }

@@ -29,12 +29,14 @@ describe('webhook subscriptions (portal API)', () => {
       CreatedAt: expect.stringMatching(TIME),
       UpdatedAt: expect.stringMatching(TIME),
       Secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/=]{32}$/),
+      SignatureScheme: 'v1',
+      PublicKey: null,
     });
     const got = await api.get(`/portal-api/webhooks/${res.body.ID}`);
     expect(got.status).toBe(200);
-    const { Secret, ...withoutSecret } = res.body;
+    const { Secret, PublicKey, ...withoutSecret } = res.body;
     expect(got.body).toEqual(withoutSecret);
-    expect((await api.get(`/portal-api/webhooks/${res.body.ID}/secret`)).body).toEqual({ Secret });
+    expect((await api.get(`/portal-api/webhooks/${res.body.ID}/secret`)).body).toEqual({ Secret, SignatureScheme: 'v1', PublicKey, PreviousSecretExpiresAt: null });
   });
 
   it('keeps the signing secret encrypted at rest', async () => {

@@ -12,7 +12,7 @@ export const AdminAuth = () => applyDecorators(UseGuards(AdminAuthGuard), ApiSec
 /** Route belongs to the portal family (Authorization: <portal API token>). */
 export const PortalAuth = () => applyDecorators(UseGuards(PortalAuthGuard), ApiSecurity('portal'));
 
-/** Route belongs to the dashboard family and needs `area` at `level` (decisions §2). */
+/** Route belongs to the dashboard family and needs `area` at `level` (write implies read; IsAdmin grants all). */
 export const DashboardAuth = (area?: PermissionArea, level: AccessLevel = 'read') =>
   applyDecorators(
     SetMetadata(DASHBOARD_PERMISSION_KEY, area ? ({ area, level } satisfies RequiredPermission) : undefined),

@@ -5,7 +5,7 @@ export const PERMISSION_AREAS = [
 export type PermissionArea = (typeof PERMISSION_AREAS)[number];
 export type AccessLevel = 'read' | 'write';
 
-/** decisions §2: write implies read; deny and absence grant nothing; IsAdmin "admin" grants everything. */
+/** Write implies read; deny and absence grant nothing; IsAdmin "admin" grants everything. */
 export function hasPermission(permissions: Record<string, string> | null | undefined, area: PermissionArea, level: AccessLevel): boolean {
   if (!permissions) return false;
   if (permissions.IsAdmin === 'admin') return true;

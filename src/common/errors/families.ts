@@ -1,5 +1,5 @@
 /**
- * The four route families of decisions §1, each with its own error body.
+ * The four route families (gateway, dashboard, admin, portal), each with its own credential and error body.
  * Routes outside them (health, docs, metrics) use a plain `{statusCode, message}` body.
  */
 export type Family = 'gateway' | 'dashboard' | 'admin' | 'portal' | 'other';

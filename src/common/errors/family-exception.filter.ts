@@ -48,7 +48,7 @@ export function sendFamilyError(request: FastifyRequest, reply: FastifyReply, er
   void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(renderErrorBody(family, status, messages));
 }
 
-/** The global filter: renders each route family's error body (decisions §1). */
+/** The global filter: renders each route family's error body (see families.ts). */
 @Catch()
 export class FamilyExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {

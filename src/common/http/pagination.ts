@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
-/** Portal list paging (decisions §5): `page` 1-based, `per_page` default 20, at most 100. */
+/** Portal list paging: `page` 1-based, `per_page` default 20, at most 100. */
 export class PortalPageQuery {
   @ApiPropertyOptional({ minimum: 1, default: 1 })
   @IsOptional() @Type(() => Number) @IsInt() @Min(1)

@@ -7,17 +7,17 @@ import { AnalyticsPageDto } from './dto/analytics.dto';
 
 const DATE_SEGMENT = 'decimal, with or without leading zero';
 
-/** Request analytics (interface 4.6): Bearer access key, area `analytics`. */
+/** Request analytics of an OAuth client: Bearer access key, area `analytics`. */
 @ApiTags('dashboard: analytics')
 @ApiUnauthorizedResponse({ description: 'missing, wrong or inactive access key' })
-@ApiForbiddenResponse({ description: 'access denied: You do not have permission to access <path>' })
+@ApiForbiddenResponse({ description: '`access denied: You do not have permission to access <path>`' })
 @Controller('api/activity')
 export class AnalyticsController {
   constructor(private readonly service: AnalyticsService) {}
 
   @Get('oauthid/:oauthId/:startDay/:startMonth/:startYear/:endDay/:endMonth/:endYear')
   @DashboardAuth('analytics', 'read')
-  @ApiOperation({ summary: 'Analytics of an OAuth client from the start day 00:00 UTC to the end of the end day, one row per API path, 10 rows a page' })
+  @ApiOperation({ operationId: 'getOAuthClientAnalytics', summary: 'Analytics of an OAuth client from the start day 00:00 UTC to the end of the end day, one row per API path, 10 rows a page' })
   @ApiParam({ name: 'oauthId', description: 'OAuthClientID' })
   @ApiParam({ name: 'startDay', description: DATE_SEGMENT })
   @ApiParam({ name: 'startMonth', description: DATE_SEGMENT })

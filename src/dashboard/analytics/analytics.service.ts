@@ -8,7 +8,7 @@ import { pageCount, pageWindow } from '../paging';
 import { parseDayRange } from './date-range';
 import { AnalyticsPageDto, AnalyticsRecordDto } from './dto/analytics.dto';
 
-/** decisions §4: analytics pages hold 10 rows. */
+/** Analytics pages hold 10 rows. */
 export const ANALYTICS_PAGE_SIZE = 10;
 
 export interface ActivityParams {

@@ -5,17 +5,17 @@ import { ApiListResponseDto } from './dto/api-list.dto';
 import { ListApisQueryDto } from './dto/list-apis-query.dto';
 import { ApisService } from './apis.service';
 
-/** Dashboard view of the managed APIs (interface 4.5, 4.7): Bearer access key, area `apis`. */
+/** Dashboard view of the managed APIs (list and groups by category): Bearer access key, area `apis`. */
 @ApiTags('dashboard: APIs')
 @ApiUnauthorizedResponse({ description: 'missing, wrong or inactive access key' })
-@ApiForbiddenResponse({ description: 'access denied: You do not have permission to access <path>' })
+@ApiForbiddenResponse({ description: '`access denied: You do not have permission to access <path>`' })
 @Controller('api/apis')
 export class ApisController {
   constructor(private readonly service: ApisService) {}
 
   @Get()
   @DashboardAuth('apis', 'read')
-  @ApiOperation({ summary: 'List the organisation’s APIs (pages of DASHBOARD_PAGE_SIZE, newest first by default)' })
+  @ApiOperation({ operationId: 'listApis', summary: 'List the organisation’s APIs (pages of DASHBOARD_PAGE_SIZE, newest first by default)' })
   @ApiOkResponse({ type: ApiListResponseDto })
   @ApiBadRequestResponse({ description: 'an unknown enum value, or p that is not a page number' })
   list(@Actor() actor: DashboardActor, @Query() query: ListApisQueryDto) {
@@ -24,7 +24,7 @@ export class ApisController {
 
   @Get('groups')
   @DashboardAuth('apis', 'read')
-  @ApiOperation({ summary: 'API ids by category' })
+  @ApiOperation({ operationId: 'listApiGroups', summary: 'API ids by category' })
   @ApiOkResponse({ schema: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, example: { payments: ['a1', 'b2'] } } })
   groups(@Actor() actor: DashboardActor) {
     return this.service.groups(actor);

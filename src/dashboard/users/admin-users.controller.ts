@@ -5,7 +5,7 @@ import { CreateUserDto } from './dto/create-user.dto';
 import { AdminCreateUserResponseDto } from './dto/user-response.dto';
 import { UsersService } from './users.service';
 
-/** Administrative user creation (interface 4.8): Admin-Auth. The way in from nothing. */
+/** Administrative user creation: Admin-Auth. The way in from nothing. */
 @ApiTags('admin: users')
 @AdminAuth()
 @ApiUnauthorizedResponse({ description: 'missing or wrong Admin-Auth' })
@@ -16,12 +16,13 @@ export class AdminUsersController {
   @Post()
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'adminCreateUser',
     summary: 'Create a user (Message carries its access key)',
     description: 'Permissions default to {"IsAdmin":"admin","ResetPassword":"admin"}; org_id as given (empty: super user); active defaults to false.',
   })
   @ApiBody({ type: CreateUserDto })
   @ApiOkResponse({ type: AdminCreateUserResponseDto })
-  @ApiBadRequestResponse({ description: 'User object validation failed. <reasons>' })
+  @ApiBadRequestResponse({ description: '`User object validation failed. <reasons>`' })
   @ApiConflictResponse({ description: 'User email already exists for this org.' })
   create(@Body() body: unknown) {
     return this.service.createByAdmin(body);

@@ -7,7 +7,7 @@ function derive(password: string, salt: Buffer, opts: ScryptOptions, length = KE
   return new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, length, { ...opts, maxmem: 64 * 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key))));
 }
 
-/** A slow salted hash (scrypt, decisions §2): `scrypt$N$r$p$<salt b64>$<hash b64>`. */
+/** A slow salted hash (scrypt; passwords are never kept or returned in clear): `scrypt$N$r$p$<salt b64>$<hash b64>`. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
   const key = await derive(password, salt, PARAMS);

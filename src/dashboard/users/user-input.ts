@@ -4,7 +4,7 @@ import { PERMISSION_AREAS } from '../../common/auth';
 import { CreateUserDto } from './dto/create-user.dto';
 
 const AREA_LEVELS = ['read', 'write', 'deny'];
-/** Flags of the administrative permissions (interface 2.6). */
+/** Flags of the administrative permissions: `admin` or `deny`, unlike the areas' read/write/deny. */
 const ADMIN_FLAGS = ['IsAdmin', 'ResetPassword'];
 const ADMIN_LEVELS = ['admin', 'deny'];
 
@@ -14,7 +14,7 @@ function reasonsOf(errors: ValidationError[]): string[] {
   return errors.flatMap((e) => Object.values(e.constraints ?? {}));
 }
 
-/** Every reason a user_permissions map is not one (decisions §2). */
+/** Every reason a user_permissions map is not one (unknown area, or a level the area does not take). */
 export function permissionErrors(permissions: Record<string, unknown>): string[] {
   const errors: string[] = [];
   for (const [area, level] of Object.entries(permissions)) {

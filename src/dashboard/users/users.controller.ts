@@ -8,10 +8,10 @@ import { UsersService } from './users.service';
 
 const USER_ID = { name: 'id', description: 'user id (24 hex)' };
 
-/** Dashboard users (interface 4.4; decisions §2): Authorization: Bearer <access key>, area `users`. */
+/** Dashboard users: Authorization: Bearer <access key>, area `users`. */
 @ApiTags('dashboard: users')
 @ApiUnauthorizedResponse({ description: 'missing, wrong or inactive access key' })
-@ApiForbiddenResponse({ description: 'access denied: You do not have permission to access <path>' })
+@ApiForbiddenResponse({ description: '`access denied: You do not have permission to access <path>`' })
 @Controller('api/users')
 export class UsersController {
   constructor(private readonly service: UsersService) {}
@@ -19,25 +19,26 @@ export class UsersController {
   @Post()
   @HttpCode(200)
   @DashboardAuth('users', 'write')
-  @ApiOperation({ summary: 'Add a dashboard user to the caller’s organisation (permissions no wider than the caller’s)' })
+  @ApiOperation({ operationId: 'createUser', summary: 'Add a dashboard user to the caller’s organisation (permissions no wider than the caller’s)' })
   @ApiBody({ type: CreateUserDto })
   @ApiOkResponse({ type: CreateUserResponseDto })
-  @ApiBadRequestResponse({ description: 'User object validation failed. <reasons>' })
+  @ApiBadRequestResponse({ description: '`User object validation failed. <reasons>`' })
   @ApiConflictResponse({ description: 'User email already exists for this org.' })
   create(@Actor() actor: DashboardActor, @Body() body: unknown) {
-    // validated in the service: its failures read `User object validation failed. ...` (decisions §2)
+    // validated in the service: its failures read `User object validation failed. ...`, listing every reason
     return this.service.create(actor, body);
   }
 
   @Get()
   @DashboardAuth('users', 'read')
-  @ApiOperation({ summary: 'Users of the caller’s organisation, newest first' })
+  @ApiOperation({ operationId: 'listUsers', summary: 'Users of the caller’s organisation, newest first' })
   @ApiOkResponse({ type: UserListResponseDto })
   list(@Actor() actor: DashboardActor, @Query() query: PageQueryDto) {
     return this.service.list(actor, query.p);
   }
 
   @Get(':id')
+  @ApiOperation({ operationId: 'getUser', summary: 'Get a user of the caller’s organisation' })
   @DashboardAuth('users', 'read')
   @ApiParam(USER_ID)
   @ApiOkResponse({ type: UserResponseDto })
@@ -47,6 +48,7 @@ export class UsersController {
   }
 
   @Delete(':id')
+  @ApiOperation({ operationId: 'deleteUser', summary: 'Delete a user of the caller’s organisation' })
   @DashboardAuth('users', 'write')
   @ApiParam(USER_ID)
   @ApiOkResponse({ type: DeleteUserResponseDto })

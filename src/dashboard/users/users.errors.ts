@@ -13,7 +13,7 @@ export class UserError extends ApiError {
     super(status, message, code);
   }
 
-  /** decisions §2: 400 `User object validation failed.` plus the reasons. */
+  /** 400 `User object validation failed.` plus the reasons. */
   static invalid(reasons: string[]): UserError {
     return new UserError(400, `User object validation failed. ${reasons.join('; ')}`, UserErrorCode.Invalid);
   }

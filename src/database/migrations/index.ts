@@ -4,6 +4,8 @@ import { Webhooks1763800300000 } from './1763800300000-webhooks';
 import { Dashboard1763800200000 } from './1763800200000-dashboard';
 import { AccessRequestCatalogueIds1763800500000 } from './1763800500000-access-request-catalogue-ids';
 import { OneJobPerDelivery1763800600000 } from './1763800600000-one-job-per-delivery';
+import { OutboxTraceContext1763801100000 } from './1763801100000-outbox-trace-context';
+import { WebhookSigningKeys1763801200000 } from './1763801200000-webhook-signing-keys';
 
 /** Every migration, in order. Add new ones at the end (raw SQL up/down). */
 export const MIGRATIONS = [
@@ -13,4 +15,6 @@ export const MIGRATIONS = [
   Dashboard1763800200000,
   AccessRequestCatalogueIds1763800500000,
   OneJobPerDelivery1763800600000,
+  OutboxTraceContext1763801100000,
+  WebhookSigningKeys1763801200000,
 ];

@@ -26,7 +26,7 @@ class IngestResponseDto {
   @ApiProperty({ description: 'records taken' }) ingested: number;
 }
 
-/** Gateways push request records here (decisions §4). The route takes bodies up to 32 MiB (ROUTE_BODY_LIMITS). */
+/** Gateways push request records here, in batches taken or refused whole. The route takes bodies up to 32 MiB (ROUTE_BODY_LIMITS). */
 @ApiTags('gateway: analytics')
 @GatewayAuth()
 @Controller('gateway/analytics')
@@ -35,7 +35,7 @@ export class AnalyticsIngestController {
 
   @Post()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Ingest a batch of request records (a JSON array; all or nothing)' })
+  @ApiOperation({ operationId: 'ingestAnalytics', summary: 'Ingest a batch of request records (a JSON array; all or nothing)' })
   @ApiBody({ type: AnalyticsIngestRecordDto, isArray: true })
   @ApiOkResponse({ type: IngestResponseDto })
   @ApiBadRequestResponse({ description: 'not an array, or a record fails validation (reasons name the record index)' })

@@ -1,4 +1,4 @@
-/** One request record as a gateway pushes it (decisions §4); latencies in milliseconds. */
+/** One request record as a gateway pushes it to POST /gateway/analytics; latencies in milliseconds. */
 export interface AnalyticsRecord {
   timestamp: Date;
   org_id: string;

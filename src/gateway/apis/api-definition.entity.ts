@@ -38,7 +38,7 @@ export class ApiDefinitionEntity {
   @Column({ type: 'json' })
   oas: OasDocument;
 
-  /** json, not jsonb: the entry keeps the member order of interface 2.7. */
+  /** json, not jsonb: the entry keeps the member order the list answer shows. */
   @Column({ name: 'list_entry', type: 'json' })
   listEntry: ApiListEntry;
 

@@ -29,7 +29,7 @@ const OAS_DOCUMENT_SCHEMA = {
 
 const API_ID = { name: 'apiID', description: 'the API id (x-gateway-api-gateway.info.id)' };
 
-/** Gateway routes for OAS API definitions (decisions §3); X-Gateway-Authorization. */
+/** Gateway routes for OAS API definitions; credential X-Gateway-Authorization, errors `{status, message}`. */
 @ApiTags('gateway: API definitions')
 @GatewayAuth()
 @Controller('gateway/apis/oas')
@@ -38,7 +38,7 @@ export class OasApisController {
 
   @Post()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Create an API definition (id from x-gateway-api-gateway.info.id, or generated)' })
+  @ApiOperation({ operationId: 'createOasApi', summary: 'Create an API definition (id from x-gateway-api-gateway.info.id, or generated)' })
   @ApiBody({ schema: OAS_DOCUMENT_SCHEMA })
   @ApiOkResponse({ type: OasWriteResponseDto })
   @ApiBadRequestResponse({ description: 'not JSON, not a valid OpenAPI 3 document, or an invalid extension' })
@@ -47,13 +47,14 @@ export class OasApisController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'Every API definition, as stored' })
+  @ApiOperation({ operationId: 'listOasApis', summary: 'Every API definition, as stored' })
   @ApiOkResponse({ schema: { type: 'array', items: OAS_DOCUMENT_SCHEMA } })
   list() {
     return this.service.list();
   }
 
   @Get(':apiID')
+  @ApiOperation({ operationId: 'getOasApi', summary: 'Get an API definition, as stored' })
   @ApiParam(API_ID)
   @ApiOkResponse({ schema: OAS_DOCUMENT_SCHEMA })
   @ApiNotFoundResponse({ description: 'API not found' })
@@ -62,7 +63,7 @@ export class OasApisController {
   }
 
   @Put(':apiID')
-  @ApiOperation({ summary: 'Replace an API definition (extension required)' })
+  @ApiOperation({ operationId: 'replaceOasApi', summary: 'Replace an API definition (extension required)' })
   @ApiParam(API_ID)
   @ApiBody({ schema: OAS_DOCUMENT_SCHEMA })
   @ApiOkResponse({ type: OasWriteResponseDto })
@@ -73,7 +74,8 @@ export class OasApisController {
 
   @Patch(':apiID')
   @ApiOperation({
-    summary: 'Update the OAS part of an API definition (interface 4.1)',
+    operationId: 'patchOasApi',
+    summary: 'Update the OAS part of an API definition',
     description:
       'Without the extension in the body the stored extension is kept; without `servers` the stored servers are kept. ' +
       'Then the query parameters configure the extension, as an import does.',
@@ -95,6 +97,7 @@ export class OasApisController {
   }
 
   @Delete(':apiID')
+  @ApiOperation({ operationId: 'deleteOasApi', summary: 'Delete an API definition' })
   @ApiParam(API_ID)
   @ApiOkResponse({ type: OasWriteResponseDto })
   @ApiNotFoundResponse({ description: 'API not found' })

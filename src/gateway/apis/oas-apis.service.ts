@@ -10,7 +10,7 @@ import { projectDefinition } from './projection';
 
 export type WriteAction = 'added' | 'modified' | 'deleted';
 
-/** decisions §3 success body of every write. */
+/** Success body of every write: the id, `status: ok`, the action and an empty `key_hash`. */
 export interface OasWriteResult {
   key: string;
   status: 'ok';
@@ -72,7 +72,7 @@ export class OasApisService {
     return result(id, 'modified');
   }
 
-  /** PATCH (interface 4.1, decisions §3): merge rules, then the import query parameters. */
+  /** PATCH: the merge rules (mergeForPatch), then the import query parameters. */
   async patch(id: string, body: unknown, query: Record<string, unknown>): Promise<OasWriteResult> {
     await this.mustExist(id);
     const doc = await this.validDocument(body);

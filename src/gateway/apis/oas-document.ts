@@ -1,4 +1,4 @@
-/** The gateway extension member of an OAS API definition (interface 2.8). */
+/** The gateway extension member (`x-gateway-api-gateway`) of an OAS API definition. */
 export const EXTENSION = 'x-gateway-api-gateway';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

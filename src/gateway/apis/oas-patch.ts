@@ -15,7 +15,7 @@ export interface ImportParams {
 export const IMPORT_STRING_PARAMS = ['upstreamURL', 'listenPath', 'customDomain'] as const;
 export const IMPORT_BOOLEAN_PARAMS = ['allowList', 'validateRequest', 'mockResponse', 'authentication'] as const;
 
-/** decisions §3: true/false/1/0 (case-insensitive); anything else is not a boolean. */
+/** Query booleans: true/false/1/0 (case-insensitive); anything else is not a boolean. */
 export function parseBooleanParam(value: string): boolean | undefined {
   switch (value.trim().toLowerCase()) {
     case 'true':
@@ -72,7 +72,7 @@ export function parseImportParams(query: Record<string, unknown>): { params: Imp
 }
 
 /**
- * decisions §3 PATCH merge: the body replaces the stored document, except that a body without the
+ * PATCH merge: the body replaces the stored document, except that a body without the
  * extension keeps the stored extension, and a body without `servers` keeps the stored servers.
  * A body extension without `info.orgId` keeps the stored organisation (an update never moves an API
  * between organisations by omission). Neither argument is modified.

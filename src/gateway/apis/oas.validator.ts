@@ -65,7 +65,8 @@ export function isAbsoluteHttpUrl(value: string): boolean {
 }
 
 /**
- * Validates the members of the gateway extension this service reads (interface 2.8 and decisions §3);
+ * Validates the members of the gateway extension this service reads (name, id, orgId, categories, state,
+ * versioning, listen path, custom domain, authentication, upstream);
  * other members are kept as given. Returns every reason at once.
  */
 export function validateExtension(ext: Json | undefined): string[] {

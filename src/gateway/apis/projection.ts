@@ -6,7 +6,7 @@ export type AuthType = (typeof AUTH_TYPES)[number];
 export const API_TYPES = ['tcp', 'rest', 'graphql', 'udg', 'subgraph', 'supergraph', 'internal'] as const;
 export type ApiType = (typeof API_TYPES)[number];
 
-/** `api_definition` of a managed API list entry (interface 2.7), plus the additive `active` and `use_keyless`. */
+/** `api_definition` of a managed API list entry, as the gateway product lists it, plus the additive `active` and `use_keyless`. */
 export interface ApiListEntry {
   api_id: string;
   name: string;
@@ -63,7 +63,7 @@ function authTypeOf(scheme: JsonObject): AuthType | undefined {
 }
 
 /**
- * decisions §3: the header of the first apiKey scheme (in declaration order) that is sent in a header;
+ * The header of the first apiKey scheme (in declaration order) that is sent in a header;
  * `Authorization` when there is none.
  */
 export function authHeaderName(doc: OasDocument): string {
@@ -117,7 +117,7 @@ function versionDataOf(ext: JsonObject | undefined): { childIds: string[]; versi
   return { childIds, definition, versionData: { not_versioned: false, versions } };
 }
 
-/** Projects a stored OAS definition into its list entry (interface 2.7) and searchable columns. */
+/** Projects a stored OAS definition into its list entry and searchable columns. */
 export function projectDefinition(id: string, doc: OasDocument): DefinitionColumns {
   const ext = extensionOf(doc);
   const orgId = str(pick(ext, 'info', 'orgId'));

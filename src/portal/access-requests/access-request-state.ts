@@ -16,7 +16,7 @@ export type TransitionPlan =
     };
 
 /**
- * The access-request state machine (decisions §5):
+ * The access-request state machine:
  * pending→approved (issues credentials), pending→rejected, approved→rejected (revokes credentials).
  * Asking for the status a request already has changes nothing; anything else is a conflict.
  */

@@ -4,7 +4,7 @@ import { AccessRequestStatus } from './access-request-state';
 export const AUTH_TYPES = ['authToken', 'oauth2.0'] as const;
 export type AuthType = (typeof AUTH_TYPES)[number];
 
-/** A request for access to products of a catalogue on behalf of an app (interface §2.2). */
+/** A request for access to products of a catalogue on behalf of an app. */
 @Entity({ name: 'portal_access_requests' })
 export class AccessRequestEntity {
   @PrimaryGeneratedColumn('identity', { type: 'integer', generatedIdentity: 'BY DEFAULT' })

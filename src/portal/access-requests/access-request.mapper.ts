@@ -51,17 +51,17 @@ function fields(ar: AccessRequestEntity, app: AppEntity, credentials: Credential
   };
 }
 
-/** The access-request routes' shape (interface §4.3): Products is one string, names joined by ", ". */
+/** The access-request routes' shape: Products is one string, names joined by ", ". */
 export function accessRequestResponse(ar: AccessRequestEntity, app: AppEntity, credentials: CredentialEntity[], box: Unsealer): AccessRequestResponse {
   return { ...fields(ar, app, credentials, box), Products: ar.products.join(', ') };
 }
 
-/** The shape nested in an application (interface §2.1): Products is an array. */
+/** The shape nested in an application: Products is an array. */
 export function nestedAccessRequestResponse(ar: AccessRequestEntity, app: AppEntity, credentials: CredentialEntity[], box: Unsealer): NestedAccessRequestResponse {
   return { ...fields(ar, app, credentials, box), Products: [...ar.products] };
 }
 
-/** decisions §5: `[]` when there are none, otherwise one inner array holding all of them. */
+/** An application's AccessRequests: `[]` when there are none, otherwise one inner array holding all of them. */
 export function nestAccessRequests<T>(items: T[]): T[][] {
   return items.length === 0 ? [] : [items];
 }

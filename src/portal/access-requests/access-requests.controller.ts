@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { ApiBadGatewayResponse, ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiParam, ApiTags, ApiUnauthorizedResponse, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { ApiBadGatewayResponse, ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags, ApiUnauthorizedResponse, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { PortalAuth } from '../../common/auth';
 import { PortalDeleteResponse } from '../delete-response.dto';
 import { PortalErrorBody } from '../portal-error.dto';
@@ -23,6 +23,7 @@ export class AccessRequestsController {
   constructor(private readonly service: AccessRequestsService) {}
 
   @Post()
+  @ApiOperation({ operationId: 'createAccessRequest', summary: 'Request access to products for an application' })
   @ApiCreatedResponse({ type: AccessRequestResponse, description: 'created pending, or approved with credentials when ProvisionImmediately' })
   @ApiBadGatewayResponse({ type: PortalErrorBody, description: 'ProvisionImmediately with DCREnabled and the identity provider failed: nothing was created' })
   create(@Body() dto: CreateAccessRequestDto) {
@@ -30,12 +31,14 @@ export class AccessRequestsController {
   }
 
   @Get()
+  @ApiOperation({ operationId: 'listAccessRequests', summary: 'List access requests' })
   @ApiOkResponse({ type: [AccessRequestResponse] })
   list(@Query() query: ListAccessRequestsQuery) {
     return this.service.list(query);
   }
 
   @Get(':id')
+  @ApiOperation({ operationId: 'getAccessRequest', summary: 'Get an access request with its credentials' })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: AccessRequestResponse })
   @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such access request' })
@@ -44,6 +47,7 @@ export class AccessRequestsController {
   }
 
   @Put(':id/approve')
+  @ApiOperation({ operationId: 'approveAccessRequest', summary: 'Approve an access request (issues its credential)' })
   @ApiParam(ID_PARAM)
   @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such access request' })
   @ApiOkResponse({ type: AccessRequestResponse, description: 'approved (or already approved: nothing changed)' })
@@ -54,6 +58,7 @@ export class AccessRequestsController {
   }
 
   @Put(':id/reject')
+  @ApiOperation({ operationId: 'rejectAccessRequest', summary: 'Reject an access request (revokes its credentials)' })
   @ApiParam(ID_PARAM)
   @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such access request' })
   @ApiOkResponse({ type: AccessRequestResponse, description: 'rejected, credentials revoked (or already rejected: nothing changed)' })
@@ -62,6 +67,7 @@ export class AccessRequestsController {
   }
 
   @Patch(':id')
+  @ApiOperation({ operationId: 'updateAccessRequestStatus', summary: 'Approve or reject an access request by status' })
   @ApiParam(ID_PARAM)
   @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such access request' })
   @ApiOkResponse({ type: AccessRequestResponse })
@@ -72,6 +78,7 @@ export class AccessRequestsController {
   }
 
   @Delete(':id')
+  @ApiOperation({ operationId: 'deleteAccessRequest', summary: 'Delete an access request with its credentials' })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: PortalDeleteResponse, description: 'deleted with its credentials' })
   @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such access request' })

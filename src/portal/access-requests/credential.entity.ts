@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
 /**
- * A credential issued when an access request is approved (interface §2.3).
+ * A credential issued when an access request is approved.
  * Every `*Encrypted` column holds a SecretBox-sealed value, never the secret itself.
  * Revoked credentials keep their row (revokedAt set) and are no longer shown.
  */

@@ -3,7 +3,7 @@ import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 export const VISIBILITIES = ['personal', 'team', 'organisation'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
 
-/** A developer-portal application (interface §2.1). */
+/** A developer-portal application. */
 @Entity({ name: 'portal_apps' })
 export class AppEntity {
   @PrimaryGeneratedColumn('identity', { type: 'integer', generatedIdentity: 'BY DEFAULT' })

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOkResponse, ApiParam, ApiTags, ApiUnauthorizedResponse, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags, ApiUnauthorizedResponse, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { PortalAuth } from '../../common/auth';
 import { PortalPageQuery } from '../../common/http/pagination';
 import { PortalDeleteResponse } from '../delete-response.dto';
@@ -23,6 +23,7 @@ export class AppsController {
   constructor(private readonly service: AppsService) {}
 
   @Post()
+  @ApiOperation({ operationId: 'createApp', summary: 'Create an application' })
   // the portal product answers 200 here (other portal creations answer 201)
   @HttpCode(200)
   @ApiOkResponse({ type: AppResponse, description: 'created' })
@@ -31,12 +32,14 @@ export class AppsController {
   }
 
   @Get()
+  @ApiOperation({ operationId: 'listApps', summary: 'List applications' })
   @ApiOkResponse({ type: [AppResponse] })
   list(@Query() query: PortalPageQuery) {
     return this.service.list(query);
   }
 
   @Get(':id')
+  @ApiOperation({ operationId: 'getApp', summary: 'Get an application' })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: AppResponse })
   @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such application' })
@@ -45,6 +48,7 @@ export class AppsController {
   }
 
   @Put(':id')
+  @ApiOperation({ operationId: 'updateApp', summary: 'Update an application (fields left out keep their value)' })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: AppResponse })
   @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such application' })
@@ -53,6 +57,7 @@ export class AppsController {
   }
 
   @Delete(':id')
+  @ApiOperation({ operationId: 'deleteApp', summary: 'Delete an application with its access requests' })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: PortalDeleteResponse, description: 'deleted with its access requests and their credentials' })
   @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such application' })

@@ -2,8 +2,16 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { WEBHOOK_EVENTS } from '../../events/event-names';
+import { SIGNATURE_SCHEMES } from '../send/signing';
 
 export const WEBHOOK_METHODS = ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'] as const;
+
+/** Longest grace period of a key rotation: 7 days. */
+export const MAX_GRACE_PERIOD_SECONDS = 604_800;
+/** Grace period when none is given, also for a scheme switch by PUT: 24 hours. */
+export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400;
+const SCHEME_MESSAGE = `SignatureScheme must be one of ${SIGNATURE_SCHEMES.join(', ')}`;
+const SCHEME_DESCRIPTION = 'v1: HMAC-SHA256 with a shared whsec_ secret; v1a: Ed25519, receivers hold only the whpk_ public key';
 
 /** `post` means POST. */
 const upper = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.toUpperCase() : value);
@@ -55,6 +63,10 @@ export class CreateWebhookDto {
   @ApiPropertyOptional({ default: true, description: 'inactive webhooks get no deliveries' })
   @IsOptional() @IsBoolean({ message: 'Active must be a boolean' })
   Active?: boolean;
+
+  @ApiPropertyOptional({ enum: SIGNATURE_SCHEMES, default: 'v1', description: SCHEME_DESCRIPTION })
+  @IsOptional() @IsIn(SIGNATURE_SCHEMES as unknown as string[], { message: SCHEME_MESSAGE })
+  SignatureScheme?: 'v1' | 'v1a';
 }
 
 /** PUT: every field optional; those given replace the stored ones (Headers, when given, replace all headers). */
@@ -87,6 +99,13 @@ export class UpdateWebhookDto {
   @ApiPropertyOptional()
   @IsOptional() @IsBoolean({ message: 'Active must be a boolean' })
   Active?: boolean;
+
+  @ApiPropertyOptional({
+    enum: SIGNATURE_SCHEMES,
+    description: `${SCHEME_DESCRIPTION}. Switching scheme is a key rotation with the default grace period (24 h): deliveries carry signatures by the new and the old key until it ends. GET /webhooks/{id}/secret shows the new key.`,
+  })
+  @IsOptional() @IsIn(SIGNATURE_SCHEMES as unknown as string[], { message: SCHEME_MESSAGE })
+  SignatureScheme?: 'v1' | 'v1a';
 }
 
 export class WebhookHeaderResponse {
@@ -106,13 +125,64 @@ export class WebhookResponse {
   @ApiProperty() Active: boolean;
   @ApiProperty({ example: '2026-11-22 10:15' }) CreatedAt: string;
   @ApiProperty({ example: '2026-11-22 10:15' }) UpdatedAt: string;
+  @ApiProperty({ enum: SIGNATURE_SCHEMES, description: SCHEME_DESCRIPTION }) SignatureScheme: string;
 }
 
-export class CreatedWebhookResponse extends WebhookResponse {
-  @ApiProperty({ description: 'Standard Webhooks signing secret; shown in full only here and at GET /webhooks/{id}/secret', example: 'whsec_...' })
+/** The answer to a create or update: the webhook, plus what would stop its deliveries under the current configuration. */
+export class SavedWebhookResponse extends WebhookResponse {
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'present only when deliveries to URL will fail under the current configuration (e.g. a loopback or private address that WEBHOOK_ALLOWED_CIDRS does not allow); the webhook is saved either way',
+  })
+  Warnings?: string[];
+}
+
+const SECRET_DESCRIPTION =
+  'what a receiver verifies signatures with: the whsec_ secret (v1), or the whpk_ public key (v1a; the private key never leaves the service)';
+const PUBLIC_KEY_DESCRIPTION = 'v1a: whpk_ + base64 of the raw 32-byte Ed25519 public key; null for v1';
+
+export class CreatedWebhookResponse extends SavedWebhookResponse {
+  @ApiProperty({ description: `${SECRET_DESCRIPTION}; shown in full only here and at GET /webhooks/{id}/secret`, example: 'whsec_...' })
   Secret: string;
+
+  @ApiProperty({ type: String, nullable: true, description: PUBLIC_KEY_DESCRIPTION, example: null })
+  PublicKey: string | null;
 }
 
 export class WebhookSecretResponse {
-  @ApiProperty({ example: 'whsec_...' }) Secret: string;
+  @ApiProperty({ description: SECRET_DESCRIPTION, example: 'whsec_...' }) Secret: string;
+  @ApiProperty({ enum: SIGNATURE_SCHEMES }) SignatureScheme: string;
+  @ApiProperty({ type: String, nullable: true, description: PUBLIC_KEY_DESCRIPTION, example: null }) PublicKey: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    format: 'date-time',
+    description: 'during a rotation\'s grace period: when deliveries stop being signed with the previous key too (RFC 3339); null otherwise',
+  })
+  PreviousSecretExpiresAt: string | null;
+}
+
+export class RotateSecretDto {
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: MAX_GRACE_PERIOD_SECONDS,
+    default: DEFAULT_GRACE_PERIOD_SECONDS,
+    description: 'how long deliveries stay signed with the old key too (seconds); 0 retires it at once',
+  })
+  @IsOptional() @IsInt({ message: 'GracePeriodSeconds must be an integer number of seconds' })
+  @Min(0, { message: 'GracePeriodSeconds must not be negative' })
+  @Max(MAX_GRACE_PERIOD_SECONDS, { message: `GracePeriodSeconds must be at most ${MAX_GRACE_PERIOD_SECONDS} (7 days)` })
+  GracePeriodSeconds?: number;
+}
+
+export class WebhookTestDto {
+  @ApiPropertyOptional({ maxLength: 1024, description: 'carried in the test event\'s Message', example: 'checking the new endpoint' })
+  @IsOptional() @IsString({ message: 'Note must be a string' }) @MaxLength(1024, { message: 'Note must be at most 1024 characters' })
+  Note?: string;
+}
+
+export class WebhookTestResponse {
+  @ApiProperty({ format: 'uuid', description: 'the test delivery: GET /webhooks/{id}/deliveries/{DeliveryID}; also its webhook-id header' })
+  DeliveryID: string;
+  @ApiProperty({ format: 'uuid' }) EventID: string;
 }

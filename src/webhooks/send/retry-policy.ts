@@ -1,4 +1,4 @@
-/** What to do after an attempt, by decisions §6. */
+/** What to do after an attempt: 2xx delivered, 410 switches the webhook off, a blocked address fails at once, anything else retries on the schedule until it runs out. */
 export type Outcome =
   | { kind: 'delivered' }
   | { kind: 'disable' } // 410 Gone: the webhook is switched off, the delivery fails

@@ -1,14 +1,14 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { BeforeApplicationShutdown, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DelayedError, Job } from 'bullmq';
-import { SecretBox } from '../../common/crypto/secret-box';
 import { AppConfig } from '../../config';
 import { DELIVERY_QUEUE, DeliveryJobData, DeliveryQueue } from '../delivery-queue';
 import { AttemptRecord, ClaimedDelivery, DeliveryStore } from '../delivery-store';
 import { HttpSender } from '../send/http-sender';
 import { decide } from '../send/retry-policy';
-import { signatureHeaders } from '../send/signing';
+import { DeliverySigner } from '../send/delivery-signer';
 import { DeliveryMetrics } from '../webhook-metrics';
+import { AttemptTrace } from './attempt-trace';
 import { Batcher } from './batcher';
 import { WebhookGate } from './webhook-gate';
 
@@ -37,7 +37,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     private readonly store: DeliveryStore,
     private readonly queue: DeliveryQueue,
     private readonly sender: HttpSender,
-    private readonly secrets: SecretBox,
+    private readonly signer: DeliverySigner,
     private readonly metrics: DeliveryMetrics,
   ) {
     super();
@@ -62,14 +62,18 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       await job.moveToDelayed(Date.now() + this.gate.stepAsideMs(job.data.webhookId), token);
       throw new DelayedError();
     }
+    const traced = new AttemptTrace(job.data.trace);
     try {
-      await this.attempt(job.data.deliveryId);
+      await this.attempt(job.data.deliveryId, traced);
+    } catch (err) {
+      traced.abandon(err);
+      throw err;
     } finally {
       this.gate.release(slot);
     }
   }
 
-  private async attempt(deliveryId: string): Promise<void> {
+  private async attempt(deliveryId: string, traced: AttemptTrace): Promise<void> {
     const d = await this.claims.call(deliveryId);
     if (!d) return; // not due, taken by another worker, or no longer pending
     if (!d.active) {
@@ -77,8 +81,9 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       return;
     }
     const number = d.attemptCount + 1;
+    traced.begin(d, number);
     const startedAt = new Date();
-    const result = await this.sender.send(this.buildRequest(d));
+    const result = await traced.sending(() => this.sender.send(this.buildRequest(d)));
     const outcome = d.trigger === 'manual' && !(result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) && result.statusCode !== 410
       ? { kind: 'final' as const } // a manual redelivery is one attempt
       : decide(result, number, this.config.webhooks.retrySchedule);
@@ -96,6 +101,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       status,
       nextAttemptAt,
     });
+    traced.end(result, outcome.kind, failed);
     if (failed) throw failed;
     this.metrics.attempt(status, result.error, result.durationMs);
     if (outcome.kind === 'disable') {
@@ -103,7 +109,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       this.logger.warn({ webhookId: d.webhookId }, 'subscriber answered 410 Gone: webhook deactivated');
     }
     if (outcome.kind === 'retry') {
-      await this.queue.enqueue([{ id: d.id, webhookId: d.webhookId, attemptCount: number, delayMs: outcome.delayMs }]);
+      await this.queue.enqueue([{ id: d.id, webhookId: d.webhookId, attemptCount: number, delayMs: outcome.delayMs, trace: traced.next }]);
     }
   }
 
@@ -113,7 +119,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     const headers: Record<string, string> = { 'user-agent': 'gateway-management-webhooks/1.0' };
     for (const h of d.headers) headers[h.name.toLowerCase()] = h.value;
     headers['content-type'] = 'application/json';
-    Object.assign(headers, signatureHeaders(this.secrets.decrypt(d.secretEncrypted), d.id, body));
+    Object.assign(headers, this.signer.headers(d, d.id, body));
     return { url: d.url, method: d.method, headers, body: hasBody ? body : null, timeoutMs: d.timeoutSeconds * 1000 };
   }
 

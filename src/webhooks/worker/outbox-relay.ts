@@ -1,9 +1,11 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { Client } from 'pg';
 import { AppConfig } from '../../config';
 import { OUTBOX_CHANNEL, parseOutboxNotification } from '../../events/events.service';
-import { DeliveryQueue } from '../delivery-queue';
-import { DeliveryStore } from '../delivery-store';
+import { DELIVERY_QUEUE, DeliveryQueue } from '../delivery-queue';
+import { DeliveryStore, RelayedDelivery } from '../delivery-store';
+import { contextFromCarrier, dispatcherTracer, traceCarrier } from '../trace-context';
 
 /** Events one relay statement claims at most. */
 const BATCH = 500;
@@ -96,13 +98,17 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
 
   /** One relay statement, then its deliveries' jobs; returns how many events it claimed. */
   async relay(eventIds: string[] | null): Promise<number> {
+    const startTime = Date.now();
     const { events, deliveries } = await this.store.relay(eventIds, BATCH);
+    const spans = startRelaySpans(deliveries, startTime);
     try {
       await this.queue.enqueue(deliveries);
     } catch (err) {
       // the deliveries are pending in Postgres: the reconciler queues them once they are overdue
       this.logger.warn({ err, deliveries: deliveries.length }, 'could not queue new deliveries; the reconciler will');
+      for (const span of spans) span.setStatus({ code: SpanStatusCode.ERROR, message: 'deliveries not queued' });
     }
+    for (const span of spans) span.end();
     return events;
   }
 
@@ -133,4 +139,40 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       setTimeout(() => void this.listen().catch(() => undefined), 2000).unref();
     }
   }
+}
+
+/**
+ * One span per relayed event that has deliveries, continuing the trace stored with the event (that of the
+ * request that recorded it) and covering the relay statement and the queueing of its deliveries. Each
+ * delivery's job then carries this span's context on to the attempts. Without tracing the spans are no-ops
+ * and the jobs carry nothing.
+ */
+function startRelaySpans(deliveries: RelayedDelivery[], startTime: number): Span[] {
+  const spans = new Map<string, { span: Span; count: number }>();
+  const tracer = dispatcherTracer();
+  for (const d of deliveries) {
+    let relayed = spans.get(d.eventId);
+    if (!relayed) {
+      const span = tracer.startSpan(
+        `relay ${d.eventName}`,
+        {
+          kind: SpanKind.PRODUCER,
+          startTime,
+          attributes: {
+            'webhook.event.id': d.eventId,
+            'webhook.event.name': d.eventName,
+            'messaging.system': 'bullmq',
+            'messaging.operation.type': 'send',
+            'messaging.destination.name': DELIVERY_QUEUE,
+          },
+        },
+        contextFromCarrier(d.eventTrace),
+      );
+      relayed = { span, count: 0 };
+      spans.set(d.eventId, relayed);
+    }
+    relayed.count++;
+    d.trace = traceCarrier(trace.setSpan(ROOT_CONTEXT, relayed.span));
+  }
+  return [...spans.values()].map(({ span, count }) => span.setAttribute('messaging.batch.message_count', count));
 }

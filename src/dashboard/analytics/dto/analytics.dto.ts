@@ -15,7 +15,7 @@ class AnalyticsIdDto {
   @ApiProperty({ description: 'of the most recent hit' }) iso_country: string;
 }
 
-/** Analytics record (interface 2.9): one row per (api_id, path); latencies in ms. */
+/** Analytics record: one row per (api_id, path); latencies in ms. */
 export class AnalyticsRecordDto {
   @ApiProperty({ type: AnalyticsIdDto }) id: AnalyticsIdDto;
   @ApiProperty() hits: number;

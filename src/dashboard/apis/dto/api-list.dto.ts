@@ -18,7 +18,7 @@ class VersionDataDto {
   versions: Record<string, { name: string }>;
 }
 
-/** `api_definition` of a list entry (interface 2.7), plus the additive `active` and `use_keyless`. */
+/** `api_definition` of a list entry, as the gateway product lists it, plus the additive `active` and `use_keyless`. */
 export class ApiDefinitionSummaryDto {
   @ApiProperty() api_id: string;
   @ApiProperty() name: string;

@@ -25,7 +25,7 @@ export function baseApisOnly(value: string | undefined): boolean {
   return value !== undefined && value !== 'false' && value !== '0';
 }
 
-/** GET /api/apis query (interface 4.5; decisions §3). Unknown enum values are a 400. */
+/** GET /api/apis query. Unknown enum values are a 400. */
 export class ListApisQueryDto {
   @ApiPropertyOptional({ enum: ['1', ''], deprecated: true, description: 'accepted (also empty) and ignored' })
   @IsOptional() @IsIn(['1', ''])

@@ -4,7 +4,7 @@ import { IsBoolean, IsDefined, IsEmail, IsInt, IsObject, IsOptional, IsString, M
 const PERMISSIONS_EXAMPLE = { apis: 'read', analytics: 'read', users: 'write' };
 
 /**
- * A dashboard user as created (interface 2.5). `user_permissions` is required on POST /api/users and
+ * A dashboard user as created. `user_permissions` is required on POST /api/users and
  * optional on POST /admin/users. Read-only members (id, access_key, timestamps) are ignored if sent.
  */
 export class CreateUserDto {
@@ -22,7 +22,7 @@ export class CreateUserDto {
   last_name: string;
 
   @ApiPropertyOptional({
-    description: 'area → read | write | deny (areas of interface 2.6); IsAdmin and ResetPassword take "admin". Required on POST /api/users.',
+    description: 'area (analytics, api_assets, apis, certs, hooks, idm, keys, log, oauth, policies, portal, system, user_groups, users, websockets) → read | write | deny; IsAdmin and ResetPassword take "admin". Required on POST /api/users.',
     type: 'object',
     additionalProperties: { type: 'string', enum: ['read', 'write', 'deny', 'admin'] },
     example: PERMISSIONS_EXAMPLE,

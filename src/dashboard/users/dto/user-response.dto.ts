@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-/** A dashboard user as returned (interface 2.5). Never carries the password or its hash. */
+/** A dashboard user as returned. Never carries the password or its hash. */
 export class UserResponseDto {
   @ApiProperty({ description: '24 lower-case hex characters' }) id: string;
   @ApiProperty() email_address: string;
@@ -18,7 +18,7 @@ export class UserResponseDto {
   @ApiProperty({ format: 'date-time', description: '0001-01-01T00:00:00Z when never' }) password_updated: string;
 }
 
-/** POST /admin/users (interface 4.8): Message is the new user's access key, Meta the user. */
+/** POST /admin/users: Message is the new user's access key, Meta the user. */
 export class AdminCreateUserResponseDto {
   @ApiProperty({ example: 'OK' }) Status: string;
   @ApiProperty({ description: 'the access key of the new user' }) Message: string;
@@ -26,7 +26,7 @@ export class AdminCreateUserResponseDto {
   @ApiProperty() ID: string;
 }
 
-/** POST /api/users (interface 4.4). */
+/** POST /api/users: Meta and ID are the new user's id. */
 export class CreateUserResponseDto {
   @ApiProperty({ example: 'OK' }) Status: string;
   @ApiProperty({ example: 'User created' }) Message: string;

@@ -56,13 +56,13 @@ abstract class AccessRequestFields {
   DeletedAt: string;
 }
 
-/** An access request on the access-request routes (interface §4.3): Products is one string, names joined by ", ". */
+/** An access request on the access-request routes: Products is one string, names joined by ", ". */
 export class AccessRequestResponse extends AccessRequestFields {
   @ApiProperty({ example: 'weather-api, maps-api' })
   Products: string;
 }
 
-/** An access request nested in an application (interface §2.1): Products is an array of names. */
+/** An access request nested in an application: Products is an array of names. */
 export class NestedAccessRequestResponse extends AccessRequestFields {
   @ApiProperty({ type: [String], example: ['weather-api', 'maps-api'] })
   Products: string[];

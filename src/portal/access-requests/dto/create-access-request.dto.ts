@@ -3,7 +3,7 @@ import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpt
 import { IsOptionalNotNull } from '../../not-null-optional';
 import { AUTH_TYPES, AuthType } from '../access-request.entity';
 
-/** Body of POST /portal-api/access_requests (decisions §5). */
+/** Body of POST /portal-api/access_requests. */
 export class CreateAccessRequestDto {
   @ApiProperty({ type: 'integer', example: 1, description: 'an existing application' })
   @IsInt() @Min(1) @Max(2_147_483_647)

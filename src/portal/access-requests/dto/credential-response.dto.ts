@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-/** A credential inside an access request (interface §2.3). Every field is a string; "" when it does not apply (Expires: the unset time). */
+/** A credential inside an access request. Every field is a string; "" when it does not apply (Expires: the unset time). */
 export class CredentialResponse {
   @ApiProperty({ example: 'AccessRequest#1', description: 'the owning access request' })
   AccessRequest: string;

@@ -2,7 +2,7 @@ import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { VISIBILITIES, Visibility } from '../app.entity';
 import { NestedAccessRequestResponse } from '../../access-requests/dto/access-request-response.dto';
 
-/** An application (interface §2.1). */
+/** An application, as every portal route shows it. */
 @ApiExtraModels(NestedAccessRequestResponse)
 export class AppResponse {
   @ApiProperty({ type: 'integer', example: 1 })
@@ -27,7 +27,7 @@ export class AppResponse {
   CreatedAt: string;
 
   @ApiProperty({
-    description: '[] when the app has no access requests, otherwise one inner array holding all of them (decisions §5)',
+    description: '[] when the app has no access requests, otherwise one inner array holding all of them',
     type: 'array',
     items: { type: 'array', items: { $ref: getSchemaPath(NestedAccessRequestResponse) } },
   })

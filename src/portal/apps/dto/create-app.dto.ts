@@ -4,7 +4,7 @@ import { IsOptionalNotNull } from '../../not-null-optional';
 import { Visibility, VISIBILITIES } from '../app.entity';
 import { IsRedirectUrlList } from './redirect-urls.validator';
 
-/** Body of POST /portal-api/apps (interface §2.1). */
+/** Body of POST /portal-api/apps. */
 export class CreateAppDto {
   @ApiProperty({ example: 'My app', maxLength: 255 })
   @IsString() @IsNotEmpty() @MaxLength(255)

@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import { startTestApp, TestApp } from '../helpers/test-app';
+import { TEST_SECRETS } from '../helpers/test-env';
+
+/** The value of one sample of a Prometheus text exposition, or undefined when it is absent. */
+function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
+  for (const line of text.split('\n')) {
+    const m = /^([a-z_:]+)\{([^}]*)\} (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const got = Object.fromEntries([...m[2].matchAll(/(\w+)="([^"]*)"/g)].map(([, k, v]) => [k, v]));
+    if (Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
+  }
+  return undefined;
+}
+
+describe('HTTP metrics on /metrics', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('counts requests by method, route template and status, with a duration histogram', async () => {
+    const portal = t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN });
+    const missing = randomUUID();
+    expect((await portal.get('/portal-api/webhooks')).status).toBe(200);
+    expect((await portal.get('/portal-api/webhooks')).status).toBe(200);
+    expect((await portal.get(`/portal-api/webhooks/${missing}`)).status).toBe(404);
+    expect((await t.http.get('/portal-api/webhooks')).status).toBe(401);
+    expect((await t.http.get(`/no-such-route/${missing}`)).status).toBe(404);
+
+    const res = await t.http.get('/metrics');
+    expect(res.status).toBe(200);
+    const text = res.text;
+    expect(sample(text, 'http_requests_total', { method: 'GET', route: '/portal-api/webhooks', status_code: '200' })).toBe(2);
+    expect(sample(text, 'http_requests_total', { method: 'GET', route: '/portal-api/webhooks', status_code: '401' })).toBe(1);
+    expect(sample(text, 'http_requests_total', { method: 'GET', route: '/portal-api/webhooks/:id', status_code: '404' })).toBe(1);
+    expect(sample(text, 'http_requests_total', { method: 'GET', route: 'unmatched', status_code: '404' })).toBe(1);
+    expect(sample(text, 'http_request_duration_seconds_count', { method: 'GET', route: '/portal-api/webhooks', status_code: '200' })).toBe(2);
+    expect(sample(text, 'http_request_duration_seconds_bucket', { method: 'GET', route: '/portal-api/webhooks', status_code: '200', le: '+Inf' })).toBe(2);
+    expect(text).toMatch(/^# TYPE http_request_duration_seconds histogram$/m);
+    // concrete paths never become labels
+    expect(text).not.toContain(missing);
+    // beside the delivery metrics and process defaults
+    expect(text).toMatch(/^# TYPE webhook_queue_depth gauge$/m);
+    expect(text).toMatch(/^# TYPE process_cpu_seconds_total counter$/m);
+  });
+});

@@ -1,0 +1,72 @@
+import { startTestApp, TestApp } from './helpers/test-app';
+
+type Operation = { operationId?: string; summary?: string };
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+
+/** Every string under a `summary` or `description` key anywhere in the document, with where it is. */
+function prose(node: unknown, path = '$', out: [string, string][] = []): [string, string][] {
+  if (Array.isArray(node)) node.forEach((v, i) => prose(v, `${path}[${i}]`, out));
+  else if (node && typeof node === 'object') {
+    for (const [k, v] of Object.entries(node)) {
+      if ((k === 'summary' || k === 'description') && typeof v === 'string') out.push([`${path}.${k}`, v]);
+      else prose(v, `${path}.${k}`, out);
+    }
+  }
+  return out;
+}
+
+describe('the OpenAPI document (/docs-json)', () => {
+  let t: TestApp;
+  let doc: { paths: Record<string, Record<string, Operation>> };
+  let operations: [string, Operation][];
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    doc = (await t.http.get('/docs-json')).body;
+    operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([method]) => METHODS.includes(method))
+        .map(([method, op]): [string, Operation] => [`${method.toUpperCase()} ${path}`, op]),
+    );
+  });
+  afterAll(() => t.close());
+
+  it('describes the routes', () => {
+    expect(operations.length).toBeGreaterThan(40);
+  });
+
+  it('gives every operation a summary', () => {
+    expect(operations.filter(([, op]) => !op.summary?.trim()).map(([name]) => name)).toEqual([]);
+  });
+
+  it('gives every operation a unique, client-friendly operationId (camelCase, no controller names)', () => {
+    const bad = operations.filter(([, op]) => !/^[a-z][A-Za-z0-9]*$/.test(op.operationId ?? '') || /Controller/.test(op.operationId ?? ''));
+    expect(bad.map(([name, op]) => `${name}: ${op.operationId}`)).toEqual([]);
+    const ids = operations.map(([, op]) => op.operationId);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+  });
+
+  it('keeps the operationIds clients are generated from', () => {
+    const byRoute = Object.fromEntries(operations.map(([name, op]) => [name, op.operationId]));
+    expect(byRoute).toMatchObject({
+      'POST /portal-api/webhooks': 'createWebhook',
+      'PUT /portal-api/webhooks/{id}': 'updateWebhook',
+      'GET /portal-api/webhooks/{id}/deliveries': 'listWebhookDeliveries',
+      'POST /portal-api/apps': 'createApp',
+      'PUT /portal-api/access_requests/{id}/approve': 'approveAccessRequest',
+      'PATCH /gateway/apis/oas/{apiID}': 'patchOasApi',
+      'POST /admin/users': 'adminCreateUser',
+      'GET /api/apis': 'listApis',
+    });
+  });
+
+  it('shows no HTML-like text outside code spans (it would be swallowed by the docs page)', () => {
+    const swallowed = prose(doc).filter(([, text]) => /<[A-Za-z!/][^>]*>/.test(text.replace(/`[^`]*`/g, '')));
+    expect(swallowed).toEqual([]);
+  });
+
+  it('cites no document outside the service', () => {
+    const cites = prose(doc).filter(([, text]) => /§|\b(interface|decisions)\s+\d+(\.\d+)?/i.test(text));
+    expect(cites).toEqual([]);
+  });
+});

@@ -1,0 +1,180 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { HttpClient } from '../helpers/http';
+import { OtlpReceiver, ReceivedSpan } from '../helpers/otlp-receiver';
+import { ServiceProcess } from '../helpers/service-process';
+import { eventually, Sink } from '../helpers/sink';
+import { createTestEnv, TEST_SECRETS, TestEnv } from '../helpers/test-env';
+
+const SERVER = 2;
+const CLIENT = 3;
+const PRODUCER = 4;
+const ERROR = 2;
+
+const TOPOLOGIES = [
+  { name: 'an api and a worker process', roles: ['api', 'worker'] },
+  { name: 'one process with ROLE=all', roles: ['all'] },
+];
+
+/**
+ * Tracing as `npm start` runs it, configured only by the standard OTEL_ variables: the processes export
+ * to an OTLP receiver the test runs on loopback. One approval must be one trace from the HTTP request,
+ * through the outbox row (Postgres) and the queue job (Redis), to every attempt of its delivery.
+ */
+describe.each(TOPOLOGIES)('OpenTelemetry tracing with $name', ({ roles }) => {
+  let env: TestEnv;
+  let receiver: OtlpReceiver;
+  let sink: Sink;
+  let processes: ServiceProcess[] = [];
+  const serviceOf = (role: 'api' | 'worker') => `gw-${roles.includes(role) ? role : 'all'}`;
+
+  beforeAll(async () => {
+    receiver = await OtlpReceiver.start();
+    sink = await Sink.start();
+    env = await createTestEnv({ WEBHOOK_RETRY_SCHEDULE: '0,1,1' });
+    const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '100' };
+    processes = await Promise.all(roles.map((role) => ServiceProcess.start({ ...env.vars, ...otel, ROLE: role, OTEL_SERVICE_NAME: `gw-${role}` })));
+  });
+  afterAll(async () => {
+    for (const p of processes) await p.kill('SIGTERM');
+    await sink.close();
+    await receiver.close();
+    await env.drop();
+  });
+
+  it('follows an approval from the HTTP request through the outbox and the queue to each delivery attempt, in one trace', async () => {
+    const portal = new HttpClient(`http://127.0.0.1:${processes[0].port}`, { authorization: TEST_SECRETS.PORTAL_API_TOKEN });
+    // the first attempt meets a 503, the retry a 200: two attempt spans
+    sink.responder = (_req, index) => (index === 0 ? { status: 503, body: 'busy' } : { status: 200, body: 'ok' });
+    const hook = await portal.post('/portal-api/webhooks', { Name: 'traced', URL: sink.url('/traced'), Events: ['AccessRequestApproved'] });
+    expect(hook.status).toBe(201);
+    const app = await portal.post('/portal-api/apps', { Name: 'Traced app', UserID: 1 });
+    expect(app.status).toBe(200);
+    const ar = await portal.post('/portal-api/access_requests', { AppID: app.body.ID, Catalogue: 'c', Plan: 'p', Products: ['weather-api'], AuthType: 'authToken', User: 'User#1' });
+    expect(ar.status).toBe(201);
+    expect((await portal.put(`/portal-api/access_requests/${ar.body.ID}/approve`)).status).toBe(200);
+
+    await sink.waitForCount(2, 20_000);
+    const delivery = await eventually(async () => {
+      const [d] = (await portal.get(`/portal-api/webhooks/${hook.body.ID}/deliveries`)).body;
+      return d?.Status === 'delivered' ? d : undefined;
+    }, 10_000, 'the delivery to be marked delivered');
+
+    const approval = await eventually(
+      async () => receiver.spans.find((s) => s.kind === SERVER && s.attributes['http.route'] === '/portal-api/access_requests/:id/approve'),
+      15_000,
+      'the server span of the approval',
+    );
+    expect(approval).toMatchObject({ service: serviceOf('api'), name: 'PUT /portal-api/access_requests/:id/approve', parentSpanId: '' });
+    const attemptsOf = (spans: ReceivedSpan[]) =>
+      spans.filter((s) => s.name === 'deliver AccessRequestApproved').sort((a, b) => Number(a.attributes['webhook.delivery.attempt']) - Number(b.attributes['webhook.delivery.attempt']));
+    const spans = await eventually(async () => {
+      const all = receiver.trace(approval.traceId);
+      return attemptsOf(all).length >= 2 ? all : undefined;
+    }, 15_000, 'both attempt spans in the approval trace');
+    const ancestry = ancestryIn(spans);
+
+    // the request's own work, the statement that writes the outbox row among it
+    expect(spans.some((s) => s.service === serviceOf('api') && isPostgres(s) && /INSERT INTO outbox_events/.test(queryText(s)))).toBe(true);
+
+    // the relay continues the context stored in the outbox row
+    const relays = spans.filter((s) => s.name === 'relay AccessRequestApproved');
+    expect(relays).toHaveLength(1);
+    const relay = relays[0];
+    expect(relay).toMatchObject({ service: serviceOf('worker'), kind: PRODUCER });
+    expect(relay.attributes).toMatchObject({ 'webhook.event.name': 'AccessRequestApproved', 'messaging.destination.name': 'deliveries', 'messaging.batch.message_count': 1 });
+    expect(ancestry(relay)).toContainEqual(approval);
+
+    // each attempt: a child of the relay (through the job), with its status code, webhook, delivery, number and outcome
+    const attempts = attemptsOf(spans);
+    expect(attempts).toHaveLength(2);
+    for (const a of attempts) {
+      expect(a).toMatchObject({ service: serviceOf('worker'), kind: CLIENT, parentSpanId: relay.spanId });
+      expect(a.attributes).toMatchObject({
+        'webhook.id': hook.body.ID,
+        'webhook.delivery.id': delivery.ID,
+        'webhook.delivery.trigger': 'scheduled',
+        'webhook.event.name': 'AccessRequestApproved',
+        'http.request.method': 'POST',
+        'server.address': '127.0.0.1',
+        'server.port': sink.port,
+      });
+    }
+    expect(attempts[0].attributes).toMatchObject({ 'webhook.delivery.attempt': 1, 'http.response.status_code': 503, 'webhook.delivery.outcome': 'retry', 'error.type': '503' });
+    expect(attempts[0].status).toBe(ERROR);
+    expect(attempts[1].attributes).toMatchObject({ 'webhook.delivery.attempt': 2, 'http.response.status_code': 200, 'webhook.delivery.outcome': 'delivered' });
+    expect(attempts[1].attributes['error.type']).toBeUndefined();
+    expect(attempts[1].status).not.toBe(ERROR);
+
+    // the outbox row holds the W3C context of the request
+    const db = new Client({ connectionString: env.databaseUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query(`SELECT trace_context FROM outbox_events WHERE name = 'AccessRequestApproved'`);
+      expect(rows).toHaveLength(1);
+      expect(rows[0].trace_context.traceparent).toMatch(new RegExp(`^00-${approval.traceId}-[0-9a-f]{16}-01$`));
+    } finally {
+      await db.end();
+    }
+
+    // a manual redelivery is traced from the request that asked for it
+    expect((await portal.post(`/portal-api/webhooks/${hook.body.ID}/deliveries/${delivery.ID}/redeliver`)).status).toBe(200);
+    await sink.waitForCount(3);
+    const redeliver = await eventually(
+      async () => receiver.spans.find((s) => s.kind === SERVER && s.attributes['http.route'] === '/portal-api/webhooks/:id/deliveries/:deliveryId/redeliver'),
+      15_000,
+      'the server span of the redelivery',
+    );
+    const manual = await eventually(async () => attemptsOf(receiver.trace(redeliver.traceId))[0], 15_000, 'the manual attempt in the redelivery trace');
+    expect(manual.attributes).toMatchObject({ 'webhook.delivery.id': delivery.ID, 'webhook.delivery.attempt': 3, 'webhook.delivery.trigger': 'manual', 'http.response.status_code': 200 });
+    expect(ancestryIn(receiver.trace(redeliver.traceId))(manual)).toContainEqual(redeliver);
+
+    // subscribers never see trace headers: a delivery is the same with tracing on or off
+    for (const r of sink.received) {
+      expect(r.headers.traceparent).toBeUndefined();
+      expect(r.headers.tracestate).toBeUndefined();
+    }
+  });
+});
+
+describe('tracing off', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gwm-tracing-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Loads the compiled tracing module in a fresh process (no `.env` where it runs) and says whether the SDK came with it. */
+  function loadsSdk(vars: Record<string, string>): boolean {
+    const script = `require(${JSON.stringify(join(__dirname, '..', '..', 'dist', 'tracing.js'))});
+      process.stdout.write(String(Object.keys(require.cache).some((f) => f.includes('@opentelemetry/sdk-node'))));`;
+    const run = spawnSync(process.execPath, ['-e', script], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...vars }, encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    return run.stdout === 'true';
+  }
+
+  it('does not even load the SDK when no OTEL_ variable asks for traces', () => {
+    expect(loadsSdk({})).toBe(false);
+    expect(loadsSdk({ OTEL_SERVICE_NAME: 'gw', OTEL_TRACES_EXPORTER: 'none' })).toBe(false);
+    expect(loadsSdk({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_SDK_DISABLED: 'true' })).toBe(false);
+    // and does when one does (nothing is sent: the process ends before the first export)
+    expect(loadsSdk({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' })).toBe(true);
+  });
+});
+
+function ancestryIn(spans: ReceivedSpan[]): (s: ReceivedSpan) => ReceivedSpan[] {
+  const byId = new Map(spans.map((s) => [s.spanId, s]));
+  return (s) => {
+    const chain: ReceivedSpan[] = [];
+    for (let p = byId.get(s.parentSpanId); p; p = byId.get(p.parentSpanId)) chain.push(p);
+    return chain;
+  };
+}
+
+function isPostgres(s: ReceivedSpan): boolean {
+  return s.attributes['db.system.name'] === 'postgresql' || s.attributes['db.system'] === 'postgresql';
+}
+
+function queryText(s: ReceivedSpan): string {
+  return String(s.attributes['db.query.text'] ?? s.attributes['db.statement'] ?? '');
+}
