@@ -18,6 +18,10 @@ export const WEBHOOK_EVENTS = [
 ] as const;
 
 export const WEBHOOK_METHODS = ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'] as const;
+export const SIGNATURE_SCHEMES = [
+  { value: 'v1', label: 'v1 — HMAC-SHA256 with a shared whsec_ secret' },
+  { value: 'v1a', label: 'v1a — Ed25519; receivers hold only the whpk_ public key' },
+] as const;
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export const ACCESS_REQUEST_STATUSES = ['pending', 'approved', 'rejected'] as const;
 
@@ -36,8 +40,22 @@ export interface Webhook {
   Headers: WebhookHeader[];
   Events: string[];
   Active: boolean;
+  SignatureScheme: string;
   CreatedAt: string;
   UpdatedAt: string;
+}
+
+/** What receivers verify signatures with, and the end of a rotation's overlap. */
+export interface WebhookSecret {
+  Secret: string;
+  SignatureScheme: string;
+  PublicKey: string | null;
+  PreviousSecretExpiresAt: string | null;
+}
+
+export interface WebhookTestResult {
+  DeliveryID: string;
+  EventID: string;
 }
 
 export interface WebhookInput {
@@ -48,6 +66,7 @@ export interface WebhookInput {
   Events: string[];
   Headers: { Name: string; Value: string }[];
   Active: boolean;
+  SignatureScheme: string;
 }
 
 export interface Delivery {

@@ -16,13 +16,18 @@ import { requireAdminSecret } from './basic-auth';
 
 export const QUEUE_BOARD_PATH = '/queues';
 
+/** The installed Bull Board UI: the board serves its page from here, and the policy hashes its styles. */
+export function bullBoardUiPath(): string {
+  return dirname(require.resolve('@bull-board/ui/package.json'));
+}
+
 /**
  * Hashes of the inline styles of Bull Board's page (its loading screen, and the <style> of an icon the UI
  * renders), so the page's policy allows exactly those and no other inline style. Read from the installed
  * UI package, so an upgrade stays correct; the browser spec notices any style they miss.
  */
-export function bullBoardStyleHashes(): string[] {
-  const ui = join(dirname(require.resolve('@bull-board/ui/package.json')), 'dist');
+export function bullBoardStyleHashes(uiBasePath = bullBoardUiPath()): string[] {
+  const ui = join(uiBasePath, 'dist');
   const template = readFileSync(join(ui, 'index.ejs'), 'utf8');
   const styles = new Set<string>();
   for (const m of template.matchAll(/\sstyle="([^"]*)"/g)) styles.add(m[1]);
@@ -47,14 +52,15 @@ export class QueueBoardModule implements OnModuleInit {
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    const uiBasePath = bullBoardUiPath();
     const board = new BullBoardFastifyAdapter();
     board.setBasePath(QUEUE_BOARD_PATH);
     createBullBoard({
       queues: [new BullMQAdapter(this.deliveries)],
       serverAdapter: board,
-      options: { uiConfig: { boardTitle: 'Gateway queues', hideDocsLink: true } },
+      options: { uiBasePath, uiConfig: { boardTitle: 'Gateway queues', hideDocsLink: true } },
     });
-    const csp = contentSecurityPolicy({ styleHashes: bullBoardStyleHashes(), baseUri: "'self'" });
+    const csp = contentSecurityPolicy({ styleHashes: bullBoardStyleHashes(uiBasePath), baseUri: "'self'" });
     void fastify.register(async (scope) => {
       scope.addHook('onRequest', requireAdminSecret(this.config.secrets.admin));
       scope.addHook('onSend', pageSecurityHeaders(csp));

@@ -140,6 +140,22 @@ describe('operator console in a browser', () => {
     await page.locator('dd [data-status=active]').waitFor();
     await page.getByRole('button', { name: 'Reveal secret' }).click();
     await page.getByTestId('secret').filter({ hasText: secret! }).waitFor();
+    // rotate it: a new key, the old one signing too for the grace period
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByTestId('previous-key').waitFor();
+    const rotated = await page.getByTestId('secret').textContent();
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(secret);
+    expect((await portal.get(`/portal-api/webhooks/${webhookId}/secret`)).body.Secret).toBe(rotated);
+
+    // a test event reaches the receiver and shows in the delivery log
+    await page.getByLabel('Note carried in the test event').fill('checking the CRM endpoint');
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByRole('link', { name: 'Open the test delivery' }).click();
+    await refreshUntil('h2 [data-status=delivered]', 'button:has-text("Refresh")');
+    const testEvent = (await sink.waitFor((r) => r.some((x) => x.url === '/crm'), 10_000, 'the test event')).find((x) => x.url === '/crm')!;
+    expect(JSON.parse(testEvent.body)).toMatchObject({ Event: 'WebhookTest' });
+    expect(testEvent.body).toContain('checking the CRM endpoint');
 
     // approve the access request; its credential stays masked until revealed
     await page.getByRole('banner').getByRole('link', { name: 'Access requests' }).click();
@@ -157,11 +173,13 @@ describe('operator console in a browser', () => {
     await shot('access-request');
 
     // the delivery arrives, and the console shows it delivered
-    await sink.waitFor((r) => r.some((x) => x.url === '/crm'), 15_000, 'the approval delivery');
-    expect(sink.received.find((x) => x.url === '/crm')!.headers['x-team']).toBe('ops');
+    const isApproval = (x: { url: string; body: string }) => x.url === '/crm' && x.body.includes('"AccessRequestApproved"');
+    await sink.waitFor((r) => r.some(isApproval), 15_000, 'the approval delivery');
+    expect(sink.received.find(isApproval)!.headers['x-team']).toBe('ops');
     await page.goto(`${base}/console/#/webhooks/${webhookId}`);
-    await refreshUntil('tr[data-status=delivered]', 'button:has-text("Refresh")');
-    expect(await page.locator('tr[data-delivery]').count()).toBe(1);
+    await refreshUntil('tr[data-status=delivered] >> nth=1', 'button:has-text("Refresh")');
+    expect(await page.locator('tr[data-delivery]').count()).toBe(2);
+    expect(await page.locator('tr[data-delivery]').first().textContent()).toContain('AccessRequestApproved');
 
     // the receiver fails: the next delivery fails after its two scheduled attempts, each with its error
     crmDown = true;
@@ -177,7 +195,7 @@ describe('operator console in a browser', () => {
     expect(await page.locator('tr[data-delivery]').count()).toBe(1);
     await page.getByLabel('Filter by status').selectOption('');
     await page.locator('[data-state=loading]').waitFor({ state: 'detached' });
-    await page.locator('tr[data-delivery]').nth(1).waitFor();
+    await page.locator('tr[data-delivery]').nth(2).waitFor();
     // newest first
     expect(await page.locator('tr[data-delivery]').first().getAttribute('data-status')).toBe('failed');
     await shot('webhook');

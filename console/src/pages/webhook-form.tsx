@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { navigate } from '../router';
-import { WEBHOOK_EVENTS, WEBHOOK_METHODS, type Webhook, type WebhookInput } from '../types';
+import { SIGNATURE_SCHEMES, WEBHOOK_EVENTS, WEBHOOK_METHODS, type Webhook, type WebhookInput } from '../types';
 import { ErrorBox, Loading, useAction, useLoad } from '../ui';
 
-const BLANK: WebhookInput = { Name: '', URL: '', Method: 'POST', Timeout: 30, Events: [], Headers: [], Active: true };
+const BLANK: WebhookInput = { Name: '', URL: '', Method: 'POST', Timeout: 30, Events: [], Headers: [], Active: true, SignatureScheme: 'v1' };
 
 /** Create (no id) or edit a webhook. The service validates; its reasons are shown as it words them. */
 export function WebhookFormPage({ id }: { id?: string }) {
@@ -15,12 +15,13 @@ export function WebhookFormPage({ id }: { id?: string }) {
 }
 
 function fromWebhook(w: Webhook): WebhookInput {
-  return { Name: w.Name, URL: w.URL, Method: w.Method, Timeout: w.Timeout, Events: [...w.Events], Headers: w.Headers.map((h) => ({ Name: h.Name, Value: h.Value })), Active: w.Active };
+  return { Name: w.Name, URL: w.URL, Method: w.Method, Timeout: w.Timeout, Events: [...w.Events], Headers: w.Headers.map((h) => ({ Name: h.Name, Value: h.Value })), Active: w.Active, SignatureScheme: w.SignatureScheme };
 }
 
 function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
   const [form, setForm] = useState<WebhookInput>(initial);
-  const [created, setCreated] = useState<(Webhook & { Secret: string }) | undefined>(undefined);
+  const [created, setCreated] = useState<(Webhook & { Secret: string; Warnings?: string[] }) | undefined>(undefined);
+  const [savedWarnings, setSavedWarnings] = useState<string[] | undefined>(undefined);
   const save = useAction();
   const set = <K extends keyof WebhookInput>(key: K, value: WebhookInput[K]) => setForm((f) => ({ ...f, [key]: value }));
   const toggleEvent = (e: string) => set('Events', form.Events.includes(e) ? form.Events.filter((x) => x !== e) : [...form.Events, e]);
@@ -35,6 +36,7 @@ function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
         <p>
           <code data-testid="new-secret">{created.Secret}</code>
         </p>
+        <Warnings warnings={created.Warnings} />
         <a href={`#/webhooks/${created.ID}`} role="button">
           Open the webhook
         </a>
@@ -44,13 +46,21 @@ function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
 
   const submit = (e: Event) => {
     e.preventDefault();
-    const body = { ...form, Headers: form.Headers.filter((h) => h.Name.trim() !== '' || h.Value !== '') };
+    const { SignatureScheme, ...rest } = form;
+    const body = {
+      ...rest,
+      Headers: form.Headers.filter((h) => h.Name.trim() !== '' || h.Value !== ''),
+      // giving a scheme on PUT rotates the key, so only a change is sent
+      ...(!id || SignatureScheme !== initial.SignatureScheme ? { SignatureScheme } : {}),
+    };
     void save.run(async () => {
       if (id) {
-        await api.put<Webhook>(`/portal-api/webhooks/${encodeURIComponent(id)}`, body);
-        navigate(`/webhooks/${id}`);
+        const saved = await api.put<Webhook & { Warnings?: string[] }>(`/portal-api/webhooks/${encodeURIComponent(id)}`, body);
+        // a warning (a target the delivery guard refuses, say) is worth reading before moving on
+        if (saved.Warnings?.length) setSavedWarnings(saved.Warnings);
+        else navigate(`/webhooks/${id}`);
       } else {
-        setCreated(await api.post<Webhook & { Secret: string }>('/portal-api/webhooks', body));
+        setCreated(await api.post<Webhook & { Secret: string; Warnings?: string[] }>('/portal-api/webhooks', body));
       }
     });
   };
@@ -102,6 +112,19 @@ function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
             Active (inactive webhooks get no deliveries)
           </label>
         </div>
+        <label>
+          Signature scheme
+          <select name="SignatureScheme" value={form.SignatureScheme} onChange={(e) => set('SignatureScheme', (e.target as HTMLSelectElement).value)}>
+            {SIGNATURE_SCHEMES.map((s) => (
+              <option key={s.value} value={s.value}>
+                {s.label}
+              </option>
+            ))}
+          </select>
+          {id && form.SignatureScheme !== initial.SignatureScheme ? (
+            <small>Switching scheme rotates the key: for 24 hours deliveries are signed with both the old and the new key.</small>
+          ) : null}
+        </label>
         <fieldset>
           <legend>Events</legend>
           <div class="events">
@@ -139,6 +162,12 @@ function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
           </button>
         </fieldset>
         {save.error ? <ErrorBox error={save.error} /> : null}
+        {savedWarnings ? (
+          <>
+            <p role="status">Saved, with a warning from the service:</p>
+            <Warnings warnings={savedWarnings} />
+          </>
+        ) : null}
         <div class="actions">
           <button type="submit" aria-busy={save.busy ? 'true' : undefined} disabled={save.busy}>
             {id ? 'Save' : 'Create webhook'}
@@ -149,5 +178,19 @@ function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
         </div>
       </form>
     </section>
+  );
+}
+
+/** Warnings the service gives with an accepted webhook, in its words. */
+function Warnings({ warnings }: { warnings?: string[] }) {
+  if (!warnings?.length) return null;
+  return (
+    <div class="warning-box" role="note" data-testid="warnings">
+      <ul>
+        {warnings.map((w) => (
+          <li key={w}>{w}</li>
+        ))}
+      </ul>
+    </div>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, query } from '../api';
 import { navigate } from '../router';
-import { DELIVERY_STATUSES, type Delivery, type Webhook } from '../types';
+import { DELIVERY_STATUSES, type Delivery, type Webhook, type WebhookSecret, type WebhookTestResult } from '../types';
 import { Empty, ErrorBox, formatTime, Loading, Pager, StatusBadge, useAction, useLoad } from '../ui';
 
 const PER_PAGE = 20;
@@ -9,6 +9,7 @@ const PER_PAGE = 20;
 export function WebhookPage({ id }: { id: string }) {
   const path = `/portal-api/webhooks/${encodeURIComponent(id)}`;
   const hook = useLoad(() => api.get<Webhook>(path), [id]);
+  const [deliveriesVersion, setDeliveriesVersion] = useState(0);
 
   if (hook.error) return <ErrorBox error={hook.error} onRetry={hook.reload} />;
   if (!hook.data) return <Loading what="the webhook" />;
@@ -52,8 +53,9 @@ export function WebhookPage({ id }: { id: string }) {
           <dd>{w.CreatedAt} UTC</dd>
         </dl>
       </article>
-      <SecretPanel path={path} />
-      <Deliveries webhook={w} />
+      <SecretPanel path={path} scheme={w.SignatureScheme} />
+      <TestSend path={path} webhookId={w.ID} onSent={() => setDeliveriesVersion((v) => v + 1)} />
+      <Deliveries key={deliveriesVersion} webhook={w} />
       <DangerZone path={path} name={w.Name} />
     </section>
   );
@@ -81,16 +83,22 @@ function ActiveToggle({ path, active, onDone }: { path: string; active: boolean;
   );
 }
 
-function SecretPanel({ path }: { path: string }) {
-  const [secret, setSecret] = useState<string | undefined>(undefined);
+/** The key receivers verify with: revealed on demand, rotated with an overlap. */
+function SecretPanel({ path, scheme }: { path: string; scheme: string }) {
+  const [secret, setSecret] = useState<WebhookSecret | undefined>(undefined);
+  const [grace, setGrace] = useState('86400');
   const reveal = useAction();
+  const rotate = useAction();
   return (
     <article>
-      <header>
-        <strong>Signing secret</strong>
+      <header class="title-row">
+        <strong>Signing key</strong>
+        <small class="muted">
+          scheme <code data-testid="scheme">{scheme}</code>
+        </small>
       </header>
       <p class="secret-row">
-        <code data-testid="secret">{secret ?? '•'.repeat(24)}</code>
+        <code data-testid="secret">{secret?.Secret ?? '•'.repeat(24)}</code>
         {secret ? (
           <button type="button" class="secondary outline small" onClick={() => setSecret(undefined)}>
             Hide
@@ -100,14 +108,77 @@ function SecretPanel({ path }: { path: string }) {
             type="button"
             class="secondary outline small"
             aria-busy={reveal.busy ? 'true' : undefined}
-            onClick={() => reveal.run(async () => setSecret((await api.get<{ Secret: string }>(`${path}/secret`)).Secret))}
+            onClick={() => reveal.run(async () => setSecret(await api.get<WebhookSecret>(`${path}/secret`)))}
           >
             Reveal secret
           </button>
         )}
       </p>
+      {secret?.PreviousSecretExpiresAt ? (
+        <p role="status" data-testid="previous-key">
+          The previous key also signs deliveries until {formatTime(secret.PreviousSecretExpiresAt)}.
+        </p>
+      ) : null}
       {reveal.error ? <ErrorBox error={reveal.error} /> : null}
+      <form
+        class="rotate"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void rotate.run(async () => {
+            const body = grace.trim() === '' ? {} : { GracePeriodSeconds: Number(grace) };
+            setSecret(await api.post<WebhookSecret>(`${path}/secret/rotate`, body));
+          });
+        }}
+      >
+        <label>
+          Rotate: keep the old key signing too for (seconds; 0 retires it at once)
+          <div role="group">
+            <input name="GracePeriodSeconds" type="number" min={0} max={604800} value={grace} onInput={(e) => setGrace((e.target as HTMLInputElement).value)} />
+            <button type="submit" class="secondary" aria-busy={rotate.busy ? 'true' : undefined} disabled={rotate.busy}>
+              Rotate secret
+            </button>
+          </div>
+        </label>
+        {rotate.error ? <ErrorBox error={rotate.error} /> : null}
+      </form>
       <small class="muted">Receivers verify each delivery's webhook-signature with it (Standard Webhooks).</small>
+    </article>
+  );
+}
+
+/** Queues one signed WebhookTest delivery to this webhook alone. */
+function TestSend({ path, webhookId, onSent }: { path: string; webhookId: string; onSent: () => void }) {
+  const [note, setNote] = useState('');
+  const [sent, setSent] = useState<WebhookTestResult | undefined>(undefined);
+  const action = useAction();
+  return (
+    <article>
+      <header>
+        <strong>Send a test event</strong>
+      </header>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          setSent(undefined);
+          void action.run(async () => {
+            setSent(await api.post<WebhookTestResult>(`${path}/test`, note ? { Note: note } : {}));
+            onSent();
+          });
+        }}
+      >
+        <div role="group">
+          <input name="Note" aria-label="Note carried in the test event" placeholder="Note (optional), e.g. checking the new endpoint" maxLength={1024} value={note} onInput={(e) => setNote((e.target as HTMLInputElement).value)} />
+          <button type="submit" aria-busy={action.busy ? 'true' : undefined} disabled={action.busy}>
+            Send test event
+          </button>
+        </div>
+      </form>
+      {sent ? (
+        <p role="status">
+          Test delivery queued. <a href={`#/webhooks/${webhookId}/deliveries/${sent.DeliveryID}`}>Open the test delivery</a>
+        </p>
+      ) : null}
+      {action.error ? <ErrorBox error={action.error} /> : null}
     </article>
   );
 }
