@@ -33,6 +33,10 @@ describe('loadConfig', () => {
     ['ENCRYPTION_KEY', 'short'],
     ['WEBHOOK_ALLOWED_CIDRS', '10.0.0.0/99'],
     ['WEBHOOK_RETRY_SCHEDULE', '0,five'],
+    ['WEBHOOK_DISABLE_AFTER', '5'],
+    ['WEBHOOK_DISABLE_AFTER', 'soon'],
+    ['WEBHOOK_DISABLE_AFTER', '-5d'],
+    ['WEBHOOK_DISABLE_AFTER', '10ms'],
     ['DASHBOARD_PAGE_SIZE', '0'],
     ['GATEWAY_SECRET', 'tiny'],
   ])('fails start-up naming %s when it is %p', (name, value) => {
@@ -69,5 +73,15 @@ describe('loadConfig', () => {
     expect(c.webhooks.allowedCidrs).toEqual(['127.0.0.0/8', '::1/128']);
     expect(c.webhooks.retrySchedule).toEqual([0, 1, 2]);
     expect(c.secrets.encryptionKey.equals(Buffer.alloc(32, 7))).toBe(true);
+  });
+
+  it('reads WEBHOOK_DISABLE_AFTER as a duration with its unit, 5 days when unset', () => {
+    const base = { ...secrets, DATA_DIR: dataDir() };
+    expect(loadConfig(base).webhooks.disableAfterMs).toBe(5 * 24 * 3600 * 1000);
+    expect(loadConfig({ ...base, WEBHOOK_DISABLE_AFTER: '' }).webhooks.disableAfterMs).toBe(5 * 24 * 3600 * 1000);
+    expect(loadConfig({ ...base, WEBHOOK_DISABLE_AFTER: '5d' }).webhooks.disableAfterMs).toBe(5 * 24 * 3600 * 1000);
+    expect(loadConfig({ ...base, WEBHOOK_DISABLE_AFTER: '30m' }).webhooks.disableAfterMs).toBe(30 * 60 * 1000);
+    expect(loadConfig({ ...base, WEBHOOK_DISABLE_AFTER: '90s' }).webhooks.disableAfterMs).toBe(90 * 1000);
+    expect(loadConfig({ ...base, WEBHOOK_DISABLE_AFTER: '12h' }).webhooks.disableAfterMs).toBe(12 * 3600 * 1000);
   });
 });

@@ -4,9 +4,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { EnvDto, Role, splitList } from './env.dto';
+import { EnvDto, parseDuration, Role, splitList } from './env.dto';
 
 export const DEFAULT_RETRY_SCHEDULE = [0, 5, 300, 1800, 7200, 18000, 36000, 36000];
+/** A webhook whose every attempt has failed for this long is switched off. */
+export const DEFAULT_DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
 
 /** The one typed configuration object. Everything else injects this; nothing else reads process.env. */
 export class AppConfig {
@@ -20,7 +22,7 @@ export class AppConfig {
   redis: { url?: string; prefix: string };
   secrets: { gateway: string; admin: string; portal: string; encryptionKey: Buffer };
   dashboard: { pageSize: number };
-  webhooks: { allowedCidrs: string[]; retrySchedule: number[]; concurrency: number };
+  webhooks: { allowedCidrs: string[]; retrySchedule: number[]; concurrency: number; disableAfterMs: number };
   dcr: { registrationEndpoint?: string; initialAccessToken?: string };
   /** Names of secrets that were generated into dataDir because the environment had none. */
   generatedSecrets: string[];
@@ -82,6 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     allowedCidrs: splitList(dto.WEBHOOK_ALLOWED_CIDRS),
     retrySchedule: dto.WEBHOOK_RETRY_SCHEDULE ? splitList(dto.WEBHOOK_RETRY_SCHEDULE).map(Number) : DEFAULT_RETRY_SCHEDULE,
     concurrency: dto.WEBHOOK_CONCURRENCY ?? 64,
+    disableAfterMs: parseDuration(dto.WEBHOOK_DISABLE_AFTER) ?? DEFAULT_DISABLE_AFTER_MS,
   };
   config.dcr = { registrationEndpoint: dto.DCR_REGISTRATION_ENDPOINT, initialAccessToken: dto.DCR_INITIAL_ACCESS_TOKEN };
   config.generatedSecrets = generated;

@@ -1,6 +1,7 @@
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, Validate, ValidatorConstraint, ValidatorConstraintInterface } from 'class-validator';
 import * as ipaddr from 'ipaddr.js';
+import ms from 'ms';
 
 export const ROLES = ['api', 'worker', 'all'] as const;
 export type Role = (typeof ROLES)[number];
@@ -23,6 +24,32 @@ class CidrListConstraint implements ValidatorConstraintInterface {
   }
   defaultMessage(): string {
     return 'WEBHOOK_ALLOWED_CIDRS must be a comma-separated list of CIDR ranges such as 127.0.0.0/8,::1/128';
+  }
+}
+
+/**
+ * A duration with its unit (`90s`, `30m`, `5d`, `1.5h`, `2 days`), in milliseconds; null when it is not one.
+ * A bare number is refused: minutes or seconds, nobody could tell.
+ */
+export function parseDuration(value: string | undefined): number | null {
+  if (typeof value !== 'string' || /^\s*[\d.]+\s*$/.test(value)) return null;
+  let parsed: number | undefined;
+  try {
+    parsed = ms(value.trim() as ms.StringValue);
+  } catch {
+    return null;
+  }
+  return typeof parsed === 'number' && Number.isFinite(parsed) && parsed > 0 ? parsed : null;
+}
+
+@ValidatorConstraint({ name: 'duration' })
+class DurationConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    const parsed = parseDuration(value as string);
+    return parsed !== null && parsed >= 1000;
+  }
+  defaultMessage(): string {
+    return 'WEBHOOK_DISABLE_AFTER must be a duration of at least 1s with its unit, e.g. 5d, 12h, 30m or 90s';
   }
 }
 
@@ -80,6 +107,9 @@ export class EnvDto {
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
   WEBHOOK_CONCURRENCY?: number;
+
+  @IsOptional() @Transform(emptyToUndefined) @Validate(DurationConstraint)
+  WEBHOOK_DISABLE_AFTER?: string;
 
   @IsOptional() @Transform(emptyToUndefined) @Matches(/^https?:\/\//, { message: 'DCR_REGISTRATION_ENDPOINT must be an http(s) URL' })
   DCR_REGISTRATION_ENDPOINT?: string;

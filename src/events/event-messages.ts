@@ -111,6 +111,78 @@ export class CredentialRegisteredMessage {
   OAuthClientID: string;
 }
 
+const WEBHOOK_ID = { format: 'uuid', example: '8d1c7c1e-3f4b-4a55-9f0e-2b8f6d0c1a22', description: 'the webhook the event is about (never delivered to it)' } as const;
+
+/** WebhookDisabled: the service switched a webhook off, or an operator did. */
+export class WebhookDisabledMessage {
+  @ApiProperty(WEBHOOK_ID)
+  WebhookID: string;
+
+  @ApiProperty({ example: 'Approvals to CRM' })
+  Name: string;
+
+  @ApiProperty({ example: 'https://hooks.example.com/portal' })
+  URL: string;
+
+  @ApiProperty({
+    enum: ['gone', 'failing', 'manual'],
+    example: 'failing',
+    description: 'gone: the subscriber answered 410; failing: every attempt failed for WEBHOOK_DISABLE_AFTER; manual: set inactive through the API',
+  })
+  Reason: string;
+
+  @ApiProperty(RFC3339)
+  DisabledAt: string;
+}
+
+/** WebhookEnabled: an inactive webhook was made active again. */
+export class WebhookEnabledMessage {
+  @ApiProperty(WEBHOOK_ID)
+  WebhookID: string;
+
+  @ApiProperty({ example: 'Approvals to CRM' })
+  Name: string;
+
+  @ApiProperty({ example: 'https://hooks.example.com/portal' })
+  URL: string;
+
+  @ApiProperty(RFC3339)
+  EnabledAt: string;
+}
+
+/** DeliveryFailed: a delivery used its whole retry schedule without a 2xx. */
+export class DeliveryFailedMessage {
+  @ApiProperty(WEBHOOK_ID)
+  WebhookID: string;
+
+  @ApiProperty({ example: 'Approvals to CRM' })
+  Name: string;
+
+  @ApiProperty({ example: 'https://hooks.example.com/portal' })
+  URL: string;
+
+  @ApiProperty({ format: 'uuid', description: 'the delivery (its webhook-id header); see GET /portal-api/webhooks/{WebhookID}/deliveries/{DeliveryID}' })
+  DeliveryID: string;
+
+  @ApiProperty({ format: 'uuid' })
+  EventID: string;
+
+  @ApiProperty({ example: 'AccessRequestApproved', description: 'the event the delivery carried' })
+  Event: string;
+
+  @ApiProperty({ type: 'integer', example: 8 })
+  AttemptCount: number;
+
+  @ApiProperty({ type: 'integer', example: 500, description: 'HTTP status of the last attempt; 0 when there was no answer' })
+  LastStatusCode: number;
+
+  @ApiProperty({ enum: ['timeout', 'connection', 'blocked_address', 'http_status'], example: 'http_status', description: 'why the last attempt failed' })
+  LastError: string;
+
+  @ApiProperty(RFC3339)
+  FailedAt: string;
+}
+
 /** A message class seen as a plain object type: what the builders return and the outbox stores. */
 export type MessageOf<T> = { [K in keyof T]: T[K] };
 
@@ -120,6 +192,9 @@ export const EVENT_MESSAGES: Record<EmittedEvent, Type> = {
   AccessRequestRejected: AccessRequestEventMessage,
   ApplicationRegistered: ApplicationRegisteredMessage,
   CredentialRegistered: CredentialRegisteredMessage,
+  WebhookDisabled: WebhookDisabledMessage,
+  DeliveryFailed: DeliveryFailedMessage,
+  WebhookEnabled: WebhookEnabledMessage,
 };
 
 const WHEN: Record<EmittedEvent, string> = {
@@ -128,6 +203,9 @@ const WHEN: Record<EmittedEvent, string> = {
   AccessRequestRejected: 'an access request was rejected (its credentials, if any, are revoked)',
   ApplicationRegistered: 'an application was created',
   CredentialRegistered: 'a credential was issued to an approved access request',
+  WebhookDisabled: 'a webhook was switched off (410 Gone, failing for too long, or by hand); not delivered to that webhook',
+  DeliveryFailed: 'a delivery used its whole retry schedule without success; not delivered to that webhook, nor raised for deliveries of operational events',
+  WebhookEnabled: 'an inactive webhook was made active again; not delivered to that webhook',
 };
 
 const SIGNATURE_HEADERS =

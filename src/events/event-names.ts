@@ -14,6 +14,9 @@ export const WEBHOOK_EVENTS = [
   'UserAccountDeactivated',
   'PasswordReset',
   'RegisterInvite',
+  'WebhookDisabled',
+  'DeliveryFailed',
+  'WebhookEnabled',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -24,6 +27,9 @@ export const EMITTED_EVENTS = [
   'AccessRequestRejected',
   'ApplicationRegistered',
   'CredentialRegistered',
+  'WebhookDisabled',
+  'DeliveryFailed',
+  'WebhookEnabled',
 ] as const satisfies readonly WebhookEvent[];
 export type EmittedEvent = (typeof EMITTED_EVENTS)[number];
 
@@ -33,3 +39,10 @@ export type EmittedEvent = (typeof EMITTED_EVENTS)[number];
  */
 export const WEBHOOK_TEST_EVENT = 'WebhookTest';
 export type DirectedEvent = typeof WEBHOOK_TEST_EVENT;
+
+/**
+ * Events about the dispatcher itself, for operators. Each names the webhook it is about (`WebhookID`), and
+ * is never delivered to that webhook.
+ */
+export const OPERATIONAL_EVENTS = ['WebhookDisabled', 'DeliveryFailed', 'WebhookEnabled'] as const satisfies readonly EmittedEvent[];
+export type OperationalEvent = (typeof OPERATIONAL_EVENTS)[number];

@@ -1,7 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { PortalAuth } from '../common/auth';
 import { DeliveriesService } from './deliveries.service';
+import { WebhookStatsService } from './webhook-stats.service';
+import { StatsQuery, WebhookStatsResponse } from './dto/stats.dto';
 import { DeliveryListQuery, DeliveryResponse, DeliveryWithAttemptsResponse, RecoverDto, RecoverResponse } from './dto/delivery.dto';
 
 @ApiTags('portal webhooks')
@@ -9,7 +11,22 @@ import { DeliveryListQuery, DeliveryResponse, DeliveryWithAttemptsResponse, Reco
 @ApiNotFoundResponse({ description: 'no such webhook or delivery' })
 @Controller('portal-api/webhooks/:id')
 export class DeliveriesController {
-  constructor(private readonly service: DeliveriesService) {}
+  constructor(
+    private readonly service: DeliveriesService,
+    private readonly health: WebhookStatsService,
+  ) {}
+
+  @Get('stats')
+  @ApiOperation({
+    summary: 'Health of a webhook',
+    description: 'Deliveries created since `since` by status, success rate and attempt latency in that window; the last success and the last failure ever.',
+    operationId: 'getWebhookStats',
+  })
+  @ApiOkResponse({ type: WebhookStatsResponse })
+  @ApiUnprocessableEntityResponse({ description: 'since is not an RFC 3339 date-time' })
+  stats(@Param('id') id: string, @Query() q: StatsQuery) {
+    return this.health.stats(id, q.since);
+  }
 
   @Get('deliveries')
   @ApiOperation({ operationId: 'listWebhookDeliveries', summary: 'Delivery log of a webhook, newest first' })

@@ -119,22 +119,86 @@ describe('DeliveryStore', () => {
     await webhook();
     const due = await relayAll([await event()]);
     const [a, b] = due.map((d) => d.id);
+    const [wa, wb] = due.map((d) => d.webhookId);
     const base = { number: 1, startedAt: new Date(), durationMs: 3, responseBody: 'ok', trigger: 'scheduled' as const };
     const results = await store.recordAttempts([
-      { ...base, deliveryId: a, statusCode: 200, error: null, status: 'delivered', nextAttemptAt: null },
-      { ...base, deliveryId: b, statusCode: 500, error: 'http_status', status: 'pending', nextAttemptAt: new Date(Date.now() + 5000) },
-      { ...base, deliveryId: randomUUID(), statusCode: 200, error: null, status: 'delivered', nextAttemptAt: null },
+      { ...base, deliveryId: a, webhookId: wa, statusCode: 200, error: null, status: 'delivered', nextAttemptAt: null },
+      { ...base, deliveryId: b, webhookId: wb, statusCode: 500, error: 'http_status', status: 'pending', nextAttemptAt: new Date(Date.now() + 5000) },
+      { ...base, deliveryId: randomUUID(), webhookId: wa, statusCode: 200, error: null, status: 'delivered', nextAttemptAt: null },
     ]);
     expect(results[0]).toBeNull();
     expect(results[1]).toBeNull();
     expect(results[2]).toBeInstanceOf(Error); // no such delivery: the attempt's foreign key fails, alone
     const rows = await db.query(
-      `SELECT d.id, d.status, d.attempt_count, a.status_code, a.error FROM webhook_deliveries d JOIN webhook_delivery_attempts a ON a.delivery_id = d.id WHERE d.id = ANY($1)`,
+      `SELECT d.id, d.status, d.attempt_count, a.status_code, a.error, a.webhook_id FROM webhook_deliveries d JOIN webhook_delivery_attempts a ON a.delivery_id = d.id WHERE d.id = ANY($1)`,
       [[a, b]],
     );
     const byId = Object.fromEntries(rows.map((r: { id: string }) => [r.id, r]));
-    expect(byId[a]).toMatchObject({ status: 'delivered', attempt_count: 1, status_code: 200, error: null });
-    expect(byId[b]).toMatchObject({ status: 'pending', attempt_count: 1, status_code: 500, error: 'http_status' });
+    expect(byId[a]).toMatchObject({ status: 'delivered', attempt_count: 1, status_code: 200, error: null, webhook_id: wa });
+    expect(byId[b]).toMatchObject({ status: 'pending', attempt_count: 1, status_code: 500, error: 'http_status', webhook_id: wb });
+  });
+
+  it('never relays an operational event to the webhook it is about, and relays it to the others subscribed', async () => {
+    const about = await webhook(['WebhookDisabled']);
+    const operator = await webhook(['WebhookDisabled']);
+    const id = randomUUID();
+    await db.query(`INSERT INTO outbox_events (id, name, payload, occurred_at) VALUES ($1, 'WebhookDisabled', $2, now())`, [id, JSON.stringify({ WebhookID: about })]);
+    await store.relay([id], 500);
+    const got = await deliveriesOf(id);
+    expect(got).toContain(operator);
+    expect(got).not.toContain(about);
+  });
+
+  it('claims only the oldest pending delivery of an ordered webhook, the next once it is done; a held delivery keeps its attempt count', async () => {
+    const w = await webhook(['ApplicationRegistered']);
+    await db.query(`UPDATE webhooks SET ordered = true WHERE id = $1`, [w]);
+    const events = [await event('ApplicationRegistered'), await event('ApplicationRegistered'), await event('ApplicationRegistered')];
+    const due = (await relayAll(events)).filter((d) => d.webhookId === w);
+    const rows: { id: string }[] = await db.query(`SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY event_seq`, [w]);
+    const [first, second, third] = rows.map((r) => r.id);
+    expect(due.map((d) => d.id).sort()).toEqual([first, second, third].sort());
+    // all three asked at once, in any order: only the first is taken
+    const claims = await store.claimMany([third, second, first]);
+    expect(claims.map((c) => c?.id ?? null)).toEqual([null, null, first]);
+    expect(claims[2]).toMatchObject({ ordered: true, rateLimit: null, failingSince: null, eventName: 'ApplicationRegistered' });
+    expect(await store.nextInOrder(w)).toMatchObject({ id: first });
+    // the first waits for a retry: the others still wait behind it
+    const base = { webhookId: w, startedAt: new Date(), durationMs: 1, responseBody: '', trigger: 'scheduled' as const };
+    await store.recordAttempt({ ...base, deliveryId: first, number: 1, statusCode: 500, error: 'http_status', status: 'pending', nextAttemptAt: new Date() });
+    expect((await store.claimMany([second, third])).every((c) => c === null)).toBe(true);
+    await store.recordAttempt({ ...base, deliveryId: first, number: 2, statusCode: 200, error: null, status: 'delivered', nextAttemptAt: null });
+    expect(await store.nextInOrder(w)).toMatchObject({ id: second, attemptCount: 0 });
+    const [next] = await store.claimMany([second]);
+    expect(next?.id).toBe(second);
+    // held back by its rate limit: no attempt, due later, claimable again then
+    await store.hold(second, new Date(Date.now() + 60_000));
+    const [held] = await db.query(`SELECT attempt_count, held, locked_until, next_attempt_at > now() AS later FROM webhook_deliveries WHERE id = $1`, [second]);
+    expect(held).toEqual({ attempt_count: 0, held: 'rate_limit', locked_until: null, later: true });
+    expect((await store.claimMany([second]))[0]).toBeNull(); // not due yet
+    await db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE id = $1`, [second]);
+    expect((await store.claimMany([second]))[0]?.id).toBe(second);
+    const [claimed] = await db.query(`SELECT held FROM webhook_deliveries WHERE id = $1`, [second]);
+    expect(claimed.held).toBeNull();
+  });
+
+  it('switches a failing webhook off only once its failures have lasted long enough, and only once', async () => {
+    const w = await webhook();
+    await store.markFailing(w, new Date(Date.now() - 10_000));
+    await store.markFailing(w, new Date()); // already running: unchanged
+    const [row] = await db.query(`SELECT failing_since FROM webhooks WHERE id = $1`, [w]);
+    expect(Date.now() - row.failing_since.getTime()).toBeGreaterThanOrEqual(9_000);
+    expect(await db.transaction((tx) => store.disableWebhook(tx, w, 'failing', 60_000))).toBeNull();
+    const off = await db.transaction((tx) => store.disableWebhook(tx, w, 'failing', 5_000));
+    expect(off).toMatchObject({ id: w, name: 'w', url: 'http://127.0.0.1:9/', disabledAt: expect.any(Date) });
+    expect(await db.transaction((tx) => store.disableWebhook(tx, w, 'failing', 5_000))).toBeNull();
+    expect(await db.transaction((tx) => store.disableWebhook(tx, w, 'gone'))).toBeNull();
+    const [after] = await db.query(`SELECT active, disabled_reason FROM webhooks WHERE id = $1`, [w]);
+    expect(after).toEqual({ active: false, disabled_reason: 'failing' });
+    // a success stops the clock; without it a webhook is never switched off for failing
+    const healthy = await webhook();
+    await store.markFailing(healthy, new Date(Date.now() - 10_000));
+    await store.markHealthy(healthy);
+    expect(await db.transaction((tx) => store.disableWebhook(tx, healthy, 'failing', 1))).toBeNull();
   });
 
   it('relays an event meant for one webhook to that webhook alone, whatever it subscribes to, active or not', async () => {

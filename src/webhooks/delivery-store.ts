@@ -4,6 +4,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { DueDelivery } from './delivery-queue';
 import { TraceCarrier } from './trace-context';
 import { SignatureScheme } from './send/signing';
+import { OPERATIONAL_EVENTS } from '../events/event-names';
+import { DisabledReason, WebhookSummary } from './operational-events';
 
 /** A claimed delivery with everything needed to send it, read in one round trip. */
 export interface ClaimedDelivery {
@@ -24,10 +26,17 @@ export interface ClaimedDelivery {
   eventName: string;
   payload: Record<string, unknown>;
   occurredAt: Date;
+  eventId: string;
+  webhookName: string;
+  /** Start of the webhook's current run of failed attempts; null if its last attempt succeeded. */
+  failingSince: Date | null;
+  rateLimit: number | null;
+  ordered: boolean;
 }
 
 export interface AttemptRecord {
   deliveryId: string;
+  webhookId: string;
   number: number;
   startedAt: Date;
   statusCode: number | null;
@@ -73,21 +82,24 @@ export interface RelayedDelivery extends DueDelivery {
 // Committed, unrelayed events: those named (the ids a NOTIFY carried), or the oldest (the safety-net scan).
 // SKIP LOCKED, so relays of several workers never wait for each other nor take the same event.
 const CLAIM_NAMED = `SELECT id FROM outbox_events WHERE id = ANY($1::uuid[]) AND relayed_at IS NULL FOR UPDATE SKIP LOCKED`;
-const CLAIM_OLDEST = `SELECT id FROM outbox_events WHERE relayed_at IS NULL ORDER BY occurred_at LIMIT $1 FOR UPDATE SKIP LOCKED`;
+const CLAIM_OLDEST = `SELECT id FROM outbox_events WHERE relayed_at IS NULL ORDER BY occurred_at LIMIT $1::int FOR UPDATE SKIP LOCKED`;
 
 // An event with a target_webhook_id (a test send) goes to that webhook alone, active or not (an inactive
 // one fails it without an attempt), and never to the webhooks subscribed to its name.
 function relayStatement(claim: string): string {
   return `WITH e AS (
-            UPDATE outbox_events SET relayed_at = now() WHERE id IN (${claim}) RETURNING id, name, occurred_at, trace_context, target_webhook_id),
+            UPDATE outbox_events SET relayed_at = now() WHERE id IN (${claim})
+            RETURNING id, name, occurred_at, seq, trace_context, target_webhook_id, payload->>'WebhookID' AS about),
           d AS (
-            INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, next_attempt_at)
-            SELECT gen_random_uuid(), x.webhook_id, x.event_id, x.event_name, now()
-              FROM (SELECT w.id AS webhook_id, e.id AS event_id, e.name AS event_name, e.occurred_at
+            INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, next_attempt_at, event_seq)
+            SELECT gen_random_uuid(), x.webhook_id, x.event_id, x.event_name, now(), x.seq
+              FROM (SELECT w.id AS webhook_id, e.id AS event_id, e.name AS event_name, e.occurred_at, e.seq
                       FROM e JOIN webhooks w ON e.target_webhook_id IS NULL AND w.active AND w.events @> ARRAY[e.name] AND w.created_at <= e.occurred_at
+                                            -- an operational event is never delivered to the webhook it is about
+                                            AND (e.name <> ALL($2::text[]) OR e.about IS DISTINCT FROM w.id::text)
                     UNION ALL
-                    SELECT w.id, e.id, e.name, e.occurred_at FROM e JOIN webhooks w ON w.id = e.target_webhook_id) x
-             ORDER BY x.occurred_at, x.event_id
+                    SELECT w.id, e.id, e.name, e.occurred_at, e.seq FROM e JOIN webhooks w ON w.id = e.target_webhook_id) x
+             ORDER BY x.seq, x.occurred_at, x.event_id
             ON CONFLICT (event_id, webhook_id) DO NOTHING
             RETURNING id, webhook_id, event_id)
      SELECT (SELECT count(*) FROM e)::int AS events,
@@ -114,7 +126,7 @@ export class DeliveryStore {
    */
   async relay(eventIds: string[] | null, limit: number, tx: Pick<EntityManager, 'query'> = this.db): Promise<Relayed> {
     const [row]: { events: number; deliveries: [string, string, string, string, TraceCarrier | null][] }[] =
-      eventIds === null ? await tx.query(RELAY_OLDEST, [limit]) : await tx.query(RELAY_NAMED, [eventIds]);
+      eventIds === null ? await tx.query(RELAY_OLDEST, [limit, OPERATIONAL_EVENTS]) : await tx.query(RELAY_NAMED, [eventIds, OPERATIONAL_EVENTS]);
     return {
       events: row.events,
       deliveries: row.deliveries.map(([id, webhookId, eventId, eventName, eventTrace]) => ({ id, webhookId, attemptCount: 0, eventId, eventName, eventTrace })),
@@ -144,24 +156,30 @@ export class DeliveryStore {
   /**
    * Takes due, pending, unclaimed deliveries for one attempt each (a lease of timeout + slack), in one
    * statement; one answer per id, in order: what the attempt needs, or null if that delivery is not due,
-   * already taken, or no longer pending.
+   * already taken, no longer pending, or (ordered webhook) not the oldest pending one of its webhook.
    */
   async claimMany(deliveryIds: string[]): Promise<(ClaimedDelivery | null)[]> {
     // TypeORM answers an UPDATE with [rows, count]
     const [rows] = (await this.db.query(
       `UPDATE webhook_deliveries d
-          SET locked_until = now() + make_interval(secs => w.timeout_seconds + ${CLAIM_SLACK_SECONDS})
+          SET locked_until = now() + make_interval(secs => w.timeout_seconds + ${CLAIM_SLACK_SECONDS}), held = NULL
          FROM webhooks w, outbox_events e
         WHERE d.id = ANY($1::uuid[]) AND w.id = d.webhook_id AND e.id = d.event_id
           AND d.status = 'pending'
           AND (d.locked_until IS NULL OR d.locked_until < now())
           AND d.next_attempt_at <= now() + interval '1 second'
+          -- an ordered webhook's deliveries go one at a time, in event order: only its oldest pending one is
+          -- taken, and while it is out (claimed) or waiting for a retry the others stay where they are
+          AND (NOT w.ordered OR NOT EXISTS (
+                SELECT 1 FROM webhook_deliveries p
+                 WHERE p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq))
       RETURNING d.id, d.attempt_count, d.next_trigger, w.id AS webhook_id, w.url, w.method, w.timeout_seconds, w.active,
                 w.secret_encrypted, w.signature_scheme,
                 -- keys are read as the attempt is sent: a rotation applies to retries queued before it
                 CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_encrypted END AS previous_secret_encrypted,
                 CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_signature_scheme END AS previous_signature_scheme,
-                e.name AS event_name, e.payload, e.occurred_at,
+                e.name AS event_name, e.payload, e.occurred_at, e.id AS event_id, w.name AS webhook_name,
+                w.failing_since, w.rate_limit, w.ordered,
                 (SELECT coalesce(json_agg(json_build_object('name', h.name, 'value', h.value) ORDER BY h.created_at, h.id), '[]'::json)
                    FROM webhook_headers h WHERE h.webhook_id = w.id) AS headers`,
       [deliveryIds],
@@ -185,6 +203,11 @@ export class DeliveryStore {
         eventName: r.event_name,
         payload: r.payload,
         occurredAt: r.occurred_at,
+        eventId: r.event_id,
+        webhookName: r.webhook_name,
+        failingSince: r.failing_since,
+        rateLimit: r.rate_limit,
+        ordered: r.ordered,
       });
     }
     // one claim per delivery: should two jobs of one delivery share a batch, only the first gets it
@@ -195,16 +218,16 @@ export class DeliveryStore {
     });
   }
 
-  /** Records the attempt and the delivery's new state in one statement. */
-  async recordAttempt(a: AttemptRecord): Promise<void> {
-    await this.db.query(
+  /** Records the attempt and the delivery's new state in one statement (in `tx` when given). */
+  async recordAttempt(a: AttemptRecord, tx?: EntityManager): Promise<void> {
+    await (tx ?? this.db).query(
       `WITH a AS (
-         INSERT INTO webhook_delivery_attempts (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8))
+         INSERT INTO webhook_delivery_attempts (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, webhook_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $11))
        UPDATE webhook_deliveries
           SET attempt_count = $2, status = $9, next_attempt_at = $10, next_trigger = 'scheduled', locked_until = NULL, updated_at = now()
         WHERE id = $1`,
-      [a.deliveryId, a.number, a.startedAt, a.statusCode, a.durationMs, a.error, a.responseBody, a.trigger, a.status, a.nextAttemptAt],
+      [a.deliveryId, a.number, a.startedAt, a.statusCode, a.durationMs, a.error, a.responseBody, a.trigger, a.status, a.nextAttemptAt, a.webhookId],
     );
   }
 
@@ -220,11 +243,11 @@ export class DeliveryStore {
     try {
       await this.db.query(
         `WITH v AS (
-           SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::timestamptz[])
-             AS v(delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, status, next_attempt_at)),
+           SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::timestamptz[], $11::uuid[])
+             AS v(delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, status, next_attempt_at, webhook_id)),
               a AS (
-           INSERT INTO webhook_delivery_attempts (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger)
-           SELECT delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger FROM v)
+           INSERT INTO webhook_delivery_attempts (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, webhook_id)
+           SELECT delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, webhook_id FROM v)
          UPDATE webhook_deliveries d
             SET attempt_count = v.number, status = v.status, next_attempt_at = v.next_attempt_at, next_trigger = 'scheduled',
                 locked_until = NULL, updated_at = now()
@@ -241,6 +264,7 @@ export class DeliveryStore {
           attempts.map((a) => a.trigger),
           attempts.map((a) => a.status),
           attempts.map((a) => a.nextAttemptAt),
+          attempts.map((a) => a.webhookId),
         ],
       );
       return attempts.map(() => null);
@@ -257,8 +281,21 @@ export class DeliveryStore {
     );
   }
 
-  async deactivateWebhook(webhookId: string): Promise<void> {
-    await this.db.query(`UPDATE webhooks SET active = false, updated_at = now() WHERE id = $1`, [webhookId]);
+  /**
+   * Switches an active webhook off with its reason; `failing` only while its run of failures has lasted at
+   * least `failingForMs` (a success meanwhile cancels it). The webhook when this call switched it off, else
+   * null (already off, or no longer failing): so only one caller reports it.
+   */
+  async disableWebhook(tx: EntityManager, webhookId: string, reason: DisabledReason, failingForMs = 0): Promise<(WebhookSummary & { disabledAt: Date }) | null> {
+    const [rows] = (await tx.query(
+      `UPDATE webhooks SET active = false, disabled_reason = $2, disabled_at = now(), updated_at = now()
+        WHERE id = $1 AND active
+          AND ($2 <> 'failing' OR failing_since <= now() - make_interval(secs => $3::float8 / 1000))
+        RETURNING id, name, url, disabled_at`,
+      [webhookId, reason, failingForMs],
+    )) as [{ id: string; name: string; url: string; disabled_at: Date }[], number];
+    const w = rows[0];
+    return w ? { id: w.id, name: w.name, url: w.url, disabledAt: w.disabled_at } : null;
   }
 
   /** Erases the previous signing keys whose grace period has ended; answers how many. */
@@ -270,13 +307,50 @@ export class DeliveryStore {
     return count;
   }
 
-  /** Pending deliveries due for more than `graceSeconds` and not claimed by a live worker. */
+  /** Starts the webhook's failing clock at `since`, unless it is already running. */
+  async markFailing(webhookId: string, since: Date): Promise<void> {
+    await this.db.query(`UPDATE webhooks SET failing_since = $2 WHERE id = $1 AND failing_since IS NULL`, [webhookId, since]);
+  }
+
+  /** A success stops the webhook's failing clock. */
+  async markHealthy(webhookId: string): Promise<void> {
+    await this.db.query(`UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, [webhookId]);
+  }
+
+  /**
+   * Gives a claimed delivery back without an attempt, to be tried at `until` (its webhook's rate limit is
+   * used up): neither an attempt nor a failure.
+   */
+  async hold(deliveryId: string, until: Date): Promise<void> {
+    await this.db.query(
+      `UPDATE webhook_deliveries SET locked_until = NULL, next_attempt_at = $2, held = 'rate_limit' WHERE id = $1 AND status = 'pending'`,
+      [deliveryId, until],
+    );
+  }
+
+  /** The oldest pending delivery of an ordered webhook (the one to send next), if any. */
+  async nextInOrder(webhookId: string): Promise<(DueDelivery & { nextAttemptAt: Date | null }) | null> {
+    const [r]: { id: string; attempt_count: number; next_attempt_at: Date | null }[] = await this.db.query(
+      `SELECT id, attempt_count, next_attempt_at FROM webhook_deliveries
+        WHERE webhook_id = $1 AND status = 'pending' ORDER BY event_seq NULLS FIRST LIMIT 1`,
+      [webhookId],
+    );
+    return r ? { id: r.id, webhookId, attemptCount: r.attempt_count, nextAttemptAt: r.next_attempt_at } : null;
+  }
+
+  /**
+   * Pending deliveries due for more than `graceSeconds` and not claimed by a live worker; of an ordered
+   * webhook only the oldest pending one (the others wait for it, not for a job).
+   */
   async overdueDeliveries(graceSeconds: number, limit: number): Promise<DueDelivery[]> {
     const rows: { id: string; webhook_id: string; attempt_count: number }[] = await this.db.query(
-      `SELECT id, webhook_id, attempt_count FROM webhook_deliveries
-        WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
-          AND (locked_until IS NULL OR locked_until < now())
-        ORDER BY next_attempt_at LIMIT $2`,
+      `SELECT d.id, d.webhook_id, d.attempt_count FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+        WHERE d.status = 'pending' AND d.next_attempt_at < now() - make_interval(secs => $1)
+          AND (d.locked_until IS NULL OR d.locked_until < now())
+          AND (NOT w.ordered OR NOT EXISTS (
+                SELECT 1 FROM webhook_deliveries p
+                 WHERE p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq))
+        ORDER BY d.next_attempt_at LIMIT $2`,
       [graceSeconds, limit],
     );
     return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, attemptCount: r.attempt_count }));

@@ -12,8 +12,21 @@ import { DELIVERY_QUEUE } from './delivery-queue';
 export class DeliveryMetrics {
   private readonly attempts: Counter<'outcome' | 'error'>;
   private readonly latency: Histogram<'outcome'>;
+  private readonly disables: Counter<'reason'>;
+  private readonly holds: Counter;
 
   constructor(registry: MetricsRegistry) {
+    this.disables = new Counter({
+      name: 'webhooks_disabled_total',
+      help: 'Webhooks this process switched off, by reason (gone: 410; failing: every attempt failed for WEBHOOK_DISABLE_AFTER)',
+      labelNames: ['reason'],
+      registers: [registry],
+    });
+    this.holds = new Counter({
+      name: 'webhook_rate_limited_total',
+      help: 'Times a delivery was put back to wait for its turn under its webhook rate limit (not an attempt)',
+      registers: [registry],
+    });
     this.attempts = new Counter({
       name: 'webhook_delivery_attempts_total',
       help: 'Delivery attempts by resulting delivery status (delivered, pending = will retry, failed) and error kind',
@@ -27,6 +40,14 @@ export class DeliveryMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers: [registry],
     });
+  }
+
+  disabled(reason: string): void {
+    this.disables.inc({ reason });
+  }
+
+  rateLimited(): void {
+    this.holds.inc();
   }
 
   attempt(outcome: string, error: string | null, durationMs: number): void {
@@ -64,6 +85,43 @@ export class DispatchGauges implements OnModuleInit {
       collect: async function (this: Gauge) {
         const [row] = await db.query(`SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM webhook_deliveries WHERE status = 'pending'`);
         this.set(Number(row.age));
+      },
+    });
+    new Gauge({
+      name: 'webhook_deliveries_rate_limited',
+      help: 'Pending deliveries waiting for their turn under their webhook rate limit',
+      registers: [this.registry],
+      collect: async function (this: Gauge) {
+        const [row] = await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE held = 'rate_limit' AND status = 'pending'`);
+        this.set(row.n);
+      },
+    });
+    new Gauge({
+      name: 'webhook_ordered_blocked',
+      help: 'Ordered webhooks whose oldest pending delivery has failed at least once while later deliveries wait behind it',
+      registers: [this.registry],
+      collect: async function (this: Gauge) {
+        const [row] = await db.query(
+          `SELECT count(*)::int AS n FROM webhooks w
+             CROSS JOIN LATERAL (SELECT attempt_count, event_seq FROM webhook_deliveries
+                                  WHERE webhook_id = w.id AND status = 'pending' ORDER BY event_seq LIMIT 1) head
+            WHERE w.ordered AND w.active AND head.attempt_count > 0
+              AND EXISTS (SELECT 1 FROM webhook_deliveries b WHERE b.webhook_id = w.id AND b.status = 'pending' AND b.event_seq > head.event_seq)`,
+        );
+        this.set(row.n);
+      },
+    });
+    new Gauge({
+      name: 'webhooks_disabled',
+      help: 'Inactive webhooks by reason (gone, failing, manual)',
+      labelNames: ['reason'],
+      registers: [this.registry],
+      collect: async function (this: Gauge) {
+        const rows: { reason: string; n: number }[] = await db.query(
+          `SELECT coalesce(disabled_reason, 'manual') AS reason, count(*)::int AS n FROM webhooks WHERE NOT active GROUP BY 1`,
+        );
+        this.reset();
+        for (const reason of ['gone', 'failing', 'manual']) this.set({ reason }, rows.find((r) => r.reason === reason)?.n ?? 0);
       },
     });
     new Gauge({

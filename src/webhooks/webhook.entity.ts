@@ -49,6 +49,25 @@ export class WebhookEntity {
   @Column({ name: 'previous_secret_expires_at', type: 'timestamptz', nullable: true })
   previousSecretExpiresAt: Date | null;
 
+  /** Why the service switched the webhook off (gone, failing, manual); null while active. */
+  @Column({ name: 'disabled_reason', type: 'text', nullable: true })
+  disabledReason: string | null;
+
+  @Column({ name: 'disabled_at', type: 'timestamptz', nullable: true })
+  disabledAt: Date | null;
+
+  /** Start of the current run of failed attempts (null after a success): the clock of automatic disabling. */
+  @Column({ name: 'failing_since', type: 'timestamptz', nullable: true })
+  failingSince: Date | null;
+
+  /** Deliveries per second at most, across every worker; null: no limit. */
+  @Column({ name: 'rate_limit', type: 'integer', nullable: true })
+  rateLimit: number | null;
+
+  /** Deliveries are sent one at a time, in event order. */
+  @Column({ type: 'boolean', default: false })
+  ordered: boolean;
+
   @OneToMany(() => WebhookHeaderEntity, (h) => h.webhook)
   headers?: WebhookHeaderEntity[];
 }

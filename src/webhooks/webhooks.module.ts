@@ -14,11 +14,14 @@ import { WebhookHeaderEntity } from './webhook-header.entity';
 import { DeliveryMetrics, DispatchGauges } from './webhook-metrics';
 import { WebhookEntity } from './webhook.entity';
 import { WebhooksController } from './webhooks.controller';
+import { WebhookStatsService } from './webhook-stats.service';
 import { WebhooksService } from './webhooks.service';
 import { DeliveryProcessor } from './worker/delivery.processor';
 import { OutboxRelay } from './worker/outbox-relay';
+import { RateLimits } from './worker/rate-limits';
 import { Reconciler } from './worker/reconciler';
 import { SigningKeyEraser } from './worker/signing-key-eraser';
+import { WebhookHealth } from './worker/webhook-health';
 
 /**
  * The webhook dispatcher. API side: subscriptions, their headers and the delivery log (portal routes).
@@ -31,8 +34,8 @@ export class WebhooksModule {
   static register(roles: { api: boolean; worker: boolean }): DynamicModule {
     const controllers: Type[] = roles.api ? [WebhooksController, DeliveriesController] : [];
     const providers: Provider[] = [DeliveryStore, DeliveryQueue, DispatchGauges];
-    if (roles.api) providers.push(WebhooksService, DeliveriesService);
-    if (roles.worker) providers.push(OutboxRelay, DeliveryProcessor, Reconciler, HttpSender, DeliveryMetrics, DeliverySigner, SigningKeyEraser);
+    if (roles.api) providers.push(WebhooksService, DeliveriesService, WebhookStatsService);
+    if (roles.worker) providers.push(OutboxRelay, DeliveryProcessor, Reconciler, HttpSender, DeliveryMetrics, DeliverySigner, SigningKeyEraser, RateLimits, WebhookHealth);
     return {
       module: WebhooksModule,
       imports: [TypeOrmModule.forFeature([WebhookEntity, WebhookHeaderEntity]), EventsModule, QueueModule, BullModule.registerQueue({ name: DELIVERY_QUEUE }), MetricsModule],

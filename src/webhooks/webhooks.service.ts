@@ -30,6 +30,7 @@ import {
 import { WebhookHeaderEntity } from './webhook-header.entity';
 import { WebhookEntity } from './webhook.entity';
 import { targetWarnings } from './target-warnings';
+import { webhookDisabledMessage, webhookEnabledMessage } from './operational-events';
 import { WebhookError } from './webhooks.errors';
 
 /** Webhook subscriptions, their headers and signing keys, and test sends (portal family). */
@@ -68,6 +69,11 @@ export class WebhooksService {
         previousSecretEncrypted: null,
         previousSignatureScheme: null,
         previousSecretExpiresAt: null,
+        disabledReason: dto.Active === false ? 'manual' : null,
+        disabledAt: dto.Active === false ? now : null,
+        failingSince: null,
+        rateLimit: dto.RateLimit ?? null,
+        ordered: dto.Ordered ?? false,
       });
       await tx.insert(WebhookEntity, w);
       w.headers = await this.insertHeaders(tx, w.id, dto.Headers ?? [], now);
@@ -96,7 +102,16 @@ export class WebhooksService {
       if (dto.Method !== undefined) w.method = dto.Method;
       if (dto.Timeout !== undefined) w.timeoutSeconds = dto.Timeout;
       if (dto.Events !== undefined) w.events = uniq(dto.Events);
-      if (dto.Active !== undefined) w.active = dto.Active;
+      if (dto.RateLimit !== undefined) w.rateLimit = dto.RateLimit;
+      if (dto.Ordered !== undefined) w.ordered = dto.Ordered;
+      const switched = dto.Active !== undefined && dto.Active !== w.active;
+      if (switched) {
+        w.active = dto.Active!;
+        // on again: a fresh start, the failures that switched it off no longer count
+        w.disabledReason = w.active ? null : 'manual';
+        w.disabledAt = w.active ? null : now;
+        w.failingSince = null;
+      }
       // a new scheme needs a new key: a rotation, with the default overlap so receivers can switch over
       if (dto.SignatureScheme !== undefined && dto.SignatureScheme !== w.signatureScheme) {
         this.rotateKeys(w, dto.SignatureScheme, DEFAULT_GRACE_PERIOD_SECONDS, now);
@@ -104,6 +119,9 @@ export class WebhooksService {
       w.updatedAt = now;
       const { headers, ...columns } = w;
       await tx.update(WebhookEntity, { id }, columns);
+      if (switched) {
+        await this.events.record(tx, w.active ? 'WebhookEnabled' : 'WebhookDisabled', w.active ? webhookEnabledMessage(w, now) : webhookDisabledMessage(w, 'manual', now));
+      }
       if (dto.Headers !== undefined) {
         await tx.delete(WebhookHeaderEntity, { webhookId: id });
         w.headers = await this.insertHeaders(tx, id, dto.Headers, now);
@@ -284,6 +302,10 @@ export class WebhooksService {
       CreatedAt: portalTime(w.createdAt),
       UpdatedAt: portalTime(w.updatedAt),
       SignatureScheme: w.signatureScheme,
+      DisabledReason: w.active ? null : w.disabledReason ?? 'manual',
+      DisabledAt: w.active ? null : (w.disabledAt ?? w.updatedAt).toISOString(),
+      RateLimit: w.rateLimit,
+      Ordered: w.ordered,
     };
   }
 }

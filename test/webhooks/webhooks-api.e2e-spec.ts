@@ -28,6 +28,10 @@ describe('webhook subscriptions (portal API)', () => {
       Active: true,
       CreatedAt: expect.stringMatching(TIME),
       UpdatedAt: expect.stringMatching(TIME),
+      DisabledReason: null,
+      DisabledAt: null,
+      RateLimit: null,
+      Ordered: false,
       Secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/=]{32}$/),
       SignatureScheme: 'v1',
       PublicKey: null,
@@ -79,6 +83,34 @@ describe('webhook subscriptions (portal API)', () => {
     expect(types.body.errors).toEqual(expect.arrayContaining(['Timeout must be an integer number of seconds', 'Events must be a non-empty array']));
     const reserved = await api.post('/portal-api/webhooks', { Name: 'x', URL: 'https://a.example.com', Events: ['AccessRequestApproved'], Headers: [{ Name: 'webhook-signature', Value: 'x' }] });
     expect(reserved.status).toBe(422);
+  });
+
+  it('takes an optional RateLimit (1-10000 per second, null for none) and Ordered, and refuses anything else with 422', async () => {
+    const base = { Name: 'flow', URL: 'https://a.example.com', Events: ['AccessRequestApproved'] };
+    const res = await api.post('/portal-api/webhooks', { ...base, RateLimit: 5, Ordered: true });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ RateLimit: 5, Ordered: true, Active: true, DisabledReason: null, DisabledAt: null });
+    const id = res.body.ID;
+    expect((await api.put(`/portal-api/webhooks/${id}`, { RateLimit: 10000 })).body).toMatchObject({ RateLimit: 10000, Ordered: true });
+    expect((await api.put(`/portal-api/webhooks/${id}`, { RateLimit: null, Ordered: false })).body).toMatchObject({ RateLimit: null, Ordered: false });
+    expect((await api.get(`/portal-api/webhooks/${id}`)).body).toMatchObject({ RateLimit: null, Ordered: false });
+    for (const [body, message] of [
+      [{ RateLimit: 0 }, 'RateLimit must be at least 1'],
+      [{ RateLimit: 10001 }, 'RateLimit must be at most 10000'],
+      [{ RateLimit: 2.5 }, 'RateLimit must be an integer number of deliveries per second'],
+      [{ RateLimit: '5' }, 'RateLimit must be an integer number of deliveries per second'],
+      [{ Ordered: 'yes' }, 'Ordered must be a boolean'],
+      [{ Ordered: null }, 'Ordered must be a boolean'],
+      [{ Active: null }, 'Active must be a boolean'],
+    ] as [Record<string, unknown>, string][]) {
+      const created = await api.post('/portal-api/webhooks', { ...base, ...body });
+      expect({ body, status: created.status, errors: created.body.errors }).toEqual({ body, status: 422, errors: expect.arrayContaining([message]) });
+      const updated = await api.put(`/portal-api/webhooks/${id}`, body);
+      expect({ body, status: updated.status, errors: updated.body.errors }).toEqual({ body, status: 422, errors: expect.arrayContaining([message]) });
+    }
+    // created inactive: switched off by hand
+    const off = await api.post('/portal-api/webhooks', { ...base, Active: false });
+    expect(off.body).toMatchObject({ Active: false, DisabledReason: 'manual', DisabledAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/) });
   });
 
   it('lists with page/per_page, updates with PUT and deletes', async () => {

@@ -6,6 +6,7 @@ import { AccessRequestCatalogueIds1763800500000 } from './1763800500000-access-r
 import { OneJobPerDelivery1763800600000 } from './1763800600000-one-job-per-delivery';
 import { OutboxTraceContext1763801100000 } from './1763801100000-outbox-trace-context';
 import { WebhookSigningKeys1763801200000 } from './1763801200000-webhook-signing-keys';
+import { WebhookFlowControl1763801300000 } from './1763801300000-webhook-flow-control';
 
 /** Every migration, in order. Add new ones at the end (raw SQL up/down). */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   OneJobPerDelivery1763800600000,
   OutboxTraceContext1763801100000,
   WebhookSigningKeys1763801200000,
+  WebhookFlowControl1763801300000,
 ];

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { WEBHOOK_EVENTS } from '../../events/event-names';
 import { SIGNATURE_SCHEMES } from '../send/signing';
 
@@ -61,12 +61,20 @@ export class CreateWebhookDto {
   Headers?: WebhookHeaderInput[];
 
   @ApiPropertyOptional({ default: true, description: 'inactive webhooks get no deliveries' })
-  @IsOptional() @IsBoolean({ message: 'Active must be a boolean' })
+  @ValidateIf((_, v) => v !== undefined) @IsBoolean({ message: 'Active must be a boolean' })
   Active?: boolean;
 
   @ApiPropertyOptional({ enum: SIGNATURE_SCHEMES, default: 'v1', description: SCHEME_DESCRIPTION })
   @IsOptional() @IsIn(SIGNATURE_SCHEMES as unknown as string[], { message: SCHEME_MESSAGE })
   SignatureScheme?: 'v1' | 'v1a';
+
+  @ApiPropertyOptional({ type: Number, nullable: true, minimum: 1, maximum: 10000, description: 'deliveries per second at most, across every worker; over it a delivery waits its turn (not an attempt, not a failure). null or absent: no limit' })
+  @IsOptional() @IsInt({ message: 'RateLimit must be an integer number of deliveries per second' }) @Min(1, { message: 'RateLimit must be at least 1' }) @Max(10000, { message: 'RateLimit must be at most 10000' })
+  RateLimit?: number | null;
+
+  @ApiPropertyOptional({ default: false, description: "deliveries are sent one at a time in event order: the next waits until the previous is delivered or has finally failed" })
+  @ValidateIf((_, v) => v !== undefined) @IsBoolean({ message: 'Ordered must be a boolean' })
+  Ordered?: boolean;
 }
 
 /** PUT: every field optional; those given replace the stored ones (Headers, when given, replace all headers). */
@@ -96,8 +104,8 @@ export class UpdateWebhookDto {
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => WebhookHeaderInput)
   Headers?: WebhookHeaderInput[];
 
-  @ApiPropertyOptional()
-  @IsOptional() @IsBoolean({ message: 'Active must be a boolean' })
+  @ApiPropertyOptional({ description: 'true re-enables a webhook that was switched off (and clears DisabledReason and DisabledAt)' })
+  @ValidateIf((_, v) => v !== undefined) @IsBoolean({ message: 'Active must be a boolean' })
   Active?: boolean;
 
   @ApiPropertyOptional({
@@ -106,6 +114,14 @@ export class UpdateWebhookDto {
   })
   @IsOptional() @IsIn(SIGNATURE_SCHEMES as unknown as string[], { message: SCHEME_MESSAGE })
   SignatureScheme?: 'v1' | 'v1a';
+
+  @ApiPropertyOptional({ type: Number, nullable: true, minimum: 1, maximum: 10000, description: 'deliveries per second at most, across every worker; over it a delivery waits its turn (not an attempt, not a failure). null or absent: no limit' })
+  @IsOptional() @IsInt({ message: 'RateLimit must be an integer number of deliveries per second' }) @Min(1, { message: 'RateLimit must be at least 1' }) @Max(10000, { message: 'RateLimit must be at most 10000' })
+  RateLimit?: number | null;
+
+  @ApiPropertyOptional({ default: false, description: "deliveries are sent one at a time in event order: the next waits until the previous is delivered or has finally failed" })
+  @ValidateIf((_, v) => v !== undefined) @IsBoolean({ message: 'Ordered must be a boolean' })
+  Ordered?: boolean;
 }
 
 export class WebhookHeaderResponse {
@@ -126,6 +142,16 @@ export class WebhookResponse {
   @ApiProperty({ example: '2026-11-22 10:15' }) CreatedAt: string;
   @ApiProperty({ example: '2026-11-22 10:15' }) UpdatedAt: string;
   @ApiProperty({ enum: SIGNATURE_SCHEMES, description: SCHEME_DESCRIPTION }) SignatureScheme: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    enum: ['gone', 'failing', 'manual'],
+    description: 'why the webhook is inactive: gone (the subscriber answered 410), failing (every attempt failed for WEBHOOK_DISABLE_AFTER), manual (set inactive through the API); null when active',
+  })
+  DisabledReason: string | null;
+  @ApiProperty({ type: String, nullable: true, format: 'date-time', description: 'RFC 3339; null when active' }) DisabledAt: string | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'deliveries per second at most; null: no limit' }) RateLimit: number | null;
+  @ApiProperty({ description: 'deliveries are sent one at a time in event order' }) Ordered: boolean;
 }
 
 /** The answer to a create or update: the webhook, plus what would stop its deliveries under the current configuration. */

@@ -10,7 +10,9 @@ import { DeliverySigner } from '../send/delivery-signer';
 import { DeliveryMetrics } from '../webhook-metrics';
 import { AttemptTrace } from './attempt-trace';
 import { Batcher } from './batcher';
+import { RateLimits } from './rate-limits';
 import { WebhookGate } from './webhook-gate';
+import { WebhookHealth } from './webhook-health';
 
 const BODYLESS = new Set(['GET', 'DELETE']);
 
@@ -39,6 +41,8 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     private readonly sender: HttpSender,
     private readonly signer: DeliverySigner,
     private readonly metrics: DeliveryMetrics,
+    private readonly rateLimits: RateLimits,
+    private readonly health: WebhookHealth,
   ) {
     super();
     this.gate = new WebhookGate(Math.max(2, Math.floor(config.webhooks.concurrency / 4)), MAX_SLOT_WAIT_MS);
@@ -63,23 +67,44 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       throw new DelayedError();
     }
     const traced = new AttemptTrace(job.data.trace);
+    let heldMs = 0;
     try {
-      await this.attempt(job.data.deliveryId, traced);
+      heldMs = await this.attempt(job.data.deliveryId, traced);
     } catch (err) {
       traced.abandon(err);
       throw err;
     } finally {
       this.gate.release(slot);
     }
+    if (heldMs > 0 && token !== undefined) {
+      // the same job comes back when its turn is due; the delivery row says when, for the reconciler
+      await job.moveToDelayed(Date.now() + heldMs, token);
+      throw new DelayedError();
+    }
   }
 
-  private async attempt(deliveryId: string, traced: AttemptTrace): Promise<void> {
+  /** One attempt of the delivery, if it is due and ours; answers how long to wait when its rate limit is used up. */
+  private async attempt(deliveryId: string, traced: AttemptTrace): Promise<number> {
     const d = await this.claims.call(deliveryId);
-    if (!d) return; // not due, taken by another worker, or no longer pending
+    if (!d) return 0; // not due, taken by another worker, no longer pending, or waiting for its turn in order
     if (!d.active) {
       await this.store.failWithoutAttempt(d.id);
-      return;
+      await this.afterFinal(d);
+      return 0;
     }
+    if (d.rateLimit !== null) {
+      const waitMs = await this.rateLimits.admit(d.webhookId, d.rateLimit);
+      if (waitMs > 0) {
+        await this.store.hold(d.id, new Date(Date.now() + waitMs));
+        this.metrics.rateLimited();
+        return waitMs;
+      }
+    }
+    await this.send(d, traced);
+    return 0;
+  }
+
+  private async send(d: ClaimedDelivery, traced: AttemptTrace): Promise<void> {
     const number = d.attemptCount + 1;
     traced.begin(d, number);
     const startedAt = new Date();
@@ -89,8 +114,9 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       : decide(result, number, this.config.webhooks.retrySchedule);
     const nextAttemptAt = outcome.kind === 'retry' ? new Date(Date.now() + outcome.delayMs) : null;
     const status = outcome.kind === 'delivered' ? 'delivered' : outcome.kind === 'retry' ? 'pending' : 'failed';
-    const failed = await this.records.call({
+    const record: AttemptRecord = {
       deliveryId: d.id,
+      webhookId: d.webhookId,
       number,
       startedAt,
       statusCode: result.statusCode,
@@ -100,17 +126,33 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       trigger: d.trigger,
       status,
       nextAttemptAt,
-    });
+    };
+    const gone = outcome.kind === 'disable';
+    let failed: Error | null = null;
+    if (this.health.closes(d, record, gone)) {
+      await this.health.recordClosing(d, record, gone);
+    } else {
+      failed = await this.records.call(record);
+    }
     traced.end(result, outcome.kind, failed);
     if (failed) throw failed;
     this.metrics.attempt(status, result.error, result.durationMs);
-    if (outcome.kind === 'disable') {
-      await this.store.deactivateWebhook(d.webhookId);
-      this.logger.warn({ webhookId: d.webhookId }, 'subscriber answered 410 Gone: webhook deactivated');
-    }
+    if (!gone) await this.health.observe(d, result.error === null, startedAt);
     if (outcome.kind === 'retry') {
       await this.queue.enqueue([{ id: d.id, webhookId: d.webhookId, attemptCount: number, delayMs: outcome.delayMs, trace: traced.next }]);
+    } else {
+      await this.afterFinal(d);
     }
+  }
+
+  /** An ordered webhook's delivery is done (delivered or failed for good): its next one may go now. */
+  private async afterFinal(d: ClaimedDelivery): Promise<void> {
+    if (!d.ordered) return;
+    const next = await this.store.nextInOrder(d.webhookId);
+    if (!next) return;
+    const delayMs = next.nextAttemptAt ? new Date(next.nextAttemptAt).getTime() - Date.now() : 0;
+    // its own job may be running right now, about to find it still blocked: then it gets a fresh one
+    await this.queue.requeueOverdue([{ ...next, delayMs: delayMs > 0 ? delayMs : undefined }]);
   }
 
   private buildRequest(d: ClaimedDelivery) {
