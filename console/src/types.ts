@@ -15,7 +15,13 @@ export const WEBHOOK_EVENTS = [
   'UserAccountDeactivated',
   'PasswordReset',
   'RegisterInvite',
+  'WebhookDisabled',
+  'DeliveryFailed',
+  'WebhookEnabled',
 ] as const;
+
+/** Events about the dispatcher itself, for operators; never delivered to the webhook they are about. */
+export const OPERATIONAL_EVENTS: readonly string[] = ['WebhookDisabled', 'DeliveryFailed', 'WebhookEnabled'];
 
 export const WEBHOOK_METHODS = ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'] as const;
 export const SIGNATURE_SCHEMES = [
@@ -41,8 +47,30 @@ export interface Webhook {
   Events: string[];
   Active: boolean;
   SignatureScheme: string;
+  /** Why it is inactive (gone, failing, manual); null while active. */
+  DisabledReason: string | null;
+  DisabledAt: string | null;
+  /** Deliveries per second at most; null: no limit. */
+  RateLimit: number | null;
+  Ordered: boolean;
   CreatedAt: string;
   UpdatedAt: string;
+}
+
+export interface WebhookStats {
+  WebhookID: string;
+  Since: string;
+  Until: string;
+  Delivered: number;
+  Failed: number;
+  Pending: number;
+  Retrying: number;
+  SuccessRate: number | null;
+  Attempts: number;
+  LatencyP50Ms: number | null;
+  LatencyP95Ms: number | null;
+  LastSuccessAt: string | null;
+  LastFailure: { At: string; StatusCode: number | null; Error: string; ResponseBody: string } | null;
 }
 
 /** What receivers verify signatures with, and the end of a rotation's overlap. */
@@ -67,6 +95,8 @@ export interface WebhookInput {
   Headers: { Name: string; Value: string }[];
   Active: boolean;
   SignatureScheme: string;
+  RateLimit: number | null;
+  Ordered: boolean;
 }
 
 export interface Delivery {

@@ -89,10 +89,13 @@ describe('operator console in a browser', () => {
     let billingDown = true;
     sink.responder = (r) => {
       if (r.url === '/billing') return billingDown ? { status: 502, body: 'billing gateway offline' } : { status: 204 };
+      if (r.url === '/legacy') return { status: 410, body: 'this endpoint is gone' };
       return crmDown ? { status: 500, body: 'receiver down for maintenance' } : { status: 200, body: 'ok' };
     };
     const billing = await portal.post('/portal-api/webhooks', { Name: 'Billing', URL: sink.url('/billing'), Events: ['AccessRequestApproved'] });
     expect(billing.status).toBe(201);
+    // and a subscriber that has gone away for good (410): the service switches its webhook off
+    expect((await portal.post('/portal-api/webhooks', { Name: 'Legacy', URL: sink.url('/legacy'), Events: ['AccessRequestApproved'] })).status).toBe(201);
 
     // a wrong credential: the API's own words on the sign-in form
     await page.goto(`${base}/console/`);
@@ -113,6 +116,7 @@ describe('operator console in a browser', () => {
     await page.getByLabel('Name', { exact: true }).fill('CRM');
     await page.getByLabel('Target URL').fill(sink.url('/crm'));
     await page.getByLabel('Timeout (seconds)').fill('5');
+    await page.getByLabel('Rate limit (deliveries per second; empty: no limit)').fill('100');
     await page.getByLabel('AccessRequestApproved').check();
     await page.getByRole('button', { name: 'Add header' }).click();
     await page.getByLabel('Header 1 name').fill('X-Team');
@@ -152,7 +156,7 @@ describe('operator console in a browser', () => {
     await page.getByLabel('Note carried in the test event').fill('checking the CRM endpoint');
     await page.getByRole('button', { name: 'Send test event' }).click();
     await page.getByRole('link', { name: 'Open the test delivery' }).click();
-    await refreshUntil('h2 [data-status=delivered]', 'button:has-text("Refresh")');
+    await refreshUntil('h2 [data-status=delivered]', 'button:text-is("Refresh")');
     const testEvent = (await sink.waitFor((r) => r.some((x) => x.url === '/crm'), 10_000, 'the test event')).find((x) => x.url === '/crm')!;
     expect(JSON.parse(testEvent.body)).toMatchObject({ Event: 'WebhookTest' });
     expect(testEvent.body).toContain('checking the CRM endpoint');
@@ -177,7 +181,7 @@ describe('operator console in a browser', () => {
     await sink.waitFor((r) => r.some(isApproval), 15_000, 'the approval delivery');
     expect(sink.received.find(isApproval)!.headers['x-team']).toBe('ops');
     await page.goto(`${base}/console/#/webhooks/${webhookId}`);
-    await refreshUntil('tr[data-status=delivered] >> nth=1', 'button:has-text("Refresh")');
+    await refreshUntil('tr[data-status=delivered] >> nth=1', 'button:text-is("Refresh")');
     expect(await page.locator('tr[data-delivery]').count()).toBe(2);
     expect(await page.locator('tr[data-delivery]').first().textContent()).toContain('AccessRequestApproved');
 
@@ -188,7 +192,7 @@ describe('operator console in a browser', () => {
     await page.locator(`tr[data-request="${secondRequest}"]`).getByRole('button', { name: 'Approve' }).click();
     await page.locator(`tr[data-request="${secondRequest}"] [data-status=approved]`).waitFor();
     await page.goto(`${base}/console/#/webhooks/${webhookId}`);
-    await refreshUntil('tr[data-status=failed]', 'button:has-text("Refresh")');
+    await refreshUntil('tr[data-status=failed]', 'button:text-is("Refresh")');
     await page.getByLabel('Filter by status').selectOption('failed');
     await page.locator('[data-state=loading]').waitFor({ state: 'detached' });
     await page.locator('tr[data-delivery]').first().waitFor();
@@ -215,7 +219,7 @@ describe('operator console in a browser', () => {
     // the receiver is back: redeliver by hand, see it delivered
     crmDown = false;
     await page.getByRole('button', { name: 'Redeliver' }).click();
-    await refreshUntil('h2 [data-status=delivered]', 'button:has-text("Refresh")');
+    await refreshUntil('h2 [data-status=delivered]', 'button:text-is("Refresh")');
     const manual = attempts.locator('tr[data-attempt="3"]');
     expect(await manual.textContent()).toContain('manual');
     expect(await manual.getAttribute('data-error')).toBe('');
@@ -226,17 +230,22 @@ describe('operator console in a browser', () => {
     await page.locator('tr[data-webhook=CRM] .health').waitFor();
     expect(await page.locator('tr[data-webhook=CRM] .health').textContent()).toContain('100% delivered');
     await page.locator('tr[data-webhook=Billing] .health').waitFor();
-    expect(await page.locator('tr[data-webhook=Billing] .health').textContent()).toMatch(/0% delivered.*last failure/);
+    expect(await page.locator('tr[data-webhook=Billing] .health').textContent()).toMatch(/^0% delivered · \d failed · last error http_status 502$/);
+    expect(await page.locator('tr[data-webhook=CRM] [data-testid=flow]').textContent()).toBe('≤ 100/s · unordered');
+    expect(await page.locator('tr[data-webhook=Legacy] [data-disabled-reason]').getAttribute('data-disabled-reason')).toBe('gone');
     await shot('webhooks');
 
     // Billing is back: recover every failed delivery since a time, and they arrive
     billingDown = false;
     await page.locator('tr[data-webhook=Billing] a', { hasText: 'Billing' }).click();
-    await refreshUntil('tr[data-status=failed] >> nth=1', 'button:has-text("Refresh")');
+    await refreshUntil('tr[data-status=failed] >> nth=1', 'button:text-is("Refresh")');
     await page.getByRole('button', { name: 'Recover' }).click();
     expect(await page.getByRole('status').textContent()).toBe('2 deliveries queued again.');
-    await refreshUntil('tr[data-status=delivered] >> nth=1', 'button:has-text("Refresh")');
+    await refreshUntil('tr[data-status=delivered] >> nth=1', 'button:text-is("Refresh")');
     expect(await page.locator('tr[data-status=failed]').count()).toBe(0);
+    await page.getByRole('button', { name: 'Refresh health' }).click();
+    await page.getByTestId('stats').locator('dd', { hasText: '100%' }).waitFor();
+    expect(await page.getByTestId('last-failure').textContent()).toContain('billing gateway offline');
 
     // a narrow window: the page itself does not scroll sideways
     await page.setViewportSize({ width: 390, height: 844 });

@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { navigate } from '../router';
-import { SIGNATURE_SCHEMES, WEBHOOK_EVENTS, WEBHOOK_METHODS, type Webhook, type WebhookInput } from '../types';
+import { OPERATIONAL_EVENTS, SIGNATURE_SCHEMES, WEBHOOK_EVENTS, WEBHOOK_METHODS, type Webhook, type WebhookInput } from '../types';
 import { ErrorBox, Loading, useAction, useLoad } from '../ui';
 
-const BLANK: WebhookInput = { Name: '', URL: '', Method: 'POST', Timeout: 30, Events: [], Headers: [], Active: true, SignatureScheme: 'v1' };
+const BLANK: WebhookInput = { Name: '', URL: '', Method: 'POST', Timeout: 30, Events: [], Headers: [], Active: true, SignatureScheme: 'v1', RateLimit: null, Ordered: false };
 
 /** Create (no id) or edit a webhook. The service validates; its reasons are shown as it words them. */
 export function WebhookFormPage({ id }: { id?: string }) {
@@ -15,7 +15,7 @@ export function WebhookFormPage({ id }: { id?: string }) {
 }
 
 function fromWebhook(w: Webhook): WebhookInput {
-  return { Name: w.Name, URL: w.URL, Method: w.Method, Timeout: w.Timeout, Events: [...w.Events], Headers: w.Headers.map((h) => ({ Name: h.Name, Value: h.Value })), Active: w.Active, SignatureScheme: w.SignatureScheme };
+  return { Name: w.Name, URL: w.URL, Method: w.Method, Timeout: w.Timeout, Events: [...w.Events], Headers: w.Headers.map((h) => ({ Name: h.Name, Value: h.Value })), Active: w.Active, SignatureScheme: w.SignatureScheme, RateLimit: w.RateLimit, Ordered: w.Ordered };
 }
 
 function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
@@ -112,6 +112,26 @@ function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
             Active (inactive webhooks get no deliveries)
           </label>
         </div>
+        <div class="grid">
+          <label>
+            Rate limit (deliveries per second; empty: no limit)
+            <input
+              name="RateLimit"
+              type="number"
+              min={1}
+              max={10000}
+              value={form.RateLimit ?? ''}
+              onInput={(e) => {
+                const v = (e.target as HTMLInputElement).value;
+                set('RateLimit', v === '' ? null : Number(v));
+              }}
+            />
+          </label>
+          <label class="switch-label">
+            <input name="Ordered" type="checkbox" role="switch" checked={form.Ordered} onChange={(e) => set('Ordered', (e.target as HTMLInputElement).checked)} />
+            Ordered (one delivery at a time, in event order)
+          </label>
+        </div>
         <label>
           Signature scheme
           <select name="SignatureScheme" value={form.SignatureScheme} onChange={(e) => set('SignatureScheme', (e.target as HTMLSelectElement).value)}>
@@ -129,7 +149,7 @@ function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
           <legend>Events</legend>
           <div class="events">
             {WEBHOOK_EVENTS.map((e) => (
-              <label key={e}>
+              <label key={e} title={OPERATIONAL_EVENTS.includes(e) ? 'about the dispatcher itself, for operators' : undefined}>
                 <input type="checkbox" name="Events" value={e} checked={form.Events.includes(e)} onChange={() => toggleEvent(e)} />
                 {e}
               </label>

@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, query } from '../api';
 import { navigate } from '../router';
-import { DELIVERY_STATUSES, type Delivery, type Webhook, type WebhookSecret, type WebhookTestResult } from '../types';
-import { Empty, ErrorBox, formatTime, Loading, Pager, StatusBadge, useAction, useLoad } from '../ui';
+import { DELIVERY_STATUSES, type Delivery, type Webhook, type WebhookSecret, type WebhookStats, type WebhookTestResult } from '../types';
+import { FlowControl, StatsPanel, WebhookState } from './health';
+import { Empty, ErrorBox, formatTime, type Loadable, Loading, Pager, StatusBadge, useAction, useLoad } from '../ui';
 
 const PER_PAGE = 20;
 
@@ -10,6 +11,7 @@ export function WebhookPage({ id }: { id: string }) {
   const path = `/portal-api/webhooks/${encodeURIComponent(id)}`;
   const hook = useLoad(() => api.get<Webhook>(path), [id]);
   const [deliveriesVersion, setDeliveriesVersion] = useState(0);
+  const stats = useLoad(() => api.get<WebhookStats>(`${path}/stats`), [id, deliveriesVersion]);
 
   if (hook.error) return <ErrorBox error={hook.error} onRetry={hook.reload} />;
   if (!hook.data) return <Loading what="the webhook" />;
@@ -40,9 +42,15 @@ export function WebhookPage({ id }: { id: string }) {
             <code>{w.Method}</code> {w.URL}
           </dd>
           <dt>State</dt>
-          <dd>{w.Active ? <StatusBadge status="active" /> : <StatusBadge status="inactive" />}</dd>
+          <dd>
+            <WebhookState webhook={w} />
+          </dd>
           <dt>Timeout</dt>
           <dd>{w.Timeout} s</dd>
+          <dt>Flow control</dt>
+          <dd>
+            <FlowControl webhook={w} />
+          </dd>
         </dl>
         <dl>
           <dt>Events</dt>
@@ -53,11 +61,29 @@ export function WebhookPage({ id }: { id: string }) {
           <dd>{w.CreatedAt} UTC</dd>
         </dl>
       </article>
+      <Health stats={stats} />
       <SecretPanel path={path} scheme={w.SignatureScheme} />
       <TestSend path={path} webhookId={w.ID} onSent={() => setDeliveriesVersion((v) => v + 1)} />
-      <Deliveries key={deliveriesVersion} webhook={w} />
+      <Deliveries key={deliveriesVersion} webhook={w} onRefresh={stats.reload} />
       <DangerZone path={path} name={w.Name} />
     </section>
+  );
+}
+
+/** The webhook's health over the last 24 hours (stats route). */
+function Health({ stats }: { stats: Loadable<WebhookStats> }) {
+  return (
+    <article>
+      <header class="title-row">
+        <strong>Health, last 24 hours</strong>
+        <button type="button" class="secondary outline small" aria-busy={stats.loading ? 'true' : undefined} onClick={stats.reload}>
+          Refresh health
+        </button>
+      </header>
+      {stats.error ? <ErrorBox error={stats.error} onRetry={stats.reload} /> : null}
+      {!stats.data && !stats.error ? <Loading what="health" /> : null}
+      {stats.data ? <StatsPanel stats={stats.data} /> : null}
+    </article>
   );
 }
 
@@ -183,7 +209,8 @@ function TestSend({ path, webhookId, onSent }: { path: string; webhookId: string
   );
 }
 
-function Deliveries({ webhook }: { webhook: Webhook }) {
+/** The delivery log; refreshing it refreshes the health figures too (`onRefresh`). */
+function Deliveries({ webhook, onRefresh }: { webhook: Webhook; onRefresh: () => void }) {
   const [page, setPage] = useState(1);
   const [status, setStatus] = useState('');
   const path = `/portal-api/webhooks/${encodeURIComponent(webhook.ID)}`;
@@ -209,7 +236,15 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
               </option>
             ))}
           </select>
-          <button type="button" class="secondary outline" aria-busy={list.loading ? 'true' : undefined} onClick={list.reload}>
+          <button
+            type="button"
+            class="secondary outline"
+            aria-busy={list.loading ? 'true' : undefined}
+            onClick={() => {
+              list.reload();
+              onRefresh();
+            }}
+          >
             Refresh
           </button>
         </div>
@@ -250,7 +285,13 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
         </div>
       ) : null}
       {list.data ? <Pager page={page} count={list.data.length} perPage={PER_PAGE} onPage={setPage} /> : null}
-      <Recover path={path} onDone={list.reload} />
+      <Recover
+        path={path}
+        onDone={() => {
+          list.reload();
+          onRefresh();
+        }}
+      />
     </article>
   );
 }

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, query } from '../api';
-import type { Delivery, Webhook } from '../types';
-import { Empty, ErrorBox, Loading, Pager, StatusBadge, useLoad } from '../ui';
+import type { Webhook, WebhookStats } from '../types';
+import { FlowControl, HealthSummary, WebhookState } from './health';
+import { Empty, ErrorBox, Loading, Pager, useLoad } from '../ui';
 
 const PER_PAGE = 20;
 
@@ -32,7 +33,8 @@ export function WebhooksPage() {
                 <th>Target</th>
                 <th>Events</th>
                 <th>State</th>
-                <th>Health (last 20 deliveries)</th>
+                <th>Flow control</th>
+                <th>Health (24 h)</th>
               </tr>
             </thead>
             <tbody>
@@ -47,8 +49,13 @@ export function WebhooksPage() {
                     </span>
                   </td>
                   <td data-label="Events">{w.Events.length === 1 ? w.Events[0] : `${w.Events.length} events`}</td>
-                  <td data-label="State">{w.Active ? <StatusBadge status="active" /> : <StatusBadge status="inactive" />}</td>
-                  <td data-label="Health (last 20 deliveries)">
+                  <td data-label="State">
+                    <WebhookState webhook={w} />
+                  </td>
+                  <td data-label="Flow control">
+                    <FlowControl webhook={w} />
+                  </td>
+                  <td data-label="Health (24 h)">
                     <Health id={w.ID} />
                   </td>
                 </tr>
@@ -62,27 +69,10 @@ export function WebhooksPage() {
   );
 }
 
-/** Success rate and last failure over the webhook's most recent deliveries. */
+/** Health over the last 24 hours, from the webhook's stats route. */
 function Health({ id }: { id: string }) {
-  const recent = useLoad(() => api.get<Delivery[]>(`/portal-api/webhooks/${encodeURIComponent(id)}/deliveries?per_page=20`), [id]);
-  if (recent.error) return <span class="muted">{recent.error.message}</span>;
-  if (!recent.data) return <span class="muted" aria-busy="true" />;
-  const done = recent.data.filter((d) => d.Status !== 'pending');
-  const pending = recent.data.length - done.length;
-  if (recent.data.length === 0) return <span class="muted">no deliveries yet</span>;
-  const ok = done.filter((d) => d.Status === 'delivered').length;
-  const rate = done.length ? Math.round((ok / done.length) * 100) : null;
-  const lastFailed = recent.data.find((d) => d.Status === 'failed');
-  return (
-    <span class="health">
-      {rate === null ? null : <span class={rate === 100 ? 'ok' : rate >= 80 ? 'warn' : 'bad'}>{rate}% delivered</span>}
-      {pending ? <span class="muted"> · {pending} pending</span> : null}
-      {lastFailed ? (
-        <>
-          {' · '}
-          <a href={`#/webhooks/${id}/deliveries/${lastFailed.ID}`}>last failure</a>
-        </>
-      ) : null}
-    </span>
-  );
+  const stats = useLoad(() => api.get<WebhookStats>(`/portal-api/webhooks/${encodeURIComponent(id)}/stats`), [id]);
+  if (stats.error) return <span class="muted">{stats.error.message}</span>;
+  if (!stats.data) return <span class="muted" aria-busy="true" />;
+  return <HealthSummary stats={stats.data} webhookId={id} />;
 }
