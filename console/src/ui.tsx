@@ -149,3 +149,26 @@ export function formatTime(value: string | null | undefined): string {
   if (Number.isNaN(d.getTime())) return value;
   return `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
+
+/** Calls `fn` every `ms` while `on`, and not while the tab is hidden. */
+export function useInterval(fn: () => void, ms: number, on: boolean): void {
+  const latest = useRef(fn);
+  latest.current = fn;
+  useEffect(() => {
+    if (!on) return;
+    const t = setInterval(() => {
+      if (document.visibilityState === 'visible') latest.current();
+    }, ms);
+    return () => clearInterval(t);
+  }, [ms, on]);
+}
+
+/** A switch for refreshing a screen on its own every few seconds. */
+export function AutoRefresh({ on, onChange }: { on: boolean; onChange: (on: boolean) => void }) {
+  return (
+    <label class="auto-refresh">
+      <input type="checkbox" role="switch" checked={on} onChange={(e) => onChange((e.target as HTMLInputElement).checked)} />
+      Auto-refresh
+    </label>
+  );
+}

@@ -192,7 +192,10 @@ describe('operator console in a browser', () => {
     await page.locator(`tr[data-request="${secondRequest}"]`).getByRole('button', { name: 'Approve' }).click();
     await page.locator(`tr[data-request="${secondRequest}"] [data-status=approved]`).waitFor();
     await page.goto(`${base}/console/#/webhooks/${webhookId}`);
-    await refreshUntil('tr[data-status=failed]', 'button:text-is("Refresh")');
+    // the delivery log follows on its own when asked to: pending, retried, then failed
+    await page.getByLabel('Auto-refresh').check();
+    await page.locator('tr[data-status=failed]').waitFor({ timeout: 20_000 });
+    await page.getByLabel('Auto-refresh').uncheck();
     await page.getByLabel('Filter by status').selectOption('failed');
     await page.locator('[data-state=loading]').waitFor({ state: 'detached' });
     await page.locator('tr[data-delivery]').first().waitFor();

@@ -1,6 +1,7 @@
 import { api } from '../api';
 import type { DeliveryWithAttempts } from '../types';
-import { Empty, ErrorBox, formatTime, Loading, StatusBadge, useAction, useLoad } from '../ui';
+import { useState } from 'preact/hooks';
+import { AutoRefresh, Empty, ErrorBox, formatTime, Loading, StatusBadge, useAction, useInterval, useLoad } from '../ui';
 
 const ERROR_WORDS: Record<string, string> = {
   timeout: 'timeout: no answer within the webhook timeout',
@@ -13,6 +14,9 @@ export function DeliveryPage({ webhookId, deliveryId }: { webhookId: string; del
   const path = `/portal-api/webhooks/${encodeURIComponent(webhookId)}/deliveries/${encodeURIComponent(deliveryId)}`;
   const delivery = useLoad(() => api.get<DeliveryWithAttempts>(path), [path]);
   const redeliver = useAction();
+  const [auto, setAuto] = useState(false);
+  // a finished delivery changes only by hand, so refreshing on its own stops there
+  useInterval(delivery.reload, 3000, auto && delivery.data?.Status === 'pending');
 
   if (delivery.error && !delivery.data) return <ErrorBox error={delivery.error} onRetry={delivery.reload} />;
   if (!delivery.data) return <Loading what="the delivery" />;
@@ -35,6 +39,7 @@ export function DeliveryPage({ webhookId, deliveryId }: { webhookId: string; del
           {d.Event} <StatusBadge status={d.Status} />
         </h2>
         <div class="toolbar">
+          {d.Status === 'pending' ? <AutoRefresh on={auto} onChange={setAuto} /> : null}
           <button type="button" class="secondary outline" aria-busy={delivery.loading ? 'true' : undefined} onClick={delivery.reload}>
             Refresh
           </button>

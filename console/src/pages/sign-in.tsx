@@ -45,6 +45,7 @@ export function SignIn({ notice, onSignedIn }: { notice?: ApiError; onSignedIn: 
               name="token"
               type="password"
               autocomplete="off"
+              autoFocus
               required
               value={token}
               aria-invalid={error ? 'true' : undefined}

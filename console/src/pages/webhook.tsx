@@ -3,7 +3,7 @@ import { api, query } from '../api';
 import { navigate } from '../router';
 import { DELIVERY_STATUSES, type Delivery, type Webhook, type WebhookSecret, type WebhookStats, type WebhookTestResult } from '../types';
 import { FlowControl, StatsPanel, WebhookState } from './health';
-import { Empty, ErrorBox, formatTime, type Loadable, Loading, Pager, StatusBadge, useAction, useLoad } from '../ui';
+import { AutoRefresh, Empty, ErrorBox, formatTime, type Loadable, Loading, Pager, StatusBadge, useAction, useInterval, useLoad } from '../ui';
 
 const PER_PAGE = 20;
 
@@ -215,11 +215,21 @@ function Deliveries({ webhook, onRefresh }: { webhook: Webhook; onRefresh: () =>
   const [status, setStatus] = useState('');
   const path = `/portal-api/webhooks/${encodeURIComponent(webhook.ID)}`;
   const list = useLoad(() => api.get<Delivery[]>(`${path}/deliveries${query({ page, per_page: PER_PAGE, status })}`), [webhook.ID, page, status]);
+  const [auto, setAuto] = useState(false);
+  useInterval(
+    () => {
+      list.reload();
+      onRefresh();
+    },
+    5000,
+    auto,
+  );
   return (
     <article>
       <header class="title-row">
         <strong>Deliveries</strong>
         <div class="toolbar">
+          <AutoRefresh on={auto} onChange={setAuto} />
           <select
             aria-label="Filter by status"
             name="status"
