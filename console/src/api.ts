@@ -24,7 +24,7 @@ export class ApiError extends Error {
 }
 
 /** The reasons an error body gives: the portal family's `errors`, or another family's `message`. */
-function reasons(status: number, body: unknown): string[] {
+export function reasons(status: number, body: unknown): string[] {
   if (body && typeof body === 'object') {
     const b = body as Record<string, unknown>;
     if (Array.isArray(b.errors) && b.errors.length) return b.errors.map(String);

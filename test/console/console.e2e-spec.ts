@@ -283,6 +283,18 @@ describe('operator console in a browser', () => {
     expect(consolePage.headers['x-content-type-options']).toBe('nosniff');
     // the bundle has no inline script for the policy to block
     expect(consolePage.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(consolePage.headers['cache-control']).toBe('no-cache');
+    const asset = /src="(\/console\/assets\/[^"]+\.js)"/.exec(consolePage.text)![1];
+    const script = await http.get(asset);
+    expect(script.status).toBe(200);
+    expect(script.headers['cache-control']).toContain('immutable');
+    expect(script.headers['content-security-policy']).toBe(csp);
+    // only the bundle's own files are served
+    for (const path of ['/console/../package.json', '/console/%2e%2e/package.json', '/console/..%2fpackage.json']) {
+      const res = await http.get(path);
+      expect(res.status).not.toBe(200);
+      expect(res.text).not.toContain('gateway-management');
+    }
 
     const boardPage = await http.get('/queues', { authorization: basic('admin', TEST_SECRETS.ADMIN_SECRET) });
     expect(boardPage.status).toBe(200);
