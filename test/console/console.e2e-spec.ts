@@ -258,6 +258,16 @@ describe('operator console in a browser', () => {
     await shot('webhooks-narrow');
     await page.setViewportSize({ width: 1280, height: 860 });
 
+    // the applications list, and deleting a webhook from its page
+    await page.getByRole('banner').getByRole('link', { name: 'Apps' }).click();
+    expect(await page.getByTestId('apps').locator('tbody tr').first().textContent()).toContain('Weather app');
+    await page.getByRole('banner').getByRole('link', { name: 'Webhooks' }).click();
+    await page.locator('tr[data-webhook=Legacy] a', { hasText: 'Legacy' }).click();
+    await page.getByText('Delete this webhook').click();
+    await page.getByRole('button', { name: 'Delete webhook' }).click();
+    await page.locator('tr[data-webhook=CRM]').waitFor();
+    expect(await page.locator('tr[data-webhook=Legacy]').count()).toBe(0);
+
     // no credential ever went into a URL, and nothing broke the page's Content-Security-Policy
     expect(requestedUrls.length).toBeGreaterThan(10);
     for (const url of requestedUrls) {
