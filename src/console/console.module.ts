@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import { Module, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { contentSecurityPolicy, pageSecurityHeaders } from '../common/http/page-security';
 
 export const CONSOLE_PATH = '/console';
@@ -31,7 +31,7 @@ export class ConsoleModule implements OnModuleInit {
     void fastify.register(async (scope) => {
       scope.addHook('onSend', pageSecurityHeaders(contentSecurityPolicy()));
       if (!root) {
-        const notBuilt = async (_req: unknown, reply: { code(n: number): { type(t: string): { send(b: string): unknown } } }) =>
+        const notBuilt = async (_req: FastifyRequest, reply: FastifyReply) =>
           reply.code(503).type('text/plain; charset=utf-8').send('The console is not built: run `npm run build`.\n');
         scope.get(CONSOLE_PATH, notBuilt);
         scope.get(`${CONSOLE_PATH}/*`, notBuilt);
@@ -45,7 +45,7 @@ export class ConsoleModule implements OnModuleInit {
         index: ['index.html'],
         // file names under assets/ carry a content hash; the page itself must always be fresh
         setHeaders: (res, path) => {
-          res.header('cache-control', path.includes(`${join('console-ui', 'assets')}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
+          res.header('cache-control', path.includes(join('console-ui', 'assets')) ? 'public, max-age=31536000, immutable' : 'no-cache');
         },
       });
     });
