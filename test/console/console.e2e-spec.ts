@@ -166,7 +166,6 @@ describe('operator console in a browser', () => {
     const row = page.locator(`tr[data-request="${firstRequest}"]`);
     await row.getByRole('button', { name: 'Approve' }).click();
     await row.locator('[data-status=approved]').waitFor();
-    await shot('access-requests');
     await row.getByRole('link', { name: String(firstRequest) }).click();
     const credential = page.getByTestId('credential');
     await credential.waitFor();
@@ -189,6 +188,8 @@ describe('operator console in a browser', () => {
     crmDown = true;
     const secondRequest = await newAccessRequest(app.body.ID, 'maps-api');
     await page.getByRole('banner').getByRole('link', { name: 'Access requests' }).click();
+    await page.locator(`tr[data-request="${secondRequest}"]`).getByRole('button', { name: 'Approve' }).waitFor();
+    await shot('access-requests');
     await page.locator(`tr[data-request="${secondRequest}"]`).getByRole('button', { name: 'Approve' }).click();
     await page.locator(`tr[data-request="${secondRequest}"] [data-status=approved]`).waitFor();
     await page.goto(`${base}/console/#/webhooks/${webhookId}`);
