@@ -168,6 +168,37 @@ describe('DCR registration outside the approval transaction', () => {
     expect(await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID)).toHaveLength(0);
   });
 
+  it('a withdrawal the provider does not answer still lets the approval answer, and is logged as left to do (without the token)', async () => {
+    const ar = await dcrRequest();
+    const dcr = t.app.get(DcrClient);
+    idp.beforeReply = async () => {
+      await t.db.query(`DELETE FROM portal_access_requests WHERE id = $1`, [ar.ID]);
+      idp.mode = 'hang'; // the registration is answered; the deletion that follows is not
+      dcr.timeoutMs = 300;
+    };
+    const logged: unknown[] = [];
+    const spy = jest.spyOn(Logger.prototype, 'warn').mockImplementation(function (this: Logger, ...args: unknown[]) {
+      logged.push(args);
+    });
+    const before = idp.registrations.length;
+    let res;
+    try {
+      res = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+    } finally {
+      spy.mockRestore();
+      dcr.timeoutMs = PROVIDER_TIMEOUT_MS;
+    }
+    expect(res.status).toBe(404);
+    const registration = JSON.parse(idp.registrations[before].reply);
+    expect(idp.has(registration.client_id)).toBe(true);
+    const log = JSON.stringify(logged);
+    expect(log).toContain('dynamic client registration could not be withdrawn');
+    expect(log).toContain(registration.client_id);
+    expect(log).toContain('the identity provider did not answer within 300 ms');
+    expect(log).not.toContain(registration.registration_access_token);
+    expect(log).not.toContain(registration.client_secret);
+  });
+
   it('a request rejected while the provider registers stays rejected: the approval answers 409 and the registration is deleted again', async () => {
     const ar = await dcrRequest();
     let rejection: { status: number } | undefined;
