@@ -65,16 +65,17 @@ export class DeliveryQueue {
 
   /**
    * Re-queues deliveries Postgres says are overdue and unclaimed. A job still listed as active belongs
-   * to a worker that died (the delivery's claim has lapsed), so the delivery gets a fresh job id;
-   * waiting or delayed jobs are left alone. The claim in Postgres keeps a stray duplicate job harmless.
+   * to a worker that died (the delivery's claim has lapsed), and a job id still listed without its job
+   * data is a leftover of keys deleted while the queue ran: both get a fresh job id. Waiting or delayed
+   * jobs are left alone. The claim in Postgres keeps a stray duplicate job harmless.
    */
   async requeueOverdue(items: DueDelivery[]): Promise<number> {
     const fresh: { item: DueDelivery; jobId: string }[] = [];
     for (const item of items) {
       const jobId = deliveryJobId(item.id, item.attemptCount + 1);
-      const state = await this.queue.getJobState(jobId);
-      if (state === 'unknown') fresh.push({ item, jobId });
-      else if (state === 'active' || state === 'completed' || state === 'failed') fresh.push({ item, jobId: `${jobId}-r${Date.now()}` });
+      const [state, job] = await Promise.all([this.queue.getJobState(jobId), this.queue.getJob(jobId)]);
+      if (state === 'unknown' && !job) fresh.push({ item, jobId });
+      else if (!job || state === 'active' || state === 'completed' || state === 'failed') fresh.push({ item, jobId: `${jobId}-r${Date.now()}` });
     }
     if (fresh.length === 0) return 0;
     await this.queue.addBulk(
