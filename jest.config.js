@@ -1,4 +1,4 @@
-// Unit specs live next to the code (src, *.spec.ts); e2e specs over HTTP in test/ (*.e2e-spec.ts).
+// Unit specs live next to the code (src and console/src, *.spec.ts); e2e specs over HTTP in test/ (*.e2e-spec.ts).
 const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' }, module: { type: 'commonjs' } }];
 
 // ES-module-only dependencies that jest (on Node 20) must compile to CommonJS.
@@ -7,7 +7,7 @@ const esmOnly = ['content-disposition'];
 module.exports = {
   testEnvironment: 'node',
   rootDir: '.',
-  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/console/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   transform: { '^.+\\.ts$': swc, '^.+\\.js$': swc },
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
   moduleFileExtensions: ['ts', 'js', 'json'],

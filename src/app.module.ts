@@ -14,9 +14,14 @@ import { AccessRequestsModule } from './portal/access-requests/access-requests.m
 import { AppsModule } from './portal/apps/apps.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { ConsoleModule } from './console/console.module';
+import { QueueBoardModule } from './queue-board/queue-board.module';
 
 /** Feature modules serving HTTP routes (role api or all). */
 const API_MODULES: Type[] = [AppsModule, AccessRequestsModule, UsersModule, DashboardApisModule, DashboardAnalyticsModule, OasApisModule, GatewayAnalyticsModule];
+
+/** Browser pages for operators (role api or all): the console at /console and Bull Board at /queues. */
+const PAGE_MODULES: Type[] = [ConsoleModule, QueueBoardModule];
 
 @Module({})
 export class AppModule {
@@ -33,7 +38,7 @@ export class AppModule {
         MetricsModule,
         // the API side of webhooks in role api, the dispatcher (relay, delivery worker, reconciler) in role worker
         WebhooksModule.register({ api: config.runsApi, worker: config.runsWorker }),
-        ...(config.runsApi ? API_MODULES : []),
+        ...(config.runsApi ? [...API_MODULES, ...PAGE_MODULES] : []),
         ...extraModules,
       ],
     };

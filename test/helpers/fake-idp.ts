@@ -20,6 +20,11 @@ export class FakeIdp {
   readonly registrations: IdpRegistration[] = [];
   /** RFC 7592 deletions received: the client id and whether its registration access token matched. */
   readonly deletions: { clientId: string; authorized: boolean }[] = [];
+  /**
+   * Runs before an 'ok' registration is answered (the client already exists at the provider), so a spec can
+   * change the database while the service waits on the provider; a hook that throws answers HTTP 500.
+   */
+  beforeReply: ((clientId: string) => Promise<void>) | null = null;
   /** Registration access tokens of the clients that exist, by client id. */
   private readonly clients = new Map<string, string>();
 
@@ -73,9 +78,14 @@ export class FakeIdp {
           registration_access_token: `idp-rat-${randomBytes(12).toString('hex')}`,
           subject_type: 'public',
         };
-        record.reply = JSON.stringify(reply);
         this.clients.set(clientId, reply.registration_access_token);
-        res.writeHead(201, { 'content-type': 'application/json' }).end(record.reply);
+        const send = () => {
+          record.reply = JSON.stringify(reply);
+          res.writeHead(201, { 'content-type': 'application/json' }).end(record.reply);
+        };
+        const hook = this.beforeReply;
+        if (!hook) return send();
+        hook(clientId).then(send, () => res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"server_error"}'));
       }
     }
   }

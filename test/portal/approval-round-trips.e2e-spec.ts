@@ -1,21 +1,25 @@
 import { PreparingClient } from '../../src/database/data-source';
+import { FakeIdp } from '../helpers/fake-idp';
 import { HttpClient } from '../helpers/http';
 import { createAccessRequest, createApp, portalClient } from '../helpers/portal';
 import { startTestApp, TestApp } from '../helpers/test-app';
 
 /**
  * The statements each access-request route sends to Postgres, counted at the connection (an API-only
- * process, so no worker shares the pool): an approval is one transaction of at most six round trips with
- * one NOTIFY, and its answer is built without reading the request back.
+ * process, so no worker shares the pool): an approval is an unlocked read and then one transaction, six
+ * round trips with one NOTIFY in all, and its answer is built without reading the request back. With DCR,
+ * the identity provider is called between the read and the transaction.
  */
 describe('access-request routes: round trips to Postgres', () => {
   let t: TestApp;
+  let idp: FakeIdp;
   let portal: HttpClient;
   let sent: string[] = [];
   let spy: jest.SpyInstance;
 
   beforeAll(async () => {
-    t = await startTestApp({ vars: { ROLE: 'api' } });
+    idp = await FakeIdp.start();
+    t = await startTestApp({ vars: { ROLE: 'api', DCR_REGISTRATION_ENDPOINT: idp.url } });
     portal = portalClient(t);
     const original = PreparingClient.prototype.query;
     spy = jest.spyOn(PreparingClient.prototype, 'query').mockImplementation(function (this: PreparingClient, ...args: unknown[]) {
@@ -27,6 +31,7 @@ describe('access-request routes: round trips to Postgres', () => {
   afterAll(async () => {
     spy.mockRestore();
     await t.close();
+    await idp.close();
   });
 
   async function statementsOf(call: () => Promise<{ status: number }>, status = 200): Promise<string[]> {
@@ -36,18 +41,20 @@ describe('access-request routes: round trips to Postgres', () => {
   }
   const notifies = (statements: string[]) => statements.filter((s) => s.includes('pg_notify')).length;
 
-  it('approves in six round trips with one NOTIFY, reads in one, and changes nothing in four when the status is already set', async () => {
+  it('approves in six round trips with one NOTIFY, reads in one, and changes nothing in one when the status is already set', async () => {
     const app = await createApp(portal, { Name: 'Counted app' });
     const ar = await createAccessRequest(portal, { AppID: app.ID });
 
     const approve = await statementsOf(() => portal.put(`/portal-api/access_requests/${ar.ID}/approve`));
     expect(approve).toHaveLength(6);
-    expect(approve[0]).toBe('BEGIN');
+    expect(approve[0]).toMatch(/^SELECT /);
+    expect(approve[1]).toBe('BEGIN');
     expect(approve[5]).toBe('COMMIT');
     expect(notifies(approve)).toBe(1);
+    expect(approve.filter((s) => s.includes('FOR UPDATE'))).toEqual([]);
 
     const again = await statementsOf(() => portal.put(`/portal-api/access_requests/${ar.ID}/approve`));
-    expect(again).toHaveLength(4);
+    expect(again).toHaveLength(1);
     expect(notifies(again)).toBe(0);
 
     expect(await statementsOf(() => portal.get(`/portal-api/access_requests/${ar.ID}`))).toHaveLength(1);
@@ -55,6 +62,26 @@ describe('access-request routes: round trips to Postgres', () => {
     const reject = await statementsOf(() => portal.put(`/portal-api/access_requests/${ar.ID}/reject`));
     expect(reject).toHaveLength(5);
     expect(notifies(reject)).toBe(1);
+  });
+
+  it('a DCR approval calls the identity provider after the read and before BEGIN, in six round trips as well', async () => {
+    const app = await createApp(portal, { Name: 'Registered app' });
+    const ar = await createAccessRequest(portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
+    let duringRegistration: string[] = [];
+    idp.beforeReply = async () => {
+      duringRegistration = [...sent];
+    };
+    try {
+      const approve = await statementsOf(() => portal.put(`/portal-api/access_requests/${ar.ID}/approve`));
+      expect(duringRegistration).toHaveLength(1);
+      expect(duringRegistration[0]).toMatch(/^SELECT /);
+      expect(approve).toHaveLength(6);
+      expect(approve[1]).toBe('BEGIN');
+      expect(approve[5]).toBe('COMMIT');
+      expect(notifies(approve)).toBe(1);
+    } finally {
+      idp.beforeReply = null;
+    }
   });
 
   it('creates a request provisioned at once in one transaction with one NOTIFY for its three events', async () => {

@@ -26,6 +26,7 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
   beforeEach(() => {
     idp.mode = 'ok';
     idp.secretExpiresAt = 0;
+    idp.beforeReply = null;
   });
 
   const dcrRequest = () => createAccessRequest(portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true, Products: ['weather-api', 'maps-api'] });
@@ -168,16 +169,35 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
     expect(eventsAfter).toBe(eventsBefore);
   });
 
-  it('racing approvals register one client and make one transition', async () => {
+  it('racing approvals make one transition; the registration of the one that lost is deleted at the provider again', async () => {
     const ar = await dcrRequest();
     const before = idp.registrations.length;
+    const deletionsBefore = idp.deletions.length;
+    // both approvals have registered before either answer arrives, so both reach the transaction
+    let arrived = 0;
+    let release!: () => void;
+    const bothArrived = new Promise<void>((resolve) => (release = resolve));
+    idp.beforeReply = async () => {
+      if (++arrived === 2) release();
+      await bothArrived;
+    };
     const results = await Promise.all([
       portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
       portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
     ]);
+    idp.beforeReply = null;
     expect(results.map((r) => r.status)).toEqual([200, 200]);
     expect(results[0].body).toEqual(results[1].body);
-    expect(idp.registrations).toHaveLength(before + 1);
+    expect(idp.registrations).toHaveLength(before + 2);
     expect(await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID)).toHaveLength(1);
+    expect(await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID)).toHaveLength(1);
+
+    const kept = results[0].body.Credentials[0].OAuthClientID;
+    const registered = idp.registrations.slice(before).map((r) => JSON.parse(r.reply).client_id);
+    const loser = registered.find((id) => id !== kept);
+    expect(registered).toContain(kept);
+    expect(idp.has(kept)).toBe(true);
+    expect(idp.has(loser)).toBe(false);
+    expect(idp.deletions.slice(deletionsBefore)).toEqual([{ clientId: loser, authorized: true }]);
   });
 });

@@ -12,7 +12,7 @@ import { PortalDeleteResponse } from '../delete-response.dto';
 import { planTransition, TargetStatus } from './access-request-state';
 import { AccessRequestEntity } from './access-request.entity';
 import { accessRequestMessage, accessRequestResponse, credentialMessage, nestedAccessRequestResponse } from './access-request.mapper';
-import { APP_FOR_SHARE, CREDENTIALS_OF, GET_ONE, LOCK_ONE, SET_STATUS } from './access-request.sql';
+import { APP_FOR_SHARE, APP_ONE, GET_ONE, SET_STATUS } from './access-request.sql';
 import { AccessRequestError } from './access-requests.errors';
 import { CredentialEntity } from './credential.entity';
 import { CredentialDraft, CredentialIssuer } from './credential-issuer';
@@ -22,7 +22,9 @@ import { ListAccessRequestsQuery } from './dto/list-access-requests.query';
 
 /**
  * Access requests and their state machine. Every change and the events it emits share one transaction;
- * a status change locks the row (SELECT ... FOR UPDATE), so racing approvals make exactly one transition.
+ * a status change writes only if the request still has the status it was read with (the UPDATE takes the
+ * row lock and re-checks), so racing approvals make exactly one transition. An identity provider is never
+ * called inside a transaction: a slow one would hold a row lock and a pooled connection for its whole wait.
  * The single-request routes run raw SQL (one statement to read; an approval in six round trips) and build
  * their answer from what the statements returned, through the same mappers as everything else.
  */
@@ -44,44 +46,59 @@ export class AccessRequestsService {
     this.credentialRows = sql.rows(CredentialEntity);
   }
 
-  /** Creates the request; with ProvisionImmediately it is approved in the same transaction. */
+  /**
+   * Creates the request; with ProvisionImmediately it is approved in the same transaction. With DCR as well,
+   * the client is registered at the identity provider first (after an unlocked read of the app), outside
+   * the transaction, and withdrawn again if the transaction does not commit.
+   */
   async create(dto: CreateAccessRequestDto): Promise<AccessRequestResponse> {
-    return this.sql.transaction(async (tx) => {
-      const [found] = await tx.query(APP_FOR_SHARE, [dto.AppID]);
-      if (!found) throw new ValidationFailed([`AppID: no application with ID ${dto.AppID}`]);
-      if (dto.DCREnabled && dto.AuthType !== 'oauth2.0') throw new ValidationFailed(['DCREnabled: dynamic client registration needs AuthType oauth2.0']);
-      const app = this.apps.fromJson(found.app);
-      const now = new Date();
-      const draft = {
-        appId: app.id,
-        catalogue: dto.Catalogue,
-        plan: dto.Plan,
-        products: dto.Products,
-        productIds: dto.ProductIDs ?? [],
-        planId: dto.PlanID ?? 0,
-        authType: dto.AuthType,
-        dcrEnabled: dto.DCREnabled ?? false,
-        provisionImmediately: dto.ProvisionImmediately ?? false,
-        user: dto.User,
-        createdAt: now,
-        updatedAt: now,
-      };
-      // Provisioned at once: the credential is made before anything is written (with DCR, the identity
-      // provider is called here; its failure leaves nothing behind).
-      const credential = draft.provisionImmediately ? await this.issuer.prepare(draft, app) : null;
-      const insert = this.requests.insert({ ...draft, status: credential ? 'approved' : 'pending' }, 'ar');
-      const ar = this.requests.fromJson((await tx.query(insert.text, insert.params))[0].row);
-      const issued = credential ? await this.insertCredential(tx, ar, credential) : null;
-      const events: { name: EmittedEvent; message: Record<string, unknown> }[] = [
-        { name: 'AccessRequestCreated', message: accessRequestMessage({ ...ar, status: 'pending' }, app) },
-      ];
-      if (issued) {
-        events.push({ name: 'AccessRequestApproved', message: accessRequestMessage(ar, app) });
-        events.push({ name: 'CredentialRegistered', message: credentialMessage(issued, ar, app) });
-      }
-      await this.events.recordAll(tx, events);
-      return accessRequestResponse(ar, app, issued ? [issued] : [], this.box);
-    });
+    const now = new Date();
+    const draft = {
+      appId: dto.AppID,
+      catalogue: dto.Catalogue,
+      plan: dto.Plan,
+      products: dto.Products,
+      productIds: dto.ProductIDs ?? [],
+      planId: dto.PlanID ?? 0,
+      authType: dto.AuthType,
+      dcrEnabled: dto.DCREnabled ?? false,
+      provisionImmediately: dto.ProvisionImmediately ?? false,
+      user: dto.User,
+      createdAt: now,
+      updatedAt: now,
+    };
+    let registered: CredentialDraft | null = null;
+    if (draft.provisionImmediately && draft.dcrEnabled) {
+      const [found] = await this.sql.query<{ app: Record<string, unknown> }>(APP_ONE, [dto.AppID]);
+      registered = await this.issuer.prepare(draft, this.checkedApp(found, dto));
+    }
+    return this.commitOrWithdraw(registered, 'the access request could not be created', () =>
+      this.sql.transaction(async (tx) => {
+        const [found] = await tx.query<{ app: Record<string, unknown> }>(APP_FOR_SHARE, [dto.AppID]);
+        const app = this.checkedApp(found, dto);
+        // Provisioned at once: the credential is made before anything is written
+        const credential = registered ?? (draft.provisionImmediately ? await this.issuer.prepare(draft, app) : null);
+        const insert = this.requests.insert({ ...draft, status: credential ? 'approved' : 'pending' }, 'ar');
+        const ar = this.requests.fromJson((await tx.query(insert.text, insert.params))[0].row);
+        const issued = credential ? await this.insertCredential(tx, ar, credential) : null;
+        const events: { name: EmittedEvent; message: Record<string, unknown> }[] = [
+          { name: 'AccessRequestCreated', message: accessRequestMessage({ ...ar, status: 'pending' }, app) },
+        ];
+        if (issued) {
+          events.push({ name: 'AccessRequestApproved', message: accessRequestMessage(ar, app) });
+          events.push({ name: 'CredentialRegistered', message: credentialMessage(issued, ar, app) });
+        }
+        await this.events.recordAll(tx, events);
+        return accessRequestResponse(ar, app, issued ? [issued] : [], this.box);
+      }),
+    );
+  }
+
+  /** The app a new request names, or the 422 saying why it cannot have one. */
+  private checkedApp(found: { app: Record<string, unknown> } | undefined, dto: CreateAccessRequestDto): AppEntity {
+    if (!found) throw new ValidationFailed([`AppID: no application with ID ${dto.AppID}`]);
+    if (dto.DCREnabled && dto.AuthType !== 'oauth2.0') throw new ValidationFailed(['DCREnabled: dynamic client registration needs AuthType oauth2.0']);
+    return this.apps.fromJson(found.app);
   }
 
   async list(query: ListAccessRequestsQuery): Promise<AccessRequestResponse[]> {
@@ -105,40 +122,58 @@ export class AccessRequestsService {
   }
 
   /**
-   * PUT .../approve, PUT .../reject and PATCH {Status}: applies the state machine under a row lock, in at
-   * most six round trips (BEGIN, lock and read, status, credential, events with their NOTIFY, COMMIT; a request that already has
-   * the status: BEGIN, lock, its credentials, COMMIT).
+   * PUT .../approve, PUT .../reject and PATCH {Status}: applies the state machine. The request is read
+   * without a lock; an approval's credential is made next (with DCR, the identity provider is called here,
+   * while no row lock and no pooled connection is held); then one transaction sets the status only if it is
+   * still the one that was read, and writes the credential and the events. If a racing change committed in
+   * between (an approval, a rejection, a deletion), nothing is written, a fresh registration is withdrawn,
+   * and the request is read and planned again. Round trips: read, BEGIN, status, credential, events with
+   * their NOTIFY, COMMIT; a request that already has the status: the read alone.
    * The same status again changes nothing; a transition the state machine refuses is a 409.
    */
   async changeStatus(id: number, to: TargetStatus): Promise<AccessRequestResponse> {
-    return this.sql.transaction(async (tx) => {
-      // 1. lock the request, read its app
-      const [row] = await tx.query(LOCK_ONE, [id]);
+    // Ends: each pass that does not answer follows a committed transition, and the state machine allows at
+    // most two in a request's life (pending, approved, rejected; rejected is final).
+    for (;;) {
+      const [row] = await this.sql.query(GET_ONE, [id]);
       if (!row) throw AccessRequestError.notFound();
       const current = { ar: this.requests.fromJson(row.ar), app: this.apps.fromJson(row.app) };
       const plan = planTransition(current.ar.status, to);
-      if (plan.kind === 'noop') {
-        const [{ credentials }] = await tx.query(CREDENTIALS_OF, [id]);
-        return accessRequestResponse(current.ar, current.app, this.credentials(credentials), this.box);
-      }
+      if (plan.kind === 'noop') return accessRequestResponse(current.ar, current.app, this.credentials(row.credentials), this.box);
       if (plan.kind === 'conflict') throw AccessRequestError.invalidTransition(plan.message);
 
-      // 2. an approval's credential, made before anything is written: with DCR, the identity provider is
-      //    called here, and its failure throws and rolls the transaction back
       const credential = plan.issueCredentials ? await this.issuer.prepare(current.ar, current.app) : null;
+      const answer = await this.commitOrWithdraw(credential, `the access request could not become ${to}`, () =>
+        this.sql.transaction(async (tx) => {
+          const [updated] = await tx.query(SET_STATUS, [id, to, new Date(), plan.revokeCredentials, current.ar.status]);
+          if (!updated) return null; // changed since it was read: nothing is written
+          const ar = this.requests.fromJson(updated.row);
+          const issued = credential ? await this.insertCredential(tx, ar, credential) : null;
+          const events: { name: EmittedEvent; message: Record<string, unknown> }[] = [{ name: plan.event, message: accessRequestMessage(ar, current.app) }];
+          if (issued) events.push({ name: 'CredentialRegistered', message: credentialMessage(issued, ar, current.app) });
+          await this.events.recordAll(tx, events);
+          // A transition leaves in force only what it issued: a pending request has no credentials yet (they
+          // come with approval, and a rejected request cannot be approved), and a rejection revokes them all.
+          return accessRequestResponse(ar, current.app, issued ? [issued] : [], this.box);
+        }),
+      );
+      if (answer) return answer;
+      if (credential) await this.issuer.withdraw(credential, 'the access request changed while its client was being registered');
+    }
+  }
 
-      // 3. the writes: status (and revocations), the credential, the events
-      const [updated] = await tx.query(SET_STATUS, [id, to, new Date(), plan.revokeCredentials]);
-      const ar = this.requests.fromJson(updated.row);
-      const issued = credential ? await this.insertCredential(tx, ar, credential) : null;
-      const events: { name: EmittedEvent; message: Record<string, unknown> }[] = [{ name: plan.event, message: accessRequestMessage(ar, current.app) }];
-      if (issued) events.push({ name: 'CredentialRegistered', message: credentialMessage(issued, ar, current.app) });
-      await this.events.recordAll(tx, events);
-
-      // A transition leaves in force only what it issued: a pending request has no credentials yet (they come
-      // with approval, and a rejected request cannot be approved), and a rejection revokes them all.
-      return accessRequestResponse(ar, current.app, issued ? [issued] : [], this.box);
-    });
+  /**
+   * Runs `commit`, the transaction that writes a credential made before it; when the transaction fails or
+   * does not commit, the credential's registration at the identity provider is withdrawn before the error
+   * goes back to the caller.
+   */
+  private async commitOrWithdraw<T>(credential: CredentialDraft | null, why: string, commit: () => Promise<T>): Promise<T> {
+    try {
+      return await commit();
+    } catch (err) {
+      if (credential) await this.issuer.withdraw(credential, why);
+      throw err;
+    }
   }
 
   /** Deletes the request; its credentials go with it (ON DELETE CASCADE), so they no longer exist to be used. */

@@ -1,10 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { randomHex, SecretBox, sha256Hex } from '../../common/crypto/secret-box';
 import { AppEntity } from '../apps/app.entity';
 import { splitRedirectUrls } from '../apps/dto/redirect-urls.validator';
 import { AccessRequestEntity } from './access-request.entity';
 import { CredentialEntity } from './credential.entity';
-import { DcrClient, DcrRegistrationRequest } from './dcr.client';
+import { DcrClient, DcrRegistrationRequest, deleteRegistration } from './dcr.client';
 
 export const TOKEN_ENDPOINT_AUTH_METHOD = 'client_secret_basic';
 
@@ -30,6 +30,8 @@ export type CredentialDraft = Omit<CredentialEntity, 'id' | 'accessRequestId'>;
 /** Makes the credential of an approved access request. */
 @Injectable()
 export class CredentialIssuer {
+  private readonly logger = new Logger(CredentialIssuer.name);
+
   constructor(
     private readonly box: SecretBox,
     private readonly dcr: DcrClient,
@@ -37,8 +39,9 @@ export class CredentialIssuer {
 
   /**
    * authToken: a random key (sealed) and its SHA-256. oauth2.0: a client id and sealed secret, made here or,
-   * with DCREnabled, registered at the identity provider (its failure throws; the caller has written nothing
-   * yet and its transaction rolls back).
+   * with DCREnabled, registered at the identity provider (its failure throws). Callers call it before they
+   * open a transaction, so no row lock or pooled connection waits on the provider; a draft that is then not
+   * committed goes back through withdraw().
    */
   async prepare(ar: Pick<AccessRequestEntity, 'authType' | 'dcrEnabled' | 'products'>, app: AppEntity): Promise<CredentialDraft> {
     const credential: CredentialDraft = {
@@ -85,5 +88,21 @@ export class CredentialIssuer {
       }
     }
     return credential;
+  }
+
+  /**
+   * Undoes the provider side of a draft that was not committed: a dynamically registered client is deleted
+   * again (RFC 7592, with its registration access token), so the provider keeps no client that nobody holds
+   * the secret of. Best effort and never throws: the caller is already answering with another outcome.
+   * Logged by client id only (never the token or the secret).
+   */
+  async withdraw(draft: CredentialDraft, why: string): Promise<void> {
+    if (!draft.dcrResponseEncrypted) return;
+    const outcome = await deleteRegistration(
+      { registrationClientUri: draft.dcrRegistrationClientUri, registrationAccessToken: this.box.decryptNullable(draft.dcrRegistrationAccessTokenEncrypted) },
+      this.dcr.timeoutMs,
+    );
+    if (outcome.deleted) this.logger.log({ clientId: draft.oauthClientId, why }, 'dynamic client registration withdrawn');
+    else this.logger.warn({ clientId: draft.oauthClientId, why, reason: outcome.reason }, 'dynamic client registration could not be withdrawn; delete the client at the identity provider');
   }
 }

@@ -1,6 +1,7 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/http/optional-not-null';
 import { WEBHOOK_EVENTS } from '../../events/event-names';
 import { SIGNATURE_SCHEMES } from '../send/signing';
@@ -35,6 +36,31 @@ export class WebhookHeaderInput {
   Value: string;
 }
 
+/** Flow control fields, the same on create and update: RateLimit may be null (no limit), Ordered may not. */
+function RateLimitField(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: Number,
+      nullable: true,
+      minimum: 1,
+      maximum: 10000,
+      description: 'deliveries per second at most, across every worker; over it a delivery waits its turn (not an attempt, not a failure). null or absent: no limit',
+    }),
+    IsOptional(),
+    IsInt({ message: 'RateLimit must be an integer number of deliveries per second' }),
+    Min(1, { message: 'RateLimit must be at least 1' }),
+    Max(10000, { message: 'RateLimit must be at most 10000' }),
+  );
+}
+
+function OrderedField(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ default: false, description: 'deliveries are sent one at a time in event order: the next waits until the previous is delivered or has finally failed' }),
+    IsOptionalNotNull(),
+    IsBoolean({ message: 'Ordered must be a boolean' }),
+  );
+}
+
 export class CreateWebhookDto {
   @ApiProperty({ example: 'Approvals to CRM' })
   @IsString() @IsNotEmpty({ message: 'Name is required' }) @MaxLength(255)
@@ -62,19 +88,17 @@ export class CreateWebhookDto {
   Headers?: WebhookHeaderInput[];
 
   @ApiPropertyOptional({ default: true, description: 'inactive webhooks get no deliveries' })
-  @ValidateIf((_, v) => v !== undefined) @IsBoolean({ message: 'Active must be a boolean' })
+  @IsOptionalNotNull() @IsBoolean({ message: 'Active must be a boolean' })
   Active?: boolean;
 
   @ApiPropertyOptional({ enum: SIGNATURE_SCHEMES, default: 'v1', description: SCHEME_DESCRIPTION })
   @IsOptional() @IsIn(SIGNATURE_SCHEMES as unknown as string[], { message: SCHEME_MESSAGE })
   SignatureScheme?: 'v1' | 'v1a';
 
-  @ApiPropertyOptional({ type: Number, nullable: true, minimum: 1, maximum: 10000, description: 'deliveries per second at most, across every worker; over it a delivery waits its turn (not an attempt, not a failure). null or absent: no limit' })
-  @IsOptional() @IsInt({ message: 'RateLimit must be an integer number of deliveries per second' }) @Min(1, { message: 'RateLimit must be at least 1' }) @Max(10000, { message: 'RateLimit must be at most 10000' })
+  @RateLimitField()
   RateLimit?: number | null;
 
-  @ApiPropertyOptional({ default: false, description: "deliveries are sent one at a time in event order: the next waits until the previous is delivered or has finally failed" })
-  @ValidateIf((_, v) => v !== undefined) @IsBoolean({ message: 'Ordered must be a boolean' })
+  @OrderedField()
   Ordered?: boolean;
 }
 
@@ -116,12 +140,10 @@ export class UpdateWebhookDto {
   @IsOptionalNotNull() @IsIn(SIGNATURE_SCHEMES as unknown as string[], { message: SCHEME_MESSAGE })
   SignatureScheme?: 'v1' | 'v1a';
 
-  @ApiPropertyOptional({ type: Number, nullable: true, minimum: 1, maximum: 10000, description: 'deliveries per second at most, across every worker; over it a delivery waits its turn (not an attempt, not a failure). null or absent: no limit' })
-  @IsOptional() @IsInt({ message: 'RateLimit must be an integer number of deliveries per second' }) @Min(1, { message: 'RateLimit must be at least 1' }) @Max(10000, { message: 'RateLimit must be at most 10000' })
+  @RateLimitField()
   RateLimit?: number | null;
 
-  @ApiPropertyOptional({ default: false, description: "deliveries are sent one at a time in event order: the next waits until the previous is delivered or has finally failed" })
-  @ValidateIf((_, v) => v !== undefined) @IsBoolean({ message: 'Ordered must be a boolean' })
+  @OrderedField()
   Ordered?: boolean;
 }
 

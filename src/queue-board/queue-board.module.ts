@@ -1,0 +1,70 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { FastifyAdapter as BullBoardFastifyAdapter } from '@bull-board/fastify';
+import { BullModule, InjectQueue } from '@nestjs/bullmq';
+import { Module, OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { Queue } from 'bullmq';
+import type { FastifyInstance } from 'fastify';
+import { contentSecurityPolicy, cspHash, pageSecurityHeaders } from '../common/http/page-security';
+import { AppConfig } from '../config';
+import { QueueModule } from '../queue/queue.module';
+import { DELIVERY_QUEUE } from '../webhooks/delivery-queue';
+import { requireAdminSecret } from './basic-auth';
+
+export const QUEUE_BOARD_PATH = '/queues';
+
+/** The installed Bull Board UI: the board serves its page from here, and the policy hashes its styles. */
+export function bullBoardUiPath(): string {
+  return dirname(require.resolve('@bull-board/ui/package.json'));
+}
+
+/**
+ * Hashes of the inline styles of Bull Board's page (its loading screen, and the <style> of an icon the UI
+ * renders), so the page's policy allows exactly those and no other inline style. Read from the installed
+ * UI package, so an upgrade stays correct; the browser spec notices any style they miss.
+ */
+export function bullBoardStyleHashes(uiBasePath = bullBoardUiPath()): string[] {
+  const ui = join(uiBasePath, 'dist');
+  const template = readFileSync(join(ui, 'index.ejs'), 'utf8');
+  const styles = new Set<string>();
+  for (const m of template.matchAll(/\sstyle="([^"]*)"/g)) styles.add(m[1]);
+  for (const m of template.matchAll(/<style>([\s\S]*?)<\/style>/g)) styles.add(m[1]);
+  const scripts = join(ui, 'static', 'js');
+  for (const file of readdirSync(scripts).filter((f) => f.endsWith('.js'))) {
+    for (const m of readFileSync(join(scripts, file), 'utf8').matchAll(/"style",\{children:`([^`$\\]*)`\}/g)) styles.add(m[1]);
+  }
+  return [...styles].map(cspHash);
+}
+
+/** Bull Board for queue operators at /queues, behind HTTP Basic with the admin secret as the password. */
+@Module({
+  imports: [QueueModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
+})
+export class QueueBoardModule implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly config: AppConfig,
+    @InjectQueue(DELIVERY_QUEUE) private readonly deliveries: Queue,
+  ) {}
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    const uiBasePath = bullBoardUiPath();
+    const board = new BullBoardFastifyAdapter();
+    board.setBasePath(QUEUE_BOARD_PATH);
+    createBullBoard({
+      queues: [new BullMQAdapter(this.deliveries)],
+      serverAdapter: board,
+      options: { uiBasePath, uiConfig: { boardTitle: 'Gateway queues', hideDocsLink: true } },
+    });
+    const csp = contentSecurityPolicy({ styleHashes: bullBoardStyleHashes(uiBasePath), baseUri: "'self'" });
+    void fastify.register(async (scope) => {
+      scope.addHook('onRequest', requireAdminSecret(this.config.secrets.admin));
+      scope.addHook('onSend', pageSecurityHeaders(csp));
+      await scope.register(board.registerPlugin(), { prefix: QUEUE_BOARD_PATH });
+    });
+  }
+}

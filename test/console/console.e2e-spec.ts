@@ -1,0 +1,346 @@
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchChromium, LaunchedBrowser } from '../helpers/chromium';
+import { HttpClient } from '../helpers/http';
+import { ServiceProcess } from '../helpers/service-process';
+import { Sink } from '../helpers/sink';
+import { startTestApp, TestApp } from '../helpers/test-app';
+import { createTestEnv, TEST_SECRETS, TestEnv } from '../helpers/test-env';
+
+// CONSOLE_SCREENSHOTS=1 also writes the README's screenshots into docs/.
+const SHOTS = process.env.CONSOLE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', 'docs') : undefined;
+const TOKEN = TEST_SECRETS.PORTAL_API_TOKEN;
+const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+/**
+ * The operator console in a real Chromium, against an API process started with ROLE=api (the console and
+ * Bull Board are part of it) and a separate worker delivering to a loopback receiver.
+ */
+describe('operator console in a browser', () => {
+  let env: TestEnv;
+  let apiProcess: ServiceProcess;
+  let worker: TestApp;
+  let sink: Sink;
+  let chrome: LaunchedBrowser;
+  let context: BrowserContext;
+  let page: Page;
+  let base: string;
+  let portal: HttpClient;
+  const requestedUrls: string[] = [];
+  const cspViolations: string[] = [];
+
+  beforeAll(async () => {
+    env = await createTestEnv({ WEBHOOK_RETRY_SCHEDULE: '0,1' });
+    [apiProcess, worker, sink, chrome] = await Promise.all([
+      // debug logs, to check below that no credential reaches them
+      ServiceProcess.start({ ...env.vars, ROLE: 'api', LOG_LEVEL: 'debug' }),
+      startTestApp({ env, vars: { ROLE: 'worker' } }),
+      Sink.start('127.0.0.1'),
+      launchChromium(),
+    ]);
+    base = `http://127.0.0.1:${apiProcess.port}`;
+    portal = new HttpClient(base).with({ authorization: TOKEN });
+    context = chrome.context;
+    page = context.pages()[0] ?? (await context.newPage());
+    // generous for a loaded machine; every wait ends as soon as its condition holds
+    page.setDefaultTimeout(15_000);
+    page.on('request', (r) => requestedUrls.push(r.url()));
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await chrome?.close();
+    await sink?.close();
+    await worker?.close();
+    await apiProcess?.kill('SIGTERM');
+    await env?.drop();
+  });
+
+  const shot = async (name: string) => {
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, `console-${name}.png`), fullPage: true });
+  };
+
+  /** Clicks `refresh` until `selector` shows up: the console reads, it does not push. */
+  const refreshUntil = async (selector: string, refresh: string, timeoutMs = 20_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while ((await page.locator(selector).count()) === 0) {
+      if (Date.now() > deadline) throw new Error(`${selector} did not appear within ${timeoutMs} ms`);
+      await page.waitForTimeout(300);
+      await page.locator(refresh).first().click();
+      await page.locator(`${refresh}[aria-busy="true"]`).waitFor({ state: 'detached' }).catch(() => undefined);
+    }
+  };
+
+  const newAccessRequest = async (appId: number, product: string) => {
+    const ar = await portal.post('/portal-api/access_requests', {
+      AppID: appId, Catalogue: 'Payments', Plan: 'Gold', Products: [product], AuthType: 'authToken', DCREnabled: false, ProvisionImmediately: false, User: 'User#1',
+    });
+    expect(ar.status).toBe(201);
+    return ar.body.ID as number;
+  };
+
+  it('walks the story: sign in, create a webhook, approve, delivered; a failing receiver, its attempts, redeliver, delivered', async () => {
+    const app = await portal.post('/portal-api/apps', { Name: 'Weather app', Description: 'Reads the weather', RedirectURLs: 'https://app.example.com/cb', UserID: 1 });
+    expect(app.status).toBe(200);
+    const firstRequest = await newAccessRequest(app.body.ID, 'weather-api');
+    // two receivers behind one loopback server: /crm (the story's) and /billing, down until recovered below
+    let crmDown = false;
+    let billingDown = true;
+    sink.responder = (r) => {
+      if (r.url === '/billing') return billingDown ? { status: 502, body: 'billing gateway offline' } : { status: 204 };
+      if (r.url === '/legacy') return { status: 410, body: 'this endpoint is gone' };
+      return crmDown ? { status: 500, body: 'receiver down for maintenance' } : { status: 200, body: 'ok' };
+    };
+    const billing = await portal.post('/portal-api/webhooks', { Name: 'Billing', URL: sink.url('/billing'), Events: ['AccessRequestApproved'] });
+    expect(billing.status).toBe(201);
+    // and a subscriber that has gone away for good (410): the service switches its webhook off
+    expect((await portal.post('/portal-api/webhooks', { Name: 'Legacy', URL: sink.url('/legacy'), Events: ['AccessRequestApproved'] })).status).toBe(201);
+
+    // a wrong credential: the API's own words on the sign-in form
+    await page.goto(`${base}/console/`);
+    await page.getByLabel('Portal API token').fill('not-the-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const refusal = page.locator('[role=alert]');
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toContain('Not authorised: missing or invalid API token');
+    await shot('sign-in-error');
+
+    await page.getByLabel('Portal API token').fill(TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('tr[data-webhook=Billing]').waitFor();
+    expect(await page.evaluate('Object.keys(localStorage).length')).toBe(0);
+
+    // create a webhook subscribed to approvals
+    await page.getByRole('button', { name: 'New webhook' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('CRM');
+    await page.getByLabel('Target URL').fill(sink.url('/crm'));
+    await page.getByLabel('Timeout (seconds)').fill('5');
+    await page.getByLabel('Rate limit (deliveries per second; empty: no limit)').fill('100');
+    await page.getByLabel('AccessRequestApproved').check();
+    await page.getByRole('button', { name: 'Add header' }).click();
+    await page.getByLabel('Header 1 name').fill('X-Team');
+    await page.getByLabel('Header 1 value').fill('ops');
+    // the API's validation wording reaches the operator: no events is refused, as the service says
+    await page.getByLabel('AccessRequestApproved').uncheck();
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    await page.locator('[role=alert]', { hasText: 'Events must be a non-empty array' }).waitFor();
+    await page.getByLabel('AccessRequestApproved').check();
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    const secret = await page.getByTestId('new-secret').textContent();
+    expect(secret).toMatch(/^whsec_/);
+    await page.getByRole('button', { name: 'Open the webhook' }).click();
+    await page.locator('[data-state=empty]', { hasText: 'No deliveries yet' }).waitFor();
+    const webhookId = decodeURIComponent(page.url().split('#/webhooks/')[1]);
+    // edit it: the form comes filled in, the change is saved through PUT
+    await page.getByRole('button', { name: 'Edit' }).click();
+    expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('CRM');
+    await page.getByLabel('Timeout (seconds)').fill('10');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.locator('dd', { hasText: '10 s' }).waitFor();
+    await page.getByRole('button', { name: 'Deactivate' }).click();
+    await page.locator('dd [data-status=inactive]').waitFor();
+    await page.getByRole('button', { name: 'Activate' }).click();
+    await page.locator('dd [data-status=active]').waitFor();
+    await page.getByRole('button', { name: 'Reveal secret' }).click();
+    await page.getByTestId('secret').filter({ hasText: secret! }).waitFor();
+    // rotate it: a new key, the old one signing too for the grace period
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByTestId('previous-key').waitFor();
+    const rotated = await page.getByTestId('secret').textContent();
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(secret);
+    expect((await portal.get(`/portal-api/webhooks/${webhookId}/secret`)).body.Secret).toBe(rotated);
+
+    // a test event reaches the receiver and shows in the delivery log
+    await page.getByLabel('Note carried in the test event').fill('checking the CRM endpoint');
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByRole('link', { name: 'Open the test delivery' }).click();
+    await refreshUntil('h2 [data-status=delivered]', 'button:text-is("Refresh")');
+    const testEvent = (await sink.waitFor((r) => r.some((x) => x.url === '/crm'), 10_000, 'the test event')).find((x) => x.url === '/crm')!;
+    expect(JSON.parse(testEvent.body)).toMatchObject({ Event: 'WebhookTest' });
+    expect(testEvent.body).toContain('checking the CRM endpoint');
+
+    // approve the access request; its credential stays masked until revealed
+    await page.getByRole('banner').getByRole('link', { name: 'Access requests' }).click();
+    const row = page.locator(`tr[data-request="${firstRequest}"]`);
+    await row.getByRole('button', { name: 'Approve' }).click();
+    await row.locator('[data-status=approved]').waitFor();
+    await row.getByRole('link', { name: String(firstRequest) }).click();
+    const credential = page.getByTestId('credential');
+    await credential.waitFor();
+    const issued = (await portal.get(`/portal-api/access_requests/${firstRequest}`)).body.Credentials[0].Credential as string;
+    expect(await credential.textContent()).not.toContain(issued);
+    await credential.getByRole('button', { name: 'Reveal Credential' }).click();
+    expect(await credential.textContent()).toContain(issued);
+    await shot('access-request');
+
+    // the delivery arrives, and the console shows it delivered
+    const isApproval = (x: { url: string; body: string }) => x.url === '/crm' && x.body.includes('"AccessRequestApproved"');
+    await sink.waitFor((r) => r.some(isApproval), 15_000, 'the approval delivery');
+    expect(sink.received.find(isApproval)!.headers['x-team']).toBe('ops');
+    await page.goto(`${base}/console/#/webhooks/${webhookId}`);
+    await refreshUntil('tr[data-status=delivered] >> nth=1', 'button:text-is("Refresh")');
+    expect(await page.locator('tr[data-delivery]').count()).toBe(2);
+    expect(await page.locator('tr[data-delivery]').first().textContent()).toContain('AccessRequestApproved');
+
+    // the receiver fails: the next delivery fails after its two scheduled attempts, each with its error
+    crmDown = true;
+    const secondRequest = await newAccessRequest(app.body.ID, 'maps-api');
+    await page.getByRole('banner').getByRole('link', { name: 'Access requests' }).click();
+    await page.locator(`tr[data-request="${secondRequest}"]`).getByRole('button', { name: 'Approve' }).waitFor();
+    await shot('access-requests');
+    await page.locator(`tr[data-request="${secondRequest}"]`).getByRole('button', { name: 'Approve' }).click();
+    await page.locator(`tr[data-request="${secondRequest}"] [data-status=approved]`).waitFor();
+    await page.goto(`${base}/console/#/webhooks/${webhookId}`);
+    // the delivery log follows on its own when asked to: pending, retried, then failed
+    await page.getByLabel('Auto-refresh').check();
+    await page.locator('tr[data-status=failed]').waitFor({ timeout: 20_000 });
+    await page.getByLabel('Auto-refresh').uncheck();
+    await page.getByLabel('Filter by status').selectOption('failed');
+    await page.locator('[data-state=loading]').waitFor({ state: 'detached' });
+    await page.locator('tr[data-delivery]').first().waitFor();
+    expect(await page.locator('tr[data-delivery]').count()).toBe(1);
+    await page.getByLabel('Filter by status').selectOption('');
+    await page.locator('[data-state=loading]').waitFor({ state: 'detached' });
+    await page.locator('tr[data-delivery]').nth(2).waitFor();
+    // newest first
+    expect(await page.locator('tr[data-delivery]').first().getAttribute('data-status')).toBe('failed');
+    await shot('webhook');
+    await page.locator('tr[data-status=failed] a').click();
+    const attempts = page.getByTestId('attempts');
+    await attempts.waitFor();
+    expect(await attempts.locator('tr[data-attempt]').count()).toBe(2);
+    for (const n of [1, 2]) {
+      const a = attempts.locator(`tr[data-attempt="${n}"]`);
+      expect(await a.getAttribute('data-error')).toBe('http_status');
+      expect(await a.textContent()).toContain('500');
+      expect(await a.textContent()).toContain('receiver down for maintenance');
+      expect(await a.textContent()).toContain('scheduled');
+    }
+    await shot('delivery-failed');
+
+    // the receiver is back: redeliver by hand, see it delivered
+    crmDown = false;
+    await page.getByRole('button', { name: 'Redeliver' }).click();
+    await refreshUntil('h2 [data-status=delivered]', 'button:text-is("Refresh")');
+    const manual = attempts.locator('tr[data-attempt="3"]');
+    expect(await manual.textContent()).toContain('manual');
+    expect(await manual.getAttribute('data-error')).toBe('');
+    await shot('delivery-redelivered');
+
+    // the webhooks list shows which subscriber is failing
+    await page.getByRole('banner').getByRole('link', { name: 'Webhooks' }).click();
+    await page.locator('tr[data-webhook=CRM] .health').waitFor();
+    expect(await page.locator('tr[data-webhook=CRM] .health').textContent()).toContain('100% delivered');
+    await page.locator('tr[data-webhook=Billing] .health').waitFor();
+    expect(await page.locator('tr[data-webhook=Billing] .health').textContent()).toMatch(/^0% delivered · \d failed( · \d in flight)? · last error http_status 502$/);
+    expect(await page.locator('tr[data-webhook=CRM] [data-testid=flow]').textContent()).toBe('≤ 100/s · unordered');
+    expect(await page.locator('tr[data-webhook=Legacy] [data-disabled-reason]').getAttribute('data-disabled-reason')).toBe('gone');
+    await shot('webhooks');
+
+    // Billing is back: recover every failed delivery since a time, and they arrive
+    billingDown = false;
+    await page.locator('tr[data-webhook=Billing] a', { hasText: 'Billing' }).click();
+    await refreshUntil('tr[data-status=failed] >> nth=1', 'button:text-is("Refresh")');
+    await page.getByRole('button', { name: 'Recover' }).click();
+    expect(await page.getByRole('status').textContent()).toBe('2 deliveries queued again.');
+    await refreshUntil('tr[data-status=delivered] >> nth=1', 'button:text-is("Refresh")');
+    expect(await page.locator('tr[data-status=failed]').count()).toBe(0);
+    await page.getByRole('button', { name: 'Refresh health' }).click();
+    await page.getByTestId('stats').locator('dd', { hasText: '100%' }).waitFor();
+    expect(await page.getByTestId('last-failure').textContent()).toContain('billing gateway offline');
+
+    // a narrow window: the page itself does not scroll sideways
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('banner').getByRole('link', { name: 'Webhooks' }).click();
+    await page.locator('tr[data-webhook=Billing] .health', { hasText: '100% delivered' }).waitFor();
+    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    await shot('webhooks-narrow');
+    await page.setViewportSize({ width: 1280, height: 860 });
+
+    // the applications list, and deleting a webhook from its page
+    await page.getByRole('banner').getByRole('link', { name: 'Apps' }).click();
+    expect(await page.getByTestId('apps').locator('tbody tr').first().textContent()).toContain('Weather app');
+    await page.getByRole('banner').getByRole('link', { name: 'Webhooks' }).click();
+    await page.locator('tr[data-webhook=Legacy] a', { hasText: 'Legacy' }).click();
+    await page.getByText('Delete this webhook').click();
+    await page.getByRole('button', { name: 'Delete webhook' }).click();
+    await page.locator('tr[data-webhook=CRM]').waitFor();
+    expect(await page.locator('tr[data-webhook=Legacy]').count()).toBe(0);
+
+    // no credential ever went into a URL, and nothing broke the page's Content-Security-Policy
+    expect(requestedUrls.length).toBeGreaterThan(10);
+    for (const url of requestedUrls) {
+      expect(url).not.toContain(TOKEN);
+      expect(url).not.toContain(issued);
+    }
+    expect(cspViolations).toEqual([]);
+    // nor into the API process's logs
+    expect(apiProcess.output).toContain('/portal-api/access_requests');
+    for (const secretValue of [TOKEN, issued, secret!]) expect(apiProcess.output).not.toContain(secretValue);
+  }, 120_000);
+
+  it('serves the console and Bull Board with a strict Content-Security-Policy', async () => {
+    const http = new HttpClient(base);
+    const consolePage = await http.get('/console/');
+    expect(consolePage.status).toBe(200);
+    const csp = String(consolePage.headers['content-security-policy']);
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("style-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(consolePage.headers['x-content-type-options']).toBe('nosniff');
+    // the bundle has no inline script for the policy to block
+    expect(consolePage.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(consolePage.headers['cache-control']).toBe('no-cache');
+    const asset = /src="(\/console\/assets\/[^"]+\.js)"/.exec(consolePage.text)![1];
+    const script = await http.get(asset);
+    expect(script.status).toBe(200);
+    expect(script.headers['cache-control']).toContain('immutable');
+    expect(script.headers['content-security-policy']).toBe(csp);
+    // only the bundle's own files are served
+    for (const path of ['/console/../package.json', '/console/%2e%2e/package.json', '/console/..%2fpackage.json']) {
+      const res = await http.get(path);
+      expect(res.status).not.toBe(200);
+      expect(res.text).not.toContain('gateway-management');
+    }
+
+    const boardPage = await http.get('/queues', { authorization: basic('admin', TEST_SECRETS.ADMIN_SECRET) });
+    expect(boardPage.status).toBe(200);
+    const boardCsp = String(boardPage.headers['content-security-policy']);
+    expect(boardCsp).toContain("script-src 'self'");
+    expect(boardCsp).not.toContain('unsafe-inline');
+    expect(boardCsp).toMatch(/style-src 'self' 'unsafe-hashes'( 'sha256-[A-Za-z0-9+/=]+')+;/);
+  });
+
+  it('keeps Bull Board behind HTTP Basic with the admin secret as the password', async () => {
+    const http = new HttpClient(base);
+    const without = await http.get('/queues');
+    expect(without.status).toBe(401);
+    expect(without.headers['www-authenticate']).toMatch(/^Basic realm="queues"/);
+    expect((await http.get('/queues', { authorization: basic('admin', 'wrong-password-0123456789') })).status).toBe(401);
+    expect((await http.get('/queues/api/queues', { authorization: basic('admin', TOKEN) })).status).toBe(401);
+    expect((await http.get('/queues/api/queues', { 'admin-auth': TEST_SECRETS.ADMIN_SECRET })).status).toBe(401);
+    const api = await http.get('/queues/api/queues', { authorization: basic('ops', TEST_SECRETS.ADMIN_SECRET) });
+    expect(api.status).toBe(200);
+    expect(JSON.stringify(api.body)).toContain('deliveries');
+    expect(apiProcess.output).not.toContain(TEST_SECRETS.ADMIN_SECRET);
+    expect(apiProcess.output).not.toContain(Buffer.from(`ops:${TEST_SECRETS.ADMIN_SECRET}`).toString('base64'));
+
+    // and it renders in the browser under its policy
+    const board = await context.newPage();
+    const violations: string[] = [];
+    board.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text()) && !m.text().includes('fonts.googleapis.com')) violations.push(m.text());
+    });
+    await board.setExtraHTTPHeaders({ authorization: basic('admin', TEST_SECRETS.ADMIN_SECRET) });
+    await board.goto(`${base}/queues`);
+    await board.getByText('deliveries').first().waitFor({ timeout: 15_000 });
+    if (SHOTS) await board.screenshot({ path: join(SHOTS, 'console-queues.png') });
+    await board.close();
+    expect(violations).toEqual([]);
+  });
+});
