@@ -61,6 +61,10 @@ describe('on a three-master Redis Cluster', () => {
       expect(keys.length).toBeGreaterThan(0);
       // every key the service wrote sits under its hash-tagged prefix, so in one slot
       expect(keys.filter((k) => !k.startsWith(`{${env.queuePrefix}}:`))).toEqual([]);
+      // Bull Board reads the delivery queue through the same Cluster connection
+      const board = await fetch(`${base}/queues/api/queues`, { headers: { authorization: `Basic ${Buffer.from(`ops:${TEST_SECRETS.ADMIN_SECRET}`).toString('base64')}` } });
+      expect(board.status).toBe(200);
+      expect(JSON.stringify(await board.json())).toContain('deliveries');
       const metrics = await (await fetch(`http://127.0.0.1:${worker.port}/metrics`)).text();
       expect(metrics).toMatch(/webhook_queue_depth\{queue="deliveries",state="waiting"\} \d+/);
     } finally {
@@ -115,6 +119,11 @@ describe('on a three-master Redis Cluster', () => {
       // 2 per one-second window: 8 take at least three windows after the first
       expect(arrivals[arrivals.length - 1] - arrivals[0]).toBeGreaterThanOrEqual(2_000);
       for (const start of arrivals) expect(arrivals.filter((at) => at >= start && at < start + 1000).length).toBeLessThanOrEqual(4);
+      // recorded once each (the receiver may see the last one before its attempt is recorded)
+      await eventually(async () => {
+        const [row] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered'`, [webhookId]);
+        return row.n === N;
+      }, 10_000, `all ${N} recorded as delivered`);
       const [row] = await t.db.query(
         `SELECT count(*) FILTER (WHERE status = 'delivered' AND attempt_count = 1)::int AS once FROM webhook_deliveries WHERE webhook_id = $1`,
         [webhookId],
