@@ -9,7 +9,7 @@ const { Pool } = require('pg');
 
 // the service's own SQL (the builder for GET /api/apis, the one statement of GET /portal-api/access_requests/{id}),
 // so both run exactly the same statements
-const { buildApiListQuery } = require(join(__dirname, '..', '..', 'dist', 'dashboard', 'apis', 'api-list.query.js'));
+const { buildApiListQuery, commaList } = require(join(__dirname, '..', '..', 'dist', 'dashboard', 'apis', 'api-list.query.js'));
 const { GET_ONE: ACCESS_REQUEST } = require(join(__dirname, '..', '..', 'dist', 'portal', 'access-requests', 'access-request.sql.js'));
 
 const db = new Pool({ connectionString: process.env.BASE_DATABASE_URL, max: Number(process.env.BASE_POOL || 20) });
@@ -54,7 +54,7 @@ app.get('/api/apis', async (req, reply) => {
   const q = req.query;
   const p = q.p ? Number(q.p) : 1;
   const { page, count } = buildApiListQuery(
-    { orgId: user.org_id, apiType: q.api_type, category: q.category, authType: q.auth_type, baseOnly: q.base_apis === 'true' || q.base_apis === '1', q: q.q },
+    { orgId: user.org_id, apiType: q.api_type, categories: commaList(q.category), authTypes: commaList(q.auth_type), baseOnly: q.base_apis !== undefined && q.base_apis !== 'false' && q.base_apis !== '0', q: q.q },
     q.sort ?? '-created_at',
     (p - 1) * pageSize,
     pageSize,
