@@ -16,6 +16,17 @@ const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:
  * The operator console in a real Chromium, against an API process started with ROLE=api (the console and
  * Bull Board are part of it) and a separate worker delivering to a loopback receiver.
  */
+/** A list re-renders while its requests settle: wait until it shows `n` rows, and fail with what it shows if it never does. */
+async function rowsSettleAt(page: Page, selector: string, n: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  let seen = await page.locator(selector).count();
+  while (seen !== n && Date.now() < deadline) {
+    await page.waitForTimeout(100);
+    seen = await page.locator(selector).count();
+  }
+  expect(seen).toBe(n);
+}
+
 describe('operator console in a browser', () => {
   let env: TestEnv;
   let apiProcess: ServiceProcess;
@@ -182,7 +193,7 @@ describe('operator console in a browser', () => {
     expect(sink.received.find(isApproval)!.headers['x-team']).toBe('ops');
     await page.goto(`${base}/console/#/webhooks/${webhookId}`);
     await refreshUntil('tr[data-status=delivered] >> nth=1', 'button:text-is("Refresh")');
-    expect(await page.locator('tr[data-delivery]').count()).toBe(2);
+    await rowsSettleAt(page, 'tr[data-delivery]', 2);
     expect(await page.locator('tr[data-delivery]').first().textContent()).toContain('AccessRequestApproved');
 
     // the receiver fails: the next delivery fails after its two scheduled attempts, each with its error
@@ -201,7 +212,7 @@ describe('operator console in a browser', () => {
     await page.getByLabel('Filter by status').selectOption('failed');
     await page.locator('[data-state=loading]').waitFor({ state: 'detached' });
     await page.locator('tr[data-delivery]').first().waitFor();
-    expect(await page.locator('tr[data-delivery]').count()).toBe(1);
+    await rowsSettleAt(page, 'tr[data-delivery]', 1);
     await page.getByLabel('Filter by status').selectOption('');
     await page.locator('[data-state=loading]').waitFor({ state: 'detached' });
     await page.locator('tr[data-delivery]').nth(2).waitFor();
