@@ -36,3 +36,13 @@ describe('console error wording', () => {
     expect(reasons(500, { status: 'error', errors: [] })).toEqual(['the service answered 500']);
   });
 });
+
+describe('the console event catalogue', () => {
+  // the browser bundle keeps its own copy of the service's catalogue: a change on one side must reach the other
+  it('lists exactly the events the service accepts, and the same operational events', async () => {
+    const service = await import('../../src/events/event-names');
+    const { WEBHOOK_EVENTS, OPERATIONAL_EVENTS } = await import('./types');
+    expect([...WEBHOOK_EVENTS]).toEqual([...service.WEBHOOK_EVENTS]);
+    expect([...OPERATIONAL_EVENTS]).toEqual([...service.OPERATIONAL_EVENTS]);
+  });
+});
