@@ -1,5 +1,15 @@
 // Unit specs live next to the code (src and console/src, *.spec.ts); e2e specs over HTTP in test/ (*.e2e-spec.ts).
-const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' }, module: { type: 'commonjs' } }];
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+    },
+    module: { type: 'commonjs' },
+  },
+];
 
 // ES-module-only dependencies that jest (on Node 20) must compile to CommonJS.
 const esmOnly = ['content-disposition'];

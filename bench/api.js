@@ -33,20 +33,35 @@ function oasDoc(i) {
     openapi: '3.0.3',
     info: { title: `Bench API ${i}`, version: '1.0.0' },
     paths: { '/items': { get: { operationId: `list${i}`, responses: { 200: { description: 'items' } } } } },
-    ...(keyed ? { components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } }, security: [{ key: [] }] } : {}),
+    ...(keyed
+      ? {
+          components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } },
+          security: [{ key: [] }],
+        }
+      : {}),
     'x-gateway-api-gateway': {
-      info: { name: `Bench API ${i}`, orgId: ORG, categories: [CATEGORIES[i % CATEGORIES.length]], state: { active: true } },
+      info: {
+        name: `Bench API ${i}`,
+        orgId: ORG,
+        categories: [CATEGORIES[i % CATEGORIES.length]],
+        state: { active: true },
+      },
       upstream: { url: `http://upstream.example/${i}` },
       server: { listenPath: { value: `/bench-${i}/`, strip: true } },
     },
   };
 }
 
-/** Stores the definitions: through POST /gateway/apis/oas (BENCH_API_SEED_VIA_API, default the first 500), the rest copied in SQL. */
+/**
+ * Stores the definitions: through POST /gateway/apis/oas (BENCH_API_SEED_VIA_API, default the first 500), the rest
+ * copied in SQL.
+ */
 async function seedDefinitions(service, http, s) {
   const viaApi = Math.min(s.definitions, Number(process.env.BENCH_API_SEED_VIA_API || 500));
   const headers = { 'x-gateway-authorization': service.env.GATEWAY_SECRET };
-  await pool(viaApi, 8, (i) => expectStatus(call(http, 'POST', '/gateway/apis/oas', { headers, body: oasDoc(i) }), 200, 'create API definition'));
+  await pool(viaApi, 8, (i) =>
+    expectStatus(call(http, 'POST', '/gateway/apis/oas', { headers, body: oasDoc(i) }), 200, 'create API definition'),
+  );
   const rest = s.definitions - viaApi;
   if (rest > 0) {
     // copies of the API-made rows with new ids and names (and the same projection, re-keyed), spread in time
@@ -74,7 +89,10 @@ async function seedDefinitions(service, http, s) {
 
 function cannon(url, path, headers, s) {
   return new Promise((resolve, reject) => {
-    autocannon({ url: url + path, headers, connections: s.connections, duration: s.seconds, pipelining: 1 }, (err, res) => (err ? reject(err) : resolve(res)));
+    autocannon(
+      { url: url + path, headers, connections: s.connections, duration: s.seconds, pipelining: 1 },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    );
   });
 }
 
@@ -140,11 +158,17 @@ async function run() {
     const portalHeaders = { authorization: service.env.PORTAL_API_TOKEN };
     const dashHeaders = { authorization: `Bearer ${accessKey}` };
     const check = await call(http, 'GET', LIST_QUERY, { headers: dashHeaders });
-    if (check.status !== 200) throw new Error(`GET ${LIST_QUERY} answered ${check.status}: ${check.text.slice(0, 200)}`);
+    if (check.status !== 200)
+      throw new Error(`GET ${LIST_QUERY} answered ${check.status}: ${check.text.slice(0, 200)}`);
     await http.close();
 
     const endpoints = [
-      { name: 'GET /portal-api/access_requests/{id}', path: arPath, headers: portalHeaders, target: ACCESS_REQUEST_TARGET_RATIO },
+      {
+        name: 'GET /portal-api/access_requests/{id}',
+        path: arPath,
+        headers: portalHeaders,
+        target: ACCESS_REQUEST_TARGET_RATIO,
+      },
       { name: 'GET /api/apis (filters on)', path: LIST_QUERY, headers: dashHeaders, target: TARGET_RATIO },
     ];
     const results = {};
@@ -155,7 +179,8 @@ async function run() {
     await service.stopProcesses();
     base = await startBaselineApi(service);
     const baseCheck = await call(connect(base.url, 1), 'GET', LIST_QUERY, { headers: dashHeaders });
-    if (JSON.stringify(baseCheck.json) !== JSON.stringify(check.json)) throw new Error('the baseline answers GET /api/apis differently from the service');
+    if (JSON.stringify(baseCheck.json) !== JSON.stringify(check.json))
+      throw new Error('the baseline answers GET /api/apis differently from the service');
     for (const e of endpoints) {
       await cannon(base.url, e.path, e.headers, { ...s, seconds: 2 });
       results[e.name].baseline = summarize(await cannon(base.url, e.path, e.headers, s));
@@ -182,7 +207,14 @@ async function run() {
           scenario: 'api',
           title: `API (autocannon, ${s.connections} connections, ${s.seconds} s each; ${s.definitions} definitions, pool ${s.pool})`,
           rows,
-          data: { settings: s, seeded: { ...seeded, seconds: seedSeconds }, listQuery: LIST_QUERY, listMatches: check.json?.pages, results, target: TARGET_RATIO },
+          data: {
+            settings: s,
+            seeded: { ...seeded, seconds: seedSeconds },
+            listQuery: LIST_QUERY,
+            listMatches: check.json?.pages,
+            results,
+            target: TARGET_RATIO,
+          },
         },
       ],
     };

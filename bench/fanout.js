@@ -1,7 +1,8 @@
 'use strict';
 // Fan-out: one event to BENCH_FANOUT_WEBHOOKS (default 1000) subscribed webhooks; time from the approval
 // request until every webhook has received it. Several rounds (BENCH_FANOUT_ROUNDS, default 3); the target
-// (at most 1.3 × the baseline) is judged on the slowest round of each. Baseline: the same number of jobs added at once (addBulk) to a bare BullMQ queue
+// (at most 1.3 × the baseline) is judged on the slowest round of each. Baseline: the same number of jobs added at once
+// (addBulk) to a bare BullMQ queue
 // whose worker POSTs them with undici, same concurrency, no Postgres.
 const { startService } = require('./lib/service');
 const { startReceiver } = require('./lib/receiver');
@@ -12,7 +13,11 @@ const { now, pool, round } = require('./lib/util');
 const TARGET_RATIO = 1.3;
 
 function settings(env = process.env) {
-  return { webhooks: Number(env.BENCH_FANOUT_WEBHOOKS || 1000), rounds: Number(env.BENCH_FANOUT_ROUNDS || 3), concurrency: Number(env.WEBHOOK_CONCURRENCY || 64) };
+  return {
+    webhooks: Number(env.BENCH_FANOUT_WEBHOOKS || 1000),
+    rounds: Number(env.BENCH_FANOUT_ROUNDS || 3),
+    concurrency: Number(env.WEBHOOK_CONCURRENCY || 64),
+  };
 }
 
 async function ours(s, receiver) {
@@ -39,7 +44,13 @@ async function ours(s, receiver) {
         if (x.t > last) last = x.t;
         if (x.t < first) first = x.t;
       }
-      if (r > 0) rounds.push({ allReceivedMs: round(last - t0, 1), approvalMs: round(answered - t0, 1), firstReceiptMs: round(first - t0, 1), duplicates: receiver.duplicates });
+      if (r > 0)
+        rounds.push({
+          allReceivedMs: round(last - t0, 1),
+          approvalMs: round(answered - t0, 1),
+          firstReceiptMs: round(first - t0, 1),
+          duplicates: receiver.duplicates,
+        });
     }
     return { rounds };
   } finally {
@@ -55,8 +66,14 @@ async function baseline(s, receiver, body) {
     for (let r = 0; r <= s.rounds; r++) {
       receiver.reset();
       const t0 = now();
-      await base.addBulk(Array.from({ length: s.webhooks }, (_, i) => ({ id: `f${r}-${i}`, url: `${receiver.url}/f/${i}`, body })));
-      await receiver.waitUntil(() => receiver.receipts.size >= s.webhooks, 60_000, `all ${s.webhooks} baseline receipts`);
+      await base.addBulk(
+        Array.from({ length: s.webhooks }, (_, i) => ({ id: `f${r}-${i}`, url: `${receiver.url}/f/${i}`, body })),
+      );
+      await receiver.waitUntil(
+        () => receiver.receipts.size >= s.webhooks,
+        60_000,
+        `all ${s.webhooks} baseline receipts`,
+      );
       let last = 0;
       for (const x of receiver.receipts.values()) if (x.t > last) last = x.t;
       if (r > 0) rounds.push({ allReceivedMs: round(last - t0, 1) });
@@ -69,7 +86,22 @@ async function baseline(s, receiver, body) {
 
 const BODY = JSON.stringify({
   Event: 'AccessRequestApproved',
-  Message: { ID: 1, AppID: 1, ByUser: 1, Status: 'approved', ProductIDs: [1], PlanID: 1, CreatedAt: '2026-01-01T00:00:00.000Z', UpdatedAt: '2026-01-01T00:00:00.000Z', UserID: 1, Catalogue: 'Payments', Client: 'Bench app', Plan: 'Gold', Products: ['payments-api'], AuthType: 'authToken' },
+  Message: {
+    ID: 1,
+    AppID: 1,
+    ByUser: 1,
+    Status: 'approved',
+    ProductIDs: [1],
+    PlanID: 1,
+    CreatedAt: '2026-01-01T00:00:00.000Z',
+    UpdatedAt: '2026-01-01T00:00:00.000Z',
+    UserID: 1,
+    Catalogue: 'Payments',
+    Client: 'Bench app',
+    Plan: 'Gold',
+    Products: ['payments-api'],
+    AuthType: 'authToken',
+  },
   Timestamp: new Date().toISOString(),
 });
 
@@ -97,7 +129,21 @@ async function run() {
       },
     ];
     return {
-      results: [{ scenario: 'fanout', title: `Fan-out of one event to ${s.webhooks} webhooks (${s.rounds} rounds)`, rows, data: { settings: s, ours: o, baseline: b, targetRatio: TARGET_RATIO, ratio: worst / bWorst, met: worst <= TARGET_RATIO * bWorst } }],
+      results: [
+        {
+          scenario: 'fanout',
+          title: `Fan-out of one event to ${s.webhooks} webhooks (${s.rounds} rounds)`,
+          rows,
+          data: {
+            settings: s,
+            ours: o,
+            baseline: b,
+            targetRatio: TARGET_RATIO,
+            ratio: worst / bWorst,
+            met: worst <= TARGET_RATIO * bWorst,
+          },
+        },
+      ],
     };
   } finally {
     await receiver.close();

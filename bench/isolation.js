@@ -16,7 +16,15 @@ const WARMUP_APPROVALS = Number(process.env.BENCH_WARMUP_APPROVALS || 300);
 function settings(env = process.env) {
   const rate = Number(env.BENCH_ISOLATION_RATE || 25);
   const seconds = Number(env.BENCH_ISOLATION_SECONDS || 15);
-  return { rate, seconds, count: Math.round(rate * seconds), warmup: Math.round(rate * Number(env.BENCH_ISOLATION_WARMUP_SECONDS || 1)), fast: FAST, pairs: Number(env.BENCH_ISOLATION_PAIRS || 2), slowMs: Number(env.BENCH_ISOLATION_SLOW_MS || 10_000) };
+  return {
+    rate,
+    seconds,
+    count: Math.round(rate * seconds),
+    warmup: Math.round(rate * Number(env.BENCH_ISOLATION_WARMUP_SECONDS || 1)),
+    fast: FAST,
+    pairs: Number(env.BENCH_ISOLATION_PAIRS || 2),
+    slowMs: Number(env.BENCH_ISOLATION_SLOW_MS || 10_000),
+  };
 }
 
 const arId = (body) => {
@@ -55,11 +63,15 @@ async function one(s, withSlow) {
       if (status !== 200) failures++;
     });
     const expectFast = (ids.length - failures) * s.fast;
-    await receiver.waitUntil(() => {
-      fastReceipts = 0;
-      for (const r of receiver.receipts.values()) if (isFast(r)) fastReceipts++;
-      return fastReceipts >= expectFast;
-    }, 120_000, 'every fast delivery');
+    await receiver.waitUntil(
+      () => {
+        fastReceipts = 0;
+        for (const r of receiver.receipts.values()) if (isFast(r)) fastReceipts++;
+        return fastReceipts >= expectFast;
+      },
+      120_000,
+      'every fast delivery',
+    );
     const lat = [];
     let slowReceipts = 0;
     for (const r of receiver.receipts.values()) {

@@ -46,7 +46,10 @@ async function ours(s, receiver) {
     const measured = new Set(ids.slice(s.warmup));
     let failures = 0;
     receiver.reset();
-    const cpu = watchCpu({ api: service.api.pid, worker: service.worker.pid }, { postgres: await backendPids(service) });
+    const cpu = watchCpu(
+      { api: service.api.pid, worker: service.worker.pid },
+      { postgres: await backendPids(service) },
+    );
     const t0 = now();
     const load = await openLoop(s.rate, ids.length, async (i) => {
       const id = ids[i];
@@ -94,7 +97,10 @@ async function baseline(s, receiver, body) {
     const url = `${receiver.url}/hook`;
     const addedAt = new Map();
     receiver.reset();
-    for (let i = 0; i < WARMUP_APPROVALS; i += 16) await Promise.all(Array.from({ length: Math.min(16, WARMUP_APPROVALS - i) }, (_, k) => base.add(`w-${i + k}`, url, body)));
+    for (let i = 0; i < WARMUP_APPROVALS; i += 16)
+      await Promise.all(
+        Array.from({ length: Math.min(16, WARMUP_APPROVALS - i) }, (_, k) => base.add(`w-${i + k}`, url, body)),
+      );
     await receiver.waitUntil(() => receiver.receipts.size >= WARMUP_APPROVALS, 60_000, 'baseline warm-up');
     receiver.reset();
     const total = s.warmup + s.count;
@@ -121,7 +127,22 @@ function roundAll(o) {
 
 const BODY = JSON.stringify({
   Event: 'AccessRequestApproved',
-  Message: { ID: 1, AppID: 1, ByUser: 1, Status: 'approved', ProductIDs: [1], PlanID: 1, CreatedAt: '2026-01-01T00:00:00.000Z', UpdatedAt: '2026-01-01T00:00:00.000Z', UserID: 1, Catalogue: 'Payments', Client: 'Bench app', Plan: 'Gold', Products: ['payments-api'], AuthType: 'authToken' },
+  Message: {
+    ID: 1,
+    AppID: 1,
+    ByUser: 1,
+    Status: 'approved',
+    ProductIDs: [1],
+    PlanID: 1,
+    CreatedAt: '2026-01-01T00:00:00.000Z',
+    UpdatedAt: '2026-01-01T00:00:00.000Z',
+    UserID: 1,
+    Catalogue: 'Payments',
+    Client: 'Bench app',
+    Plan: 'Gold',
+    Products: ['payments-api'],
+    AuthType: 'authToken',
+  },
   Timestamp: new Date().toISOString(),
 });
 
@@ -131,7 +152,8 @@ function judge(o, b, rate, headline) {
   // approvals themselves answered within the p99 budget (no queue building up in front of the API).
   // Otherwise receipts overtake slow responses and "from response" shrinks towards 0 while the service is
   // in fact overloaded.
-  const sustained = o.approvalResponse.p99 !== null && o.approvalResponse.p99 < TARGET.p99 && o.achievedRate >= 0.95 * rate;
+  const sustained =
+    o.approvalResponse.p99 !== null && o.approvalResponse.p99 < TARGET.p99 && o.achievedRate >= 0.95 * rate;
   const ok = (k) => sustained && o.fromResponse[k] !== null && o.fromResponse[k] < TARGET[k];
   const verdict = (k) => (ok(k) ? 'met' : sustained ? 'missed' : 'missed (rate not sustained)');
   const rows = ['p50', 'p95', 'p99'].map((k) => ({
@@ -167,7 +189,12 @@ async function run() {
     const rows = [...main.rows];
     let info = null;
     if (infoRate > 0 && infoRate !== s.rate) {
-      const si = { ...s, rate: infoRate, count: Math.round(infoRate * s.seconds), warmup: Math.round(infoRate * s.warmupSeconds) };
+      const si = {
+        ...s,
+        rate: infoRate,
+        count: Math.round(infoRate * s.seconds),
+        warmup: Math.round(infoRate * s.warmupSeconds),
+      };
       const oi = await ours(si, receiver);
       const bi = await baseline(si, receiver, BODY);
       const j = judge(oi, bi, infoRate, false);

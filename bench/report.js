@@ -12,7 +12,7 @@ const { RESULTS_DIR, ROOT } = require('./lib/util');
 const SCENARIOS = ['throughput', 'latency', 'fanout', 'isolation', 'api', 'memory'];
 
 function latest(scenario, dir = RESULTS_DIR) {
-  let files = [];
+  let files;
   try {
     files = readdirSync(dir).filter((f) => f.startsWith(`${scenario}-`) && f.endsWith('.json'));
   } catch {
@@ -31,7 +31,11 @@ const cell = (v) => (v === null || v === undefined || v === '' ? '—' : String(
 function table(rows) {
   if (!rows?.length) return '';
   const cols = Object.keys(rows[0]);
-  return [`| ${cols.map(cell).join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${cols.map((c) => cell(r[c])).join(' | ')} |`)].join('\n');
+  return [
+    `| ${cols.map(cell).join(' | ')} |`,
+    `|${cols.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${cols.map((c) => cell(r[c])).join(' | ')} |`),
+  ].join('\n');
 }
 const r2 = (v) => (typeof v === 'number' ? Number(v.toFixed(2)) : v);
 const verdict = (met) => (met ? '**met**' : '**missed**');
@@ -135,7 +139,9 @@ function summary(res) {
       scenario: 'worker memory (throughput run)',
       target: `peak RSS < ${m.targetMB} MB`,
       measured: `${m.ours.peakRssMB} MB`,
-      baseline: m.equal ? `${m.equal.peakRssMB} MB (equal-guarantees worker), ${m.baseline.peakRssMB} MB (bare worker)` : `${m.baseline.peakRssMB} MB (bare worker)`,
+      baseline: m.equal
+        ? `${m.equal.peakRssMB} MB (equal-guarantees worker), ${m.baseline.peakRssMB} MB (bare worker)`
+        : `${m.baseline.peakRssMB} MB (bare worker)`,
       'ratio / figure': `${m.ours.peakRssMB} MB`,
       result: verdict(m.met),
     });
@@ -154,8 +160,10 @@ function render() {
     .sort();
   const m = any.machine;
   const out = [];
-  out.push(`Measured ${dates[0].slice(0, 16).replace('T', ' ')}–${dates[dates.length - 1].slice(11, 16)} UTC at commit ${commits.join(', ')}, ` +
-    `on ${m.nproc} CPUs (${m.cpu}), ${m.memoryMB} MB RAM, ${m.platform}; Node ${m.node}, PostgreSQL ${any.versions?.postgres}, Redis ${any.versions?.redis}.`);
+  out.push(
+    `Measured ${dates[0].slice(0, 16).replace('T', ' ')}–${dates[dates.length - 1].slice(11, 16)} UTC at commit ${commits.join(', ')}, ` +
+      `on ${m.nproc} CPUs (${m.cpu}), ${m.memoryMB} MB RAM, ${m.platform}; Node ${m.node}, PostgreSQL ${any.versions?.postgres}, Redis ${any.versions?.redis}.`,
+  );
   out.push('');
   out.push('### Summary');
   out.push('');
@@ -169,7 +177,9 @@ function render() {
     out.push(table(r.rows));
     if (s === 'throughput' && r.ours.cpuMsPerDelivery) {
       out.push('');
-      out.push('CPU milliseconds per delivery during the timed part (from /proc; Redis is shared with everything else on the machine, "machine" is everyone\'s work):');
+      out.push(
+        'CPU milliseconds per delivery during the timed part (from /proc; Redis is shared with everything else on the machine, "machine" is everyone\'s work):',
+      );
       out.push('');
       const row = (who, c) => ({
         run: who,
@@ -187,7 +197,9 @@ function render() {
       out.push(table(runs));
       if (r.ours.perRun) {
         out.push('');
-        out.push(`Deliveries/s of each run (the runs alternate ours, equal, equal, ours, …): ours ${r.ours.perRun.join(', ')}; equal-guarantees ${r.equal.perRun.join(', ')}.`);
+        out.push(
+          `Deliveries/s of each run (the runs alternate ours, equal, equal, ours, …): ours ${r.ours.perRun.join(', ')}; equal-guarantees ${r.equal.perRun.join(', ')}.`,
+        );
       }
     }
     out.push('');
@@ -206,21 +218,29 @@ function headline(dir) {
   const a = get('api');
   const fig = {};
   if (t) {
-    fig[t.equal ? 'throughput (deliveries/s; ratio to equal-guarantees)' : 'throughput (deliveries/s; ratio to baseline)'] = `${t.ours.deliveriesPerSecond} (${r2(t.ratio)})`;
+    fig[
+      t.equal ? 'throughput (deliveries/s; ratio to equal-guarantees)' : 'throughput (deliveries/s; ratio to baseline)'
+    ] = `${t.ours.deliveriesPerSecond} (${r2(t.ratio)})`;
     if (t.ours.cpuMsPerDelivery) {
       const c = t.ours.cpuMsPerDelivery;
-      fig['CPU ms per delivery: API / worker / Postgres / Redis'] = `${c.api} / ${c.worker} / ${c.postgres} / ${c.redis}`;
+      fig['CPU ms per delivery: API / worker / Postgres / Redis'] =
+        `${c.api} / ${c.worker} / ${c.postgres} / ${c.redis}`;
     }
     fig['worker peak RSS (MB)'] = t.ours.workerMemory.peakRssMB;
   }
   if (l) {
     fig[`latency at ${l.settings.rate}/s: approval response p99 (ms)`] = l.ours.approvalResponse.p99;
-    fig[`latency at ${l.settings.rate}/s: p50 / p99 from response (ms)`] = `${l.ours.fromResponse.p50} / ${l.ours.fromResponse.p99}${l.sustained ? '' : ' (rate not sustained)'}`;
-    if (l.info) fig[`latency at ${l.info.settings.rate}/s: p50 / p99 from response (ms)`] = `${l.info.ours.fromResponse.p50} / ${l.info.ours.fromResponse.p99}${l.info.sustained ? '' : ' (rate not sustained)'}`;
+    fig[`latency at ${l.settings.rate}/s: p50 / p99 from response (ms)`] =
+      `${l.ours.fromResponse.p50} / ${l.ours.fromResponse.p99}${l.sustained ? '' : ' (rate not sustained)'}`;
+    if (l.info)
+      fig[`latency at ${l.info.settings.rate}/s: p50 / p99 from response (ms)`] =
+        `${l.info.ours.fromResponse.p50} / ${l.info.ours.fromResponse.p99}${l.info.sustained ? '' : ' (rate not sustained)'}`;
   }
   if (f) fig['fan-out to 1000: slowest round (ms)'] = Math.max(...f.ours.rounds.map((x) => x.allReceivedMs));
   if (i) fig['isolation: fast p99 with / without slow (ms)'] = `${i.p99With} / ${i.p99Without} (${r2(i.ratio)})`;
-  if (a) for (const [name, r] of Object.entries(a.results)) fig[`API ${name} (req/s; ratio)`] = `${r.ours.requestsPerSecond} (${r2(r.ratio)})`;
+  if (a)
+    for (const [name, r] of Object.entries(a.results))
+      fig[`API ${name} (req/s; ratio)`] = `${r.ours.requestsPerSecond} (${r2(r.ratio)})`;
   const any = t ?? l ?? f ?? i ?? a;
   return { fig, commit: any ? `${any.commit}${any.dirty ? '+' : ''}` : '?', settings: t?.settings };
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 'use strict';
-// `npm run bench`: builds, then runs every scenario (or BENCH_ONLY=throughput,latency,fanout,isolation,api,memory,scaling),
+// `npm run bench`: builds, then runs every scenario (or
+// BENCH_ONLY=throughput,latency,fanout,isolation,api,memory,scaling),
 // prints a table per scenario and writes bench/results/<scenario>-<timestamp>.json. See BENCHMARKS.md.
 const infra = require('./lib/infra');
 const { stopAll, killAllNow } = require('./lib/procs');
@@ -44,7 +45,9 @@ async function main() {
     .map((s) => s.trim())
     .filter(Boolean)
     .map((s) => ALIASES[s] ?? s);
-  for (const w of wanted) if (!SCENARIOS[w]) throw new Error(`unknown scenario ${w} (known: ${[...Object.keys(SCENARIOS), 'memory'].join(', ')})`);
+  for (const w of wanted)
+    if (!SCENARIOS[w])
+      throw new Error(`unknown scenario ${w} (known: ${[...Object.keys(SCENARIOS), 'memory'].join(', ')})`);
   await infra.preflight();
   const m = machine();
   const v = await infra.versions();

@@ -23,7 +23,10 @@ function settings(env = process.env) {
   const n = Number(env.BENCH_SCALING_N || 10000);
   return {
     n,
-    counts: (env.BENCH_SCALING_WORKERS || '1,2,3').split(',').map(Number).filter((k) => k > 0),
+    counts: (env.BENCH_SCALING_WORKERS || '1,2,3')
+      .split(',')
+      .map(Number)
+      .filter((k) => k > 0),
     inFlight: Number(env.BENCH_INFLIGHT || 64),
     warmup: Math.min(500, Math.max(100, Math.round(n / 20))),
     timeoutMs: Math.max(180_000, n * 30),
@@ -32,7 +35,10 @@ function settings(env = process.env) {
 
 async function startWorker(service, i) {
   const port = await freePort();
-  const child = spawnTracked(`worker${i}`, process.execPath, [MAIN], { cwd: ROOT, env: { ...service.env, ROLE: 'worker', PORT: String(port) } });
+  const child = spawnTracked(`worker${i}`, process.execPath, [MAIN], {
+    cwd: ROOT,
+    env: { ...service.env, ROLE: 'worker', PORT: String(port) },
+  });
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`worker${i} exited with ${child.exitCode}:\n${child.tail.join('\n')}`);
@@ -60,7 +66,9 @@ async function watchBackends(dbUrl) {
   const last = new Map();
   let first = true;
   const sample = async () => {
-    const { rows } = await c.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+    const { rows } = await c.query(
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+    );
     for (const { pid } of rows) {
       const v = cpuSeconds(pid);
       if (!base.has(pid)) base.set(pid, first ? v : 0);
@@ -116,7 +124,11 @@ async function measure(s, k, receiver) {
     const backends = await watchBackends(service.db.url);
     const t0 = now();
     await queue.resume();
-    await receiver.waitUntil(() => receiver.receipts.size >= s.n - failures, s.timeoutMs, `every delivery with ${k} worker(s)`);
+    await receiver.waitUntil(
+      () => receiver.receipts.size >= s.n - failures,
+      s.timeoutMs,
+      `every delivery with ${k} worker(s)`,
+    );
     let last = 0;
     for (const r of receiver.receipts.values()) if (r.t > last) last = r.t;
     const spent = { ...cpu.stop(), postgres: await backends.stop() };
@@ -131,7 +143,12 @@ async function measure(s, k, receiver) {
       duplicates: receiver.duplicates,
       seconds: round(seconds, 2),
       deliveriesPerSecond: round(delivered / seconds, 0),
-      cpuMsPerDelivery: { workers: ms(workerCpu), postgres: ms(spent.postgres), redis: ms(spent.redis), machine: ms(spent.machineBusy) },
+      cpuMsPerDelivery: {
+        workers: ms(workerCpu),
+        postgres: ms(spent.postgres),
+        redis: ms(spent.redis),
+        machine: ms(spent.machineBusy),
+      },
       machineBusyShare: round(spent.machineBusy / (spent.machineBusy + spent.machineIdle), 2),
       cpuSeconds: spent,
     };
@@ -159,13 +176,20 @@ async function run() {
     'deliveries/s': m.deliveriesPerSecond,
     'vs 1 worker': round(m.deliveriesPerSecond / one.deliveriesPerSecond, 2),
     'CPU ms/delivery: workers': m.cpuMsPerDelivery.workers,
-    'Postgres': m.cpuMsPerDelivery.postgres,
-    'Redis': m.cpuMsPerDelivery.redis,
+    Postgres: m.cpuMsPerDelivery.postgres,
+    Redis: m.cpuMsPerDelivery.redis,
     'machine (everyone)': m.cpuMsPerDelivery.machine,
     'machine busy': `${Math.round(m.machineBusyShare * 100)} %`,
   }));
   return {
-    results: [{ scenario: 'scaling', title: `Worker scaling: one receiver, ${s.n} queued deliveries, dispatch time to the last receipt`, rows, data: { settings: s, measured } }],
+    results: [
+      {
+        scenario: 'scaling',
+        title: `Worker scaling: one receiver, ${s.n} queued deliveries, dispatch time to the last receipt`,
+        rows,
+        data: { settings: s, measured },
+      },
+    ],
   };
 }
 

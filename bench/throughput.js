@@ -53,7 +53,10 @@ async function ours(s, receiver) {
     receiver.reset();
     const mem = watchMemory(service.worker.pid);
     const apiMem = watchMemory(service.api.pid);
-    const cpu = watchCpu({ api: service.api.pid, worker: service.worker.pid }, { postgres: await backendPids(service) });
+    const cpu = watchCpu(
+      { api: service.api.pid, worker: service.worker.pid },
+      { postgres: await backendPids(service) },
+    );
     failures = 0;
     const t0 = now();
     await pool(s.n, s.inFlight, async (i) => {
@@ -87,7 +90,11 @@ async function ours(s, receiver) {
 }
 
 async function equal(s, receiver) {
-  const eq = await startEqual({ webhookUrl: `${receiver.url}/hook`, requests: s.warmup + s.n, concurrency: s.concurrency });
+  const eq = await startEqual({
+    webhookUrl: `${receiver.url}/hook`,
+    requests: s.warmup + s.n,
+    concurrency: s.concurrency,
+  });
   const http = connect(eq.api.url, s.inFlight);
   try {
     const p = portal({ env: { PORTAL_API_TOKEN: eq.token } }, http);
@@ -96,7 +103,11 @@ async function equal(s, receiver) {
     await pool(s.warmup, s.inFlight, async (i) => {
       if ((await p.approve(eq.ids[i])) !== 200) failures++;
     });
-    await receiver.waitUntil(() => receiver.receipts.size >= s.warmup - failures, s.timeoutMs, 'equal-guarantees warm-up deliveries');
+    await receiver.waitUntil(
+      () => receiver.receipts.size >= s.warmup - failures,
+      s.timeoutMs,
+      'equal-guarantees warm-up deliveries',
+    );
 
     receiver.reset();
     const mem = watchMemory(eq.worker.pid);
@@ -107,7 +118,11 @@ async function equal(s, receiver) {
       if ((await p.approve(eq.ids[s.warmup + i])) !== 200) failures++;
     });
     const approvalsDone = now();
-    await receiver.waitUntil(() => receiver.receipts.size >= s.n - failures, s.timeoutMs, 'every equal-guarantees delivery');
+    await receiver.waitUntil(
+      () => receiver.receipts.size >= s.n - failures,
+      s.timeoutMs,
+      'every equal-guarantees delivery',
+    );
     let last = 0;
     for (const r of receiver.receipts.values()) if (r.t > last) last = r.t;
     const cpuSeconds = cpu.stop({ postgres: await backendPids(eq) });
@@ -166,8 +181,16 @@ async function baseline(s, receiver, body) {
  * everyone's (other work on the machine included).
  */
 function perDelivery(cpuSeconds, n) {
-  const out = Object.fromEntries(Object.entries(cpuSeconds).filter(([k]) => k !== 'machineIdle').map(([k, v]) => [k, round((v * 1000) / n, 2)]));
-  out.pipeline = round((((cpuSeconds.api ?? 0) + (cpuSeconds.worker ?? 0) + (cpuSeconds.postgres ?? 0) + (cpuSeconds.redis ?? 0)) * 1000) / n, 2);
+  const out = Object.fromEntries(
+    Object.entries(cpuSeconds)
+      .filter(([k]) => k !== 'machineIdle')
+      .map(([k, v]) => [k, round((v * 1000) / n, 2)]),
+  );
+  out.pipeline = round(
+    (((cpuSeconds.api ?? 0) + (cpuSeconds.worker ?? 0) + (cpuSeconds.postgres ?? 0) + (cpuSeconds.redis ?? 0)) * 1000) /
+      n,
+    2,
+  );
   return out;
 }
 
@@ -175,7 +198,8 @@ function perDelivery(cpuSeconds, n) {
 function combine(runs) {
   const sum = (k) => runs.reduce((a, r) => a + (r[k] ?? 0), 0);
   const cpuSeconds = {};
-  for (const r of runs) for (const [k, v] of Object.entries(r.cpuSeconds)) cpuSeconds[k] = round((cpuSeconds[k] ?? 0) + v, 2);
+  for (const r of runs)
+    for (const [k, v] of Object.entries(r.cpuSeconds)) cpuSeconds[k] = round((cpuSeconds[k] ?? 0) + v, 2);
   const deliveries = sum('deliveries');
   const seconds = sum('seconds');
   const peak = (k) => ({
@@ -199,7 +223,22 @@ function combine(runs) {
 
 const FALLBACK_BODY = JSON.stringify({
   Event: 'AccessRequestApproved',
-  Message: { ID: 1, AppID: 1, ByUser: 1, Status: 'approved', ProductIDs: [1], PlanID: 1, CreatedAt: '2026-01-01T00:00:00.000Z', UpdatedAt: '2026-01-01T00:00:00.000Z', UserID: 1, Catalogue: 'Payments', Client: 'Bench app', Plan: 'Gold', Products: ['payments-api'], AuthType: 'authToken' },
+  Message: {
+    ID: 1,
+    AppID: 1,
+    ByUser: 1,
+    Status: 'approved',
+    ProductIDs: [1],
+    PlanID: 1,
+    CreatedAt: '2026-01-01T00:00:00.000Z',
+    UpdatedAt: '2026-01-01T00:00:00.000Z',
+    UserID: 1,
+    Catalogue: 'Payments',
+    Client: 'Bench app',
+    Plan: 'Gold',
+    Products: ['payments-api'],
+    AuthType: 'authToken',
+  },
   Timestamp: new Date().toISOString(),
 });
 
@@ -253,7 +292,11 @@ async function run() {
       'bench (load + receiver)': c.bench,
       'machine (everyone)': c.machineBusy,
     });
-    const cpuRows = [cpuRow('ours', o.cpuMsPerDelivery), cpuRow('equal-guarantees', e.cpuMsPerDelivery), cpuRow('bare BullMQ', b.cpuMsPerDelivery)];
+    const cpuRows = [
+      cpuRow('ours', o.cpuMsPerDelivery),
+      cpuRow('equal-guarantees', e.cpuMsPerDelivery),
+      cpuRow('bare BullMQ', b.cpuMsPerDelivery),
+    ];
     const memRows = [
       {
         target: `worker peak RSS < ${MEMORY_TARGET_MB} MB`,
@@ -270,10 +313,39 @@ async function run() {
           scenario: 'throughput',
           title: `Dispatch throughput (N=${s.n} per run, ${s.rounds} runs of each side alternating, ${s.inFlight} approvals in flight, concurrency ${s.concurrency})`,
           rows,
-          data: { settings: s, ours: o, equal: e, baseline: b, ratio, target: TARGET_RATIO, met: ratio >= TARGET_RATIO, cpuTargetMs: CPU_TARGET_MS, cpuMet: cpu <= CPU_TARGET_MS },
+          data: {
+            settings: s,
+            ours: o,
+            equal: e,
+            baseline: b,
+            ratio,
+            target: TARGET_RATIO,
+            met: ratio >= TARGET_RATIO,
+            cpuTargetMs: CPU_TARGET_MS,
+            cpuMet: cpu <= CPU_TARGET_MS,
+          },
         },
-        { scenario: 'throughput-cpu', title: 'CPU ms per delivery during the timed part (where the time goes)', rows: cpuRows, data: { ours: o.cpuSeconds, equal: e.cpuSeconds, baseline: b.cpuSeconds }, noFile: true },
-        { scenario: 'memory', title: 'Worker memory during the throughput run', rows: memRows, data: { settings: s, ours: o.workerMemory, api: o.apiMemory, equal: e.workerMemory, baseline: b.workerMemory, targetMB: MEMORY_TARGET_MB, met: peak < MEMORY_TARGET_MB } },
+        {
+          scenario: 'throughput-cpu',
+          title: 'CPU ms per delivery during the timed part (where the time goes)',
+          rows: cpuRows,
+          data: { ours: o.cpuSeconds, equal: e.cpuSeconds, baseline: b.cpuSeconds },
+          noFile: true,
+        },
+        {
+          scenario: 'memory',
+          title: 'Worker memory during the throughput run',
+          rows: memRows,
+          data: {
+            settings: s,
+            ours: o.workerMemory,
+            api: o.apiMemory,
+            equal: e.workerMemory,
+            baseline: b.workerMemory,
+            targetMB: MEMORY_TARGET_MB,
+            met: peak < MEMORY_TARGET_MB,
+          },
+        },
       ],
     };
   } finally {

@@ -12,13 +12,27 @@ const { join } = require('node:path');
 const file = join(__dirname, '..', 'package-lock.json');
 const lock = JSON.parse(readFileSync(file, 'utf8'));
 const OS = ['darwin', 'win32', 'linux', 'android', 'freebsd', 'openharmony', 'sunos', 'aix', 'netbsd', 'openbsd'];
-const CPU = { x64: 'x64', arm64: 'arm64', arm: 'arm', ia32: 'ia32', ppc64: 'ppc64', s390x: 's390x', loong64: 'loong64', riscv64: 'riscv64', x86: 'ia32' };
+const CPU = {
+  x64: 'x64',
+  arm64: 'arm64',
+  arm: 'arm',
+  ia32: 'ia32',
+  ppc64: 'ppc64',
+  s390x: 's390x',
+  loong64: 'loong64',
+  riscv64: 'riscv64',
+  x86: 'ia32',
+};
 
 function platformOf(name) {
   const tokens = name.split('/').pop().split('-');
   const os = tokens.find((t) => OS.includes(t));
   const cpu = tokens.map((t) => CPU[t]).find(Boolean);
-  const libc = tokens.some((t) => t.startsWith('musl')) ? 'musl' : tokens.some((t) => t.startsWith('gnu')) && os === 'linux' ? 'glibc' : undefined;
+  const libc = tokens.some((t) => t.startsWith('musl'))
+    ? 'musl'
+    : tokens.some((t) => t.startsWith('gnu')) && os === 'linux'
+      ? 'glibc'
+      : undefined;
   return { os, cpu, libc };
 }
 

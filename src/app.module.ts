@@ -1,12 +1,12 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { AuthModule } from './common/auth/auth.module';
 import { CryptoModule } from './common/crypto/crypto.module';
-import { LoggingModule } from './common/logging/logger.module';
+import { LoggingModule } from './common/logging/logging.module';
 import { AppConfig, ConfigModule } from './config';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
-import { DashboardAnalyticsModule } from './dashboard/analytics/analytics.module';
-import { DashboardApisModule } from './dashboard/apis/apis.module';
+import { DashboardAnalyticsModule } from './dashboard/analytics/dashboard-analytics.module';
+import { DashboardApisModule } from './dashboard/apis/dashboard-apis.module';
 import { UsersModule } from './dashboard/users/users.module';
 import { GatewayAnalyticsModule } from './gateway/analytics/gateway-analytics.module';
 import { OasApisModule } from './gateway/apis/oas-apis.module';
@@ -18,7 +18,15 @@ import { ConsoleModule } from './console/console.module';
 import { QueueBoardModule } from './queue-board/queue-board.module';
 
 /** Feature modules serving HTTP routes (role api or all). */
-const API_MODULES: Type[] = [AppsModule, AccessRequestsModule, UsersModule, DashboardApisModule, DashboardAnalyticsModule, OasApisModule, GatewayAnalyticsModule];
+const API_MODULES: Type[] = [
+  AppsModule,
+  AccessRequestsModule,
+  UsersModule,
+  DashboardApisModule,
+  DashboardAnalyticsModule,
+  OasApisModule,
+  GatewayAnalyticsModule,
+];
 
 /** Browser pages for operators (role api or all): the console at /console and Bull Board at /queues. */
 const PAGE_MODULES: Type[] = [ConsoleModule, QueueBoardModule];

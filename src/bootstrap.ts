@@ -5,13 +5,13 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
-import { FamilyAuthenticator } from './common/auth/guards';
+import { FamilyAuthenticator } from './common/auth/auth.guard';
 import { registerAuthenticateFirst } from './common/auth/authenticate-first';
 import { FamilyExceptionFilter } from './common/errors';
 import { setTraceRoute } from './common/http/trace-route';
 import { MAX_PARAM_LENGTH, onClientError, onFrameworkError } from './common/errors/framework-errors';
 import { registerInputPolicy } from './common/http/input-policy';
-import { createValidationPipe } from './common/http/validation';
+import { createValidationPipe } from './common/http/validation.pipe';
 import { AppConfig } from './config';
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
@@ -28,7 +28,11 @@ export const ROUTE_BODY_LIMITS: Record<string, number> = {
  * `closeOnSignals` false the caller closes the app itself on SIGTERM/SIGINT (main does, to stop an
  * embedded PostgreSQL only after everything that uses it has closed).
  */
-export async function createApp(config: AppConfig, extraModules: Type[] = [], opts: { closeOnSignals?: boolean } = {}): Promise<NestFastifyApplication> {
+export async function createApp(
+  config: AppConfig,
+  extraModules: Type[] = [],
+  opts: { closeOnSignals?: boolean } = {},
+): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: DEFAULT_BODY_LIMIT,
     logger: false,
@@ -53,7 +57,10 @@ export async function createApp(config: AppConfig, extraModules: Type[] = [], op
     const limit = ROUTE_BODY_LIMITS[route.url];
     if (limit) route.bodyLimit = limit;
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, extraModules), adapter, { bufferLogs: true, abortOnError: false });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, extraModules), adapter, {
+    bufferLogs: true,
+    abortOnError: false,
+  });
   app.useLogger(app.get(Logger));
   // after the request id hook above: refuse anonymous callers first, then input nobody can store
   if (config.runsApi) registerAuthenticateFirst(fastify, app.get(FamilyAuthenticator));

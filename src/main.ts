@@ -20,7 +20,9 @@ async function main(): Promise<void> {
     throw err;
   }
   if (config.generatedSecrets.length > 0) {
-    say(`no ${config.generatedSecrets.join(', ')} in the environment: using generated values kept in ${config.dataDir}/secrets.json`);
+    say(
+      `no ${config.generatedSecrets.join(', ')} in the environment: using generated values kept in ${config.dataDir}/secrets.json`,
+    );
     const file = `${config.dataDir}/secrets.json`;
     say(`  read them with: cat ${file}   (set the variables, or NODE_ENV=production, to stop this)`);
   }

@@ -3,7 +3,14 @@ import { startTestApp, TestApp } from './helpers/test-app';
 import { TEST_SECRETS } from './helpers/test-env';
 
 /** Sends a request head promising `contentLength` bytes, then only `sent` of them, and returns the raw answer. */
-function promiseABody(port: number, method: string, path: string, headers: Record<string, string>, contentLength: number, sent: string): Promise<string> {
+function promiseABody(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  contentLength: number,
+  sent: string,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let answer = '';
@@ -24,7 +31,12 @@ function promiseABody(port: number, method: string, path: string, headers: Recor
       if (answer) resolve(answer);
       else reject(err);
     });
-    const head = Object.entries({ host: 'localhost', 'content-type': 'application/json', 'content-length': String(contentLength), ...headers })
+    const head = Object.entries({
+      host: 'localhost',
+      'content-type': 'application/json',
+      'content-length': String(contentLength),
+      ...headers,
+    })
       .map(([k, v]) => `${k}: ${v}\r\n`)
       .join('');
     socket.write(`${method} ${path} HTTP/1.1\r\n${head}\r\n${sent}`);
@@ -45,40 +57,105 @@ describe('authentication comes before the body is parsed', () => {
   afterAll(() => t.close());
 
   const FAMILIES = [
-    { name: 'gateway', method: 'POST', path: '/gateway/apis/oas', status: 403, body: { status: 'error', message: 'Attempted administrative access with invalid or missing key!' } },
-    { name: 'gateway analytics', method: 'POST', path: '/gateway/analytics', status: 403, body: { status: 'error', message: 'Attempted administrative access with invalid or missing key!' } },
-    { name: 'admin', method: 'POST', path: '/admin/users', status: 401, body: { Status: 'Error', Message: 'Not authorised', Meta: null } },
-    { name: 'dashboard', method: 'POST', path: '/api/users', status: 401, body: { Status: 'Error', Message: 'Not authorised', Meta: null } },
-    { name: 'portal', method: 'POST', path: '/portal-api/apps', status: 401, body: { status: 'error', errors: ['Not authorised: missing or invalid API token'] } },
+    {
+      name: 'gateway',
+      method: 'POST',
+      path: '/gateway/apis/oas',
+      status: 403,
+      body: { status: 'error', message: 'Attempted administrative access with invalid or missing key!' },
+    },
+    {
+      name: 'gateway analytics',
+      method: 'POST',
+      path: '/gateway/analytics',
+      status: 403,
+      body: { status: 'error', message: 'Attempted administrative access with invalid or missing key!' },
+    },
+    {
+      name: 'admin',
+      method: 'POST',
+      path: '/admin/users',
+      status: 401,
+      body: { Status: 'Error', Message: 'Not authorised', Meta: null },
+    },
+    {
+      name: 'dashboard',
+      method: 'POST',
+      path: '/api/users',
+      status: 401,
+      body: { Status: 'Error', Message: 'Not authorised', Meta: null },
+    },
+    {
+      name: 'portal',
+      method: 'POST',
+      path: '/portal-api/apps',
+      status: 401,
+      body: { status: 'error', errors: ['Not authorised: missing or invalid API token'] },
+    },
   ];
 
-  it.each(FAMILIES)('$name: malformed JSON from an anonymous caller is a $status, not a parse error', async ({ method, path, status, body }) => {
-    for (const raw of ['{bad', '['.repeat(100_000), '{"Name":"\\u0000"}']) {
-      const res = await t.http.send(method, path, { raw, headers: { 'content-type': 'application/json' } });
-      expect([raw.slice(0, 10), res.status, res.body]).toEqual([raw.slice(0, 10), status, body]);
-    }
-  });
+  it.each(FAMILIES)(
+    '$name: malformed JSON from an anonymous caller is a $status, not a parse error',
+    async ({ method, path, status, body }) => {
+      for (const raw of ['{bad', '['.repeat(100_000), '{"Name":"\\u0000"}']) {
+        const res = await t.http.send(method, path, { raw, headers: { 'content-type': 'application/json' } });
+        expect([raw.slice(0, 10), res.status, res.body]).toEqual([raw.slice(0, 10), status, body]);
+      }
+    },
+  );
 
-  it.each(FAMILIES)('$name: an anonymous caller is refused before its body has even arrived', async ({ method, path, status, body }) => {
-    // 30 MiB announced, a few bytes sent: an answer now means the body was never waited for, let alone parsed
-    const raw = await promiseABody(port, method, path, {}, 30 * 1024 * 1024, '[{"a":');
-    expect(statusOf(raw)).toBe(status);
-    expect(bodyOf(raw)).toEqual(body);
-  });
+  it.each(FAMILIES)(
+    '$name: an anonymous caller is refused before its body has even arrived',
+    async ({ method, path, status, body }) => {
+      // 30 MiB announced, a few bytes sent: an answer now means the body was never waited for, let alone parsed
+      const raw = await promiseABody(port, method, path, {}, 30 * 1024 * 1024, '[{"a":');
+      expect(statusOf(raw)).toBe(status);
+      expect(bodyOf(raw)).toEqual(body);
+    },
+  );
 
   it('a wrong credential is refused the same way, and the right one gets the body parsed', async () => {
-    const wrong = await promiseABody(port, 'POST', '/portal-api/apps', { authorization: 'not-the-token' }, 1024 * 1024, '{');
+    const wrong = await promiseABody(
+      port,
+      'POST',
+      '/portal-api/apps',
+      { authorization: 'not-the-token' },
+      1024 * 1024,
+      '{',
+    );
     expect(statusOf(wrong)).toBe(401);
-    const bad = await t.http.send('POST', '/portal-api/apps', { raw: '{bad', headers: { authorization: TEST_SECRETS.PORTAL_API_TOKEN, 'content-type': 'application/json' } });
+    const bad = await t.http.send('POST', '/portal-api/apps', {
+      raw: '{bad',
+      headers: { authorization: TEST_SECRETS.PORTAL_API_TOKEN, 'content-type': 'application/json' },
+    });
     expect(bad.status).toBe(422);
     expect(bad.body).toEqual({ status: 'error', errors: ['request body is not valid JSON'] });
   });
 
   it('a dashboard user without the permission still gets its 403 (the guard keeps checking permissions)', async () => {
-    const res = await t.http.post('/admin/users', { email_address: 'np@example.com', first_name: 'N', last_name: 'P', org_id: 'acme', active: true, user_permissions: { apis: 'read' } }, { 'admin-auth': TEST_SECRETS.ADMIN_SECRET });
+    const res = await t.http.post(
+      '/admin/users',
+      {
+        email_address: 'np@example.com',
+        first_name: 'N',
+        last_name: 'P',
+        org_id: 'acme',
+        active: true,
+        user_permissions: { apis: 'read' },
+      },
+      { 'admin-auth': TEST_SECRETS.ADMIN_SECRET },
+    );
     const key = res.body.Message;
-    const denied = await t.http.post('/api/users', { email_address: 'x@example.com' }, { authorization: `Bearer ${key}` });
+    const denied = await t.http.post(
+      '/api/users',
+      { email_address: 'x@example.com' },
+      { authorization: `Bearer ${key}` },
+    );
     expect(denied.status).toBe(403);
-    expect(denied.body).toEqual({ Status: 'Error', Message: 'access denied: You do not have permission to access /api/users', Meta: null });
+    expect(denied.body).toEqual({
+      Status: 'Error',
+      Message: 'access denied: You do not have permission to access /api/users',
+      Meta: null,
+    });
   });
 });

@@ -12,16 +12,31 @@ describe('npm start with no DATABASE_URL', () => {
     // mode 700, as mkdtemp makes it: as root, PostgreSQL runs as the postgres user, who cannot enter it
     const dataDir = mkdtempSync(join(tmpdir(), 'gwm-embedded-'));
     const queuePrefix = `${testQueuePrefix(process.env[ENV_RUN_ID]!)}embedded`;
-    const svc = await ServiceProcess.start({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', REDIS_URL: process.env[ENV_REDIS_URL]!, QUEUE_PREFIX: queuePrefix, LOG_LEVEL: 'warn' }, 90_000);
+    const svc = await ServiceProcess.start(
+      {
+        DATA_DIR: dataDir,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        REDIS_URL: process.env[ENV_REDIS_URL]!,
+        QUEUE_PREFIX: queuePrefix,
+        LOG_LEVEL: 'warn',
+      },
+      90_000,
+    );
     let stopped = false;
     try {
       expect(svc.output).toContain('embedded PostgreSQL listening');
       const ready = await request(`http://127.0.0.1:${svc.port}/health/ready`);
       expect(ready.statusCode).toBe(200);
-      expect(await ready.body.json()).toMatchObject({ status: 'ok', details: { postgres: { status: 'up' }, redis: { status: 'up' } } });
+      expect(await ready.body.json()).toMatchObject({
+        status: 'ok',
+        details: { postgres: { status: 'up' }, redis: { status: 'up' } },
+      });
       // the generated secrets are kept and work
       const secrets = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8'));
-      const list = await request(`http://127.0.0.1:${svc.port}/portal-api/webhooks`, { headers: { authorization: secrets.PORTAL_API_TOKEN } });
+      const list = await request(`http://127.0.0.1:${svc.port}/portal-api/webhooks`, {
+        headers: { authorization: secrets.PORTAL_API_TOKEN },
+      });
       expect(list.statusCode).toBe(200);
       expect(await list.body.json()).toEqual([]);
 

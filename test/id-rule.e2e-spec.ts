@@ -4,7 +4,16 @@ import { HttpClient } from './helpers/http';
 import { seedUser } from './dashboard/support';
 
 /** Spellings that JavaScript's Number() would read as 1 (or as the id), but that are not the id's digits. */
-const NOT_THE_DIGITS = (id: number | string) => [`%20${id}`, `${id}%20`, `%09${id}`, `0${id}`, `+${id}`, `${id}.0`, `${id}e0`, `%0A${id}`];
+const NOT_THE_DIGITS = (id: number | string) => [
+  `%20${id}`,
+  `${id}%20`,
+  `%09${id}`,
+  `0${id}`,
+  `+${id}`,
+  `${id}.0`,
+  `${id}e0`,
+  `%0A${id}`,
+];
 
 describe('an id is exactly its digits', () => {
   let t: TestApp;
@@ -21,7 +30,12 @@ describe('an id is exactly its digits', () => {
     for (const spelling of [...NOT_THE_DIGITS(app.ID), '0x1', '1e0']) {
       for (const [method, body] of [['GET'], ['PUT', { Name: 'Changed' }], ['DELETE']] as const) {
         const res = await portal.send(method, `/portal-api/apps/${spelling}`, { body });
-        expect([spelling, method, res.status, res.body]).toEqual([spelling, method, 404, { status: 'error', errors: ['Application not found'] }]);
+        expect([spelling, method, res.status, res.body]).toEqual([
+          spelling,
+          method,
+          404,
+          { status: 'error', errors: ['Application not found'] },
+        ]);
       }
     }
     // a NUL cannot be stored or named: refused as input, but never app 1 either
@@ -37,7 +51,12 @@ describe('an id is exactly its digits', () => {
     const app = await createApp(portal, { Name: 'AR owner' });
     const ar = await createAccessRequest(portal, { AppID: app.ID });
     for (const spelling of NOT_THE_DIGITS(ar.ID)) {
-      for (const [method, path] of [['GET', ''], ['PUT', '/approve'], ['PUT', '/reject'], ['DELETE', '']] as const) {
+      for (const [method, path] of [
+        ['GET', ''],
+        ['PUT', '/approve'],
+        ['PUT', '/reject'],
+        ['DELETE', ''],
+      ] as const) {
         const res = await portal.send(method, `/portal-api/access_requests/${spelling}${path}`);
         expect([spelling, method, path, res.status]).toEqual([spelling, method, path, 404]);
       }
@@ -47,9 +66,22 @@ describe('an id is exactly its digits', () => {
   });
 
   it('webhook and header ids (UUIDs) and dashboard user ids are matched exactly too', async () => {
-    const hook = (await portal.post('/portal-api/webhooks', { Name: 'h', URL: 'http://127.0.0.1:9/h', Events: ['AccessRequestApproved'], Headers: [{ Name: 'X-A', Value: 'b' }] })).body;
+    const hook = (
+      await portal.post('/portal-api/webhooks', {
+        Name: 'h',
+        URL: 'http://127.0.0.1:9/h',
+        Events: ['AccessRequestApproved'],
+        Headers: [{ Name: 'X-A', Value: 'b' }],
+      })
+    ).body;
     const header = (await portal.get(`/portal-api/webhooks/${hook.ID}/headers`)).body[0];
-    for (const spelling of [`%20${hook.ID}`, `${hook.ID}%20`, hook.ID.toUpperCase(), `{${hook.ID}}`, hook.ID.replace(/-/g, '')]) {
+    for (const spelling of [
+      `%20${hook.ID}`,
+      `${hook.ID}%20`,
+      hook.ID.toUpperCase(),
+      `{${hook.ID}}`,
+      hook.ID.replace(/-/g, ''),
+    ]) {
       const res = await portal.delete(`/portal-api/webhooks/${spelling}`);
       expect([spelling, res.status]).toEqual([spelling, 404]);
     }

@@ -32,7 +32,8 @@ describe('credentials in query strings stay out of the log', () => {
       await res.body.text();
     }
     // pino writes asynchronously: wait until the last request is in the log
-    for (let i = 0; i < 50 && !svc.output.includes('"/portal-api/apps/1?[redacted]"'); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && !svc.output.includes('"/portal-api/apps/1?[redacted]"'); i++)
+      await new Promise((r) => setTimeout(r, 100));
     expect(svc.output).toContain('"url":"/portal-api/apps?[redacted]"');
     expect(svc.output).toContain('"url":"/gateway/apis/oas?[redacted]"');
     expect(svc.output).toContain('"url":"/portal-api/apps/1?[redacted]"');

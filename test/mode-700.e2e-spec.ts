@@ -17,7 +17,8 @@ function copyProject(): { outer: string; project: string } {
   expect(statSync(outer).mode & 0o777).toBe(0o700);
   const project = join(outer, 'project');
   mkdirSync(project);
-  for (const name of ['package.json', 'jest.config.js', 'dist', 'src', 'test']) cpSync(join(ROOT, name), join(project, name), { recursive: true });
+  for (const name of ['package.json', 'jest.config.js', 'dist', 'src', 'test'])
+    cpSync(join(ROOT, name), join(project, name), { recursive: true });
   try {
     // hard links: the copy is instant, and its binaries are as unreachable as in a real clone
     execFileSync('cp', ['-al', join(ROOT, 'node_modules'), join(project, 'node_modules')]);
@@ -27,7 +28,13 @@ function copyProject(): { outer: string; project: string } {
   return { outer, project };
 }
 
-function run(cmd: string, args: string[], cwd: string, env: Record<string, string>, timeoutMs: number): Promise<{ code: number | null; output: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -59,7 +66,11 @@ describe('a checkout under a folder of mode 700, with no DATABASE_URL', () => {
 
   it('npm start runs the embedded PostgreSQL and answers', async () => {
     const queuePrefix = `${testQueuePrefix(process.env[ENV_RUN_ID]!)}mode700`;
-    const svc = await ServiceProcess.start({ ...env(), PORT: '0', HOST: '127.0.0.1', QUEUE_PREFIX: queuePrefix, LOG_LEVEL: 'silent' }, 120_000, { cwd: project });
+    const svc = await ServiceProcess.start(
+      { ...env(), PORT: '0', HOST: '127.0.0.1', QUEUE_PREFIX: queuePrefix, LOG_LEVEL: 'silent' },
+      120_000,
+      { cwd: project },
+    );
     try {
       expect(svc.output).toContain('embedded PostgreSQL listening');
       if (asRoot) expect(svc.output).toContain('the postgres user cannot enter');
@@ -74,7 +85,13 @@ describe('a checkout under a folder of mode 700, with no DATABASE_URL', () => {
 
   it('the tests run there too (their global setup starts its own embedded PostgreSQL)', async () => {
     const jest = join(project, 'node_modules', 'jest', 'bin', 'jest.js');
-    const { code, output } = await run(process.execPath, [jest, '--ci', 'test/id-rule.e2e-spec.ts'], project, env(), 150_000);
+    const { code, output } = await run(
+      process.execPath,
+      [jest, '--ci', 'test/id-rule.e2e-spec.ts'],
+      project,
+      env(),
+      150_000,
+    );
     expect(output).toContain('embedded PostgreSQL listening');
     expect(output).not.toContain('EACCES');
     expect(output).toMatch(/Tests:\s+\d+ passed, \d+ total/);

@@ -40,7 +40,9 @@ describe('the OpenAPI document (/docs-json)', () => {
   });
 
   it('gives every operation a unique, client-friendly operationId (camelCase, no controller names)', () => {
-    const bad = operations.filter(([, op]) => !/^[a-z][A-Za-z0-9]*$/.test(op.operationId ?? '') || /Controller/.test(op.operationId ?? ''));
+    const bad = operations.filter(
+      ([, op]) => !/^[a-z][A-Za-z0-9]*$/.test(op.operationId ?? '') || /Controller/.test(op.operationId ?? ''),
+    );
     expect(bad.map(([name, op]) => `${name}: ${op.operationId}`)).toEqual([]);
     const ids = operations.map(([, op]) => op.operationId);
     expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);

@@ -20,7 +20,7 @@ interface Block {
 function fencedBlocks(markdown: string): Block[] {
   const blocks: Block[] = [];
   const fence = /^```([^\n`]*)\n([\s\S]*?)^```[ \t]*$/gm;
-  for (let m; (m = fence.exec(markdown)); ) {
+  for (let m; (m = fence.exec(markdown));) {
     const [lang = '', ...tags] = m[1].trim().split(/\s+/);
     blocks.push({ line: markdown.slice(0, m.index).split('\n').length, lang, tags, body: m[2] });
   }
@@ -39,11 +39,22 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Runs the examples as one bash script, as a reader pasting them in order would; resolves with its exit code and output. */
-function runExamples(vars: Record<string, string>, timeoutMs: number): Promise<{ code: number | null; output: string; last: number }> {
+/**
+ * Runs the examples as one bash script, as a reader pasting them in order would; resolves with its exit code and
+ * output.
+ */
+function runExamples(
+  vars: Record<string, string>,
+  timeoutMs: number,
+): Promise<{ code: number | null; output: string; last: number }> {
   // A marker before each block tells which one failed.
   const script = examples.map((b, i) => `echo "::example ${i}::" >&2\n${b.body}`).join('\n');
-  const child = spawn('bash', ['-c', script], { cwd: ROOT, env: vars, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('bash', ['-c', script], {
+    cwd: ROOT,
+    env: vars,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
@@ -65,18 +76,29 @@ function runExamples(vars: Record<string, string>, timeoutMs: number): Promise<{
 
 describe('README examples', () => {
   it('marks every shell block that calls the service as an example, and has the walkthrough ones', () => {
-    const untagged = blocks.filter((b) => SHELL.includes(b.lang) && !b.tags.includes('example') && /\bcurl\b/.test(b.body));
+    const untagged = blocks.filter(
+      (b) => SHELL.includes(b.lang) && !b.tags.includes('example') && /\bcurl\b/.test(b.body),
+    );
     expect(untagged.map((b) => `README.md:${b.line}`)).toEqual([]);
     expect(examples.length).toBeGreaterThanOrEqual(5);
     const all = examples.map((b) => b.body).join('\n');
-    for (const route of ['/admin/users', '/gateway/apis/oas', '/portal-api/webhooks', '/portal-api/apps', '/portal-api/access_requests', '/approve', '/deliveries']) {
+    for (const route of [
+      '/admin/users',
+      '/gateway/apis/oas',
+      '/portal-api/webhooks',
+      '/portal-api/apps',
+      '/portal-api/access_requests',
+      '/approve',
+      '/deliveries',
+    ]) {
       expect(all).toContain(route);
     }
   });
 
   it('has examples that fail loudly: strict mode first, and curl that fails on an error status', () => {
     expect(examples[0].body.split('\n')[0]).toBe('set -euo pipefail');
-    const lax = examples.flatMap((b) => b.body.split('\n').map((text, i) => ({ text, line: b.line + 1 + i })))
+    const lax = examples
+      .flatMap((b) => b.body.split('\n').map((text, i) => ({ text, line: b.line + 1 + i })))
       // a probe that only waits for a port is allowed to ignore the status
       .filter(({ text }) => /\bcurl\b/.test(text) && !/\bcurl -fsS\b/.test(text) && !/-o \/dev\/null/.test(text));
     expect(lax.map(({ line, text }) => `README.md:${line}: ${text.trim()}`)).toEqual([]);
@@ -90,7 +112,10 @@ describe('README examples', () => {
       expect({ file, body: b.body }).toEqual({ file, body: readFileSync(join(ROOT, file), 'utf8') });
     }
     // every file the examples read is shipped
-    for (const [, file] of examples.map((b) => b.body).join('\n').matchAll(/\b(examples\/[\w.-]+)/g)) {
+    for (const [, file] of examples
+      .map((b) => b.body)
+      .join('\n')
+      .matchAll(/\b(examples\/[\w.-]+)/g)) {
       expect(() => readFileSync(join(ROOT, file))).not.toThrow();
     }
   });
@@ -125,7 +150,10 @@ describe('README examples', () => {
         },
         90_000,
       );
-      const failed = result.code === 0 ? null : { block: `README.md:${examples[result.last]?.line}`, code: result.code, output: result.output };
+      const failed =
+        result.code === 0
+          ? null
+          : { block: `README.md:${examples[result.last]?.line}`, code: result.code, output: result.output };
       expect(failed).toBeNull();
       // the receiver verified the approval's signature and printed the event
       expect(result.output).toMatch(/\{"Event":"AccessRequestApproved","Message":\{/);

@@ -9,8 +9,12 @@ const { Pool } = require('pg');
 
 // the service's own SQL (the builder for GET /api/apis, the one statement of GET /portal-api/access_requests/{id}),
 // so both run exactly the same statements
-const { buildApiListQuery, commaList } = require(join(__dirname, '..', '..', 'dist', 'dashboard', 'apis', 'api-list.query.js'));
-const { GET_ONE: ACCESS_REQUEST } = require(join(__dirname, '..', '..', 'dist', 'portal', 'access-requests', 'access-request.sql.js'));
+const { buildApiListQuery, commaList } = require(
+  join(__dirname, '..', '..', 'dist', 'dashboard', 'apis', 'api-list.query.js'),
+);
+const { GET_ONE: ACCESS_REQUEST } = require(
+  join(__dirname, '..', '..', 'dist', 'portal', 'access-requests', 'access-request.sql.js'),
+);
 
 const db = new Pool({ connectionString: process.env.BASE_DATABASE_URL, max: Number(process.env.BASE_POOL || 20) });
 const pageSize = Number(process.env.BASE_PAGE_SIZE || 10);
@@ -25,7 +29,8 @@ const app = Fastify({ logger: false });
 
 app.get('/portal-api/access_requests/:id', async (req, reply) => {
   const given = String(req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
-  if (!timingSafeEqual(sha(given), sha(token))) return reply.code(401).send({ status: 'error', errors: ['Not authorised'] });
+  if (!timingSafeEqual(sha(given), sha(token)))
+    return reply.code(401).send({ status: 'error', errors: ['Not authorised'] });
   const id = Number(req.params.id);
   const row = (await db.query(ACCESS_REQUEST, [id])).rows[0];
   if (!row) return reply.code(404).send({ status: 'error', errors: ['not found'] });
@@ -40,7 +45,11 @@ app.get('/portal-api/access_requests/:id', async (req, reply) => {
     Products: ar.products.join(', '),
     AuthType: ar.auth_type,
     User: ar.user_ref,
-    Credentials: credentials.map((c) => ({ ID: c.id, CredentialHash: c.credential_hash, Credential: c.credential_encrypted })),
+    Credentials: credentials.map((c) => ({
+      ID: c.id,
+      CredentialHash: c.credential_hash,
+      Credential: c.credential_encrypted,
+    })),
     CreatedAt: ar.created_at,
     UpdatedAt: ar.updated_at,
   };
@@ -54,7 +63,14 @@ app.get('/api/apis', async (req, reply) => {
   const q = req.query;
   const p = q.p ? Number(q.p) : 1;
   const { page, count } = buildApiListQuery(
-    { orgId: user.org_id, apiType: q.api_type, categories: commaList(q.category), authTypes: commaList(q.auth_type), baseOnly: q.base_apis !== undefined && q.base_apis !== 'false' && q.base_apis !== '0', q: q.q },
+    {
+      orgId: user.org_id,
+      apiType: q.api_type,
+      categories: commaList(q.category),
+      authTypes: commaList(q.auth_type),
+      baseOnly: q.base_apis !== undefined && q.base_apis !== 'false' && q.base_apis !== '0',
+      q: q.q,
+    },
     q.sort ?? '-created_at',
     (p - 1) * pageSize,
     pageSize,
@@ -65,6 +81,10 @@ app.get('/api/apis', async (req, reply) => {
 });
 
 app.listen({ port: Number(process.env.BASE_PORT), host: '127.0.0.1' }).then(() => process.stdout.write('READY\n'));
-const shutdown = () => app.close().then(() => db.end()).finally(() => process.exit(0));
+const shutdown = () =>
+  app
+    .close()
+    .then(() => db.end())
+    .finally(() => process.exit(0));
 process.on('SIGTERM', shutdown);
 process.on('SIGINT', shutdown);

@@ -6,7 +6,12 @@ const { Agent, request } = require('undici');
 const { redisOptions } = require('./infra');
 
 const concurrency = Number(process.env.BASE_CONCURRENCY || 64);
-const agent = new Agent({ connections: Math.max(8, concurrency), keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000, pipelining: 1 });
+const agent = new Agent({
+  connections: Math.max(8, concurrency),
+  keepAliveTimeout: 30_000,
+  keepAliveMaxTimeout: 60_000,
+  pipelining: 1,
+});
 
 const worker = new Worker(
   process.env.BASE_QUEUE || 'baseline',

@@ -11,7 +11,13 @@ async function startBaseline({ concurrency = 64, tag = 'base' } = {}) {
   const prefix = infra.usePrefix(infra.queuePrefix(tag));
   const queueName = 'baseline';
   const child = spawnTracked('baseline-worker', process.execPath, [join(__dirname, 'baseline-worker.js')], {
-    env: { PATH: process.env.PATH, REDIS_URL: infra.REDIS_URL, BASE_PREFIX: prefix, BASE_QUEUE: queueName, BASE_CONCURRENCY: String(concurrency) },
+    env: {
+      PATH: process.env.PATH,
+      REDIS_URL: infra.REDIS_URL,
+      BASE_PREFIX: prefix,
+      BASE_QUEUE: queueName,
+      BASE_CONCURRENCY: String(concurrency),
+    },
   });
   await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`baseline worker not ready:\n${child.tail.join('\n')}`)), 30_000);

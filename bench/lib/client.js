@@ -35,12 +35,26 @@ async function expectStatus(promise, status, what) {
 function portal(service, pool) {
   const auth = { authorization: service.env.PORTAL_API_TOKEN };
   return {
-    createWebhook: (body) => expectStatus(call(pool, 'POST', '/portal-api/webhooks', { headers: auth, body: { Events: ['AccessRequestApproved'], ...body } }), 201, 'create webhook'),
+    createWebhook: (body) =>
+      expectStatus(
+        call(pool, 'POST', '/portal-api/webhooks', {
+          headers: auth,
+          body: { Events: ['AccessRequestApproved'], ...body },
+        }),
+        201,
+        'create webhook',
+      ),
     createApp: (name = 'Bench app') =>
       expectStatus(
         call(pool, 'POST', '/portal-api/apps', {
           headers: auth,
-          body: { Name: name, UserID: 1, RedirectURLs: 'https://app.example.com/callback', Visibility: 'organisation', Description: 'benchmark' },
+          body: {
+            Name: name,
+            UserID: 1,
+            RedirectURLs: 'https://app.example.com/callback',
+            Visibility: 'organisation',
+            Description: 'benchmark',
+          },
         }),
         200,
         'create app',
@@ -49,18 +63,36 @@ function portal(service, pool) {
       expectStatus(
         call(pool, 'POST', '/portal-api/access_requests', {
           headers: auth,
-          body: { AppID: appId, Catalogue: 'Payments', Plan: 'Gold', Products: ['payments-api'], AuthType: 'authToken', DCREnabled: false, ProvisionImmediately: false, User: 'User#1' },
+          body: {
+            AppID: appId,
+            Catalogue: 'Payments',
+            Plan: 'Gold',
+            Products: ['payments-api'],
+            AuthType: 'authToken',
+            DCREnabled: false,
+            ProvisionImmediately: false,
+            User: 'User#1',
+          },
         }),
         201,
         'create access request',
       ),
     /** PUT approve; resolves with the status code (200 expected). */
     approve: async (id) => {
-      const res = await pool.request({ method: 'PUT', path: `/portal-api/access_requests/${id}/approve`, headers: auth });
+      const res = await pool.request({
+        method: 'PUT',
+        path: `/portal-api/access_requests/${id}/approve`,
+        headers: auth,
+      });
       await res.body.dump();
       return res.statusCode;
     },
-    get: (id) => expectStatus(call(pool, 'GET', `/portal-api/access_requests/${id}`, { headers: auth }), 200, 'get access request'),
+    get: (id) =>
+      expectStatus(
+        call(pool, 'GET', `/portal-api/access_requests/${id}`, { headers: auth }),
+        200,
+        'get access request',
+      ),
   };
 }
 
@@ -121,7 +153,11 @@ async function warmUp(p, ids, receiver, perApproval = 1, inFlight = 16) {
       }
     }),
   );
-  await receiver.waitUntil(() => receiver.receipts.size >= (ids.length - failures) * perApproval, 120_000, 'warm-up deliveries');
+  await receiver.waitUntil(
+    () => receiver.receipts.size >= (ids.length - failures) * perApproval,
+    120_000,
+    'warm-up deliveries',
+  );
   receiver.reset();
 }
 
@@ -130,7 +166,9 @@ async function backendPids(service) {
   const c = new Client({ connectionString: service.db.url });
   await c.connect();
   try {
-    const { rows } = await c.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+    const { rows } = await c.query(
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+    );
     return rows.map((r) => r.pid);
   } finally {
     await c.end();

@@ -20,7 +20,10 @@ const LOCK = {
                 ar.status, ar.created_at, app.name AS app_name, app.user_id
            FROM portal_access_requests ar JOIN portal_apps app ON app.id = ar.app_id WHERE ar.id = $1 FOR UPDATE OF ar`,
 };
-const STATUS = { name: 'eq_status', text: `UPDATE portal_access_requests SET status = 'approved', updated_at = $2 WHERE id = $1 RETURNING updated_at` };
+const STATUS = {
+  name: 'eq_status',
+  text: `UPDATE portal_access_requests SET status = 'approved', updated_at = $2 WHERE id = $1 RETURNING updated_at`,
+};
 const CREDENTIAL = {
   name: 'eq_credential',
   text: `INSERT INTO portal_credentials (access_request_id, credential_encrypted, credential_hash, created_at) VALUES ($1, $2, $3, $4) RETURNING id, created_at`,
@@ -35,7 +38,8 @@ const EVENTS = {
 const app = Fastify({ logger: false });
 
 app.put('/portal-api/access_requests/:id/approve', async (req, reply) => {
-  if (!timingSafeEqual(sha(String(req.headers.authorization ?? '')), token)) return reply.code(401).send({ status: 'error', errors: ['Not authorised'] });
+  if (!timingSafeEqual(sha(String(req.headers.authorization ?? '')), token))
+    return reply.code(401).send({ status: 'error', errors: ['Not authorised'] });
   const id = Number(req.params.id);
   if (!Number.isInteger(id) || id < 1) return reply.code(404).send({ status: 'error', errors: ['not found'] });
   const c = await db.connect();
@@ -56,15 +60,37 @@ app.put('/portal-api/access_requests/:id/approve', async (req, reply) => {
     const hash = createHash('sha256').update(secret).digest('hex');
     const cred = (await c.query({ ...CREDENTIAL, values: [id, seal(key, secret), hash, now] })).rows[0];
     const message = {
-      ID: ar.id, AppID: ar.app_id, UserID: ar.user_id, Status: 'approved', Catalogue: ar.catalogue, Client: ar.app_name, Plan: ar.plan,
-      Products: ar.products, AuthType: ar.auth_type, CreatedAt: time(ar.created_at), UpdatedAt: time(updated_at),
+      ID: ar.id,
+      AppID: ar.app_id,
+      UserID: ar.user_id,
+      Status: 'approved',
+      Catalogue: ar.catalogue,
+      Client: ar.app_name,
+      Plan: ar.plan,
+      Products: ar.products,
+      AuthType: ar.auth_type,
+      CreatedAt: time(ar.created_at),
+      UpdatedAt: time(updated_at),
     };
-    const credMessage = { AccessRequestID: ar.id, AppID: ar.app_id, UserID: ar.user_id, AuthType: ar.auth_type, OAuthClientID: '', CreatedAt: time(cred.created_at) };
+    const credMessage = {
+      AccessRequestID: ar.id,
+      AppID: ar.app_id,
+      UserID: ar.user_id,
+      AuthType: ar.auth_type,
+      OAuthClientID: '',
+      CreatedAt: time(cred.created_at),
+    };
     const ids = [randomUUID(), randomUUID()];
     const at = Date.now();
     await c.query({
       ...EVENTS,
-      values: [ids, ['AccessRequestApproved', 'CredentialRegistered'], [JSON.stringify(message), JSON.stringify(credMessage)], [new Date(at), new Date(at + 1)], ids.join(',')],
+      values: [
+        ids,
+        ['AccessRequestApproved', 'CredentialRegistered'],
+        [JSON.stringify(message), JSON.stringify(credMessage)],
+        [new Date(at), new Date(at + 1)],
+        ids.join(','),
+      ],
     });
     await c.query('COMMIT');
     return {
@@ -87,6 +113,10 @@ app.put('/portal-api/access_requests/:id/approve', async (req, reply) => {
 app.get('/health/ready', async () => ({ status: 'ok' }));
 
 app.listen({ port: Number(process.env.EQ_PORT), host: '127.0.0.1' }).then(() => process.stdout.write('READY\n'));
-const shutdown = () => app.close().then(() => db.end()).finally(() => process.exit(0));
+const shutdown = () =>
+  app
+    .close()
+    .then(() => db.end())
+    .finally(() => process.exit(0));
 process.on('SIGTERM', shutdown);
 process.on('SIGINT', shutdown);

@@ -19,7 +19,12 @@ const db = new Pool({ connectionString: process.env.EQ_DATABASE_URL, max: Number
 const connection = redisOptions();
 const prefix = process.env.EQ_PREFIX;
 const queue = new Queue('eq-deliveries', { connection, prefix });
-const agent = new Agent({ connections: Math.max(8, concurrency), keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000, pipelining: 1 });
+const agent = new Agent({
+  connections: Math.max(8, concurrency),
+  keepAliveTimeout: 30_000,
+  keepAliveMaxTimeout: 60_000,
+  pipelining: 1,
+});
 
 const RELAY = (claim) => `
   WITH e AS (UPDATE outbox_events SET relayed_at = now() WHERE id IN (${claim}) RETURNING id, name, occurred_at),
@@ -27,8 +32,16 @@ const RELAY = (claim) => `
              SELECT gen_random_uuid(), w.id, e.id, e.name, now() FROM e JOIN webhooks w ON w.active AND w.events @> ARRAY[e.name] AND w.created_at <= e.occurred_at
              ON CONFLICT (event_id, webhook_id) DO NOTHING RETURNING id, webhook_id)
   SELECT (SELECT count(*) FROM e)::int AS events, coalesce((SELECT json_agg(json_build_array(d.id, d.webhook_id)) FROM d), '[]'::json) AS deliveries`;
-const RELAY_IDS = { name: 'eq_relay_ids', text: RELAY(`SELECT id FROM outbox_events WHERE id = ANY($1::uuid[]) AND relayed_at IS NULL FOR UPDATE SKIP LOCKED`) };
-const RELAY_SCAN = { name: 'eq_relay_scan', text: RELAY(`SELECT id FROM outbox_events WHERE relayed_at IS NULL ORDER BY occurred_at LIMIT $1 FOR UPDATE SKIP LOCKED`) };
+const RELAY_IDS = {
+  name: 'eq_relay_ids',
+  text: RELAY(`SELECT id FROM outbox_events WHERE id = ANY($1::uuid[]) AND relayed_at IS NULL FOR UPDATE SKIP LOCKED`),
+};
+const RELAY_SCAN = {
+  name: 'eq_relay_scan',
+  text: RELAY(
+    `SELECT id FROM outbox_events WHERE relayed_at IS NULL ORDER BY occurred_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+  ),
+};
 const CLAIM = {
   name: 'eq_claim',
   text: `UPDATE webhook_deliveries d SET locked_until = now() + make_interval(secs => w.timeout_seconds + 5)
@@ -62,7 +75,10 @@ function batcher(run, max) {
       const batch = waiting.splice(0, max);
       running++;
       run(batch.map((b) => b.input))
-        .then((out) => batch.forEach((b, i) => b.resolve(out[i])), (err) => batch.forEach((b) => b.reject(err)))
+        .then(
+          (out) => batch.forEach((b, i) => b.resolve(out[i])),
+          (err) => batch.forEach((b) => b.reject(err)),
+        )
         .finally(() => {
           running--;
           setImmediate(flush);
@@ -77,7 +93,11 @@ function batcher(run, max) {
 }
 
 const jobsOf = (deliveries, attempt = 1) =>
-  deliveries.map(([id, webhookId]) => ({ name: 'send', data: { deliveryId: id, webhookId }, opts: { jobId: `${id}-${attempt}`, removeOnComplete: true, removeOnFail: true, attempts: 1 } }));
+  deliveries.map(([id, webhookId]) => ({
+    name: 'send',
+    data: { deliveryId: id, webhookId },
+    opts: { jobId: `${id}-${attempt}`, removeOnComplete: true, removeOnFail: true, attempts: 1 },
+  }));
 
 // --- relay
 const announced = new Set();
@@ -130,7 +150,19 @@ const claim = batcher(async (ids) => {
 }, concurrency);
 const record = batcher(async (as) => {
   const col = (k) => as.map((a) => a[k]);
-  await db.query({ ...RECORD, values: [col('id'), col('number'), col('startedAt'), col('statusCode'), col('durationMs'), col('error'), col('body'), col('status')] });
+  await db.query({
+    ...RECORD,
+    values: [
+      col('id'),
+      col('number'),
+      col('startedAt'),
+      col('statusCode'),
+      col('durationMs'),
+      col('error'),
+      col('body'),
+      col('status'),
+    ],
+  });
   return as.map(() => null);
 }, concurrency);
 
@@ -139,10 +171,16 @@ const worker = new Worker(
   async (job) => {
     const d = await claim(job.data.deliveryId);
     if (!d) return;
-    const body = JSON.stringify({ Event: d.event_name, Message: d.payload, Timestamp: new Date(d.occurred_at).toISOString() });
+    const body = JSON.stringify({
+      Event: d.event_name,
+      Message: d.payload,
+      Timestamp: new Date(d.occurred_at).toISOString(),
+    });
     const secret = open(key, d.secret_encrypted);
     const ts = Math.floor(Date.now() / 1000);
-    const mac = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(`${d.id}.${ts}.${body}`).digest('base64');
+    const mac = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+      .update(`${d.id}.${ts}.${body}`)
+      .digest('base64');
     const startedAt = new Date();
     const t0 = performance.now();
     let statusCode = null;
@@ -152,7 +190,12 @@ const worker = new Worker(
       const res = await request(d.url, {
         dispatcher: agent,
         method: d.method,
-        headers: { 'content-type': 'application/json', 'webhook-id': d.id, 'webhook-timestamp': String(ts), 'webhook-signature': `v1,${mac}` },
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': d.id,
+          'webhook-timestamp': String(ts),
+          'webhook-signature': `v1,${mac}`,
+        },
         body,
         headersTimeout: d.timeout_seconds * 1000,
         bodyTimeout: d.timeout_seconds * 1000,
@@ -164,8 +207,23 @@ const worker = new Worker(
       error = 'connection';
     }
     const delivered = error === null;
-    await record({ id: d.id, number: d.attempt_count + 1, startedAt, statusCode, durationMs: Math.round(performance.now() - t0), error, body: text, status: delivered ? 'delivered' : 'pending' });
-    if (!delivered) await queue.addBulk(jobsOf([[d.id, job.data.webhookId]], d.attempt_count + 2).map((j) => ({ ...j, opts: { ...j.opts, delay: 5000 } })));
+    await record({
+      id: d.id,
+      number: d.attempt_count + 1,
+      startedAt,
+      statusCode,
+      durationMs: Math.round(performance.now() - t0),
+      error,
+      body: text,
+      status: delivered ? 'delivered' : 'pending',
+    });
+    if (!delivered)
+      await queue.addBulk(
+        jobsOf([[d.id, job.data.webhookId]], d.attempt_count + 2).map((j) => ({
+          ...j,
+          opts: { ...j.opts, delay: 5000 },
+        })),
+      );
   },
   { connection, prefix, concurrency, lockDuration: 10_000, stalledInterval: 5_000 },
 );
@@ -175,7 +233,13 @@ worker.on('error', (err) => process.stderr.write(`worker: ${err.message}\n`));
 setInterval(async () => {
   try {
     const rows = (await db.query(OVERDUE)).rows;
-    if (rows.length) await queue.addBulk(jobsOf(rows.map((r) => [r.id, r.webhook_id]), 0).map((j, i) => ({ ...j, opts: { ...j.opts, jobId: `${rows[i].id}-${rows[i].attempt_count + 1}` } })));
+    if (rows.length)
+      await queue.addBulk(
+        jobsOf(
+          rows.map((r) => [r.id, r.webhook_id]),
+          0,
+        ).map((j, i) => ({ ...j, opts: { ...j.opts, jobId: `${rows[i].id}-${rows[i].attempt_count + 1}` } })),
+      );
   } catch (err) {
     process.stderr.write(`reconciler: ${err.message}\n`);
   }

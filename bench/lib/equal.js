@@ -46,12 +46,13 @@ async function startEqual({ webhookUrl, requests, concurrency = 64, tag = 'eq', 
     await c.connect();
     let ids;
     try {
-      await c.query(`INSERT INTO webhooks (id, name, url, events, secret_encrypted, created_at) VALUES ($1, 'equal', $2, ARRAY['AccessRequestApproved'], $3, now() - interval '1 minute')`, [
-        randomUUID(),
-        webhookUrl,
-        seal(key, `whsec_${randomBytes(24).toString('base64')}`),
-      ]);
-      const app = await c.query(`INSERT INTO portal_apps (name, user_id, redirect_urls) VALUES ('Bench app', 1, 'https://app.example.com/callback') RETURNING id`);
+      await c.query(
+        `INSERT INTO webhooks (id, name, url, events, secret_encrypted, created_at) VALUES ($1, 'equal', $2, ARRAY['AccessRequestApproved'], $3, now() - interval '1 minute')`,
+        [randomUUID(), webhookUrl, seal(key, `whsec_${randomBytes(24).toString('base64')}`)],
+      );
+      const app = await c.query(
+        `INSERT INTO portal_apps (name, user_id, redirect_urls) VALUES ('Bench app', 1, 'https://app.example.com/callback') RETURNING id`,
+      );
       const { rows } = await c.query(
         `INSERT INTO portal_access_requests (app_id, catalogue, plan, products, auth_type, dcr_enabled, provision_immediately, user_ref, status)
          SELECT $1, 'Payments', 'Gold', ARRAY['payments-api'], 'authToken', false, false, 'User#1', 'pending' FROM generate_series(1, $2) RETURNING id`,
@@ -62,14 +63,32 @@ async function startEqual({ webhookUrl, requests, concurrency = 64, tag = 'eq', 
     } finally {
       await c.end();
     }
-    const env = { PATH: process.env.PATH, EQ_DATABASE_URL: db.url, EQ_KEY: key.toString('hex'), REDIS_URL: infra.REDIS_URL, EQ_PREFIX: prefix, EQ_CONCURRENCY: String(concurrency) };
+    const env = {
+      PATH: process.env.PATH,
+      EQ_DATABASE_URL: db.url,
+      EQ_KEY: key.toString('hex'),
+      REDIS_URL: infra.REDIS_URL,
+      EQ_PREFIX: prefix,
+      EQ_CONCURRENCY: String(concurrency),
+    };
     const port = await freePort();
-    const api = spawnTracked('equal-api', process.execPath, [join(__dirname, 'equal-api.js')], { env: { ...env, EQ_PORT: String(port), EQ_PORTAL_TOKEN: token } });
+    const api = spawnTracked('equal-api', process.execPath, [join(__dirname, 'equal-api.js')], {
+      env: { ...env, EQ_PORT: String(port), EQ_PORTAL_TOKEN: token },
+    });
     procs.push(api);
-    const worker = withWorker ? spawnTracked('equal-worker', process.execPath, [join(__dirname, 'equal-worker.js')], { env }) : null;
+    const worker = withWorker
+      ? spawnTracked('equal-worker', process.execPath, [join(__dirname, 'equal-worker.js')], { env })
+      : null;
     if (worker) procs.push(worker);
     await Promise.all([waitLine(api, 'READY'), worker && waitLine(worker, 'READY')]);
-    return { api: { url: `http://127.0.0.1:${port}`, pid: api.pid }, worker: worker && { pid: worker.pid }, db, token, ids, stop: stopAll };
+    return {
+      api: { url: `http://127.0.0.1:${port}`, pid: api.pid },
+      worker: worker && { pid: worker.pid },
+      db,
+      token,
+      ids,
+      stop: stopAll,
+    };
   } catch (err) {
     await stopAll();
     throw err;

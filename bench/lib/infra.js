@@ -42,14 +42,18 @@ async function createDatabase(tag = '') {
 
 async function dropDatabase(name) {
   await admin(async (c) => {
-    await c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
+    await c.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+      [name],
+    );
     await c.query(`DROP DATABASE IF EXISTS "${name}"`);
   });
   created.delete(name);
 }
 
 async function dropAllDatabases() {
-  for (const name of [...created]) await dropDatabase(name).catch((err) => console.error(`could not drop ${name}: ${err.message}`));
+  for (const name of [...created])
+    await dropDatabase(name).catch((err) => console.error(`could not drop ${name}: ${err.message}`));
 }
 
 function queuePrefix(tag = '') {
@@ -74,13 +78,16 @@ async function deletePrefix(prefix) {
 }
 
 async function deleteAllPrefixes() {
-  for (const p of [...prefixes]) await deletePrefix(p).catch((err) => console.error(`could not clean Redis prefix ${p}: ${err.message}`));
+  for (const p of [...prefixes])
+    await deletePrefix(p).catch((err) => console.error(`could not clean Redis prefix ${p}: ${err.message}`));
 }
 
 /** Checks that Postgres and Redis answer before anything starts. */
 async function preflight() {
   await admin((c) => c.query('SELECT 1')).catch((err) => {
-    throw new Error(`Postgres not reachable at ${ADMIN_URL.replace(/\/\/[^@]*@/, '//…@')}: ${err.message} (set DATABASE_URL)`);
+    throw new Error(
+      `Postgres not reachable at ${ADMIN_URL.replace(/\/\/[^@]*@/, '//…@')}: ${err.message} (set DATABASE_URL)`,
+    );
   });
   const r = new IORedis({ ...redisOptions(), lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   r.on('error', () => undefined);
@@ -88,14 +95,16 @@ async function preflight() {
     await r.connect();
     await r.ping();
   } catch (err) {
-    throw new Error(`Redis not reachable at ${REDIS_URL}: ${err.message} (set REDIS_URL)`);
+    throw new Error(`Redis not reachable at ${REDIS_URL}: ${err.message} (set REDIS_URL)`, { cause: err });
   } finally {
     r.disconnect();
   }
 }
 
 async function versions() {
-  const pg = await admin((c) => c.query('SHOW server_version')).then((r) => r.rows[0].server_version).catch(() => null);
+  const pg = await admin((c) => c.query('SHOW server_version'))
+    .then((r) => r.rows[0].server_version)
+    .catch(() => null);
   const r = new IORedis(redisOptions());
   const info = await r.info('server').catch(() => '');
   r.disconnect();
@@ -103,4 +112,17 @@ async function versions() {
   return { postgres: pg, redis: m ? m[1] : null };
 }
 
-module.exports = { ADMIN_URL, REDIS_URL, createDatabase, dropDatabase, dropAllDatabases, queuePrefix, usePrefix, deletePrefix, deleteAllPrefixes, redisOptions, preflight, versions };
+module.exports = {
+  ADMIN_URL,
+  REDIS_URL,
+  createDatabase,
+  dropDatabase,
+  dropAllDatabases,
+  queuePrefix,
+  usePrefix,
+  deletePrefix,
+  deleteAllPrefixes,
+  redisOptions,
+  preflight,
+  versions,
+};

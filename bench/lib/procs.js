@@ -4,7 +4,9 @@ const { spawn } = require('node:child_process');
 
 const children = new Set();
 
-/** Spawns a tracked child. Its output goes to our stderr prefixed with `name` (only the last lines are kept for errors). */
+/**
+ * Spawns a tracked child. Its output goes to our stderr prefixed with `name` (only the last lines are kept for errors).
+ */
 function spawnTracked(name, cmd, args, opts = {}) {
   const child = spawn(cmd, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
@@ -19,10 +21,12 @@ function spawnTracked(name, cmd, args, opts = {}) {
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
-  child.exited = new Promise((resolve) => child.once('exit', (code, signal) => {
-    children.delete(child);
-    resolve({ code, signal });
-  }));
+  child.exited = new Promise((resolve) =>
+    child.once('exit', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    }),
+  );
   child.tail = tail;
   child.label = name;
   return child;

@@ -28,7 +28,8 @@ function freePort() {
 async function waitReady(child, url, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${child.label} exited with ${child.exitCode}:\n${child.tail.join('\n')}`);
+    if (child.exitCode !== null)
+      throw new Error(`${child.label} exited with ${child.exitCode}:\n${child.tail.join('\n')}`);
     try {
       const res = await request(`${url}/health/ready`);
       await res.body.text();
@@ -70,7 +71,10 @@ async function startService(opts = {}) {
   const procs = [];
   const start = async (role) => {
     const port = await freePort();
-    const child = spawnTracked(`${role}`, process.execPath, [...(opts.nodeArgs ?? []), MAIN], { cwd: ROOT, env: { ...env, ROLE: role, PORT: String(port) } });
+    const child = spawnTracked(`${role}`, process.execPath, [...(opts.nodeArgs ?? []), MAIN], {
+      cwd: ROOT,
+      env: { ...env, ROLE: role, PORT: String(port) },
+    });
     procs.push(child);
     const url = `http://127.0.0.1:${port}`;
     await waitReady(child, url);

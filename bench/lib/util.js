@@ -28,10 +28,18 @@ function summary(values) {
     sum += v;
     if (v > max) max = v;
   }
-  return { count: values.length, p50: percentile(values, 50), p95: percentile(values, 95), p99: percentile(values, 99), max, mean: sum / values.length };
+  return {
+    count: values.length,
+    p50: percentile(values, 50),
+    p95: percentile(values, 95),
+    p99: percentile(values, 99),
+    max,
+    mean: sum / values.length,
+  };
 }
 
-const round = (v, digits = 1) => (v === null || v === undefined || !Number.isFinite(v) ? null : Number(v.toFixed(digits)));
+const round = (v, digits = 1) =>
+  v === null || v === undefined || !Number.isFinite(v) ? null : Number(v.toFixed(digits));
 
 /** Runs `fn(i)` for i in [0, count) with at most `limit` calls in flight. */
 async function pool(count, limit, fn) {
@@ -110,7 +118,9 @@ function machine() {
     commit: tryExec('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD']),
     // set when another build than this checkout's dist/ was measured (BENCH_SERVICE_MAIN)
     serviceMain: process.env.BENCH_SERVICE_MAIN || null,
-    dirty: (tryExec('git', ['-C', ROOT, 'status', '--porcelain', '--untracked-files=no', '--', 'src', 'bench']) ?? '') !== '',
+    dirty:
+      (tryExec('git', ['-C', ROOT, 'status', '--porcelain', '--untracked-files=no', '--', 'src', 'bench']) ?? '') !==
+      '',
     date: new Date().toISOString(),
   };
   return machineCache;
@@ -152,7 +162,24 @@ function watchMemory(pid, everyMs = 100) {
   };
 }
 
-module.exports = { ROOT, RESULTS_DIR, sleep, now, percentile, summary, round, pool, waitFor, intEnv, printTable, writeResult, machine, memoryOf, watchMemory, tryExec };
+module.exports = {
+  ROOT,
+  RESULTS_DIR,
+  sleep,
+  now,
+  percentile,
+  summary,
+  round,
+  pool,
+  waitFor,
+  intEnv,
+  printTable,
+  writeResult,
+  machine,
+  memoryOf,
+  watchMemory,
+  tryExec,
+};
 
 /**
  * Open-loop load: calls fn(i) for i in [0, count) at `rate` per second on a fixed schedule, without waiting
@@ -246,7 +273,11 @@ function watchCpu(named, groups = {}) {
     return o;
   };
   const first = sample();
-  const startCpu = new Map(Object.values(groups).flat().map((p) => [p, cpuSeconds(p)]));
+  const startCpu = new Map(
+    Object.values(groups)
+      .flat()
+      .map((p) => [p, cpuSeconds(p)]),
+  );
   return {
     /**
      * laterGroups: the groups' pids at the end (e.g. pool connections opened during the run); a pid not

@@ -28,7 +28,7 @@ export function reasons(status: number, body: unknown): string[] {
   if (body && typeof body === 'object') {
     const b = body as Record<string, unknown>;
     if (Array.isArray(b.errors) && b.errors.length) return b.errors.map(String);
-    for (const key of ['message', 'Message']) if (typeof b[key] === 'string' && b[key]) return [b[key] as string];
+    for (const key of ['message', 'Message']) if (typeof b[key] === 'string' && b[key]) return [b[key]];
   }
   return [`the service answered ${status}`];
 }
@@ -46,7 +46,13 @@ export async function request<T>(method: string, path: string, body?: unknown, t
   if (body !== undefined) headers['content-type'] = 'application/json';
   let res: Response;
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit', cache: 'no-store' });
+    res = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'omit',
+      cache: 'no-store',
+    });
   } catch {
     throw new ApiError(0, ['The service could not be reached. Is it running?']);
   }

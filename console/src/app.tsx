@@ -90,7 +90,8 @@ function Screen({ route }: { route: string }) {
   if (match('/webhooks', route)) return <WebhooksPage />;
   if (match('/webhooks/new', route)) return <WebhookFormPage />;
   if ((m = match('/webhooks/:id/edit', route))) return <WebhookFormPage id={m.id} />;
-  if ((m = match('/webhooks/:id/deliveries/:deliveryId', route))) return <DeliveryPage webhookId={m.id} deliveryId={m.deliveryId} />;
+  if ((m = match('/webhooks/:id/deliveries/:deliveryId', route)))
+    return <DeliveryPage webhookId={m.id} deliveryId={m.deliveryId} />;
   if ((m = match('/webhooks/:id', route))) return <WebhookPage id={m.id} />;
   if (match('/apps', route)) return <AppsPage />;
   if (match('/access-requests', route)) return <AccessRequestsPage />;

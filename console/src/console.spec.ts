@@ -7,7 +7,10 @@ import { match } from './router';
 describe('console routes', () => {
   it('matches a pattern and decodes its parts', () => {
     expect(match('/webhooks/:id', '/webhooks/abc')).toEqual({ id: 'abc' });
-    expect(match('/webhooks/:id/deliveries/:deliveryId', '/webhooks/a%2Fb/deliveries/d1')).toEqual({ id: 'a/b', deliveryId: 'd1' });
+    expect(match('/webhooks/:id/deliveries/:deliveryId', '/webhooks/a%2Fb/deliveries/d1')).toEqual({
+      id: 'a/b',
+      deliveryId: 'd1',
+    });
     expect(match('/webhooks', '/webhooks?page=2')).toEqual({});
   });
 
@@ -21,14 +24,13 @@ describe('console routes', () => {
 
 describe('console error wording', () => {
   it("shows each family's error body in its own words", () => {
-    expect(reasons(422, { status: 'error', errors: ['Name is required', 'URL must be an absolute http(s) URL'] })).toEqual([
-      'Name is required',
-      'URL must be an absolute http(s) URL',
-    ]);
+    expect(
+      reasons(422, { status: 'error', errors: ['Name is required', 'URL must be an absolute http(s) URL'] }),
+    ).toEqual(['Name is required', 'URL must be an absolute http(s) URL']);
     expect(reasons(401, { Status: 'Error', Message: 'Not authorised', Meta: null })).toEqual(['Not authorised']);
-    expect(reasons(403, { status: 'error', message: 'Attempted administrative access with invalid or missing key!' })).toEqual([
-      'Attempted administrative access with invalid or missing key!',
-    ]);
+    expect(
+      reasons(403, { status: 'error', message: 'Attempted administrative access with invalid or missing key!' }),
+    ).toEqual(['Attempted administrative access with invalid or missing key!']);
   });
 
   it('falls back to the status when the body says nothing', () => {

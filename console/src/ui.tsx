@@ -105,7 +105,17 @@ export function Empty({ children }: { children: ComponentChildren }) {
 }
 
 /** Pages of a bare-array list: there is a next page while a page comes back full. */
-export function Pager({ page, count, perPage, onPage }: { page: number; count: number; perPage: number; onPage: (p: number) => void }) {
+export function Pager({
+  page,
+  count,
+  perPage,
+  onPage,
+}: {
+  page: number;
+  count: number;
+  perPage: number;
+  onPage: (p: number) => void;
+}) {
   if (page === 1 && count < perPage) return null;
   return (
     <nav class="pager" aria-label="pages">
@@ -127,7 +137,12 @@ export function Masked({ value, label }: { value: string; label: string }) {
   return (
     <span class="masked">
       <code data-secret={shown ? 'shown' : 'hidden'}>{shown ? value : '•'.repeat(12)}</code>
-      <button type="button" class="secondary outline small" aria-label={`${shown ? 'Hide' : 'Reveal'} ${label}`} onClick={() => setShown(!shown)}>
+      <button
+        type="button"
+        class="secondary outline small"
+        aria-label={`${shown ? 'Hide' : 'Reveal'} ${label}`}
+        onClick={() => setShown(!shown)}
+      >
         {shown ? 'Hide' : 'Reveal'}
       </button>
     </span>
@@ -167,7 +182,12 @@ export function useInterval(fn: () => void, ms: number, on: boolean): void {
 export function AutoRefresh({ on, onChange }: { on: boolean; onChange: (on: boolean) => void }) {
   return (
     <label class="auto-refresh">
-      <input type="checkbox" role="switch" checked={on} onChange={(e) => onChange((e.target as HTMLInputElement).checked)} />
+      <input
+        type="checkbox"
+        role="switch"
+        checked={on}
+        onChange={(e) => onChange((e.target as HTMLInputElement).checked)}
+      />
       Auto-refresh
     </label>
   );

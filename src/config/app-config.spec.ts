@@ -52,9 +52,9 @@ describe('loadConfig', () => {
   });
 
   it('requires every secret in production, naming the missing ones', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production', GATEWAY_SECRET: secrets.GATEWAY_SECRET, DATA_DIR: dataDir() })).toThrow(
-      /ADMIN_SECRET: required[\s\S]*PORTAL_API_TOKEN: required[\s\S]*ENCRYPTION_KEY: required/,
-    );
+    expect(() =>
+      loadConfig({ NODE_ENV: 'production', GATEWAY_SECRET: secrets.GATEWAY_SECRET, DATA_DIR: dataDir() }),
+    ).toThrow(/ADMIN_SECRET: required[\s\S]*PORTAL_API_TOKEN: required[\s\S]*ENCRYPTION_KEY: required/);
   });
 
   it('outside production generates missing secrets once and keeps them under the data directory', () => {
@@ -93,7 +93,12 @@ describe('loadConfig', () => {
   });
 
   it('names a Redis Cluster by REDIS_CLUSTER_NODES or a redis-cluster:// URL, with a hash-tagged key prefix', () => {
-    const a = loadConfig({ ...secrets, DATA_DIR: dataDir(), REDIS_CLUSTER_NODES: '127.0.0.1:7000, [::1]:7001,redis://:pw@node3:7002', QUEUE_PREFIX: 'gw' });
+    const a = loadConfig({
+      ...secrets,
+      DATA_DIR: dataDir(),
+      REDIS_CLUSTER_NODES: '127.0.0.1:7000, [::1]:7001,redis://:pw@node3:7002',
+      QUEUE_PREFIX: 'gw',
+    });
     expect(a.redis.url).toBeUndefined();
     expect(a.redis.cluster).toEqual({
       nodes: [
@@ -105,8 +110,22 @@ describe('loadConfig', () => {
       tls: false,
     });
     expect(a.redis.prefix).toBe('{gw}');
-    const b = loadConfig({ ...secrets, DATA_DIR: dataDir(), REDIS_URL: 'rediss-cluster://u:p%40ss@10.0.0.1:6379,10.0.0.2:6379' });
-    expect(b.redis.cluster).toEqual({ nodes: [{ host: '10.0.0.1', port: 6379 }, { host: '10.0.0.2', port: 6379 }], username: 'u', password: 'p@ss', tls: true });
-    expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), REDIS_URL: 'redis://x', REDIS_CLUSTER_NODES: 'x:1' })).toThrow(/REDIS_CLUSTER_NODES: set either/);
+    const b = loadConfig({
+      ...secrets,
+      DATA_DIR: dataDir(),
+      REDIS_URL: 'rediss-cluster://u:p%40ss@10.0.0.1:6379,10.0.0.2:6379',
+    });
+    expect(b.redis.cluster).toEqual({
+      nodes: [
+        { host: '10.0.0.1', port: 6379 },
+        { host: '10.0.0.2', port: 6379 },
+      ],
+      username: 'u',
+      password: 'p@ss',
+      tls: true,
+    });
+    expect(() =>
+      loadConfig({ ...secrets, DATA_DIR: dataDir(), REDIS_URL: 'redis://x', REDIS_CLUSTER_NODES: 'x:1' }),
+    ).toThrow(/REDIS_CLUSTER_NODES: set either/);
   });
 });

@@ -27,7 +27,13 @@ export class AppConfig {
   redis: { url?: string; cluster?: ClusterTarget; prefix: string };
   secrets: { gateway: string; admin: string; portal: string; encryptionKey: Buffer };
   dashboard: { pageSize: number };
-  webhooks: { allowedCidrs: string[]; retrySchedule: number[]; concurrency: number; disableAfterMs: number; retentionDays: number };
+  webhooks: {
+    allowedCidrs: string[];
+    retrySchedule: number[];
+    concurrency: number;
+    disableAfterMs: number;
+    retentionDays: number;
+  };
   dcr: { registrationEndpoint?: string; initialAccessToken?: string };
   /** Names of secrets that were generated into dataDir because the environment had none. */
   generatedSecrets: string[];
@@ -65,7 +71,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   };
   const missing = SECRET_NAMES.filter((n) => !secretValues[n]);
   if (missing.length > 0 && nodeEnv === 'production') {
-    throw new ConfigError(`Invalid configuration:\n  ${missing.map((n) => `${n}: required when NODE_ENV=production`).join('\n  ')}`);
+    throw new ConfigError(
+      `Invalid configuration:\n  ${missing.map((n) => `${n}: required when NODE_ENV=production`).join('\n  ')}`,
+    );
   }
   const generated = missing.length > 0 ? fillGeneratedSecrets(dataDir, missing, secretValues) : [];
 
@@ -87,12 +95,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   config.dashboard = { pageSize: dto.DASHBOARD_PAGE_SIZE ?? 10 };
   config.webhooks = {
     allowedCidrs: splitList(dto.WEBHOOK_ALLOWED_CIDRS),
-    retrySchedule: dto.WEBHOOK_RETRY_SCHEDULE ? splitList(dto.WEBHOOK_RETRY_SCHEDULE).map(Number) : DEFAULT_RETRY_SCHEDULE,
+    retrySchedule: dto.WEBHOOK_RETRY_SCHEDULE
+      ? splitList(dto.WEBHOOK_RETRY_SCHEDULE).map(Number)
+      : DEFAULT_RETRY_SCHEDULE,
     concurrency: dto.WEBHOOK_CONCURRENCY ?? 64,
     disableAfterMs: parseDuration(dto.WEBHOOK_DISABLE_AFTER) ?? DEFAULT_DISABLE_AFTER_MS,
     retentionDays: dto.DELIVERY_RETENTION_DAYS ?? 30,
   };
-  config.dcr = { registrationEndpoint: dto.DCR_REGISTRATION_ENDPOINT, initialAccessToken: dto.DCR_INITIAL_ACCESS_TOKEN };
+  config.dcr = {
+    registrationEndpoint: dto.DCR_REGISTRATION_ENDPOINT,
+    initialAccessToken: dto.DCR_INITIAL_ACCESS_TOKEN,
+  };
   config.generatedSecrets = generated;
   return config;
 }
@@ -100,9 +113,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 /** REDIS_URL names one server or (redis-cluster://) a cluster; REDIS_CLUSTER_NODES names a cluster. */
 function redisTarget(dto: EnvDto): { url?: string; cluster?: ClusterTarget } {
   if (dto.REDIS_CLUSTER_NODES && dto.REDIS_URL) {
-    throw new ConfigError('Invalid configuration:\n  REDIS_CLUSTER_NODES: set either REDIS_URL or REDIS_CLUSTER_NODES, not both');
+    throw new ConfigError(
+      'Invalid configuration:\n  REDIS_CLUSTER_NODES: set either REDIS_URL or REDIS_CLUSTER_NODES, not both',
+    );
   }
-  const [name, value] = dto.REDIS_CLUSTER_NODES ? ['REDIS_CLUSTER_NODES', dto.REDIS_CLUSTER_NODES] : ['REDIS_URL', dto.REDIS_URL];
+  const [name, value] = dto.REDIS_CLUSTER_NODES
+    ? ['REDIS_CLUSTER_NODES', dto.REDIS_CLUSTER_NODES]
+    : ['REDIS_URL', dto.REDIS_URL];
   if (!value || (name === 'REDIS_URL' && !isClusterUrl(value))) return { url: value };
   try {
     return { cluster: parseClusterTarget(value) };
@@ -113,12 +130,17 @@ function redisTarget(dto: EnvDto): { url?: string; cluster?: ClusterTarget } {
 
 function parseKey(value: string): Buffer {
   const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
-  if (key.length !== 32) throw new ConfigError('Invalid configuration:\n  ENCRYPTION_KEY: must decode to exactly 32 bytes');
+  if (key.length !== 32)
+    throw new ConfigError('Invalid configuration:\n  ENCRYPTION_KEY: must decode to exactly 32 bytes');
   return key;
 }
 
 /** Outside production, secrets the environment lacks are generated once and kept in dataDir/secrets.json. */
-function fillGeneratedSecrets(dataDir: string, missing: SecretName[], values: Record<SecretName, string | undefined>): SecretName[] {
+function fillGeneratedSecrets(
+  dataDir: string,
+  missing: SecretName[],
+  values: Record<SecretName, string | undefined>,
+): SecretName[] {
   const file = join(dataDir, 'secrets.json');
   let stored: Partial<Record<SecretName, string>> = {};
   if (existsSync(file)) stored = JSON.parse(readFileSync(file, 'utf8'));

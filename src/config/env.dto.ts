@@ -1,5 +1,17 @@
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, Validate, ValidatorConstraint, ValidatorConstraintInterface } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  Validate,
+  ValidatorConstraint,
+  ValidatorConstraintInterface,
+} from 'class-validator';
 import * as ipaddr from 'ipaddr.js';
 import ms from 'ms';
 
@@ -62,71 +74,126 @@ export function splitList(value: string | undefined): string[] {
 
 /** The raw environment, as strings, validated once at boot. Only src/config reads process.env. */
 export class EnvDto {
-  @IsOptional() @IsIn(['production', 'development', 'test'])
+  @IsOptional()
+  @IsIn(['production', 'development', 'test'])
   NODE_ENV?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT?: number;
 
-  @IsOptional() @Transform(emptyToUndefined) @IsString()
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
   HOST?: string;
 
-  @IsOptional() @IsIn(ROLES as unknown as string[])
+  @IsOptional()
+  @IsIn(ROLES)
   ROLE?: Role;
 
-  @IsOptional() @Transform(emptyToUndefined) @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
   DATABASE_URL?: string;
 
-  @IsOptional() @Transform(emptyToUndefined)
-  @Matches(/^rediss?(-cluster)?:\/\//, { message: 'REDIS_URL must be a redis:// or rediss:// URL, or redis-cluster://host:port,host:port,... for a Redis Cluster' })
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^rediss?(-cluster)?:\/\//, {
+    message:
+      'REDIS_URL must be a redis:// or rediss:// URL, or redis-cluster://host:port,host:port,... for a Redis Cluster',
+  })
   REDIS_URL?: string;
 
   /** Seed nodes of a Redis Cluster (host:port,host:port,...); parsed by the config loader. */
-  @IsOptional() @Transform(emptyToUndefined) @IsString()
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
   REDIS_CLUSTER_NODES?: string;
 
-  @IsOptional() @Transform(emptyToUndefined) @Matches(/^[A-Za-z0-9_.:-]{1,64}$/, { message: 'QUEUE_PREFIX must be 1-64 characters of letters, digits, _ . : -' })
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^[A-Za-z0-9_.:-]{1,64}$/, { message: 'QUEUE_PREFIX must be 1-64 characters of letters, digits, _ . : -' })
   QUEUE_PREFIX?: string;
 
-  @IsOptional() @Transform(emptyToUndefined) @IsString() @MinLength(16, { message: 'GATEWAY_SECRET must be at least 16 characters' })
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @MinLength(16, { message: 'GATEWAY_SECRET must be at least 16 characters' })
   GATEWAY_SECRET?: string;
 
-  @IsOptional() @Transform(emptyToUndefined) @IsString() @MinLength(16, { message: 'ADMIN_SECRET must be at least 16 characters' })
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @MinLength(16, { message: 'ADMIN_SECRET must be at least 16 characters' })
   ADMIN_SECRET?: string;
 
-  @IsOptional() @Transform(emptyToUndefined) @IsString() @MinLength(16, { message: 'PORTAL_API_TOKEN must be at least 16 characters' })
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @MinLength(16, { message: 'PORTAL_API_TOKEN must be at least 16 characters' })
   PORTAL_API_TOKEN?: string;
 
-  @IsOptional() @Transform(emptyToUndefined)
-  @Matches(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, { message: 'ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or 44 base64 characters' })
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, {
+    message: 'ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or 44 base64 characters',
+  })
   ENCRYPTION_KEY?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   DASHBOARD_PAGE_SIZE?: number;
 
-  @IsOptional() @Validate(CidrListConstraint)
+  @IsOptional()
+  @Validate(CidrListConstraint)
   WEBHOOK_ALLOWED_CIDRS?: string;
 
-  @IsOptional() @Matches(/^\s*\d+(\s*,\s*\d+)*\s*$/, { message: 'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of whole seconds, e.g. 0,5,300' })
+  @IsOptional()
+  @Matches(/^\s*\d+(\s*,\s*\d+)*\s*$/, {
+    message: 'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of whole seconds, e.g. 0,5,300',
+  })
   WEBHOOK_RETRY_SCHEDULE?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   WEBHOOK_CONCURRENCY?: number;
 
-  @IsOptional() @Transform(emptyToUndefined) @Validate(DurationConstraint)
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Validate(DurationConstraint)
   WEBHOOK_DISABLE_AFTER?: string;
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(36500)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(36500)
   DELIVERY_RETENTION_DAYS?: number;
 
-  @IsOptional() @Transform(emptyToUndefined) @Matches(/^https?:\/\//, { message: 'DCR_REGISTRATION_ENDPOINT must be an http(s) URL' })
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^https?:\/\//, { message: 'DCR_REGISTRATION_ENDPOINT must be an http(s) URL' })
   DCR_REGISTRATION_ENDPOINT?: string;
 
-  @IsOptional() @Transform(emptyToUndefined) @IsString()
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
   DCR_INITIAL_ACCESS_TOKEN?: string;
 
-  @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  @IsOptional()
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL?: string;
 
-  @IsOptional() @Transform(emptyToUndefined) @IsString()
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
   DATA_DIR?: string;
 }

@@ -6,6 +6,6 @@ export { ConfigModule } from './config.module';
 
 /** Reads `.env` from the working directory (real environment variables win), then validates. */
 export function loadConfigFromEnvironment(): AppConfig {
-  loadDotenv({ quiet: true } as never);
+  loadDotenv({ quiet: true });
   return loadConfig(process.env);
 }

@@ -24,7 +24,10 @@ export function tracingSettings(env: NodeJS.ProcessEnv): TracingSettings {
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
-  const enabled = exporters.length > 0 ? exporters[0] !== 'none' : set('OTEL_EXPORTER_OTLP_ENDPOINT') || set('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  const enabled =
+    exporters.length > 0
+      ? exporters[0] !== 'none'
+      : set('OTEL_EXPORTER_OTLP_ENDPOINT') || set('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
   if (!enabled) return { enabled };
   const named = set('OTEL_SERVICE_NAME') || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
   return { enabled, defaultServiceName: named ? undefined : DEFAULT_SERVICE_NAME };
@@ -32,6 +35,6 @@ export function tracingSettings(env: NodeJS.ProcessEnv): TracingSettings {
 
 /** tracingSettings of the process environment after reading `.env` (real environment variables win). */
 export function tracingSettingsFromEnvironment(): TracingSettings {
-  loadDotenv({ quiet: true } as never);
+  loadDotenv({ quiet: true });
   return tracingSettings(process.env);
 }

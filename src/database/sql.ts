@@ -51,7 +51,14 @@ export class Sql {
   }
 }
 
-const TIMESTAMP_TYPES = new Set<unknown>(['timestamptz', 'timestamp with time zone', 'timestamp', 'timestamp without time zone', 'date', Date]);
+const TIMESTAMP_TYPES = new Set<unknown>([
+  'timestamptz',
+  'timestamp with time zone',
+  'timestamp',
+  'timestamp without time zone',
+  'date',
+  Date,
+]);
 
 /**
  * An entity's table in raw SQL: whole rows come back as `to_jsonb(row)` and are turned into the entity's
@@ -96,6 +103,9 @@ export class EntityRows<T extends ObjectLiteral> {
       params.push(v);
     }
     const placeholders = params.map((_, i) => `$${i + 1}`).join(', ');
-    return { text: `INSERT INTO ${this.table} AS ${alias} (${names.join(', ')}) VALUES (${placeholders}) RETURNING to_jsonb(${alias}) AS row`, params };
+    return {
+      text: `INSERT INTO ${this.table} AS ${alias} (${names.join(', ')}) VALUES (${placeholders}) RETURNING to_jsonb(${alias}) AS row`,
+      params,
+    };
   }
 }

@@ -12,7 +12,12 @@ import { EMITTED_EVENTS, EmittedEvent } from './event-names';
  * the functions that build the messages, so the code cannot send a key the documents do not show or miss one.
  */
 
-const RFC3339 = { type: 'string', format: 'date-time', example: '2026-11-22T10:30:00.123Z', description: 'RFC 3339, UTC, with milliseconds' } as const;
+const RFC3339 = {
+  type: 'string',
+  format: 'date-time',
+  example: '2026-11-22T10:30:00.123Z',
+  description: 'RFC 3339, UTC, with milliseconds',
+} as const;
 const USER = { type: 'integer', example: 7, description: 'UserID of the application' } as const;
 
 /** AccessRequestCreated, AccessRequestApproved and AccessRequestRejected. */
@@ -26,13 +31,26 @@ export class AccessRequestEventMessage {
   @ApiProperty({ ...USER, description: 'UserID of the application the request is for' })
   ByUser: number;
 
-  @ApiProperty({ enum: ['pending', 'approved', 'rejected'], example: 'approved', description: 'the status after the change' })
+  @ApiProperty({
+    enum: ['pending', 'approved', 'rejected'],
+    example: 'approved',
+    description: 'the status after the change',
+  })
   Status: string;
 
-  @ApiProperty({ type: 'integer', isArray: true, example: [4, 5], description: 'catalogue ids of the products, as given at creation; [] when none were' })
+  @ApiProperty({
+    type: 'integer',
+    isArray: true,
+    example: [4, 5],
+    description: 'catalogue ids of the products, as given at creation; [] when none were',
+  })
   ProductIDs: number[];
 
-  @ApiProperty({ type: 'integer', example: 2, description: 'catalogue id of the plan, as given at creation; 0 when none was' })
+  @ApiProperty({
+    type: 'integer',
+    example: 2,
+    description: 'catalogue id of the plan, as given at creation; 0 when none was',
+  })
   PlanID: number;
 
   @ApiProperty(RFC3339)
@@ -111,7 +129,11 @@ export class CredentialRegisteredMessage {
   OAuthClientID: string;
 }
 
-const WEBHOOK_ID = { format: 'uuid', example: '8d1c7c1e-3f4b-4a55-9f0e-2b8f6d0c1a22', description: 'the webhook the event is about (never delivered to it)' } as const;
+const WEBHOOK_ID = {
+  format: 'uuid',
+  example: '8d1c7c1e-3f4b-4a55-9f0e-2b8f6d0c1a22',
+  description: 'the webhook the event is about (never delivered to it)',
+} as const;
 
 /** WebhookDisabled: the service switched a webhook off, or an operator did. */
 export class WebhookDisabledMessage {
@@ -127,7 +149,8 @@ export class WebhookDisabledMessage {
   @ApiProperty({
     enum: ['gone', 'failing', 'manual'],
     example: 'failing',
-    description: 'gone: the subscriber answered 410; failing: every attempt failed for WEBHOOK_DISABLE_AFTER; manual: set inactive through the API',
+    description:
+      'gone: the subscriber answered 410; failing: every attempt failed for WEBHOOK_DISABLE_AFTER; manual: set inactive through the API',
   })
   Reason: string;
 
@@ -161,7 +184,11 @@ export class DeliveryFailedMessage {
   @ApiProperty({ example: 'https://hooks.example.com/portal' })
   URL: string;
 
-  @ApiProperty({ format: 'uuid', description: 'the delivery (its webhook-id header); see GET /portal-api/webhooks/{WebhookID}/deliveries/{DeliveryID}' })
+  @ApiProperty({
+    format: 'uuid',
+    description:
+      'the delivery (its webhook-id header); see GET /portal-api/webhooks/{WebhookID}/deliveries/{DeliveryID}',
+  })
   DeliveryID: string;
 
   @ApiProperty({ format: 'uuid' })
@@ -173,10 +200,18 @@ export class DeliveryFailedMessage {
   @ApiProperty({ type: 'integer', example: 8 })
   AttemptCount: number;
 
-  @ApiProperty({ type: 'integer', example: 500, description: 'HTTP status of the last attempt; 0 when there was no answer' })
+  @ApiProperty({
+    type: 'integer',
+    example: 500,
+    description: 'HTTP status of the last attempt; 0 when there was no answer',
+  })
   LastStatusCode: number;
 
-  @ApiProperty({ enum: ['timeout', 'connection', 'blocked_address', 'http_status'], example: 'http_status', description: 'why the last attempt failed' })
+  @ApiProperty({
+    enum: ['timeout', 'connection', 'blocked_address', 'http_status'],
+    example: 'http_status',
+    description: 'why the last attempt failed',
+  })
   LastError: string;
 
   @ApiProperty(RFC3339)
@@ -203,8 +238,10 @@ const WHEN: Record<EmittedEvent, string> = {
   AccessRequestRejected: 'an access request was rejected (its credentials, if any, are revoked)',
   ApplicationRegistered: 'an application was created',
   CredentialRegistered: 'a credential was issued to an approved access request',
-  WebhookDisabled: 'a webhook was switched off (410 Gone, failing for too long, or by hand); not delivered to that webhook',
-  DeliveryFailed: 'a delivery used its whole retry schedule without success; not delivered to that webhook, nor raised for deliveries of operational events',
+  WebhookDisabled:
+    'a webhook was switched off (410 Gone, failing for too long, or by hand); not delivered to that webhook',
+  DeliveryFailed:
+    'a delivery used its whole retry schedule without success; not delivered to that webhook, nor raised for deliveries of operational events',
   WebhookEnabled: 'an inactive webhook was made active again; not delivered to that webhook',
 };
 
@@ -236,7 +273,11 @@ function envelope(event: EmittedEvent): Type {
 }
 
 /** Each emitted event's delivered body, its schema and when it is sent: for the OpenAPI document. */
-export const EVENT_ENVELOPES: { event: EmittedEvent; schema: Type; when: string }[] = EMITTED_EVENTS.map((event) => ({ event, schema: envelope(event), when: WHEN[event] }));
+export const EVENT_ENVELOPES: { event: EmittedEvent; schema: Type; when: string }[] = EMITTED_EVENTS.map((event) => ({
+  event,
+  schema: envelope(event),
+  when: WHEN[event],
+}));
 
 /**
  * Documents every emitted event on the operation that subscribes to them: one OpenAPI callback per event,
@@ -253,7 +294,8 @@ export const ApiEventCallbacks = () =>
         requestBody: { type: schema },
         expectedResponse: {
           status: 200,
-          description: 'any 2xx: delivered. 410 deactivates the webhook; 429/503 are retried after Retry-After; anything else is retried on the schedule',
+          description:
+            'any 2xx: delivered. 410 deactivates the webhook; 429/503 are retried after Retry-After; anything else is retried on the schedule',
         },
       })),
     ),
@@ -264,7 +306,10 @@ export class WebhookTestMessage {
   @ApiProperty({ format: 'uuid', description: 'the webhook the test was sent to' })
   WebhookID: string;
 
-  @ApiProperty({ example: 'checking the new endpoint', description: 'the Note given with the test send; "" when none was' })
+  @ApiProperty({
+    example: 'checking the new endpoint',
+    description: 'the Note given with the test send; "" when none was',
+  })
   Note: string;
 }
 

@@ -44,5 +44,9 @@ export type DirectedEvent = typeof WEBHOOK_TEST_EVENT;
  * Events about the dispatcher itself, for operators. Each names the webhook it is about (`WebhookID`), and
  * is never delivered to that webhook.
  */
-export const OPERATIONAL_EVENTS = ['WebhookDisabled', 'DeliveryFailed', 'WebhookEnabled'] as const satisfies readonly EmittedEvent[];
+export const OPERATIONAL_EVENTS = [
+  'WebhookDisabled',
+  'DeliveryFailed',
+  'WebhookEnabled',
+] as const satisfies readonly EmittedEvent[];
 export type OperationalEvent = (typeof OPERATIONAL_EVENTS)[number];

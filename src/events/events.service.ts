@@ -67,12 +67,23 @@ export class EventsService {
    * Records several events of one transaction in one round trip: the rows, and one NOTIFY carrying their
    * ids. A transaction should record its events together, so that it sends one NOTIFY.
    */
-  async recordAll(tx: TransactionQuery, events: { name: EmittedEvent; message: Record<string, unknown> }[]): Promise<RecordedEvent[]> {
-    if (tx.queryRunner && !tx.queryRunner.isTransactionActive) throw new Error(`events ${events.map((e) => e.name).join(', ')} must be recorded inside the transaction of their change`);
+  async recordAll(
+    tx: TransactionQuery,
+    events: { name: EmittedEvent; message: Record<string, unknown> }[],
+  ): Promise<RecordedEvent[]> {
+    if (tx.queryRunner && !tx.queryRunner.isTransactionActive)
+      throw new Error(
+        `events ${events.map((e) => e.name).join(', ')} must be recorded inside the transaction of their change`,
+      );
     if (events.length === 0) return [];
     // events of one change happen in order: a millisecond apart, so ordering by time keeps their order
     const at = Date.now();
-    const recorded: RecordedEvent[] = events.map((e, i) => ({ id: randomUUID(), name: e.name, payload: e.message, occurredAt: new Date(at + i) }));
+    const recorded: RecordedEvent[] = events.map((e, i) => ({
+      id: randomUUID(),
+      name: e.name,
+      payload: e.message,
+      occurredAt: new Date(at + i),
+    }));
     const ids = recorded.map((e) => e.id);
     await tx.query(
       `WITH e AS (INSERT INTO outbox_events (id, name, payload, occurred_at, trace_context)
@@ -94,8 +105,14 @@ export class EventsService {
    * Records an event meant for one webhook alone (a test send): the relay gives it one delivery, to
    * `webhookId`, whatever that webhook subscribes to, and none to any other webhook.
    */
-  async recordForWebhook(tx: TransactionQuery, webhookId: string, name: DirectedEvent, message: Record<string, unknown>): Promise<RecordedEvent> {
-    if (tx.queryRunner && !tx.queryRunner.isTransactionActive) throw new Error(`event ${name} must be recorded inside a transaction`);
+  async recordForWebhook(
+    tx: TransactionQuery,
+    webhookId: string,
+    name: DirectedEvent,
+    message: Record<string, unknown>,
+  ): Promise<RecordedEvent> {
+    if (tx.queryRunner && !tx.queryRunner.isTransactionActive)
+      throw new Error(`event ${name} must be recorded inside a transaction`);
     const event: RecordedEvent = { id: randomUUID(), name, payload: message, occurredAt: new Date() };
     await tx.query(
       `WITH e AS (INSERT INTO outbox_events (id, name, payload, occurred_at, target_webhook_id, trace_context) VALUES ($1, $2, $3, $4, $5, $6::jsonb))

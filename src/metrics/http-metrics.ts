@@ -21,7 +21,12 @@ export class HttpMetrics implements OnModuleInit {
 
   onModuleInit(): void {
     const labelNames = ['method', 'route', 'status_code'] as const;
-    const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered', labelNames, registers: [this.registry] });
+    const requests = new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered',
+      labelNames,
+      registers: [this.registry],
+    });
     const duration = new Histogram({
       name: 'http_request_duration_seconds',
       help: 'Time from receiving an HTTP request to sending the last byte of its answer',
@@ -31,7 +36,11 @@ export class HttpMetrics implements OnModuleInit {
     });
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     fastify.addHook('onResponse', async (request, reply) => {
-      const labels = { method: request.method, route: request.routeOptions.url ?? UNMATCHED, status_code: String(reply.statusCode) };
+      const labels = {
+        method: request.method,
+        route: request.routeOptions.url ?? UNMATCHED,
+        status_code: String(reply.statusCode),
+      };
       requests.inc(labels);
       duration.observe(labels, reply.elapsedTime / 1000);
     });

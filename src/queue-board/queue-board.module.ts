@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { contentSecurityPolicy, cspHash, pageSecurityHeaders } from '../common/http/page-security';
 import { AppConfig } from '../config';
 import { QueueModule } from '../queue/queue.module';
-import { DELIVERY_QUEUE } from '../webhooks/delivery-queue';
+import { DELIVERY_QUEUE } from '../webhooks/delivery.queue';
 import { requireAdminSecret } from './basic-auth';
 
 export const QUEUE_BOARD_PATH = '/queues';
@@ -34,7 +34,8 @@ export function bullBoardStyleHashes(uiBasePath = bullBoardUiPath()): string[] {
   for (const m of template.matchAll(/<style>([\s\S]*?)<\/style>/g)) styles.add(m[1]);
   const scripts = join(ui, 'static', 'js');
   for (const file of readdirSync(scripts).filter((f) => f.endsWith('.js'))) {
-    for (const m of readFileSync(join(scripts, file), 'utf8').matchAll(/"style",\{children:`([^`$\\]*)`\}/g)) styles.add(m[1]);
+    for (const m of readFileSync(join(scripts, file), 'utf8').matchAll(/"style",\{children:`([^`$\\]*)`\}/g))
+      styles.add(m[1]);
   }
   return [...styles].map(cspHash);
 }

@@ -46,7 +46,10 @@ export function parseClusterTarget(value: string): ClusterTarget {
       list = list.slice(at + 1);
     }
   }
-  for (const raw of list.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     let hostPort = raw;
     if (/^rediss?:\/\//.test(raw)) {
       const u = new URL(raw);
@@ -87,7 +90,13 @@ export function redisTargetFromUrl(url: string): RedisTarget {
 function clusterOptions(c: ClusterTarget, overrides: RedisOptions): ClusterOptions {
   return {
     // BullMQ's blocking commands need requests that wait for a reconnection instead of failing
-    redisOptions: { username: c.username, password: c.password, tls: c.tls ? {} : undefined, maxRetriesPerRequest: null, ...overrides },
+    redisOptions: {
+      username: c.username,
+      password: c.password,
+      tls: c.tls ? {} : undefined,
+      maxRetriesPerRequest: null,
+      ...overrides,
+    },
     lazyConnect: overrides.lazyConnect,
     enableReadyCheck: true,
     slotsRefreshTimeout: 2000,
@@ -111,7 +120,13 @@ export function redisOptionsFromUrl(url: string): RedisOptions {
 }
 
 export async function redisAnswers(url: string, timeoutMs = 1500): Promise<boolean> {
-  const client = new IORedis({ ...redisOptionsFromUrl(url), lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const client = new IORedis({
+    ...redisOptionsFromUrl(url),
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -127,17 +142,25 @@ export async function redisAnswers(url: string, timeoutMs = 1500): Promise<boole
  * With REDIS_URL unset: use redis://127.0.0.1:6379, or start `redis-server` from PATH with its data
  * under dataDir/redis when nothing answers there.
  */
-export async function resolveRedisUrl(configured: string | undefined, dataDir: string, log: (msg: string) => void): Promise<string> {
+export async function resolveRedisUrl(
+  configured: string | undefined,
+  dataDir: string,
+  log: (msg: string) => void,
+): Promise<string> {
   if (configured) return configured;
   if (await redisAnswers(DEFAULT_REDIS_URL)) return DEFAULT_REDIS_URL;
   const dir = join(dataDir, 'redis');
   mkdirSync(dir, { recursive: true });
   log(`nothing answers on ${DEFAULT_REDIS_URL}; starting redis-server with its data in ${dir}`);
   const started = await new Promise<boolean>((resolve) => {
-    const child = spawn('redis-server', ['--port', '6379', '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--daemonize', 'no'], {
-      detached: true,
-      stdio: 'ignore',
-    });
+    const child = spawn(
+      'redis-server',
+      ['--port', '6379', '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--daemonize', 'no'],
+      {
+        detached: true,
+        stdio: 'ignore',
+      },
+    );
     child.once('error', () => resolve(false));
     child.once('spawn', () => {
       child.unref();

@@ -1,10 +1,23 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import {
+  ApiConflictResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
 import { PortalAuth } from '../common/auth';
 import { DeliveriesService } from './deliveries.service';
 import { WebhookStatsService } from './webhook-stats.service';
 import { StatsQuery, WebhookStatsResponse } from './dto/stats.dto';
-import { DeliveryListQuery, DeliveryResponse, DeliveryWithAttemptsResponse, RecoverDto, RecoverResponse } from './dto/delivery.dto';
+import {
+  DeliveryListQuery,
+  DeliveryResponse,
+  DeliveryWithAttemptsResponse,
+  RecoverDto,
+  RecoverResponse,
+} from './dto/delivery.dto';
 
 @ApiTags('portal webhooks')
 @PortalAuth()
@@ -19,7 +32,8 @@ export class DeliveriesController {
   @Get('stats')
   @ApiOperation({
     summary: 'Health of a webhook',
-    description: 'Deliveries created since `since` by status, success rate and attempt latency in that window; the last success and the last failure ever.',
+    description:
+      'Deliveries created since `since` by status, success rate and attempt latency in that window; the last success and the last failure ever.',
     operationId: 'getWebhookStats',
   })
   @ApiOkResponse({ type: WebhookStatsResponse })
@@ -52,7 +66,10 @@ export class DeliveriesController {
   }
 
   @Post('recover')
-  @ApiOperation({ operationId: 'recoverWebhookDeliveries', summary: 'Re-queue every failed delivery created since a time' })
+  @ApiOperation({
+    operationId: 'recoverWebhookDeliveries',
+    summary: 'Re-queue every failed delivery created since a time',
+  })
   @HttpCode(200)
   @ApiOkResponse({ type: RecoverResponse })
   @ApiConflictResponse({ description: 'the webhook is inactive' })

@@ -3,9 +3,15 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { isUuidId } from '../common/http/ids';
 import { DataSource } from 'typeorm';
 import { portalPaging } from '../common/http/pagination';
-import { DeliveryQueue } from './delivery-queue';
-import { DELIVERY_COLUMNS, DeliveryRow, DeliveryStore } from './delivery-store';
-import { AttemptResponse, DeliveryListQuery, DeliveryResponse, DeliveryWithAttemptsResponse, RecoverResponse } from './dto/delivery.dto';
+import { DeliveryQueue } from './delivery.queue';
+import { DELIVERY_COLUMNS, DeliveryRow, DeliveryStore } from './delivery.store';
+import {
+  AttemptResponse,
+  DeliveryListQuery,
+  DeliveryResponse,
+  DeliveryWithAttemptsResponse,
+  RecoverResponse,
+} from './dto/delivery.dto';
 import { WebhookError } from './webhooks.errors';
 
 /**
@@ -35,7 +41,10 @@ export class DeliveriesService {
     const { skip, take } = portalPaging(q);
     const params: unknown[] = [webhookId, take, skip];
     if (q.status) params.push(q.status);
-    const rows: DeliveryRow[] = await this.db.query(q.status ? DELIVERY_LOG_SQL.listByStatus : DELIVERY_LOG_SQL.list, params);
+    const rows: DeliveryRow[] = await this.db.query(
+      q.status ? DELIVERY_LOG_SQL.listByStatus : DELIVERY_LOG_SQL.list,
+      params,
+    );
     return rows.map(toResponse);
   }
 
@@ -44,17 +53,15 @@ export class DeliveriesService {
     const attempts: Record<string, any>[] = await this.db.query(DELIVERY_LOG_SQL.attempts, [d.id, d.finished_at]);
     return {
       ...toResponse(d),
-      Attempts: attempts.map(
-        (a): AttemptResponse => ({
-          Number: a.number,
-          StartedAt: new Date(a.started_at).toISOString(),
-          StatusCode: a.status_code,
-          DurationMs: a.duration_ms,
-          Error: a.error,
-          ResponseBody: a.response_body,
-          Trigger: a.trigger,
-        }),
-      ),
+      Attempts: attempts.map((a): AttemptResponse => ({
+        Number: a.number,
+        StartedAt: new Date(a.started_at).toISOString(),
+        StatusCode: a.status_code,
+        DurationMs: a.duration_ms,
+        Error: a.error,
+        ResponseBody: a.response_body,
+        Trigger: a.trigger,
+      })),
     };
   }
 

@@ -1,4 +1,9 @@
-import { DeliveryFailedMessage, MessageOf, WebhookDisabledMessage, WebhookEnabledMessage } from '../events/event-messages';
+import {
+  DeliveryFailedMessage,
+  MessageOf,
+  WebhookDisabledMessage,
+  WebhookEnabledMessage,
+} from '../events/event-messages';
 import { OPERATIONAL_EVENTS } from '../events/event-names';
 
 /** Why a webhook is inactive. */
@@ -11,7 +16,11 @@ export interface WebhookSummary {
   url: string;
 }
 
-export function webhookDisabledMessage(w: WebhookSummary, reason: DisabledReason, at: Date): MessageOf<WebhookDisabledMessage> {
+export function webhookDisabledMessage(
+  w: WebhookSummary,
+  reason: DisabledReason,
+  at: Date,
+): MessageOf<WebhookDisabledMessage> {
   return { WebhookID: w.id, Name: w.name, URL: w.url, Reason: reason, DisabledAt: at.toISOString() };
 }
 
@@ -21,7 +30,14 @@ export function webhookEnabledMessage(w: WebhookSummary, at: Date): MessageOf<We
 
 export function deliveryFailedMessage(
   w: WebhookSummary,
-  d: { id: string; eventId: string; eventName: string; attemptCount: number; statusCode: number | null; error: string | null },
+  d: {
+    id: string;
+    eventId: string;
+    eventName: string;
+    attemptCount: number;
+    statusCode: number | null;
+    error: string | null;
+  },
   at: Date,
 ): MessageOf<DeliveryFailedMessage> {
   return {

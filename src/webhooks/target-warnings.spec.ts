@@ -6,7 +6,13 @@ describe('targetWarnings', () => {
   const loopbackOpen = new AddressGuard(['127.0.0.0/8', '::1/128']);
 
   it('warns about literal loopback, private and IPv6 addresses the guard refuses', () => {
-    for (const url of ['http://127.0.0.1:8080/hooks', 'http://10.1.2.3/x', 'http://[::1]:9000/', 'http://[::ffff:192.168.1.1]/', 'http://0.0.0.0/']) {
+    for (const url of [
+      'http://127.0.0.1:8080/hooks',
+      'http://10.1.2.3/x',
+      'http://[::1]:9000/',
+      'http://[::ffff:192.168.1.1]/',
+      'http://0.0.0.0/',
+    ]) {
       const [warning, ...rest] = targetWarnings(url, closed);
       expect(rest).toEqual([]);
       expect(warning).toMatch(/WEBHOOK_ALLOWED_CIDRS does not allow/);

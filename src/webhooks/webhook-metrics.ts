@@ -5,7 +5,7 @@ import { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { MetricsRegistry } from '../metrics/metrics.registry';
-import { DELIVERY_QUEUE } from './delivery-queue';
+import { DELIVERY_QUEUE } from './delivery.queue';
 
 /** Counters of this worker process: attempts by outcome and their latency, rows removed by retention. */
 @Injectable()
@@ -94,7 +94,9 @@ export class DispatchGauges implements OnModuleInit {
       help: 'Age of the oldest delivery still pending (0 when none)',
       registers: [this.registry],
       collect: async function (this: Gauge) {
-        const [row] = await db.query(`SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM webhook_deliveries WHERE finished_at = 'infinity' AND status = 'pending'`);
+        const [row] = await db.query(
+          `SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM webhook_deliveries WHERE finished_at = 'infinity' AND status = 'pending'`,
+        );
         this.set(Number(row.age));
       },
     });
@@ -104,7 +106,9 @@ export class DispatchGauges implements OnModuleInit {
       registers: [this.registry],
       // pending work lives in the open partition (finished_at 'infinity'): naming it keeps the scan there
       collect: async function (this: Gauge) {
-        const [row] = await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE finished_at = 'infinity' AND held = 'rate_limit' AND status = 'pending'`);
+        const [row] = await db.query(
+          `SELECT count(*)::int AS n FROM webhook_deliveries WHERE finished_at = 'infinity' AND held = 'rate_limit' AND status = 'pending'`,
+        );
         this.set(row.n);
       },
     });
@@ -133,7 +137,8 @@ export class DispatchGauges implements OnModuleInit {
           `SELECT coalesce(disabled_reason, 'manual') AS reason, count(*)::int AS n FROM webhooks WHERE NOT active GROUP BY 1`,
         );
         this.reset();
-        for (const reason of ['gone', 'failing', 'manual']) this.set({ reason }, rows.find((r) => r.reason === reason)?.n ?? 0);
+        for (const reason of ['gone', 'failing', 'manual'])
+          this.set({ reason }, rows.find((r) => r.reason === reason)?.n ?? 0);
       },
     });
     new Gauge({

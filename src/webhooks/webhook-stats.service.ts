@@ -66,7 +66,12 @@ export class WebhookStatsService {
       LatencyP95Ms: latency.p95 === null ? null : Math.round(Number(latency.p95)),
       LastSuccessAt: success ? new Date(success.started_at).toISOString() : null,
       LastFailure: failure
-        ? { At: new Date(failure.started_at).toISOString(), StatusCode: failure.status_code, Error: failure.error, ResponseBody: failure.response_body }
+        ? {
+            At: new Date(failure.started_at).toISOString(),
+            StatusCode: failure.status_code,
+            Error: failure.error,
+            ResponseBody: failure.response_body,
+          }
         : null,
     };
   }

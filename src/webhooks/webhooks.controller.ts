@@ -1,5 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiExtraModels, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import {
+  ApiAcceptedResponse,
+  ApiBody,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
 import { PortalAuth } from '../common/auth';
 import { PortalPageQuery } from '../common/http/pagination';
 import { ApiEventCallbacks, WebhookTestEvent } from '../events/event-messages';
@@ -68,7 +79,10 @@ export class WebhooksController {
   }
 
   @Get(':id/secret')
-  @ApiOperation({ operationId: 'getWebhookSecret', summary: 'The key receivers verify with, and when a rotated-out key stops being used' })
+  @ApiOperation({
+    operationId: 'getWebhookSecret',
+    summary: 'The key receivers verify with, and when a rotated-out key stops being used',
+  })
   @ApiOkResponse({ type: WebhookSecretResponse })
   secret(@Param('id') id: string) {
     return this.service.secret(id);
@@ -89,12 +103,16 @@ export class WebhooksController {
 
   @Post(':id/test')
   @HttpCode(202)
-  @ApiOperation({ operationId: 'sendWebhookTest', summary: 'Queue one signed WebhookTest delivery to this webhook alone' })
+  @ApiOperation({
+    operationId: 'sendWebhookTest',
+    summary: 'Queue one signed WebhookTest delivery to this webhook alone',
+  })
   @ApiBody({ type: WebhookTestDto, required: false })
   @ApiExtraModels(WebhookTestEvent)
   @ApiAcceptedResponse({
     type: WebhookTestResponse,
-    description: 'the delivery is queued and already in the delivery log; the webhook receives a WebhookTestEvent body, signed, and retried like any delivery',
+    description:
+      'the delivery is queued and already in the delivery log; the webhook receives a WebhookTestEvent body, signed, and retried like any delivery',
   })
   @ApiConflictResponse({ description: 'the webhook is inactive (inactive webhooks get no deliveries)' })
   @ApiUnprocessableEntityResponse({ description: 'Note is not a string of at most 1024 characters' })

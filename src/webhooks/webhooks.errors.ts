@@ -19,9 +19,17 @@ export class WebhookError extends ApiError {
     return new WebhookError(404, 'delivery not found', WebhookErrorCode.DeliveryNotFound);
   }
   static deliveryPending(): WebhookError {
-    return new WebhookError(409, 'delivery is still pending: it will be attempted on its schedule', WebhookErrorCode.DeliveryPending);
+    return new WebhookError(
+      409,
+      'delivery is still pending: it will be attempted on its schedule',
+      WebhookErrorCode.DeliveryPending,
+    );
   }
   static inactive(): WebhookError {
-    return new WebhookError(409, 'webhook is inactive: set Active to true with PUT first', WebhookErrorCode.WebhookInactive);
+    return new WebhookError(
+      409,
+      'webhook is inactive: set Active to true with PUT first',
+      WebhookErrorCode.WebhookInactive,
+    );
   }
 }

@@ -6,8 +6,8 @@ import { MetricsModule } from '../metrics/metrics.module';
 import { QueueModule } from '../queue/queue.module';
 import { DeliveriesController } from './deliveries.controller';
 import { DeliveriesService } from './deliveries.service';
-import { DELIVERY_QUEUE, DeliveryQueue } from './delivery-queue';
-import { DeliveryStore } from './delivery-store';
+import { DELIVERY_QUEUE, DeliveryQueue } from './delivery.queue';
+import { DeliveryStore } from './delivery.store';
 import { DeliverySigner } from './send/delivery-signer';
 import { HttpSender } from './send/http-sender';
 import { WebhookHeaderEntity } from './webhook-header.entity';
@@ -22,12 +22,13 @@ import { RateLimits } from './worker/rate-limits';
 import { Reconciler } from './worker/reconciler';
 import { SigningKeyEraser } from './worker/signing-key-eraser';
 import { WebhookHealth } from './worker/webhook-health';
-import { DeliveryRetention } from './worker/retention';
+import { DeliveryRetention } from './worker/delivery-retention';
 
 /**
  * The webhook dispatcher. API side: subscriptions, their headers and the delivery log (portal routes).
  * Worker side: the outbox relay (events → deliveries → one job each), the delivery processor (sign, send,
- * record, retry), the reconciler and the delivery log's retention. Both sides share the store, the only writer of deliveries and attempts,
+ * record, retry), the reconciler and the delivery log's retention. Both sides share the store, the only writer of
+ * deliveries and attempts,
  * and the delivery queue.
  */
 @Module({})
@@ -36,10 +37,28 @@ export class WebhooksModule {
     const controllers: Type[] = roles.api ? [WebhooksController, DeliveriesController] : [];
     const providers: Provider[] = [DeliveryStore, DeliveryQueue, DispatchGauges];
     if (roles.api) providers.push(WebhooksService, DeliveriesService, WebhookStatsService);
-    if (roles.worker) providers.push(OutboxRelay, DeliveryProcessor, Reconciler, DeliveryRetention, HttpSender, DeliveryMetrics, DeliverySigner, SigningKeyEraser, RateLimits, WebhookHealth);
+    if (roles.worker)
+      providers.push(
+        OutboxRelay,
+        DeliveryProcessor,
+        Reconciler,
+        DeliveryRetention,
+        HttpSender,
+        DeliveryMetrics,
+        DeliverySigner,
+        SigningKeyEraser,
+        RateLimits,
+        WebhookHealth,
+      );
     return {
       module: WebhooksModule,
-      imports: [TypeOrmModule.forFeature([WebhookEntity, WebhookHeaderEntity]), EventsModule, QueueModule, BullModule.registerQueue({ name: DELIVERY_QUEUE }), MetricsModule],
+      imports: [
+        TypeOrmModule.forFeature([WebhookEntity, WebhookHeaderEntity]),
+        EventsModule,
+        QueueModule,
+        BullModule.registerQueue({ name: DELIVERY_QUEUE }),
+        MetricsModule,
+      ],
       controllers,
       providers,
     };

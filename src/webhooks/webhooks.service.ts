@@ -10,8 +10,8 @@ import { PortalPageQuery, portalPaging } from '../common/http/pagination';
 import { portalTime } from '../common/http/time';
 import { WEBHOOK_TEST_EVENT } from '../events/event-names';
 import { EventsService } from '../events/events.service';
-import { DeliveryQueue } from './delivery-queue';
-import { DeliveryStore } from './delivery-store';
+import { DeliveryQueue } from './delivery.queue';
+import { DeliveryStore } from './delivery.store';
 import { newSigningKey, SignatureScheme, verificationKey } from './send/signing';
 import {
   CreatedWebhookResponse,
@@ -80,12 +80,19 @@ export class WebhooksService {
       return w;
     });
     const shown = verificationKey(key);
-    return { ...this.toResponse(webhook), Secret: shown, PublicKey: key.scheme === 'v1a' ? shown : null, ...this.warnings(webhook.url) };
+    return {
+      ...this.toResponse(webhook),
+      Secret: shown,
+      PublicKey: key.scheme === 'v1a' ? shown : null,
+      ...this.warnings(webhook.url),
+    };
   }
 
   async list(q: PortalPageQuery): Promise<WebhookResponse[]> {
     const { skip, take } = portalPaging(q);
-    const rows = await this.db.getRepository(WebhookEntity).find({ order: { createdAt: 'ASC', id: 'ASC' }, skip, take, relations: { headers: true } });
+    const rows = await this.db
+      .getRepository(WebhookEntity)
+      .find({ order: { createdAt: 'ASC', id: 'ASC' }, skip, take, relations: { headers: true } });
     return rows.map((w) => this.toResponse(w));
   }
 
@@ -120,7 +127,11 @@ export class WebhooksService {
       const { headers, ...columns } = w;
       await tx.update(WebhookEntity, { id }, columns);
       if (switched) {
-        await this.events.record(tx, w.active ? 'WebhookEnabled' : 'WebhookDisabled', w.active ? webhookEnabledMessage(w, now) : webhookDisabledMessage(w, 'manual', now));
+        await this.events.record(
+          tx,
+          w.active ? 'WebhookEnabled' : 'WebhookDisabled',
+          w.active ? webhookEnabledMessage(w, now) : webhookDisabledMessage(w, 'manual', now),
+        );
       }
       if (dto.Headers !== undefined) {
         await tx.delete(WebhookHeaderEntity, { webhookId: id });
@@ -154,17 +165,24 @@ export class WebhooksService {
       const w = await this.find(tx, id, true);
       this.rotateKeys(w, w.signatureScheme, dto.GracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS, now);
       w.updatedAt = now;
-      await tx.update(WebhookEntity, { id }, {
-        secretEncrypted: w.secretEncrypted,
-        signatureScheme: w.signatureScheme,
-        previousSecretEncrypted: w.previousSecretEncrypted,
-        previousSignatureScheme: w.previousSignatureScheme,
-        previousSecretExpiresAt: w.previousSecretExpiresAt,
-        updatedAt: w.updatedAt,
-      });
+      await tx.update(
+        WebhookEntity,
+        { id },
+        {
+          secretEncrypted: w.secretEncrypted,
+          signatureScheme: w.signatureScheme,
+          previousSecretEncrypted: w.previousSecretEncrypted,
+          previousSignatureScheme: w.previousSignatureScheme,
+          previousSecretExpiresAt: w.previousSecretExpiresAt,
+          updatedAt: w.updatedAt,
+        },
+      );
       return w;
     });
-    this.logger.log({ webhookId: id, scheme: w.signatureScheme, previousKeyUntil: w.previousSecretExpiresAt }, 'webhook signing key rotated');
+    this.logger.log(
+      { webhookId: id, scheme: w.signatureScheme, previousKeyUntil: w.previousSecretExpiresAt },
+      'webhook signing key rotated',
+    );
     return this.toSecretResponse(w, now);
   }
 
@@ -179,9 +197,13 @@ export class WebhooksService {
       // locked so that the webhook cannot be deleted or switched off between the check and the relay
       const w = await this.find(tx, id, true);
       if (!w.active) throw WebhookError.inactive();
-      const event = await this.events.recordForWebhook(tx, id, WEBHOOK_TEST_EVENT, { WebhookID: id, Note: dto.Note ?? '' });
+      const event = await this.events.recordForWebhook(tx, id, WEBHOOK_TEST_EVENT, {
+        WebhookID: id,
+        Note: dto.Note ?? '',
+      });
       const { deliveries } = await this.store.relay([event.id], 1, tx);
-      if (deliveries.length !== 1) throw new Error(`test event ${event.id} was relayed to ${deliveries.length} webhooks, not 1`);
+      if (deliveries.length !== 1)
+        throw new Error(`test event ${event.id} was relayed to ${deliveries.length} webhooks, not 1`);
       return { eventId: event.id, deliveries };
     });
     try {
@@ -213,7 +235,9 @@ export class WebhooksService {
     h.name = dto.Name;
     h.value = dto.Value;
     h.updatedAt = new Date();
-    await this.db.getRepository(WebhookHeaderEntity).update({ id: h.id }, { name: h.name, value: h.value, updatedAt: h.updatedAt });
+    await this.db
+      .getRepository(WebhookHeaderEntity)
+      .update({ id: h.id }, { name: h.name, value: h.value, updatedAt: h.updatedAt });
     await this.touch(id);
     return toHeaderResponse(h);
   }
@@ -243,9 +267,21 @@ export class WebhooksService {
     return h;
   }
 
-  private async insertHeaders(manager: EntityManager, webhookId: string, headers: WebhookHeaderInput[], now: Date): Promise<WebhookHeaderEntity[]> {
+  private async insertHeaders(
+    manager: EntityManager,
+    webhookId: string,
+    headers: WebhookHeaderInput[],
+    now: Date,
+  ): Promise<WebhookHeaderEntity[]> {
     const rows = headers.map((h, i) =>
-      manager.create(WebhookHeaderEntity, { id: randomUUID(), webhookId, name: h.Name, value: h.Value, createdAt: new Date(now.getTime() + i), updatedAt: now }),
+      manager.create(WebhookHeaderEntity, {
+        id: randomUUID(),
+        webhookId,
+        name: h.Name,
+        value: h.Value,
+        createdAt: new Date(now.getTime() + i),
+        updatedAt: now,
+      }),
     );
     if (rows.length) await manager.insert(WebhookHeaderEntity, rows);
     return rows;
@@ -289,7 +325,9 @@ export class WebhooksService {
   }
 
   private toResponse(w: WebhookEntity): WebhookResponse {
-    const headers = [...(w.headers ?? [])].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
+    const headers = [...(w.headers ?? [])].sort(
+      (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id),
+    );
     return {
       ID: w.id,
       Name: w.name,
@@ -302,7 +340,7 @@ export class WebhooksService {
       CreatedAt: portalTime(w.createdAt),
       UpdatedAt: portalTime(w.updatedAt),
       SignatureScheme: w.signatureScheme,
-      DisabledReason: w.active ? null : w.disabledReason ?? 'manual',
+      DisabledReason: w.active ? null : (w.disabledReason ?? 'manual'),
       DisabledAt: w.active ? null : (w.disabledAt ?? w.updatedAt).toISOString(),
       RateLimit: w.rateLimit,
       Ordered: w.ordered,

@@ -16,7 +16,10 @@ const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:
  * The operator console in a real Chromium, against an API process started with ROLE=api (the console and
  * Bull Board are part of it) and a separate worker delivering to a loopback receiver.
  */
-/** A list re-renders while its requests settle: wait until it shows `n` rows, and fail with what it shows if it never does. */
+/**
+ * A list re-renders while its requests settle: wait until it shows `n` rows, and fail with what it shows if it never
+ * does.
+ */
 async function rowsSettleAt(page: Page, selector: string, n: number): Promise<void> {
   const deadline = Date.now() + 10_000;
   let seen = await page.locator(selector).count();
@@ -80,20 +83,35 @@ describe('operator console in a browser', () => {
       if (Date.now() > deadline) throw new Error(`${selector} did not appear within ${timeoutMs} ms`);
       await page.waitForTimeout(300);
       await page.locator(refresh).first().click();
-      await page.locator(`${refresh}[aria-busy="true"]`).waitFor({ state: 'detached' }).catch(() => undefined);
+      await page
+        .locator(`${refresh}[aria-busy="true"]`)
+        .waitFor({ state: 'detached' })
+        .catch(() => undefined);
     }
   };
 
   const newAccessRequest = async (appId: number, product: string) => {
     const ar = await portal.post('/portal-api/access_requests', {
-      AppID: appId, Catalogue: 'Payments', Plan: 'Gold', Products: [product], AuthType: 'authToken', DCREnabled: false, ProvisionImmediately: false, User: 'User#1',
+      AppID: appId,
+      Catalogue: 'Payments',
+      Plan: 'Gold',
+      Products: [product],
+      AuthType: 'authToken',
+      DCREnabled: false,
+      ProvisionImmediately: false,
+      User: 'User#1',
     });
     expect(ar.status).toBe(201);
     return ar.body.ID as number;
   };
 
   it('walks the story: sign in, create a webhook, approve, delivered; a failing receiver, its attempts, redeliver, delivered', async () => {
-    const app = await portal.post('/portal-api/apps', { Name: 'Weather app', Description: 'Reads the weather', RedirectURLs: 'https://app.example.com/cb', UserID: 1 });
+    const app = await portal.post('/portal-api/apps', {
+      Name: 'Weather app',
+      Description: 'Reads the weather',
+      RedirectURLs: 'https://app.example.com/cb',
+      UserID: 1,
+    });
     expect(app.status).toBe(200);
     const firstRequest = await newAccessRequest(app.body.ID, 'weather-api');
     // two receivers behind one loopback server: /crm (the story's) and /billing, down until recovered below
@@ -104,10 +122,22 @@ describe('operator console in a browser', () => {
       if (r.url === '/legacy') return { status: 410, body: 'this endpoint is gone' };
       return crmDown ? { status: 500, body: 'receiver down for maintenance' } : { status: 200, body: 'ok' };
     };
-    const billing = await portal.post('/portal-api/webhooks', { Name: 'Billing', URL: sink.url('/billing'), Events: ['AccessRequestApproved'] });
+    const billing = await portal.post('/portal-api/webhooks', {
+      Name: 'Billing',
+      URL: sink.url('/billing'),
+      Events: ['AccessRequestApproved'],
+    });
     expect(billing.status).toBe(201);
     // and a subscriber that has gone away for good (410): the service switches its webhook off
-    expect((await portal.post('/portal-api/webhooks', { Name: 'Legacy', URL: sink.url('/legacy'), Events: ['AccessRequestApproved'] })).status).toBe(201);
+    expect(
+      (
+        await portal.post('/portal-api/webhooks', {
+          Name: 'Legacy',
+          URL: sink.url('/legacy'),
+          Events: ['AccessRequestApproved'],
+        })
+      ).status,
+    ).toBe(201);
 
     // a wrong credential: the API's own words on the sign-in form
     await page.goto(`${base}/console/`);
@@ -169,7 +199,9 @@ describe('operator console in a browser', () => {
     await page.getByRole('button', { name: 'Send test event' }).click();
     await page.getByRole('link', { name: 'Open the test delivery' }).click();
     await refreshUntil('h2 [data-status=delivered]', 'button:text-is("Refresh")');
-    const testEvent = (await sink.waitFor((r) => r.some((x) => x.url === '/crm'), 10_000, 'the test event')).find((x) => x.url === '/crm')!;
+    const testEvent = (await sink.waitFor((r) => r.some((x) => x.url === '/crm'), 10_000, 'the test event')).find(
+      (x) => x.url === '/crm',
+    )!;
     expect(JSON.parse(testEvent.body)).toMatchObject({ Event: 'WebhookTest' });
     expect(testEvent.body).toContain('checking the CRM endpoint');
 
@@ -181,14 +213,16 @@ describe('operator console in a browser', () => {
     await row.getByRole('link', { name: String(firstRequest) }).click();
     const credential = page.getByTestId('credential');
     await credential.waitFor();
-    const issued = (await portal.get(`/portal-api/access_requests/${firstRequest}`)).body.Credentials[0].Credential as string;
+    const issued = (await portal.get(`/portal-api/access_requests/${firstRequest}`)).body.Credentials[0]
+      .Credential as string;
     expect(await credential.textContent()).not.toContain(issued);
     await credential.getByRole('button', { name: 'Reveal Credential' }).click();
     expect(await credential.textContent()).toContain(issued);
     await shot('access-request');
 
     // the delivery arrives, and the console shows it delivered
-    const isApproval = (x: { url: string; body: string }) => x.url === '/crm' && x.body.includes('"AccessRequestApproved"');
+    const isApproval = (x: { url: string; body: string }) =>
+      x.url === '/crm' && x.body.includes('"AccessRequestApproved"');
     await sink.waitFor((r) => r.some(isApproval), 15_000, 'the approval delivery');
     expect(sink.received.find(isApproval)!.headers['x-team']).toBe('ops');
     await page.goto(`${base}/console/#/webhooks/${webhookId}`);
@@ -246,9 +280,13 @@ describe('operator console in a browser', () => {
     await page.locator('tr[data-webhook=CRM] .health').waitFor();
     expect(await page.locator('tr[data-webhook=CRM] .health').textContent()).toContain('100% delivered');
     await page.locator('tr[data-webhook=Billing] .health').waitFor();
-    expect(await page.locator('tr[data-webhook=Billing] .health').textContent()).toMatch(/^0% delivered · \d failed( · \d in flight)? · last error http_status 502$/);
+    expect(await page.locator('tr[data-webhook=Billing] .health').textContent()).toMatch(
+      /^0% delivered · \d failed( · \d in flight)? · last error http_status 502$/,
+    );
     expect(await page.locator('tr[data-webhook=CRM] [data-testid=flow]').textContent()).toBe('≤ 100/s · unordered');
-    expect(await page.locator('tr[data-webhook=Legacy] [data-disabled-reason]').getAttribute('data-disabled-reason')).toBe('gone');
+    expect(
+      await page.locator('tr[data-webhook=Legacy] [data-disabled-reason]').getAttribute('data-disabled-reason'),
+    ).toBe('gone');
     await shot('webhooks');
 
     // Billing is back: recover every failed delivery since a time, and they arrive
@@ -332,7 +370,9 @@ describe('operator console in a browser', () => {
     const without = await http.get('/queues');
     expect(without.status).toBe(401);
     expect(without.headers['www-authenticate']).toMatch(/^Basic realm="queues"/);
-    expect((await http.get('/queues', { authorization: basic('admin', 'wrong-password-0123456789') })).status).toBe(401);
+    expect((await http.get('/queues', { authorization: basic('admin', 'wrong-password-0123456789') })).status).toBe(
+      401,
+    );
     expect((await http.get('/queues/api/queues', { authorization: basic('admin', TOKEN) })).status).toBe(401);
     expect((await http.get('/queues/api/queues', { 'admin-auth': TEST_SECRETS.ADMIN_SECRET })).status).toBe(401);
     const api = await http.get('/queues/api/queues', { authorization: basic('ops', TEST_SECRETS.ADMIN_SECRET) });
@@ -345,7 +385,8 @@ describe('operator console in a browser', () => {
     const board = await context.newPage();
     const violations: string[] = [];
     board.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text()) && !m.text().includes('fonts.googleapis.com')) violations.push(m.text());
+      if (/Content Security Policy/i.test(m.text()) && !m.text().includes('fonts.googleapis.com'))
+        violations.push(m.text());
     });
     await board.setExtraHTTPHeaders({ authorization: basic('admin', TEST_SECRETS.ADMIN_SECRET) });
     await board.goto(`${base}/queues`);

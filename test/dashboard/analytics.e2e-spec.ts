@@ -22,7 +22,8 @@ const rec = (over: Rec = {}): Rec => ({
   ...over,
 });
 
-const activity = (client: string, from: string, to: string, p?: number) => `/api/activity/oauthid/${client}/${from}/${to}${p ? `?p=${p}` : ''}`;
+const activity = (client: string, from: string, to: string, p?: number) =>
+  `/api/activity/oauthid/${client}/${from}/${to}${p ? `?p=${p}` : ''}`;
 
 describe('analytics: ingest and OAuth-client activity', () => {
   let t: TestApp;
@@ -40,17 +41,76 @@ describe('analytics: ingest and OAuth-client activity', () => {
     const c = 'client-agg';
     const res = await ingest([
       // api-a /pets: 4 hits over three days (one 404, one 500), one outside the range
-      rec({ oauth_id: c, timestamp: '2024-03-01T00:00:00Z', latency: 10, upstream_latency: 5, request_time: 11, code: 200 }),
-      rec({ oauth_id: c, timestamp: '2024-03-02T13:30:00+02:00', latency: 30, upstream_latency: 20, request_time: 31, code: 404 }),
-      rec({ oauth_id: c, timestamp: '2024-03-03T23:59:59.999Z', latency: 20, upstream_latency: 14, request_time: 22, code: 500, url: '/pets?last=1', key: 'key-9', alias: 'alias-9', iso_country: 'DE', api_name: 'API A renamed' }),
-      rec({ oauth_id: c, timestamp: '2024-03-03T12:00:00Z', latency: 40, upstream_latency: 1, request_time: 41, code: 201 }),
+      rec({
+        oauth_id: c,
+        timestamp: '2024-03-01T00:00:00Z',
+        latency: 10,
+        upstream_latency: 5,
+        request_time: 11,
+        code: 200,
+      }),
+      rec({
+        oauth_id: c,
+        timestamp: '2024-03-02T13:30:00+02:00',
+        latency: 30,
+        upstream_latency: 20,
+        request_time: 31,
+        code: 404,
+      }),
+      rec({
+        oauth_id: c,
+        timestamp: '2024-03-03T23:59:59.999Z',
+        latency: 20,
+        upstream_latency: 14,
+        request_time: 22,
+        code: 500,
+        url: '/pets?last=1',
+        key: 'key-9',
+        alias: 'alias-9',
+        iso_country: 'DE',
+        api_name: 'API A renamed',
+      }),
+      rec({
+        oauth_id: c,
+        timestamp: '2024-03-03T12:00:00Z',
+        latency: 40,
+        upstream_latency: 1,
+        request_time: 41,
+        code: 201,
+      }),
       rec({ oauth_id: c, timestamp: '2024-03-04T00:00:00Z', latency: 1000, code: 200 }),
       rec({ oauth_id: c, timestamp: '2024-02-29T23:59:59Z', latency: 1000, code: 200 }),
       // api-a /owners: 1 hit
-      rec({ oauth_id: c, path: '/owners', timestamp: '2024-03-02T08:00:00Z', latency: 7, upstream_latency: 6, request_time: 7.5, code: 302 }),
+      rec({
+        oauth_id: c,
+        path: '/owners',
+        timestamp: '2024-03-02T08:00:00Z',
+        latency: 7,
+        upstream_latency: 6,
+        request_time: 7.5,
+        code: 302,
+      }),
       // api-b /pets: 2 hits
-      rec({ oauth_id: c, api_id: 'api-b', api_name: 'API B', timestamp: '2024-03-01T05:00:00Z', latency: 3, upstream_latency: 2, request_time: 3.25, code: 200 }),
-      rec({ oauth_id: c, api_id: 'api-b', api_name: 'API B', timestamp: '2024-03-01T05:10:00Z', latency: 5, upstream_latency: 4, request_time: 5.75, code: 429 }),
+      rec({
+        oauth_id: c,
+        api_id: 'api-b',
+        api_name: 'API B',
+        timestamp: '2024-03-01T05:00:00Z',
+        latency: 3,
+        upstream_latency: 2,
+        request_time: 3.25,
+        code: 200,
+      }),
+      rec({
+        oauth_id: c,
+        api_id: 'api-b',
+        api_name: 'API B',
+        timestamp: '2024-03-01T05:10:00Z',
+        latency: 5,
+        upstream_latency: 4,
+        request_time: 5.75,
+        code: 429,
+      }),
       // another client, another org: never counted
       rec({ oauth_id: 'someone-else', timestamp: '2024-03-01T10:00:00Z' }),
       rec({ oauth_id: c, org_id: 'org2', timestamp: '2024-03-01T10:00:00Z' }),
@@ -64,7 +124,20 @@ describe('analytics: ingest and OAuth-client activity', () => {
     expect(out.body.data).toHaveLength(3);
     const [pets, petsB, owners] = out.body.data;
     expect(pets).toEqual({
-      id: { day: 0, month: 0, year: 0, hour: 0, code: 0, api_id: 'api-a', api_name: 'API A renamed', path: '/pets', url: '/pets?last=1', key: 'key-9', alias: 'alias-9', iso_country: 'DE' },
+      id: {
+        day: 0,
+        month: 0,
+        year: 0,
+        hour: 0,
+        code: 0,
+        api_id: 'api-a',
+        api_name: 'API A renamed',
+        path: '/pets',
+        url: '/pets?last=1',
+        key: 'key-9',
+        alias: 'alias-9',
+        iso_country: 'DE',
+      },
       hits: 4,
       success: 2,
       error: 2,
@@ -79,20 +152,50 @@ describe('analytics: ingest and OAuth-client activity', () => {
       max_request_time: 41,
       min_request_time: 11,
     });
-    expect(petsB).toMatchObject({ id: { api_id: 'api-b', api_name: 'API B', path: '/pets' }, hits: 2, success: 1, error: 1, latency: 4, request_time: 4.5, last_hit: '2024-03-01T05:10:00.000Z' });
-    expect(owners).toMatchObject({ id: { api_id: 'api-a', path: '/owners' }, hits: 1, success: 1, error: 0, latency: 7, min_latency: 7, max_latency: 7, request_time: 7.5 });
+    expect(petsB).toMatchObject({
+      id: { api_id: 'api-b', api_name: 'API B', path: '/pets' },
+      hits: 2,
+      success: 1,
+      error: 1,
+      latency: 4,
+      request_time: 4.5,
+      last_hit: '2024-03-01T05:10:00.000Z',
+    });
+    expect(owners).toMatchObject({
+      id: { api_id: 'api-a', path: '/owners' },
+      hits: 1,
+      success: 1,
+      error: 0,
+      latency: 7,
+      min_latency: 7,
+      max_latency: 7,
+      request_time: 7.5,
+    });
 
     // one day only, leading zeros accepted
     const day = await analyst.http.get(activity(c, '02/03/2024', '02/03/2024'));
-    expect(day.body.data.map((r: any) => [r.id.api_id, r.id.path, r.hits])).toEqual([['api-a', '/owners', 1], ['api-a', '/pets', 1]]);
+    expect(day.body.data.map((r: any) => [r.id.api_id, r.id.path, r.hits])).toEqual([
+      ['api-a', '/owners', 1],
+      ['api-a', '/pets', 1],
+    ]);
   });
 
   it('keeps adding to the same rollups across batches', async () => {
     const c = 'client-batches';
     await ingest([rec({ oauth_id: c, latency: 10 })]);
-    await ingest([rec({ oauth_id: c, latency: 30, timestamp: '2024-03-01T10:45:00Z' }), rec({ oauth_id: c, latency: 2, timestamp: '2024-03-01T10:01:00Z', url: '/older' })]);
+    await ingest([
+      rec({ oauth_id: c, latency: 30, timestamp: '2024-03-01T10:45:00Z' }),
+      rec({ oauth_id: c, latency: 2, timestamp: '2024-03-01T10:01:00Z', url: '/older' }),
+    ]);
     const [row] = (await analyst.http.get(activity(c, '1/3/2024', '1/3/2024'))).body.data;
-    expect(row).toMatchObject({ hits: 3, latency: 14, max_latency: 30, min_latency: 2, last_hit: '2024-03-01T10:45:00.000Z', id: { url: '/pets?x=1' } });
+    expect(row).toMatchObject({
+      hits: 3,
+      latency: 14,
+      max_latency: 30,
+      min_latency: 2,
+      last_hit: '2024-03-01T10:45:00.000Z',
+      id: { url: '/pets?x=1' },
+    });
     const [rollups] = await t.db.query(`SELECT count(*)::int AS n FROM analytics_hourly WHERE oauth_id = $1`, [c]);
     expect(rollups.n).toBe(1);
   });
@@ -101,7 +204,8 @@ describe('analytics: ingest and OAuth-client activity', () => {
     for (const n of [0, 1, 10, 11]) {
       const c = `client-paging-${n}`;
       const records: Rec[] = [];
-      for (let i = 0; i < n; i++) for (let h = 0; h <= i; h++) records.push(rec({ oauth_id: c, path: `/p${String(i).padStart(2, '0')}` }));
+      for (let i = 0; i < n; i++)
+        for (let h = 0; h <= i; h++) records.push(rec({ oauth_id: c, path: `/p${String(i).padStart(2, '0')}` }));
       if (records.length) expect((await ingest(records)).status).toBe(200);
       const pages = Math.ceil(n / 10);
       const first = await analyst.http.get(activity(c, '1/3/2024', '1/3/2024'));
@@ -112,14 +216,23 @@ describe('analytics: ingest and OAuth-client activity', () => {
         const second = await analyst.http.get(activity(c, '1/3/2024', '1/3/2024', 2));
         expect(second.body).toMatchObject({ pages: 2, data: [{ hits: 1, id: { path: '/p00' } }] });
       }
-      expect((await analyst.http.get(activity(c, '1/3/2024', '1/3/2024', pages + 1))).body).toEqual({ data: [], pages });
+      expect((await analyst.http.get(activity(c, '1/3/2024', '1/3/2024', pages + 1))).body).toEqual({
+        data: [],
+        pages,
+      });
     }
   });
 
   it('shows another organisation’s client exactly like one without traffic; a super user sees every organisation', async () => {
     await ingest([rec({ oauth_id: 'client-org2', org_id: 'org2' })]);
-    expect((await analyst.http.get(activity('client-org2', '1/3/2024', '1/3/2024'))).body).toEqual({ data: [], pages: 0 });
-    expect((await analyst.http.get(activity('client-nobody', '1/3/2024', '1/3/2024'))).body).toEqual({ data: [], pages: 0 });
+    expect((await analyst.http.get(activity('client-org2', '1/3/2024', '1/3/2024'))).body).toEqual({
+      data: [],
+      pages: 0,
+    });
+    expect((await analyst.http.get(activity('client-nobody', '1/3/2024', '1/3/2024'))).body).toEqual({
+      data: [],
+      pages: 0,
+    });
     const org2 = await seedUser(t, { org: 'org2', permissions: { analytics: 'read' } });
     expect((await org2.http.get(activity('client-org2', '1/3/2024', '1/3/2024'))).body.data).toHaveLength(1);
     const root = await seedUser(t, { org: '' });
@@ -129,10 +242,16 @@ describe('analytics: ingest and OAuth-client activity', () => {
   it('takes a batch of 10 000 records in one request', async () => {
     const records: Rec[] = [];
     for (let i = 0; i < 10_000; i++) {
-      records.push(rec({
-        oauth_id: 'client-big', api_id: `api-${i % 7}`, path: `/r${i % 13}`, code: i % 5 === 0 ? 503 : 200,
-        timestamp: new Date(Date.UTC(2024, 4, 1 + (i % 3), i % 24, i % 60)).toISOString(), latency: i % 100,
-      }));
+      records.push(
+        rec({
+          oauth_id: 'client-big',
+          api_id: `api-${i % 7}`,
+          path: `/r${i % 13}`,
+          code: i % 5 === 0 ? 503 : 200,
+          timestamp: new Date(Date.UTC(2024, 4, 1 + (i % 3), i % 24, i % 60)).toISOString(),
+          latency: i % 100,
+        }),
+      );
     }
     const res = await ingest(records);
     expect(res.status).toBe(200);
@@ -140,7 +259,8 @@ describe('analytics: ingest and OAuth-client activity', () => {
     const all: any[] = [];
     const first = await analyst.http.get(activity('client-big', '1/5/2024', '3/5/2024'));
     expect(first.body.pages).toBe(10); // 7 × 13 = 91 (api, path) pairs
-    for (let p = 1; p <= first.body.pages; p++) all.push(...(await analyst.http.get(activity('client-big', '1/5/2024', '3/5/2024', p))).body.data);
+    for (let p = 1; p <= first.body.pages; p++)
+      all.push(...(await analyst.http.get(activity('client-big', '1/5/2024', '3/5/2024', p))).body.data);
     expect(all).toHaveLength(91);
     expect(all.reduce((s, r) => s + r.hits, 0)).toBe(10_000);
     expect(all.reduce((s, r) => s + r.error, 0)).toBe(2_000);
@@ -150,10 +270,22 @@ describe('analytics: ingest and OAuth-client activity', () => {
     it.each([
       ['not an array', { records: [] }, 'the body must be a JSON array of analytics records'],
       ['a record that is not an object', [1], 'record 0: must be an object'],
-      ['a missing api_id and bad code', [rec(), rec({ api_id: undefined, code: 99 })], 'record 1: api_id is required; record 1: code must be an integer HTTP status between 100 and 599'],
+      [
+        'a missing api_id and bad code',
+        [rec(), rec({ api_id: undefined, code: 99 })],
+        'record 1: api_id is required; record 1: code must be an integer HTTP status between 100 and 599',
+      ],
       ['a bad timestamp', [rec({ timestamp: '2024-13-45' })], 'record 0: timestamp must be an RFC 3339 date-time'],
-      ['a negative latency', [rec({ latency: -1, request_time: 'x' })], 'record 0: latency must be a number >= 0; record 0: request_time must be a number >= 0'],
-      ['a non-string oauth_id', [rec({ oauth_id: 5 })], 'record 0: oauth_id must be a string of at most 256 characters'],
+      [
+        'a negative latency',
+        [rec({ latency: -1, request_time: 'x' })],
+        'record 0: latency must be a number >= 0; record 0: request_time must be a number >= 0',
+      ],
+      [
+        'a non-string oauth_id',
+        [rec({ oauth_id: 5 })],
+        'record 0: oauth_id must be a string of at most 256 characters',
+      ],
     ])('refuses %s with 400 and stores nothing', async (_name, body, message) => {
       const before = await t.db.query(`SELECT coalesce(sum(hits), 0)::int AS n FROM analytics_hourly`);
       const res = await ingest(body);

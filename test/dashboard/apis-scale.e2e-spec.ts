@@ -65,7 +65,9 @@ describe('GET /api/apis with 100 000 stored definitions', () => {
     // category cat7: g % 50 == 7 → 2 000 definitions, none in the other org
     const cat = await user.http.get('/api/apis?category=cat7&sort=-name&p=2');
     expect(cat.body.pages).toBe(200);
-    expect(ids(cat)).toEqual(scaleIds([99_457, 99_407, 99_357, 99_307, 99_257, 99_207, 99_157, 99_107, 99_057, 99_007]));
+    expect(ids(cat)).toEqual(
+      scaleIds([99_457, 99_407, 99_357, 99_307, 99_257, 99_207, 99_157, 99_107, 99_057, 99_007]),
+    );
     // children (g % 100 == 1) left out
     const base = await user.http.get('/api/apis?base_apis=true&sort=created_at');
     expect(base.body.pages).toBe(8900);
@@ -77,7 +79,9 @@ describe('GET /api/apis with 100 000 stored definitions', () => {
     // two categories: an API in either matches (cat7 and cat8 are disjoint, 2 000 each)
     const two = await user.http.get('/api/apis?category=cat7,cat8&sort=-name');
     expect(two.body.pages).toBe(400);
-    expect(ids(two)).toEqual(scaleIds([99_958, 99_957, 99_908, 99_907, 99_858, 99_857, 99_808, 99_807, 99_758, 99_757]));
+    expect(ids(two)).toEqual(
+      scaleIds([99_958, 99_957, 99_908, 99_907, 99_858, 99_857, 99_808, 99_807, 99_758, 99_757]),
+    );
     // a negative page: every match in one answer, pages still counted in pages of 10
     const all = await user.http.get('/api/apis?category=cat7&sort=-name&p=-1');
     expect(all.body.pages).toBe(200);
@@ -96,7 +100,9 @@ describe('GET /api/apis with 100 000 stored definitions', () => {
     ['super user', {}, '-created_at'],
   ])('plans the %s page query with an index, never a sequential scan', async (_name, filters, sort) => {
     const { page } = buildApiListQuery(filters, sort, 500, 10);
-    const plan: string = (await t.db.query(`EXPLAIN (FORMAT JSON) ${page[0]}`, page[1]))[0]['QUERY PLAN'].map((p: any) => JSON.stringify(p)).join('');
+    const plan: string = (await t.db.query(`EXPLAIN (FORMAT JSON) ${page[0]}`, page[1]))[0]['QUERY PLAN']
+      .map((p: any) => JSON.stringify(p))
+      .join('');
     expect(plan).toMatch(/Index/);
     expect(plan).not.toMatch(/Seq Scan/);
   });

@@ -31,9 +31,16 @@ describe('dashboard: GET /api/apis and /api/apis/groups', () => {
       const id = await createApi(
         t,
         oasDoc({
-          id: 'entry-1', name: 'Payments', org: 'entry-org', categories: ['money'],
-          schemes: { key: SCHEMES.key, oauth: SCHEMES.oauth }, security: [{ oauth: [] }],
-          ext: { upstream: { url: 'https://payments.internal/v1' }, server: { listenPath: { value: '/payments/', strip: true } } },
+          id: 'entry-1',
+          name: 'Payments',
+          org: 'entry-org',
+          categories: ['money'],
+          schemes: { key: SCHEMES.key, oauth: SCHEMES.oauth },
+          security: [{ oauth: [] }],
+          ext: {
+            upstream: { url: 'https://payments.internal/v1' },
+            server: { listenPath: { value: '/payments/', strip: true } },
+          },
         }),
       );
       const user = await seedUser(t, { org: 'entry-org', permissions: { apis: 'read' } });
@@ -59,9 +66,18 @@ describe('dashboard: GET /api/apis and /api/apis/groups', () => {
         pages: 1,
       });
       // members in the order of interface 2.7 (stored as json, not jsonb)
-      expect(Object.keys(res.body.apis[0].api_definition)).toEqual(
-        ['api_id', 'name', 'org_id', 'active', 'use_keyless', 'use_oauth2', 'auth', 'definition', 'proxy', 'version_data'],
-      );
+      expect(Object.keys(res.body.apis[0].api_definition)).toEqual([
+        'api_id',
+        'name',
+        'org_id',
+        'active',
+        'use_keyless',
+        'use_oauth2',
+        'auth',
+        'definition',
+        'proxy',
+        'version_data',
+      ]);
     });
 
     it('returns apis [] and pages 0 when there is nothing', async () => {
@@ -76,7 +92,8 @@ describe('dashboard: GET /api/apis and /api/apis/groups', () => {
       const org = `paging-${n}`;
       const user = await seedUser(t, { org, permissions: { apis: 'read' } });
       const created: string[] = [];
-      for (let i = 0; i < n; i++) created.push(await createApi(t, oasDoc({ org, name: `api ${String(i).padStart(2, '0')}` })));
+      for (let i = 0; i < n; i++)
+        created.push(await createApi(t, oasDoc({ org, name: `api ${String(i).padStart(2, '0')}` })));
       return { user, created };
     };
 
@@ -130,14 +147,60 @@ describe('dashboard: GET /api/apis and /api/apis/groups', () => {
 
     beforeAll(async () => {
       user = await seedUser(t, { org, permissions: { apis: 'read' } });
-      made.keyless = await createApi(t, oasDoc({ org, id: 'f-keyless', name: 'Zebra Open', categories: ['animals', 'public'] }));
-      made.token = await createApi(t, oasDoc({ org, id: 'f-token', name: 'alpha Keys', categories: ['animals'], schemes: { key: SCHEMES.key }, security: [{ key: [] }] }));
-      made.oauth = await createApi(t, oasDoc({ org, id: 'f-oauth', name: 'Mango OAuth', schemes: { oauth: SCHEMES.oauth }, security: [{ oauth: [] }] }));
-      made.jwt = await createApi(t, oasDoc({ org, id: 'f-jwt', name: 'beta 100%_JWT', schemes: { jwt: SCHEMES.jwt }, security: [{ jwt: [] }] }));
-      made.basic = await createApi(t, oasDoc({ org, id: 'f-basic', name: 'Kiwi Basic', categories: ['fruit'], schemes: { basic: SCHEMES.basic }, security: [{ basic: [] }] }));
+      made.keyless = await createApi(
+        t,
+        oasDoc({ org, id: 'f-keyless', name: 'Zebra Open', categories: ['animals', 'public'] }),
+      );
+      made.token = await createApi(
+        t,
+        oasDoc({
+          org,
+          id: 'f-token',
+          name: 'alpha Keys',
+          categories: ['animals'],
+          schemes: { key: SCHEMES.key },
+          security: [{ key: [] }],
+        }),
+      );
+      made.oauth = await createApi(
+        t,
+        oasDoc({
+          org,
+          id: 'f-oauth',
+          name: 'Mango OAuth',
+          schemes: { oauth: SCHEMES.oauth },
+          security: [{ oauth: [] }],
+        }),
+      );
+      made.jwt = await createApi(
+        t,
+        oasDoc({ org, id: 'f-jwt', name: 'beta 100%_JWT', schemes: { jwt: SCHEMES.jwt }, security: [{ jwt: [] }] }),
+      );
+      made.basic = await createApi(
+        t,
+        oasDoc({
+          org,
+          id: 'f-basic',
+          name: 'Kiwi Basic',
+          categories: ['fruit'],
+          schemes: { basic: SCHEMES.basic },
+          security: [{ basic: [] }],
+        }),
+      );
       made.base = await createApi(
         t,
-        oasDoc({ org, id: 'f-base', name: 'Versioned', ext: { info: { name: 'Versioned', orgId: org, versioning: { enabled: true, name: 'v1', versions: [{ name: 'v2', id: 'f-child' }] } } } }),
+        oasDoc({
+          org,
+          id: 'f-base',
+          name: 'Versioned',
+          ext: {
+            info: {
+              name: 'Versioned',
+              orgId: org,
+              versioning: { enabled: true, name: 'v1', versions: [{ name: 'v2', id: 'f-child' }] },
+            },
+          },
+        }),
       );
       made.child = await createApi(t, oasDoc({ org, id: 'f-child', name: 'Versioned v2' }));
     });
@@ -198,14 +261,34 @@ describe('dashboard: GET /api/apis and /api/apis/groups', () => {
       const extra = await createApi(t, oasDoc({ org, id: 'f-child2', name: 'Second child' }));
       const base = await createApi(
         t,
-        oasDoc({ org, id: 'f-base2', name: 'Base two', ext: { info: { name: 'Base two', orgId: org, versioning: { enabled: true, versions: [{ name: 'v2', id: extra }] } } } }),
+        oasDoc({
+          org,
+          id: 'f-base2',
+          name: 'Base two',
+          ext: {
+            info: {
+              name: 'Base two',
+              orgId: org,
+              versioning: { enabled: true, versions: [{ name: 'v2', id: extra }] },
+            },
+          },
+        }),
       );
       expect(ids(await user.http.get('/api/apis?base_apis=true&q=second'))).toEqual([]);
       await t.http.put(`/gateway/apis/oas/${base}`, oasDoc({ org, name: 'Base two' }), GATEWAY);
       expect(ids(await user.http.get('/api/apis?base_apis=true&q=second'))).toEqual([extra]);
       await t.http.put(
         `/gateway/apis/oas/${base}`,
-        oasDoc({ org, ext: { info: { name: 'Base two', orgId: org, versioning: { enabled: true, versions: [{ name: 'v2', id: extra }] } } } }),
+        oasDoc({
+          org,
+          ext: {
+            info: {
+              name: 'Base two',
+              orgId: org,
+              versioning: { enabled: true, versions: [{ name: 'v2', id: extra }] },
+            },
+          },
+        }),
         GATEWAY,
       );
       expect(ids(await user.http.get('/api/apis?base_apis=true&q=second'))).toEqual([]);

@@ -22,43 +22,71 @@ interface Route {
 }
 
 let n = 0;
-const newUser = () => ({ email_address: `new${++n}@example.com`, first_name: 'N', last_name: 'U', user_permissions: { apis: 'read' } });
+const newUser = () => ({
+  email_address: `new${++n}@example.com`,
+  first_name: 'N',
+  last_name: 'U',
+  user_permissions: { apis: 'read' },
+});
 const activityPath = `/api/activity/oauthid/${CLIENT}/1/3/2024/2/3/2024`;
 const apiIds = (res: HttpResponse) => res.body.apis.map((a: any) => a.api_definition.api_id);
 
 const ROUTES: Route[] = [
   {
-    method: 'POST', path: () => '/api/users', area: 'users', level: 'write', body: newUser,
-    ok: (res) => expect(res.body).toEqual({ Status: 'OK', Message: 'User created', Meta: expect.any(String), ID: res.body.Meta }),
+    method: 'POST',
+    path: () => '/api/users',
+    area: 'users',
+    level: 'write',
+    body: newUser,
+    ok: (res) =>
+      expect(res.body).toEqual({ Status: 'OK', Message: 'User created', Meta: expect.any(String), ID: res.body.Meta }),
     otherOrg: (res) => expect(res.body).toMatchObject({ Status: 'OK' }),
   },
   {
-    method: 'GET', path: () => '/api/users', area: 'users', level: 'read',
+    method: 'GET',
+    path: () => '/api/users',
+    area: 'users',
+    level: 'read',
     ok: (res, target) => expect(res.body.users.map((u: any) => u.id)).toContain(target),
     otherOrg: (res) => expect(res.body.users.every((u: any) => u.org_id === OTHER)).toBe(true),
   },
   {
-    method: 'GET', path: (target) => `/api/users/${target}`, area: 'users', level: 'read',
+    method: 'GET',
+    path: (target) => `/api/users/${target}`,
+    area: 'users',
+    level: 'read',
     ok: (res, target) => expect(res.body).toMatchObject({ id: target, org_id: ORG }),
     otherOrg: (res) => expect(res.body).toEqual({ Status: 'Error', Message: 'User not found', Meta: null }),
   },
   {
-    method: 'DELETE', path: (target) => `/api/users/${target}`, area: 'users', level: 'write',
+    method: 'DELETE',
+    path: (target) => `/api/users/${target}`,
+    area: 'users',
+    level: 'write',
     ok: (res) => expect(res.body).toEqual({ Status: 'OK', Message: 'User deleted', Meta: null }),
     otherOrg: (res) => expect(res.body).toEqual({ Status: 'Error', Message: 'User not found', Meta: null }),
   },
   {
-    method: 'GET', path: () => '/api/apis', area: 'apis', level: 'read',
+    method: 'GET',
+    path: () => '/api/apis',
+    area: 'apis',
+    level: 'read',
     ok: (res) => expect(apiIds(res)).toEqual(['perm-api']),
     otherOrg: (res) => expect(apiIds(res)).toEqual(['perm-other-api']),
   },
   {
-    method: 'GET', path: () => '/api/apis/groups', area: 'apis', level: 'read',
+    method: 'GET',
+    path: () => '/api/apis/groups',
+    area: 'apis',
+    level: 'read',
     ok: (res) => expect(res.body).toEqual({ secret: ['perm-api'] }),
     otherOrg: (res) => expect(res.body).toEqual({ open: ['perm-other-api'] }),
   },
   {
-    method: 'GET', path: () => activityPath, area: 'analytics', level: 'read',
+    method: 'GET',
+    path: () => activityPath,
+    area: 'analytics',
+    level: 'read',
     ok: (res) => {
       expect(res.body).toMatchObject({ pages: 1, data: [{ hits: 1, id: { api_id: 'perm-api' } }] });
       expect(res.body.data).toHaveLength(1);
@@ -78,7 +106,8 @@ describe('dashboard permissions: every route × every kind of caller', () => {
   let right: SeededUser;
   let otherOrg: SeededUser;
 
-  const everyAreaBut = (area: string) => Object.fromEntries(PERMISSION_AREAS.filter((a) => a !== area).map((a) => [a, 'write']));
+  const everyAreaBut = (area: string) =>
+    Object.fromEntries(PERMISSION_AREAS.filter((a) => a !== area).map((a) => [a, 'write']));
   const target = async () => (await seedUser(t, { org: ORG, permissions: { apis: 'read' } })).id;
   const call = (route: Route, headers: Record<string, string>, id: string) =>
     t.http.send(route.method, route.path(id), { body: route.body?.(), headers });
@@ -108,8 +137,15 @@ describe('dashboard permissions: every route × every kind of caller', () => {
     const ingest = await t.http.post(
       '/gateway/analytics',
       [ORG, OTHER].map((org) => ({
-        timestamp: '2024-03-01T12:00:00Z', org_id: org, api_id: org === ORG ? 'perm-api' : 'perm-other-api', path: '/', code: 200,
-        latency: 1, upstream_latency: 1, request_time: 1, oauth_id: CLIENT,
+        timestamp: '2024-03-01T12:00:00Z',
+        org_id: org,
+        api_id: org === ORG ? 'perm-api' : 'perm-other-api',
+        path: '/',
+        code: 200,
+        latency: 1,
+        upstream_latency: 1,
+        request_time: 1,
+        oauth_id: CLIENT,
       })),
       GATEWAY,
     );
@@ -131,7 +167,11 @@ describe('dashboard permissions: every route × every kind of caller', () => {
       const id = await target();
       const res = await call(route, bearer(lacking[route.area].key), id);
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ Status: 'Error', Message: `access denied: You do not have permission to access ${route.path(id)}`, Meta: null });
+      expect(res.body).toEqual({
+        Status: 'Error',
+        Message: `access denied: You do not have permission to access ${route.path(id)}`,
+        Meta: null,
+      });
     });
 
     it(`${route.level === 'write' ? 'refuses' : 'admits'} a user with ${route.area}:read`, async () => {
@@ -167,11 +207,21 @@ describe('dashboard permissions: every route × every kind of caller', () => {
   it('documents every route of this issue in a valid OpenAPI document', async () => {
     const doc = (await t.http.get('/docs-json')).body;
     const routes: [string, string][] = [
-      ['/admin/users', 'post'], ['/api/users', 'post'], ['/api/users', 'get'], ['/api/users/{id}', 'get'], ['/api/users/{id}', 'delete'],
-      ['/api/apis', 'get'], ['/api/apis/groups', 'get'],
+      ['/admin/users', 'post'],
+      ['/api/users', 'post'],
+      ['/api/users', 'get'],
+      ['/api/users/{id}', 'get'],
+      ['/api/users/{id}', 'delete'],
+      ['/api/apis', 'get'],
+      ['/api/apis/groups', 'get'],
       ['/api/activity/oauthid/{oauthId}/{startDay}/{startMonth}/{startYear}/{endDay}/{endMonth}/{endYear}', 'get'],
-      ['/gateway/apis/oas', 'post'], ['/gateway/apis/oas', 'get'], ['/gateway/apis/oas/{apiID}', 'get'], ['/gateway/apis/oas/{apiID}', 'put'],
-      ['/gateway/apis/oas/{apiID}', 'patch'], ['/gateway/apis/oas/{apiID}', 'delete'], ['/gateway/analytics', 'post'],
+      ['/gateway/apis/oas', 'post'],
+      ['/gateway/apis/oas', 'get'],
+      ['/gateway/apis/oas/{apiID}', 'get'],
+      ['/gateway/apis/oas/{apiID}', 'put'],
+      ['/gateway/apis/oas/{apiID}', 'patch'],
+      ['/gateway/apis/oas/{apiID}', 'delete'],
+      ['/gateway/analytics', 'post'],
     ];
     for (const [path, method] of routes) {
       const op = doc.paths[path]?.[method];
@@ -179,11 +229,40 @@ describe('dashboard permissions: every route × every kind of caller', () => {
       expect(op.responses['200']).toBeDefined();
       expect(op.security?.length).toBeGreaterThan(0);
     }
-    expect(doc.paths['/api/apis'].get.parameters.map((p: any) => p.name).sort()).toEqual(['api_type', 'auth_type', 'base_apis', 'category', 'compressed', 'p', 'q', 'sort']);
+    expect(doc.paths['/api/apis'].get.parameters.map((p: any) => p.name).sort()).toEqual([
+      'api_type',
+      'auth_type',
+      'base_apis',
+      'category',
+      'compressed',
+      'p',
+      'q',
+      'sort',
+    ]);
     const patch = doc.paths['/gateway/apis/oas/{apiID}'].patch.parameters.map((p: any) => p.name);
-    expect(patch).toEqual(expect.arrayContaining(['apiID', 'upstreamURL', 'listenPath', 'customDomain', 'allowList', 'validateRequest', 'mockResponse', 'authentication']));
+    expect(patch).toEqual(
+      expect.arrayContaining([
+        'apiID',
+        'upstreamURL',
+        'listenPath',
+        'customDomain',
+        'allowList',
+        'validateRequest',
+        'mockResponse',
+        'authentication',
+      ]),
+    );
     const activity = doc.paths[routes[7][0]].get.parameters.map((p: any) => `${p.in}:${p.name}`).sort();
-    expect(activity).toEqual(['path:endDay', 'path:endMonth', 'path:endYear', 'path:oauthId', 'path:startDay', 'path:startMonth', 'path:startYear', 'query:p']);
+    expect(activity).toEqual([
+      'path:endDay',
+      'path:endMonth',
+      'path:endYear',
+      'path:oauthId',
+      'path:startDay',
+      'path:startMonth',
+      'path:startYear',
+      'query:p',
+    ]);
   });
 
   describe('POST /admin/users', () => {

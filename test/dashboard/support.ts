@@ -16,7 +16,10 @@ export interface SeededUser {
 }
 
 /** Creates a user through POST /admin/users (the bootstrap route) and returns its id and access key. */
-export async function seedUser(t: TestApp, opts: { org?: string; permissions?: Record<string, string>; active?: boolean; email?: string } = {}): Promise<SeededUser> {
+export async function seedUser(
+  t: TestApp,
+  opts: { org?: string; permissions?: Record<string, string>; active?: boolean; email?: string } = {},
+): Promise<SeededUser> {
   const res = await t.http.post(
     '/admin/users',
     {
@@ -34,17 +37,19 @@ export async function seedUser(t: TestApp, opts: { org?: string; permissions?: R
 }
 
 /** A valid OpenAPI 3 document with the gateway extension. */
-export function oasDoc(opts: {
-  id?: string;
-  name?: string;
-  org?: string;
-  categories?: string[];
-  security?: Record<string, string[]>[];
-  schemes?: Record<string, unknown>;
-  ext?: Record<string, unknown>;
-  servers?: { url: string }[];
-  paths?: Record<string, unknown>;
-} = {}): Record<string, any> {
+export function oasDoc(
+  opts: {
+    id?: string;
+    name?: string;
+    org?: string;
+    categories?: string[];
+    security?: Record<string, string[]>[];
+    schemes?: Record<string, unknown>;
+    ext?: Record<string, unknown>;
+    servers?: { url: string }[];
+    paths?: Record<string, unknown>;
+  } = {},
+): Record<string, any> {
   const info: Record<string, unknown> = { name: opts.name ?? 'Pets', state: { active: true } };
   if (opts.id !== undefined) info.id = opts.id;
   if (opts.org !== undefined) info.orgId = opts.org;
@@ -56,7 +61,10 @@ export function oasDoc(opts: {
     paths: opts.paths ?? {
       '/pets': {
         get: { operationId: 'listPets', responses: { '200': { description: 'the pets' } } },
-        post: { requestBody: { content: { 'application/json': { schema: { type: 'object' } } } }, responses: { '201': { description: 'created' } } },
+        post: {
+          requestBody: { content: { 'application/json': { schema: { type: 'object' } } } },
+          responses: { '201': { description: 'created' } },
+        },
       },
     },
     ...(opts.schemes ? { components: { securitySchemes: opts.schemes } } : {}),

@@ -18,9 +18,18 @@ describe('dashboard users', () => {
 
   describe('POST /admin/users', () => {
     it('bootstraps from nothing: admin secret → user with access key → dashboard routes', async () => {
-      const created = await t.http.post('/admin/users', { email_address: 'root@example.com', first_name: 'Root', last_name: 'Admin', active: true }, ADMIN);
+      const created = await t.http.post(
+        '/admin/users',
+        { email_address: 'root@example.com', first_name: 'Root', last_name: 'Admin', active: true },
+        ADMIN,
+      );
       expect(created.status).toBe(200);
-      expect(created.body).toEqual({ Status: 'OK', Message: expect.stringMatching(HEX32), Meta: expect.any(Object), ID: expect.stringMatching(HEX24) });
+      expect(created.body).toEqual({
+        Status: 'OK',
+        Message: expect.stringMatching(HEX32),
+        Meta: expect.any(Object),
+        ID: expect.stringMatching(HEX24),
+      });
       const key = created.body.Message;
       const apis = await t.http.get('/api/apis', bearer(key));
       expect(apis.status).toBe(200);
@@ -31,7 +40,11 @@ describe('dashboard users', () => {
     });
 
     it('returns the user of 2.5 with every default applied', async () => {
-      const res = await t.http.post('/admin/users', { email_address: 'defaults@example.com', first_name: 'Dee', last_name: 'Fault' }, ADMIN);
+      const res = await t.http.post(
+        '/admin/users',
+        { email_address: 'defaults@example.com', first_name: 'Dee', last_name: 'Fault' },
+        ADMIN,
+      );
       expect(res.status).toBe(200);
       const meta = res.body.Meta;
       expect(meta).toEqual({
@@ -60,18 +73,36 @@ describe('dashboard users', () => {
       const res = await t.http.post(
         '/admin/users',
         {
-          email_address: 'given@example.com', first_name: 'Gi', last_name: 'Ven', org_id: 'org9', active: true,
-          user_permissions: { apis: 'read' }, group_id: 'g1', api_model: { a: 1 }, password_max_days: 30, password: 'hunter2hunter2',
+          email_address: 'given@example.com',
+          first_name: 'Gi',
+          last_name: 'Ven',
+          org_id: 'org9',
+          active: true,
+          user_permissions: { apis: 'read' },
+          group_id: 'g1',
+          api_model: { a: 1 },
+          password_max_days: 30,
+          password: 'hunter2hunter2',
         },
         ADMIN,
       );
       expect(res.status).toBe(200);
-      expect(res.body.Meta).toMatchObject({ org_id: 'org9', active: true, user_permissions: { apis: 'read' }, group_id: 'g1', api_model: { a: 1 }, password_max_days: 30 });
+      expect(res.body.Meta).toMatchObject({
+        org_id: 'org9',
+        active: true,
+        user_permissions: { apis: 'read' },
+        group_id: 'g1',
+        api_model: { a: 1 },
+        password_max_days: 30,
+      });
       expect(res.body.Meta.password_updated).toMatch(RFC3339);
       expect(res.body.Meta.password_updated).not.toBe(ZERO);
       expect(res.text).not.toContain('hunter2');
       expect(res.text).not.toContain('scrypt');
-      const [row] = await t.db.query(`SELECT password_hash, access_key_hash, access_key_encrypted FROM dashboard_users WHERE id = $1`, [res.body.ID]);
+      const [row] = await t.db.query(
+        `SELECT password_hash, access_key_hash, access_key_encrypted FROM dashboard_users WHERE id = $1`,
+        [res.body.ID],
+      );
       expect(row.password_hash).toMatch(/^scrypt\$/);
       expect(row.password_hash).not.toContain('hunter2');
       expect(row.access_key_encrypted).not.toContain(res.body.Message);
@@ -95,11 +126,16 @@ describe('dashboard users', () => {
     });
 
     it('reports validation failures with every reason', async () => {
-      const res = await t.http.post('/admin/users', { email_address: 'nope', last_name: 3, user_permissions: { apis: 'all' } }, ADMIN);
+      const res = await t.http.post(
+        '/admin/users',
+        { email_address: 'nope', last_name: 3, user_permissions: { apis: 'all' } },
+        ADMIN,
+      );
       expect(res.status).toBe(400);
       expect(res.body).toEqual({
         Status: 'Error',
-        Message: 'User object validation failed. email_address must be an email address; first_name is required; last_name must be a string; user_permissions.apis must be one of read, write, deny',
+        Message:
+          'User object validation failed. email_address must be an email address; first_name is required; last_name must be a string; user_permissions.apis must be one of read, write, deny',
         Meta: null,
       });
     });
@@ -115,7 +151,10 @@ describe('dashboard users', () => {
     });
 
     it('refuses a 5 MB body with 413', async () => {
-      const res = await t.http.send('POST', '/admin/users', { raw: JSON.stringify({ first_name: 'x'.repeat(5 * 1024 * 1024) }), headers: ADMIN });
+      const res = await t.http.send('POST', '/admin/users', {
+        raw: JSON.stringify({ first_name: 'x'.repeat(5 * 1024 * 1024) }),
+        headers: ADMIN,
+      });
       expect(res.status).toBe(413);
       expect(res.body).toEqual({ Status: 'Error', Message: 'request body too large', Meta: null });
     });
@@ -124,45 +163,102 @@ describe('dashboard users', () => {
   describe('POST /api/users', () => {
     it('creates a user in the caller’s organisation', async () => {
       const res = await admin.http.post('/api/users', {
-        email_address: 'member@example.com', first_name: 'Mem', last_name: 'Ber', user_permissions: { apis: 'read', analytics: 'read' }, org_id: 'elsewhere',
+        email_address: 'member@example.com',
+        first_name: 'Mem',
+        last_name: 'Ber',
+        user_permissions: { apis: 'read', analytics: 'read' },
+        org_id: 'elsewhere',
       });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ Status: 'OK', Message: 'User created', Meta: expect.stringMatching(HEX24), ID: res.body.Meta });
+      expect(res.body).toEqual({
+        Status: 'OK',
+        Message: 'User created',
+        Meta: expect.stringMatching(HEX24),
+        ID: res.body.Meta,
+      });
       const got = await admin.http.get(`/api/users/${res.body.ID}`);
-      expect(got.body).toMatchObject({ id: res.body.ID, org_id: 'org1', active: false, user_permissions: { apis: 'read', analytics: 'read' } });
+      expect(got.body).toMatchObject({
+        id: res.body.ID,
+        org_id: 'org1',
+        active: false,
+        user_permissions: { apis: 'read', analytics: 'read' },
+      });
     });
 
     it('treats explicit nulls as absent', async () => {
       const res = await admin.http.post('/api/users', {
-        email_address: 'nulls@example.com', first_name: 'Nu', last_name: 'Ll', user_permissions: null, password: null, active: null, api_model: null,
+        email_address: 'nulls@example.com',
+        first_name: 'Nu',
+        last_name: 'Ll',
+        user_permissions: null,
+        password: null,
+        active: null,
+        api_model: null,
       });
       expect(res.status).toBe(400);
       expect(res.body.Message).toBe('User object validation failed. user_permissions is required');
       const ok = await admin.http.post('/api/users', {
-        email_address: 'nulls@example.com', first_name: 'Nu', last_name: 'Ll', user_permissions: {}, password: null, active: null, api_model: null, org_id: null,
+        email_address: 'nulls@example.com',
+        first_name: 'Nu',
+        last_name: 'Ll',
+        user_permissions: {},
+        password: null,
+        active: null,
+        api_model: null,
+        org_id: null,
       });
       expect(ok.status).toBe(200);
-      expect((await admin.http.get(`/api/users/${ok.body.ID}`)).body).toMatchObject({ active: false, api_model: {}, org_id: 'org1', password_updated: ZERO });
-      const viaAdmin = await t.http.post('/admin/users', { email_address: 'nulls@example.com', first_name: 'N', last_name: 'L', user_permissions: null, org_id: null }, ADMIN);
-      expect(viaAdmin.body.Meta).toMatchObject({ org_id: '', user_permissions: { IsAdmin: 'admin', ResetPassword: 'admin' } });
+      expect((await admin.http.get(`/api/users/${ok.body.ID}`)).body).toMatchObject({
+        active: false,
+        api_model: {},
+        org_id: 'org1',
+        password_updated: ZERO,
+      });
+      const viaAdmin = await t.http.post(
+        '/admin/users',
+        { email_address: 'nulls@example.com', first_name: 'N', last_name: 'L', user_permissions: null, org_id: null },
+        ADMIN,
+      );
+      expect(viaAdmin.body.Meta).toMatchObject({
+        org_id: '',
+        user_permissions: { IsAdmin: 'admin', ResetPassword: 'admin' },
+      });
     });
 
     it('answers a non-JSON body with 400 and a 5 MB body with 413', async () => {
       const bad = await t.http.send('POST', '/api/users', { raw: '{"email_address":', headers: bearer(admin.key) });
       expect(bad.status).toBe(400);
       expect(bad.body).toEqual({ Status: 'Error', Message: 'request body is not valid JSON', Meta: null });
-      const big = await t.http.send('POST', '/api/users', { raw: JSON.stringify({ first_name: 'x'.repeat(5 * 1024 * 1024) }), headers: bearer(admin.key) });
+      const big = await t.http.send('POST', '/api/users', {
+        raw: JSON.stringify({ first_name: 'x'.repeat(5 * 1024 * 1024) }),
+        headers: bearer(admin.key),
+      });
       expect(big.status).toBe(413);
       expect(big.body).toEqual({ Status: 'Error', Message: 'request body too large', Meta: null });
     });
 
     it('requires user_permissions and reports validation failures', async () => {
-      const res = await admin.http.post('/api/users', { email_address: 'x@example.com', first_name: 'X', last_name: 'Y' });
+      const res = await admin.http.post('/api/users', {
+        email_address: 'x@example.com',
+        first_name: 'X',
+        last_name: 'Y',
+      });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ Status: 'Error', Message: 'User object validation failed. user_permissions is required', Meta: null });
-      const bad = await admin.http.post('/api/users', { email_address: 'x@example.com', first_name: 'X', last_name: 'Y', user_permissions: { nothing: 'read' } });
+      expect(res.body).toEqual({
+        Status: 'Error',
+        Message: 'User object validation failed. user_permissions is required',
+        Meta: null,
+      });
+      const bad = await admin.http.post('/api/users', {
+        email_address: 'x@example.com',
+        first_name: 'X',
+        last_name: 'Y',
+        user_permissions: { nothing: 'read' },
+      });
       expect(bad.status).toBe(400);
-      expect(bad.body.Message).toMatch(/^User object validation failed\. user_permissions\.nothing is not a permission area/);
+      expect(bad.body.Message).toMatch(
+        /^User object validation failed\. user_permissions\.nothing is not a permission area/,
+      );
     });
 
     it('refuses a duplicate e-mail in the organisation', async () => {
@@ -175,13 +271,25 @@ describe('dashboard users', () => {
 
     it('lets a non-admin grant only what it holds itself', async () => {
       const manager = await seedUser(t, { org: 'org1', permissions: { users: 'write', apis: 'read' } });
-      const ok = await manager.http.post('/api/users', { email_address: 'ok@example.com', first_name: 'O', last_name: 'K', user_permissions: { apis: 'read', users: 'read' } });
+      const ok = await manager.http.post('/api/users', {
+        email_address: 'ok@example.com',
+        first_name: 'O',
+        last_name: 'K',
+        user_permissions: { apis: 'read', users: 'read' },
+      });
       expect(ok.status).toBe(200);
       const escalate = await manager.http.post('/api/users', {
-        email_address: 'boss@example.com', first_name: 'B', last_name: 'S', user_permissions: { IsAdmin: 'admin', apis: 'write' },
+        email_address: 'boss@example.com',
+        first_name: 'B',
+        last_name: 'S',
+        user_permissions: { IsAdmin: 'admin', apis: 'write' },
       });
       expect(escalate.status).toBe(403);
-      expect(escalate.body).toEqual({ Status: 'Error', Message: 'access denied: You cannot grant or remove permissions you do not hold (IsAdmin, apis:write)', Meta: null });
+      expect(escalate.body).toEqual({
+        Status: 'Error',
+        Message: 'access denied: You cannot grant or remove permissions you do not hold (IsAdmin, apis:write)',
+        Meta: null,
+      });
       // and it cannot delete an administrator either
       const del = await manager.http.delete(`/api/users/${admin.id}`);
       expect(del.status).toBe(403);
@@ -228,10 +336,29 @@ describe('dashboard users', () => {
     it('returns the user field by field and never a password', async () => {
       const res = await boss.http.get(`/api/users/${boss.id}`);
       expect(res.status).toBe(200);
-      expect(Object.keys(res.body).sort()).toEqual(
-        ['access_key', 'active', 'api_model', 'created_at', 'email_address', 'first_name', 'group_id', 'id', 'last_login_date', 'last_name', 'org_id', 'password_max_days', 'password_updated', 'user_permissions'],
-      );
-      expect(res.body).toMatchObject({ id: boss.id, org_id: 'paged', active: true, access_key: boss.key, last_login_date: ZERO });
+      expect(Object.keys(res.body).sort()).toEqual([
+        'access_key',
+        'active',
+        'api_model',
+        'created_at',
+        'email_address',
+        'first_name',
+        'group_id',
+        'id',
+        'last_login_date',
+        'last_name',
+        'org_id',
+        'password_max_days',
+        'password_updated',
+        'user_permissions',
+      ]);
+      expect(res.body).toMatchObject({
+        id: boss.id,
+        org_id: 'paged',
+        active: true,
+        access_key: boss.key,
+        last_login_date: ZERO,
+      });
     });
 
     it('hides other organisations’ users behind 404', async () => {

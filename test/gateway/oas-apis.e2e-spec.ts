@@ -23,10 +23,18 @@ describe('gateway: OAS API definitions', () => {
     ])('refuses %s with 403 on every route', async (_name, headers) => {
       const id = await createApi(t, oasDoc());
       for (const [method, path] of [
-        ['POST', '/gateway/apis/oas'], ['GET', '/gateway/apis/oas'], ['GET', `/gateway/apis/oas/${id}`], ['PUT', `/gateway/apis/oas/${id}`],
-        ['PATCH', `/gateway/apis/oas/${id}`], ['DELETE', `/gateway/apis/oas/${id}`], ['POST', '/gateway/analytics'],
+        ['POST', '/gateway/apis/oas'],
+        ['GET', '/gateway/apis/oas'],
+        ['GET', `/gateway/apis/oas/${id}`],
+        ['PUT', `/gateway/apis/oas/${id}`],
+        ['PATCH', `/gateway/apis/oas/${id}`],
+        ['DELETE', `/gateway/apis/oas/${id}`],
+        ['POST', '/gateway/analytics'],
       ]) {
-        const res = await t.http.send(method, path, { body: method === 'GET' || method === 'DELETE' ? undefined : oasDoc(), headers });
+        const res = await t.http.send(method, path, {
+          body: method === 'GET' || method === 'DELETE' ? undefined : oasDoc(),
+          headers,
+        });
         expect([method, path, res.status]).toEqual([method, path, 403]);
         expect(res.body).toEqual(FORBIDDEN);
       }
@@ -34,7 +42,10 @@ describe('gateway: OAS API definitions', () => {
 
     it('refuses a dashboard access key', async () => {
       const user = await seedUser(t);
-      const res = await t.http.get('/gateway/apis/oas', { authorization: `Bearer ${user.key}`, 'x-gateway-authorization': user.key });
+      const res = await t.http.get('/gateway/apis/oas', {
+        authorization: `Bearer ${user.key}`,
+        'x-gateway-authorization': user.key,
+      });
       expect(res.status).toBe(403);
     });
   });
@@ -93,11 +104,16 @@ describe('gateway: OAS API definitions', () => {
       const res = await gw().delete(`/gateway/apis/oas/${id}`);
       expect(res.body).toEqual({ key: id, status: 'ok', action: 'deleted', key_hash: '' });
       expect((await gw().get(`/gateway/apis/oas/${id}`)).status).toBe(404);
-      expect((await gw().delete(`/gateway/apis/oas/${id}`)).body).toEqual({ status: 'error', message: 'API not found' });
+      expect((await gw().delete(`/gateway/apis/oas/${id}`)).body).toEqual({
+        status: 'error',
+        message: 'API not found',
+      });
     });
 
     it.each(['GET', 'PUT', 'PATCH', 'DELETE'])('%s of an unknown id is 404 API not found', async (method) => {
-      const res = await gw().send(method, '/gateway/apis/oas/does-not-exist', { body: method === 'PUT' || method === 'PATCH' ? oasDoc() : undefined });
+      const res = await gw().send(method, '/gateway/apis/oas/does-not-exist', {
+        body: method === 'PUT' || method === 'PATCH' ? oasDoc() : undefined,
+      });
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ status: 'error', message: 'API not found' });
     });
@@ -105,12 +121,40 @@ describe('gateway: OAS API definitions', () => {
 
   describe('bad input', () => {
     it.each([
-      ['no extension', (() => { const d = oasDoc(); delete d[EXT]; return d; })(), `${EXT} is required`],
-      ['no extension name', (() => { const d = oasDoc(); delete d[EXT].info.name; return d; })(), `${EXT}.info.name is required`],
-      ['a bad upstream', oasDoc({ ext: { upstream: { url: 'not a url' } } }), `${EXT}.upstream.url must be an absolute http(s) URL`],
-      ['a bad listen path', oasDoc({ ext: { server: { listenPath: { value: 'x', strip: 'yes' } } } }), `${EXT}.server.listenPath.value must start with /; ${EXT}.server.listenPath.strip must be a boolean`],
+      [
+        'no extension',
+        (() => {
+          const d = oasDoc();
+          delete d[EXT];
+          return d;
+        })(),
+        `${EXT} is required`,
+      ],
+      [
+        'no extension name',
+        (() => {
+          const d = oasDoc();
+          delete d[EXT].info.name;
+          return d;
+        })(),
+        `${EXT}.info.name is required`,
+      ],
+      [
+        'a bad upstream',
+        oasDoc({ ext: { upstream: { url: 'not a url' } } }),
+        `${EXT}.upstream.url must be an absolute http(s) URL`,
+      ],
+      [
+        'a bad listen path',
+        oasDoc({ ext: { server: { listenPath: { value: 'x', strip: 'yes' } } } }),
+        `${EXT}.server.listenPath.value must start with /; ${EXT}.server.listenPath.strip must be a boolean`,
+      ],
       ['a bad id', oasDoc({ id: 'has space' }), `${EXT}.info.id must be 1-128 letters, digits, '.', '_' or '-'`],
-      ['bad categories', oasDoc({ categories: ['ok', 5 as unknown as string] }), `${EXT}.info.categories must be an array of non-empty strings`],
+      [
+        'bad categories',
+        oasDoc({ categories: ['ok', 5 as unknown as string] }),
+        `${EXT}.info.categories must be an array of non-empty strings`,
+      ],
     ])('refuses a definition with %s', async (_name, doc, message) => {
       const res = await gw().post('/gateway/apis/oas', doc);
       expect(res.status).toBe(400);
@@ -118,12 +162,33 @@ describe('gateway: OAS API definitions', () => {
     });
 
     it.each([
-      ['Swagger 2.0', { swagger: '2.0', info: { title: 'x', version: '1' }, paths: {} }, 'the body is not an OpenAPI 3 document: `openapi` must be a version string 3.x.y'],
-      ['a number for openapi', { openapi: 3, info: { title: 'x', version: '1' }, paths: {} }, 'the body is not an OpenAPI 3 document: `openapi` must be a version string 3.x.y'],
+      [
+        'Swagger 2.0',
+        { swagger: '2.0', info: { title: 'x', version: '1' }, paths: {} },
+        'the body is not an OpenAPI 3 document: `openapi` must be a version string 3.x.y',
+      ],
+      [
+        'a number for openapi',
+        { openapi: 3, info: { title: 'x', version: '1' }, paths: {} },
+        'the body is not an OpenAPI 3 document: `openapi` must be a version string 3.x.y',
+      ],
       ['an array', [], 'the body is not an OpenAPI 3 document: expected a JSON object'],
       ['no info', { openapi: '3.0.3', paths: {} }, "REQUIRED must have required property 'info'"],
-      ['a path without slash', { openapi: '3.0.3', info: { title: 'x', version: '1' }, paths: { pets: {} } }, 'Entries in the OpenAPI `paths` object must begin with a leading slash.'],
-      ['a dangling $ref', { openapi: '3.0.3', info: { title: 'x', version: '1' }, paths: {}, components: { schemas: { A: { $ref: '#/components/schemas/B' } } } }, 'Missing $ref pointer "#/components/schemas/B". Token "B" does not exist.'],
+      [
+        'a path without slash',
+        { openapi: '3.0.3', info: { title: 'x', version: '1' }, paths: { pets: {} } },
+        'Entries in the OpenAPI `paths` object must begin with a leading slash.',
+      ],
+      [
+        'a dangling $ref',
+        {
+          openapi: '3.0.3',
+          info: { title: 'x', version: '1' },
+          paths: {},
+          components: { schemas: { A: { $ref: '#/components/schemas/B' } } },
+        },
+        'Missing $ref pointer "#/components/schemas/B". Token "B" does not exist.',
+      ],
     ])('refuses %s with the validator’s reason', async (_name, body, message) => {
       const res = await gw().post('/gateway/apis/oas', body);
       expect(res.status).toBe(400);
@@ -140,7 +205,11 @@ describe('gateway: OAS API definitions', () => {
 
     it('answers a non-JSON body with 400 request malformed', async () => {
       const id = await createApi(t, oasDoc());
-      for (const [method, path] of [['POST', '/gateway/apis/oas'], ['PUT', `/gateway/apis/oas/${id}`], ['PATCH', `/gateway/apis/oas/${id}`]]) {
+      for (const [method, path] of [
+        ['POST', '/gateway/apis/oas'],
+        ['PUT', `/gateway/apis/oas/${id}`],
+        ['PATCH', `/gateway/apis/oas/${id}`],
+      ]) {
         const res = await gw().send(method, path, { raw: '{"openapi": "3.0.3",' });
         expect(res.status).toBe(400);
         expect(res.body).toEqual({ status: 'error', message: 'request malformed' });
@@ -159,8 +228,14 @@ describe('gateway: OAS API definitions', () => {
   describe('PATCH /gateway/apis/oas/{apiID} (interface 4.1)', () => {
     const stored = () =>
       oasDoc({
-        name: 'Stored', org: 'orgS', categories: ['c1'], servers: [{ url: 'https://stored.example' }],
-        ext: { upstream: { url: 'http://stored-upstream' }, server: { listenPath: { value: '/stored/', strip: false } } },
+        name: 'Stored',
+        org: 'orgS',
+        categories: ['c1'],
+        servers: [{ url: 'https://stored.example' }],
+        ext: {
+          upstream: { url: 'http://stored-upstream' },
+          server: { listenPath: { value: '/stored/', strip: false } },
+        },
       });
 
     it('keeps the stored extension and servers when the body has neither', async () => {
@@ -179,7 +254,11 @@ describe('gateway: OAS API definitions', () => {
 
     it('takes the extension and servers of the body when given', async () => {
       const id = await createApi(t, stored());
-      const body = oasDoc({ name: 'New name', servers: [{ url: 'https://new.example' }], ext: { upstream: { url: 'http://new-upstream' } } });
+      const body = oasDoc({
+        name: 'New name',
+        servers: [{ url: 'https://new.example' }],
+        ext: { upstream: { url: 'http://new-upstream' } },
+      });
       expect((await gw().patch(`/gateway/apis/oas/${id}`, body)).status).toBe(200);
       const got = (await gw().get(`/gateway/apis/oas/${id}`)).body;
       expect(got.servers).toEqual([{ url: 'https://new.example' }]);
@@ -190,7 +269,8 @@ describe('gateway: OAS API definitions', () => {
       const id = await createApi(t, stored());
       const body = oasDoc();
       delete body[EXT];
-      const qs = 'upstreamURL=https%3A%2F%2Fup.example%2Fv2&listenPath=%2Fnew%2F&customDomain=api.example.com&allowList=true&validateRequest=1&mockResponse=0&authentication=false';
+      const qs =
+        'upstreamURL=https%3A%2F%2Fup.example%2Fv2&listenPath=%2Fnew%2F&customDomain=api.example.com&allowList=true&validateRequest=1&mockResponse=0&authentication=false';
       const res = await gw().patch(`/gateway/apis/oas/${id}?${qs}`, body);
       expect(res.status).toBe(200);
       const ext = (await gw().get(`/gateway/apis/oas/${id}`)).body[EXT];
@@ -200,7 +280,11 @@ describe('gateway: OAS API definitions', () => {
         customDomain: { enabled: true, name: 'api.example.com' },
         authentication: { enabled: false },
       });
-      const op = { allow: { enabled: true }, validateRequest: { enabled: true }, mockResponse: { enabled: false, fromOASExamples: { enabled: false } } };
+      const op = {
+        allow: { enabled: true },
+        validateRequest: { enabled: true },
+        mockResponse: { enabled: false, fromOASExamples: { enabled: false } },
+      };
       expect(ext.middleware).toEqual({ operations: { listPets: op, petsPOST: op } });
       expect(ext.info).toEqual({ ...stored()[EXT].info, id });
     });
@@ -209,7 +293,12 @@ describe('gateway: OAS API definitions', () => {
       const id = await createApi(t, stored());
       const body = oasDoc();
       delete body[EXT];
-      for (const [raw, value] of [['TRUE', true], ['0', false], ['1', true], ['false', false]] as const) {
+      for (const [raw, value] of [
+        ['TRUE', true],
+        ['0', false],
+        ['1', true],
+        ['false', false],
+      ] as const) {
         expect((await gw().patch(`/gateway/apis/oas/${id}?authentication=${raw}`, body)).status).toBe(200);
         expect((await gw().get(`/gateway/apis/oas/${id}`)).body[EXT].server.authentication).toEqual({ enabled: value });
       }
@@ -230,13 +319,23 @@ describe('gateway: OAS API definitions', () => {
     it('checks the id first, then JSON, then the document, and leaves the definition untouched on failure', async () => {
       const id = await createApi(t, stored());
       const before = (await gw().get(`/gateway/apis/oas/${id}`)).body;
-      expect((await gw().patch('/gateway/apis/oas/nope', { openapi: 'x' })).body).toEqual({ status: 'error', message: 'API not found' });
-      const notOas = await gw().patch(`/gateway/apis/oas/${id}`, { openapi: '3.0.3', info: { version: '1' }, paths: {} });
+      expect((await gw().patch('/gateway/apis/oas/nope', { openapi: 'x' })).body).toEqual({
+        status: 'error',
+        message: 'API not found',
+      });
+      const notOas = await gw().patch(`/gateway/apis/oas/${id}`, {
+        openapi: '3.0.3',
+        info: { version: '1' },
+        paths: {},
+      });
       expect(notOas.status).toBe(400);
       expect(notOas.body).toEqual({ status: 'error', message: "REQUIRED must have required property 'title'" });
       const mismatch = await gw().patch(`/gateway/apis/oas/${id}`, oasDoc({ id: 'someone-else' }));
       expect(mismatch.status).toBe(400);
-      expect(mismatch.body).toEqual({ status: 'error', message: 'the API ID in x-gateway-api-gateway.info.id does not match the path' });
+      expect(mismatch.body).toEqual({
+        status: 'error',
+        message: 'the API ID in x-gateway-api-gateway.info.id does not match the path',
+      });
       const badExt = await gw().patch(`/gateway/apis/oas/${id}`, oasDoc({ ext: { info: { name: '' } } }));
       expect(badExt.body).toEqual({ status: 'error', message: `${EXT}.info.name must not be empty` });
       expect((await gw().get(`/gateway/apis/oas/${id}`)).body).toEqual(before);

@@ -54,7 +54,12 @@ export async function launchChromium(): Promise<LaunchedBrowser> {
   const { path, source } = await findChromium();
   const profile = mkdtempSync(join(tmpdir(), 'console-test-profile-'));
   try {
-    const context = await chromium.launchPersistentContext(profile, { executablePath: path, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 860 } });
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: path,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1280, height: 860 },
+    });
     return {
       context,
       source,

@@ -28,14 +28,19 @@ export class FakeIdp {
   /** Registration access tokens of the clients that exist, by client id. */
   private readonly clients = new Map<string, string>();
 
-  private constructor(private readonly server: Server, readonly url: string) {}
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
 
   static async start(): Promise<FakeIdp> {
-    let idp: FakeIdp | undefined;
+    let idp: FakeIdp | undefined = undefined;
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => idp!.answer(req.method ?? '', req.headers, Buffer.concat(chunks).toString('utf8'), res, req.url ?? ''));
+      req.on('end', () =>
+        idp!.answer(req.method ?? '', req.headers, Buffer.concat(chunks).toString('utf8'), res, req.url ?? ''),
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
@@ -48,7 +53,13 @@ export class FakeIdp {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  private answer(method: string, headers: IncomingHttpHeaders, text: string, res: import('node:http').ServerResponse, path = ''): void {
+  private answer(
+    method: string,
+    headers: IncomingHttpHeaders,
+    text: string,
+    res: import('node:http').ServerResponse,
+    path = '',
+  ): void {
     if (method === 'DELETE') return this.delete(headers, path, res);
     const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
     const record: IdpRegistration = { headers, body, reply: '' };
@@ -85,7 +96,9 @@ export class FakeIdp {
         };
         const hook = this.beforeReply;
         if (!hook) return send();
-        hook(clientId).then(send, () => res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"server_error"}'));
+        hook(clientId).then(send, () =>
+          res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"server_error"}'),
+        );
       }
     }
   }

@@ -101,7 +101,15 @@ interface OtlpAttribute {
 interface OtlpResourceSpans {
   resource?: { attributes?: OtlpAttribute[] };
   scopeSpans?: {
-    spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: OtlpAttribute[]; status?: { code?: number } }[];
+    spans?: {
+      traceId: string;
+      spanId: string;
+      parentSpanId?: string;
+      name: string;
+      kind: number;
+      attributes?: OtlpAttribute[];
+      status?: { code?: number };
+    }[];
   }[];
 }
 

@@ -66,15 +66,18 @@ export interface OutboxRow {
 
 /** Outbox rows of `name` whose Message concerns `key` = `value` (e.g. ID 5 or AccessRequestID 5). */
 export async function outboxRows(t: TestApp, name: string, key: string, value: number): Promise<OutboxRow[]> {
-  return t.db.query(`SELECT id, name, payload, relayed_at FROM outbox_events WHERE name = $1 AND payload->>$2 = $3 ORDER BY occurred_at`, [
-    name,
-    key,
-    String(value),
-  ]);
+  return t.db.query(
+    `SELECT id, name, payload, relayed_at FROM outbox_events WHERE name = $1 AND payload->>$2 = $3 ORDER BY occurred_at`,
+    [name, key, String(value)],
+  );
 }
 
 /** Polls `check` until it returns something truthy, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | null | false>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

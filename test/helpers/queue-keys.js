@@ -12,7 +12,10 @@ async function deleteQueueKeys(redisUrl, prefix) {
   redis.on('error', () => undefined);
   let deleted = 0;
   try {
-    if (redis.isCluster) await new Promise((resolve, reject) => (redis.status === 'ready' ? resolve() : redis.once('ready', resolve).once('end', reject)));
+    if (redis.isCluster)
+      await new Promise((resolve, reject) =>
+        redis.status === 'ready' ? resolve() : redis.once('ready', resolve).once('end', reject),
+      );
     const nodes = redis.isCluster ? redis.nodes('master') : [redis];
     const tagged = hashTaggedPrefix(prefix);
     const patterns = [...new Set([`${tagged}:*`, `${prefix}:*`])];

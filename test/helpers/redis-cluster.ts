@@ -33,7 +33,9 @@ export class RedisCluster {
     for (const bin of ['redis-server', 'redis-cli']) {
       const probe = spawnSync(bin, ['--version'], { encoding: 'utf8' });
       if (probe.error || probe.status !== 0) {
-        throw new Error(`${bin} is required for the Redis Cluster spec and was not found on PATH (Debian/Ubuntu: apt-get install redis-server)`);
+        throw new Error(
+          `${bin} is required for the Redis Cluster spec and was not found on PATH (Debian/Ubuntu: apt-get install redis-server)`,
+        );
       }
     }
     const dir = mkdtempSync(join(tmpdir(), 'gwm-redis-cluster-'));
@@ -46,18 +48,47 @@ export class RedisCluster {
         mkdirSync(nodeDir);
         const child = spawn(
           'redis-server',
-          ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`,
-            '--cluster-node-timeout', '2000', '--dir', nodeDir, '--dbfilename', 'dump.rdb', '--appendonly', 'no', '--save', '',
-            '--protected-mode', 'no', '--daemonize', 'no'],
+          [
+            '--port',
+            String(port),
+            '--bind',
+            '127.0.0.1',
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            `nodes-${port}.conf`,
+            '--cluster-node-timeout',
+            '2000',
+            '--dir',
+            nodeDir,
+            '--dbfilename',
+            'dump.rdb',
+            '--appendonly',
+            'no',
+            '--save',
+            '',
+            '--protected-mode',
+            'no',
+            '--daemonize',
+            'no',
+          ],
           { stdio: 'ignore' },
         );
         children.push(child);
       }
       process.once('exit', () => cluster.killNow());
-      for (const port of ports) await waitFor(async () => (await cli(port, 'PING')) === 'PONG', `redis-server on ${port}`);
-      await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 });
+      for (const port of ports)
+        await waitFor(async () => (await cli(port, 'PING')) === 'PONG', `redis-server on ${port}`);
+      await run(
+        'redis-cli',
+        ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'],
+        { timeout: 30_000 },
+      );
       for (const port of ports) {
-        await waitFor(async () => /cluster_state:ok/.test(await cli(port, 'CLUSTER', 'INFO')), `cluster state ok on ${port}`);
+        await waitFor(
+          async () => /cluster_state:ok/.test(await cli(port, 'CLUSTER', 'INFO')),
+          `cluster state ok on ${port}`,
+        );
       }
       return cluster;
     } catch (err) {
@@ -118,7 +149,15 @@ async function freeClusterPorts(n: number): Promise<number[]> {
   const ports: number[] = [];
   while (ports.length < n) {
     const port = await freePort(0);
-    if (port + 10000 <= 65535 && !ports.includes(port) && (await freePort(port + 10000).then(() => true, () => false))) ports.push(port);
+    if (
+      port + 10000 <= 65535 &&
+      !ports.includes(port) &&
+      (await freePort(port + 10000).then(
+        () => true,
+        () => false,
+      ))
+    )
+      ports.push(port);
   }
   return ports;
 }

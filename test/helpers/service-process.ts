@@ -15,12 +15,23 @@ export class ServiceProcess {
   }
 
   /** `opts.cwd`: run the dist/main.js of another copy of the project, from its folder. */
-  static async start(vars: Record<string, string>, timeoutMs = 30_000, opts: { cwd?: string } = {}): Promise<ServiceProcess> {
+  static async start(
+    vars: Record<string, string>,
+    timeoutMs = 30_000,
+    opts: { cwd?: string } = {},
+  ): Promise<ServiceProcess> {
     const main = opts.cwd ? join(opts.cwd, 'dist', 'main.js') : MAIN;
-    const child = spawn(process.execPath, [main], { cwd: opts.cwd, env: { PATH: process.env.PATH ?? '', ...vars }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [main], {
+      cwd: opts.cwd,
+      env: { PATH: process.env.PATH ?? '', ...vars },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const p = new ServiceProcess(child);
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`service did not start within ${timeoutMs} ms:\n${p.output}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`service did not start within ${timeoutMs} ms:\n${p.output}`)),
+        timeoutMs,
+      );
       const onData = () => {
         if (/role \w+ listening on/.test(p.output)) {
           clearTimeout(timer);

@@ -45,7 +45,13 @@ export class Sink {
       const chunks: Buffer[] = [];
       req.on('data', (c) => chunks.push(c));
       req.on('end', () => {
-        const r: ReceivedRequest = { method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+        const r: ReceivedRequest = {
+          method: req.method!,
+          url: req.url!,
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          at: Date.now(),
+        };
         const index = this.received.length;
         this.received.push(r);
         this.waiters.splice(0).forEach((w) => w());
@@ -82,11 +88,16 @@ export class Sink {
   }
 
   /** Waits until `predicate` holds for the requests received, polling on every arrival, up to `timeoutMs`. */
-  async waitFor(predicate: (received: ReceivedRequest[]) => boolean, timeoutMs = 15_000, what = 'requests'): Promise<ReceivedRequest[]> {
+  async waitFor(
+    predicate: (received: ReceivedRequest[]) => boolean,
+    timeoutMs = 15_000,
+    what = 'requests',
+  ): Promise<ReceivedRequest[]> {
     const deadline = Date.now() + timeoutMs;
     while (!predicate(this.received)) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`sink: timed out after ${timeoutMs} ms waiting for ${what}; got ${this.received.length}`);
+      if (left <= 0)
+        throw new Error(`sink: timed out after ${timeoutMs} ms waiting for ${what}; got ${this.received.length}`);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.min(left, 250));
         this.waiters.push(() => {
@@ -104,17 +115,23 @@ export class Sink {
 }
 
 /** Polls `fn` until it returns a truthy value or the deadline passes. */
-export async function eventually<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 15_000, what = 'condition', everyMs = 100): Promise<T> {
+export async function eventually<T>(
+  fn: () => Promise<T | undefined | null | false>,
+  timeoutMs = 15_000,
+  what = 'condition',
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       const v = await fn();
-      if (v) return v as T;
+      if (v) return v;
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

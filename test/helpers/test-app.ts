@@ -21,7 +21,9 @@ export interface TestApp {
  * Starts the real application in-process on 127.0.0.1 with a random port, exactly as `npm start`
  * builds it, against the spec file's own database and queue prefix.
  */
-export async function startTestApp(opts: { env?: TestEnv; vars?: Record<string, string>; extraModules?: Type[] } = {}): Promise<TestApp> {
+export async function startTestApp(
+  opts: { env?: TestEnv; vars?: Record<string, string>; extraModules?: Type[] } = {},
+): Promise<TestApp> {
   const ownEnv = !opts.env;
   const env = opts.env ?? (await createTestEnv());
   const config = loadConfig({ ...env.vars, ...opts.vars });

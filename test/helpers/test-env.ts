@@ -1,6 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { deleteQueueKeys } from './queue-keys';
-import { databaseUrl, ENV_ADMIN_URL, ENV_REDIS_URL, ENV_RUN_ID, ENV_TEMPLATE, testQueuePrefix, withAdminClient } from '../setup/test-infra';
+import {
+  databaseUrl,
+  ENV_ADMIN_URL,
+  ENV_REDIS_URL,
+  ENV_RUN_ID,
+  ENV_TEMPLATE,
+  testQueuePrefix,
+  withAdminClient,
+} from '../setup/test-infra';
 
 export const TEST_SECRETS = {
   GATEWAY_SECRET: 'test-gateway-secret-0123456789',

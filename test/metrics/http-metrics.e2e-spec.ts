@@ -32,12 +32,31 @@ describe('HTTP metrics on /metrics', () => {
     const res = await t.http.get('/metrics');
     expect(res.status).toBe(200);
     const text = res.text;
-    expect(sample(text, 'http_requests_total', { method: 'GET', route: '/portal-api/webhooks', status_code: '200' })).toBe(2);
-    expect(sample(text, 'http_requests_total', { method: 'GET', route: '/portal-api/webhooks', status_code: '401' })).toBe(1);
-    expect(sample(text, 'http_requests_total', { method: 'GET', route: '/portal-api/webhooks/:id', status_code: '404' })).toBe(1);
+    expect(
+      sample(text, 'http_requests_total', { method: 'GET', route: '/portal-api/webhooks', status_code: '200' }),
+    ).toBe(2);
+    expect(
+      sample(text, 'http_requests_total', { method: 'GET', route: '/portal-api/webhooks', status_code: '401' }),
+    ).toBe(1);
+    expect(
+      sample(text, 'http_requests_total', { method: 'GET', route: '/portal-api/webhooks/:id', status_code: '404' }),
+    ).toBe(1);
     expect(sample(text, 'http_requests_total', { method: 'GET', route: 'unmatched', status_code: '404' })).toBe(1);
-    expect(sample(text, 'http_request_duration_seconds_count', { method: 'GET', route: '/portal-api/webhooks', status_code: '200' })).toBe(2);
-    expect(sample(text, 'http_request_duration_seconds_bucket', { method: 'GET', route: '/portal-api/webhooks', status_code: '200', le: '+Inf' })).toBe(2);
+    expect(
+      sample(text, 'http_request_duration_seconds_count', {
+        method: 'GET',
+        route: '/portal-api/webhooks',
+        status_code: '200',
+      }),
+    ).toBe(2);
+    expect(
+      sample(text, 'http_request_duration_seconds_bucket', {
+        method: 'GET',
+        route: '/portal-api/webhooks',
+        status_code: '200',
+        le: '+Inf',
+      }),
+    ).toBe(2);
     expect(text).toMatch(/^# TYPE http_request_duration_seconds histogram$/m);
     // concrete paths never become labels
     expect(text).not.toContain(missing);

@@ -90,27 +90,54 @@ describe('portal access requests', () => {
 
   it('stores ProductIDs and PlanID when given and shows them on every route, nested in the app too', async () => {
     const created = await portal.post('/portal-api/access_requests', {
-      AppID: app.ID, Catalogue: 'Public catalogue', Plan: 'Gold', Products: ['weather-api', 'maps-api'], ProductIDs: [11, 12], PlanID: 3,
-      AuthType: 'authToken', DCREnabled: false, ProvisionImmediately: false, User: 'User#1',
+      AppID: app.ID,
+      Catalogue: 'Public catalogue',
+      Plan: 'Gold',
+      Products: ['weather-api', 'maps-api'],
+      ProductIDs: [11, 12],
+      PlanID: 3,
+      AuthType: 'authToken',
+      DCREnabled: false,
+      ProvisionImmediately: false,
+      User: 'User#1',
     });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ Products: 'weather-api, maps-api', ProductIDs: [11, 12], PlanID: 3, DeletedAt: '1970-01-01 00:00' });
+    expect(created.body).toMatchObject({
+      Products: 'weather-api, maps-api',
+      ProductIDs: [11, 12],
+      PlanID: 3,
+      DeletedAt: '1970-01-01 00:00',
+    });
     const id = created.body.ID;
     const approved = await portal.put(`/portal-api/access_requests/${id}/approve`);
     expect(approved.body).toMatchObject({ Status: 'approved', ProductIDs: [11, 12], PlanID: 3 });
     expect(approved.body.Credentials[0].Expires).toBe('1970-01-01 00:00');
-    expect((await portal.get(`/portal-api/access_requests/${id}`)).body).toMatchObject({ ProductIDs: [11, 12], PlanID: 3 });
+    expect((await portal.get(`/portal-api/access_requests/${id}`)).body).toMatchObject({
+      ProductIDs: [11, 12],
+      PlanID: 3,
+    });
     const listed = (await portal.get('/portal-api/access_requests?per_page=100')).body.find((r: any) => r.ID === id);
     expect(listed).toMatchObject({ ProductIDs: [11, 12], PlanID: 3 });
-    const nested = (await portal.get(`/portal-api/apps/${app.ID}`)).body.AccessRequests[0].find((r: any) => r.ID === id);
-    expect(nested).toMatchObject({ Products: ['weather-api', 'maps-api'], ProductIDs: [11, 12], PlanID: 3, DeletedAt: '1970-01-01 00:00' });
+    const nested = (await portal.get(`/portal-api/apps/${app.ID}`)).body.AccessRequests[0].find(
+      (r: any) => r.ID === id,
+    );
+    expect(nested).toMatchObject({
+      Products: ['weather-api', 'maps-api'],
+      ProductIDs: [11, 12],
+      PlanID: 3,
+      DeletedAt: '1970-01-01 00:00',
+    });
     expect(nested.Credentials[0].Expires).toBe('1970-01-01 00:00');
     const [row] = await t.db.query(`SELECT product_ids, plan_id FROM portal_access_requests WHERE id = $1`, [id]);
     expect(row).toEqual({ product_ids: [11, 12], plan_id: 3 });
   });
 
   it('issues an OAuth client for oauth2.0: client id, secret, the app redirect address, scope per product', async () => {
-    const ar = await createAccessRequest(portal, { AppID: app.ID, AuthType: 'oauth2.0', Products: ['weather-api', 'maps-api'] });
+    const ar = await createAccessRequest(portal, {
+      AppID: app.ID,
+      AuthType: 'oauth2.0',
+      Products: ['weather-api', 'maps-api'],
+    });
     const res = await portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'approved' });
     expect(res.status).toBe(200);
     expect(res.body.Status).toBe('approved');
@@ -147,15 +174,23 @@ describe('portal access requests', () => {
 
   it('keeps credentials encrypted at rest: the raw row holds no secret in clear', async () => {
     const token = await createAccessRequest(portal, { AppID: app.ID, ProvisionImmediately: true });
-    const oauth = await createAccessRequest(portal, { AppID: app.ID, AuthType: 'oauth2.0', ProvisionImmediately: true });
+    const oauth = await createAccessRequest(portal, {
+      AppID: app.ID,
+      AuthType: 'oauth2.0',
+      ProvisionImmediately: true,
+    });
     const key: string = token.Credentials[0].Credential;
     const clientSecret: string = oauth.Credentials[0].OAuthClientSecret;
-    const rows: { row: string; credential_hash: string | null; credential_encrypted: string | null; oauth_client_secret_encrypted: string | null }[] =
-      await t.db.query(
-        `SELECT row_to_json(c)::text AS row, credential_hash, credential_encrypted, oauth_client_secret_encrypted
+    const rows: {
+      row: string;
+      credential_hash: string | null;
+      credential_encrypted: string | null;
+      oauth_client_secret_encrypted: string | null;
+    }[] = await t.db.query(
+      `SELECT row_to_json(c)::text AS row, credential_hash, credential_encrypted, oauth_client_secret_encrypted
            FROM portal_credentials c WHERE access_request_id = ANY($1) ORDER BY id`,
-        [[token.ID, oauth.ID]],
-      );
+      [[token.ID, oauth.ID]],
+    );
     expect(rows).toHaveLength(2);
     const everything = rows.map((r) => r.row).join('\n');
     expect(everything).not.toContain(key);
@@ -190,9 +225,15 @@ describe('portal access requests', () => {
       expect(again.body).toEqual(rejected.body);
       expect(await countEvents('AccessRequestRejected', ar.ID)).toBe(1);
 
-      for (const res of [await portal.put(`/portal-api/access_requests/${ar.ID}/approve`), await portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'approved' })]) {
+      for (const res of [
+        await portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
+        await portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'approved' }),
+      ]) {
         expect(res.status).toBe(409);
-        expect(res.body).toEqual({ status: 'error', errors: ['access request is rejected and cannot become approved'] });
+        expect(res.body).toEqual({
+          status: 'error',
+          errors: ['access request is rejected and cannot become approved'],
+        });
       }
       expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body).toEqual(rejected.body);
       expect(await countEvents('AccessRequestApproved', ar.ID)).toBe(0);
@@ -206,7 +247,10 @@ describe('portal access requests', () => {
       expect(res.body.Status).toBe('rejected');
       expect(res.body.Credentials).toEqual([]);
       expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body.Credentials).toEqual([]);
-      const rows: { revoked_at: Date | null }[] = await t.db.query(`SELECT revoked_at FROM portal_credentials WHERE access_request_id = $1`, [ar.ID]);
+      const rows: { revoked_at: Date | null }[] = await t.db.query(
+        `SELECT revoked_at FROM portal_credentials WHERE access_request_id = $1`,
+        [ar.ID],
+      );
       expect(rows).toEqual([{ revoked_at: expect.any(Date) }]);
       const events = await outboxRows(t, 'AccessRequestRejected', 'ID', ar.ID);
       expect(events).toHaveLength(1);
@@ -227,7 +271,10 @@ describe('portal access requests', () => {
         expect(new Set(results.map((r) => r.body.Credentials[0].Credential)).size).toBe(1);
         expect(await countEvents('AccessRequestApproved', ar.ID)).toBe(1);
         expect(await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID)).toHaveLength(1);
-        const [{ count }] = await t.db.query(`SELECT count(*)::int AS count FROM portal_credentials WHERE access_request_id = $1`, [ar.ID]);
+        const [{ count }] = await t.db.query(
+          `SELECT count(*)::int AS count FROM portal_credentials WHERE access_request_id = $1`,
+          [ar.ID],
+        );
         expect(count).toBe(1);
       }
     });
@@ -238,7 +285,9 @@ describe('portal access requests', () => {
       expect(res.status).toBe(502);
       expect(res.body).toEqual({
         status: 'error',
-        errors: ['dynamic client registration is not configured: set DCR_REGISTRATION_ENDPOINT to the identity provider registration endpoint'],
+        errors: [
+          'dynamic client registration is not configured: set DCR_REGISTRATION_ENDPOINT to the identity provider registration endpoint',
+        ],
       });
       expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body).toEqual(ar);
       expect(await countEvents('AccessRequestApproved', ar.ID)).toBe(0);
@@ -249,13 +298,24 @@ describe('portal access requests', () => {
 
     it('ProvisionImmediately with DCR and no identity provider creates nothing at all', async () => {
       const [{ before }] = await t.db.query(`SELECT count(*)::int AS before FROM portal_access_requests`);
-      const [{ eventsBefore }] = await t.db.query(`SELECT count(*)::int AS "eventsBefore" FROM outbox_events WHERE name = 'AccessRequestCreated'`);
+      const [{ eventsBefore }] = await t.db.query(
+        `SELECT count(*)::int AS "eventsBefore" FROM outbox_events WHERE name = 'AccessRequestCreated'`,
+      );
       const res = await portal.post('/portal-api/access_requests', {
-        AppID: app.ID, Catalogue: 'c', Plan: 'p', Products: ['x'], AuthType: 'oauth2.0', DCREnabled: true, ProvisionImmediately: true, User: 'User#1',
+        AppID: app.ID,
+        Catalogue: 'c',
+        Plan: 'p',
+        Products: ['x'],
+        AuthType: 'oauth2.0',
+        DCREnabled: true,
+        ProvisionImmediately: true,
+        User: 'User#1',
       });
       expect(res.status).toBe(502);
       const [{ after }] = await t.db.query(`SELECT count(*)::int AS after FROM portal_access_requests`);
-      const [{ eventsAfter }] = await t.db.query(`SELECT count(*)::int AS "eventsAfter" FROM outbox_events WHERE name = 'AccessRequestCreated'`);
+      const [{ eventsAfter }] = await t.db.query(
+        `SELECT count(*)::int AS "eventsAfter" FROM outbox_events WHERE name = 'AccessRequestCreated'`,
+      );
       expect(after).toBe(before);
       expect(eventsAfter).toBe(eventsBefore);
     });
@@ -284,7 +344,9 @@ describe('portal access requests', () => {
         expect(res.body.length).toBeGreaterThan(0);
         for (const item of res.body) expect(item.Status).toBe(status);
       }
-      const approvedIds = (await portal.get('/portal-api/access_requests?status=approved&per_page=100')).body.map((r: any) => r.ID);
+      const approvedIds = (await portal.get('/portal-api/access_requests?status=approved&per_page=100')).body.map(
+        (r: any) => r.ID,
+      );
       expect(approvedIds).toContain(b.ID);
       expect(approvedIds).not.toContain(a.ID);
 
@@ -294,7 +356,12 @@ describe('portal access requests', () => {
     });
 
     it('refuses a bad status filter or paging with 422', async () => {
-      for (const [q, field] of [['status=done', 'status'], ['per_page=101', 'per_page'], ['page=0', 'page'], ['page=two', 'page']]) {
+      for (const [q, field] of [
+        ['status=done', 'status'],
+        ['per_page=101', 'per_page'],
+        ['page=0', 'page'],
+        ['page=two', 'page'],
+      ]) {
         const res = await portal.get(`/portal-api/access_requests?${q}`);
         expect(res.status).toBe(422);
         expect(res.body.status).toBe('error');
@@ -309,10 +376,15 @@ describe('portal access requests', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok', message: 'Access request deleted' });
     expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).status).toBe(404);
-    const [{ count }] = await t.db.query(`SELECT count(*)::int AS count FROM portal_credentials WHERE access_request_id = $1`, [ar.ID]);
+    const [{ count }] = await t.db.query(
+      `SELECT count(*)::int AS count FROM portal_credentials WHERE access_request_id = $1`,
+      [ar.ID],
+    );
     expect(count).toBe(0);
     expect((await portal.delete(`/portal-api/access_requests/${ar.ID}`)).status).toBe(404);
-    expect((await portal.get(`/portal-api/apps/${app.ID}`)).body.AccessRequests[0].map((r: any) => r.ID)).not.toContain(ar.ID);
+    expect((await portal.get(`/portal-api/apps/${app.ID}`)).body.AccessRequests[0].map((r: any) => r.ID)).not.toContain(
+      ar.ID,
+    );
   });
 
   describe('bad input', () => {
@@ -352,7 +424,15 @@ describe('portal access requests', () => {
       [{ PlanID: null }, 'PlanID'],
       [{ PlanID: [2] }, 'PlanID'],
     ])('refuses %j with a 422 naming %s', async (override, field) => {
-      const body = { AppID: app.ID, Catalogue: 'c', Plan: 'p', Products: ['x'], AuthType: 'authToken', User: 'User#1', ...override };
+      const body = {
+        AppID: app.ID,
+        Catalogue: 'c',
+        Plan: 'p',
+        Products: ['x'],
+        AuthType: 'authToken',
+        User: 'User#1',
+        ...override,
+      };
       const res = await portal.post('/portal-api/access_requests', body);
       expect(res.status).toBe(422);
       expect(res.body.status).toBe('error');
@@ -361,15 +441,33 @@ describe('portal access requests', () => {
     });
 
     it('refuses an unknown AppID with 422', async () => {
-      const res = await portal.post('/portal-api/access_requests', { AppID: 424242, Catalogue: 'c', Plan: 'p', Products: ['x'], AuthType: 'authToken', User: 'User#1' });
+      const res = await portal.post('/portal-api/access_requests', {
+        AppID: 424242,
+        Catalogue: 'c',
+        Plan: 'p',
+        Products: ['x'],
+        AuthType: 'authToken',
+        User: 'User#1',
+      });
       expect(res.status).toBe(422);
       expect(res.body).toEqual({ status: 'error', errors: ['AppID: no application with ID 424242'] });
     });
 
     it('refuses DCREnabled for authToken requests', async () => {
-      const res = await portal.post('/portal-api/access_requests', { AppID: app.ID, Catalogue: 'c', Plan: 'p', Products: ['x'], AuthType: 'authToken', DCREnabled: true, User: 'User#1' });
+      const res = await portal.post('/portal-api/access_requests', {
+        AppID: app.ID,
+        Catalogue: 'c',
+        Plan: 'p',
+        Products: ['x'],
+        AuthType: 'authToken',
+        DCREnabled: true,
+        User: 'User#1',
+      });
       expect(res.status).toBe(422);
-      expect(res.body).toEqual({ status: 'error', errors: ['DCREnabled: dynamic client registration needs AuthType oauth2.0'] });
+      expect(res.body).toEqual({
+        status: 'error',
+        errors: ['DCREnabled: dynamic client registration needs AuthType oauth2.0'],
+      });
     });
 
     it('PATCH takes only approved or rejected', async () => {
@@ -418,7 +516,10 @@ describe('portal access requests', () => {
     });
 
     it('needs the portal credential', async () => {
-      for (const res of [await t.http.get('/portal-api/access_requests'), await t.http.put('/portal-api/access_requests/1/approve', undefined, { authorization: 'wrong-token-wrong' })]) {
+      for (const res of [
+        await t.http.get('/portal-api/access_requests'),
+        await t.http.put('/portal-api/access_requests/1/approve', undefined, { authorization: 'wrong-token-wrong' }),
+      ]) {
         expect(res.status).toBe(401);
         expect(res.body).toEqual({ status: 'error', errors: [expect.any(String)] });
       }

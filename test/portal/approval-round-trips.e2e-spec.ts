@@ -22,7 +22,10 @@ describe('access-request routes: round trips to Postgres', () => {
     t = await startTestApp({ vars: { ROLE: 'api', DCR_REGISTRATION_ENDPOINT: idp.url } });
     portal = portalClient(t);
     const original = PreparingClient.prototype.query;
-    spy = jest.spyOn(PreparingClient.prototype, 'query').mockImplementation(function (this: PreparingClient, ...args: unknown[]) {
+    spy = jest.spyOn(PreparingClient.prototype, 'query').mockImplementation(function (
+      this: PreparingClient,
+      ...args: unknown[]
+    ) {
       const text = args[0];
       sent.push(typeof text === 'string' ? text : String((text as { text?: string })?.text));
       return (original as (...a: unknown[]) => unknown).apply(this, args);
@@ -89,7 +92,13 @@ describe('access-request routes: round trips to Postgres', () => {
     const statements = await statementsOf(
       () =>
         portal.post('/portal-api/access_requests', {
-          AppID: app.ID, Catalogue: 'c', Plan: 'p', Products: ['x'], AuthType: 'authToken', ProvisionImmediately: true, User: 'User#1',
+          AppID: app.ID,
+          Catalogue: 'c',
+          Plan: 'p',
+          Products: ['x'],
+          AuthType: 'authToken',
+          ProvisionImmediately: true,
+          User: 'User#1',
         }),
       201,
     );

@@ -52,7 +52,13 @@ describe('portal applications', () => {
   });
 
   it('records ApplicationRegistered with the app as Message in the outbox', async () => {
-    const app = await createApp(portal, { Name: 'Evented app', Description: 'd', RedirectURLs: 'https://e.example/cb', UserID: 3, Visibility: 'personal' });
+    const app = await createApp(portal, {
+      Name: 'Evented app',
+      Description: 'd',
+      RedirectURLs: 'https://e.example/cb',
+      UserID: 3,
+      Visibility: 'personal',
+    });
     const rows = await outboxRows(t, 'ApplicationRegistered', 'ID', app.ID);
     expect(rows).toHaveLength(1);
     const [{ created_at: createdAt }] = await t.db.query(`SELECT created_at FROM portal_apps WHERE id = $1`, [app.ID]);
@@ -72,7 +78,12 @@ describe('portal applications', () => {
   it('nests all its access requests in one inner array, Products as an array there', async () => {
     const app = await createApp(portal, { Name: 'Nesting app', UserID: 1 });
     const first = await createAccessRequest(portal, { AppID: app.ID, Products: ['a', 'b'] });
-    const second = await createAccessRequest(portal, { AppID: app.ID, Products: ['c'], AuthType: 'oauth2.0', User: 'User#2' });
+    const second = await createAccessRequest(portal, {
+      AppID: app.ID,
+      Products: ['c'],
+      AuthType: 'oauth2.0',
+      User: 'User#2',
+    });
     const res = await portal.get(`/portal-api/apps/${app.ID}`);
     expect(res.status).toBe(200);
     expect(res.body.AccessRequests).toEqual([
@@ -161,7 +172,11 @@ describe('portal applications', () => {
   it('updates the fields given and keeps the others; the new Name becomes the Client of its requests', async () => {
     const app = await createApp(portal, { Name: 'Old name', Description: 'keep me', UserID: 4, Visibility: 'team' });
     const ar = await createAccessRequest(portal, { AppID: app.ID });
-    const res = await portal.put(`/portal-api/apps/${app.ID}`, { Name: 'New name', Visibility: 'personal', RedirectURLs: 'https://n.example/cb' });
+    const res = await portal.put(`/portal-api/apps/${app.ID}`, {
+      Name: 'New name',
+      Visibility: 'personal',
+      RedirectURLs: 'https://n.example/cb',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       ID: app.ID,
@@ -189,7 +204,10 @@ describe('portal applications', () => {
     const gone = await portal.get(`/portal-api/access_requests/${ar.ID}`);
     expect(gone.status).toBe(404);
     expect(gone.body).toEqual({ status: 'error', errors: ['Access request not found'] });
-    const [{ count }] = await t.db.query(`SELECT count(*)::int AS count FROM portal_credentials WHERE access_request_id = $1`, [ar.ID]);
+    const [{ count }] = await t.db.query(
+      `SELECT count(*)::int AS count FROM portal_credentials WHERE access_request_id = $1`,
+      [ar.ID],
+    );
     expect(count).toBe(0);
     expect((await portal.delete(`/portal-api/apps/${app.ID}`)).status).toBe(404);
   });
@@ -209,7 +227,13 @@ describe('portal applications', () => {
       ['get', '/portal-api/access_requests/{id}', null, '200', ref('AccessRequestResponse')],
       ['put', '/portal-api/access_requests/{id}/approve', null, '200', ref('AccessRequestResponse')],
       ['put', '/portal-api/access_requests/{id}/reject', null, '200', ref('AccessRequestResponse')],
-      ['patch', '/portal-api/access_requests/{id}', 'UpdateAccessRequestStatusDto', '200', ref('AccessRequestResponse')],
+      [
+        'patch',
+        '/portal-api/access_requests/{id}',
+        'UpdateAccessRequestStatusDto',
+        '200',
+        ref('AccessRequestResponse'),
+      ],
       ['delete', '/portal-api/access_requests/{id}', null, '200', ref('PortalDeleteResponse')],
     ];
     for (const [method, path, body, status, schema] of routes) {
@@ -221,21 +245,38 @@ describe('portal applications', () => {
       expect(json(op, status)).toEqual(schema);
       expect(json(op, '401')).toEqual(ref('PortalErrorBody'));
       if (path.endsWith('{id}') || path.endsWith('approve') || path.endsWith('reject')) {
-        expect(op.parameters).toContainEqual(expect.objectContaining({ name: 'id', in: 'path', schema: { type: 'integer' } }));
+        expect(op.parameters).toContainEqual(
+          expect.objectContaining({ name: 'id', in: 'path', schema: { type: 'integer' } }),
+        );
         expect(json(op, '404')).toEqual(ref('PortalErrorBody'));
       }
     }
     const app = doc.components.schemas.AppResponse;
-    expect(app.properties.AccessRequests).toMatchObject({ type: 'array', items: { type: 'array', items: ref('NestedAccessRequestResponse') } });
+    expect(app.properties.AccessRequests).toMatchObject({
+      type: 'array',
+      items: { type: 'array', items: ref('NestedAccessRequestResponse') },
+    });
     expect(app.properties.ID).toMatchObject({ type: 'integer' });
     expect(doc.components.schemas.AccessRequestResponse.properties.Products).toMatchObject({ type: 'string' });
-    expect(doc.components.schemas.NestedAccessRequestResponse.properties.Products).toMatchObject({ type: 'array', items: { type: 'string' } });
-    expect(doc.components.schemas.AccessRequestResponse.properties.Credentials).toMatchObject({ type: 'array', items: ref('CredentialResponse') });
+    expect(doc.components.schemas.NestedAccessRequestResponse.properties.Products).toMatchObject({
+      type: 'array',
+      items: { type: 'string' },
+    });
+    expect(doc.components.schemas.AccessRequestResponse.properties.Credentials).toMatchObject({
+      type: 'array',
+      items: ref('CredentialResponse'),
+    });
     expect(doc.paths['/portal-api/apps'].post.responses['201']).toBeUndefined();
     for (const shape of ['AccessRequestResponse', 'NestedAccessRequestResponse']) {
-      expect(doc.components.schemas[shape].properties.ProductIDs).toMatchObject({ type: 'array', items: { type: 'integer' } });
+      expect(doc.components.schemas[shape].properties.ProductIDs).toMatchObject({
+        type: 'array',
+        items: { type: 'integer' },
+      });
       expect(doc.components.schemas[shape].properties.PlanID).toMatchObject({ type: 'integer' });
-      expect(doc.components.schemas[shape].properties.DeletedAt).toMatchObject({ type: 'string', example: '1970-01-01 00:00' });
+      expect(doc.components.schemas[shape].properties.DeletedAt).toMatchObject({
+        type: 'string',
+        example: '1970-01-01 00:00',
+      });
     }
     const create = doc.components.schemas.CreateAccessRequestDto;
     expect(create.properties.ProductIDs).toMatchObject({ type: 'array', items: { type: 'integer' } });
@@ -246,7 +287,12 @@ describe('portal applications', () => {
 
   describe('bad input', () => {
     it('requires Name and lists every reason at once', async () => {
-      const res = await portal.post('/portal-api/apps', { Visibility: 'public', UserID: 'seven', RedirectURLs: 'not a url', Description: 5 });
+      const res = await portal.post('/portal-api/apps', {
+        Visibility: 'public',
+        UserID: 'seven',
+        RedirectURLs: 'not a url',
+        Description: 5,
+      });
       expect(res.status).toBe(422);
       expect(res.body.status).toBe('error');
       const errors: string[] = res.body.errors;
@@ -268,7 +314,10 @@ describe('portal applications', () => {
     ])('refuses %j with a 422 naming %s', async (body, field) => {
       const res = await portal.post('/portal-api/apps', body);
       expect(res.status).toBe(422);
-      expect(res.body).toEqual({ status: 'error', errors: expect.arrayContaining([expect.stringMatching(new RegExp(`^${field}`))]) });
+      expect(res.body).toEqual({
+        status: 'error',
+        errors: expect.arrayContaining([expect.stringMatching(new RegExp(`^${field}`))]),
+      });
     });
 
     it('validates updates the same way, refusing a null Name', async () => {

@@ -7,7 +7,9 @@ import { startTestApp, TestApp } from '../helpers/test-app';
 
 /** How long the service waits on the provider in these specs. */
 const PROVIDER_TIMEOUT_MS = 6000;
-/** Far below the provider's time limit: a read that waited for a connection held by a hanging approval would miss it. */
+/**
+ * Far below the provider's time limit: a read that waited for a connection held by a hanging approval would miss it.
+ */
 const READ_BOUND_MS = 2000;
 const APPROVALS = 50;
 
@@ -39,7 +41,8 @@ describe('DCR registration outside the approval transaction', () => {
     idp.beforeReply = null;
   });
 
-  const dcrRequest = (appId = app.ID) => createAccessRequest(portal, { AppID: appId, AuthType: 'oauth2.0', DCREnabled: true, Products: ['weather-api'] });
+  const dcrRequest = (appId = app.ID) =>
+    createAccessRequest(portal, { AppID: appId, AuthType: 'oauth2.0', DCREnabled: true, Products: ['weather-api'] });
   const clientIdOf = (registration: { reply: string }) => JSON.parse(registration.reply).client_id as string;
 
   /** Still pending, no credential row, no approval or credential event. */
@@ -71,7 +74,8 @@ describe('DCR registration outside the approval transaction', () => {
     );
     // every approval is at the provider (more than the pool has connections) before the reads begin
     const arrivedBy = Date.now() + PROVIDER_TIMEOUT_MS / 2;
-    while (idp.registrations.length < registrationsBefore + APPROVALS && Date.now() < arrivedBy) await new Promise((r) => setTimeout(r, 20));
+    while (idp.registrations.length < registrationsBefore + APPROVALS && Date.now() < arrivedBy)
+      await new Promise((r) => setTimeout(r, 20));
     expect(idp.registrations.length - registrationsBefore).toBe(APPROVALS);
 
     const timings: number[] = [];
@@ -99,18 +103,31 @@ describe('DCR registration outside the approval transaction', () => {
     const answers = await Promise.all(approvals);
     for (const res of answers) {
       expect(res.status).toBe(502);
-      expect(res.body).toEqual({ status: 'error', errors: [`dynamic client registration failed: the identity provider did not answer within ${PROVIDER_TIMEOUT_MS} ms`] });
+      expect(res.body).toEqual({
+        status: 'error',
+        errors: [
+          `dynamic client registration failed: the identity provider did not answer within ${PROVIDER_TIMEOUT_MS} ms`,
+        ],
+      });
     }
-    const [{ pending }] = await t.db.query(`SELECT count(*)::int AS pending FROM portal_access_requests WHERE id = ANY($1) AND status = 'pending'`, [waiting.map((ar) => ar.ID)]);
+    const [{ pending }] = await t.db.query(
+      `SELECT count(*)::int AS pending FROM portal_access_requests WHERE id = ANY($1) AND status = 'pending'`,
+      [waiting.map((ar) => ar.ID)],
+    );
     expect(pending).toBe(APPROVALS);
-    const [{ credentials }] = await t.db.query(`SELECT count(*)::int AS credentials FROM portal_credentials WHERE access_request_id = ANY($1)`, [waiting.map((ar) => ar.ID)]);
+    const [{ credentials }] = await t.db.query(
+      `SELECT count(*)::int AS credentials FROM portal_credentials WHERE access_request_id = ANY($1)`,
+      [waiting.map((ar) => ar.ID)],
+    );
     expect(credentials).toBe(0);
   }, 60_000);
 
   it('a transaction that fails at COMMIT after the registration deletes the registration at the provider, and the request stays pending', async () => {
     const ar = await dcrRequest();
     // a deferred constraint trigger refuses this request's credential at COMMIT: a real commit failure
-    await t.db.query(`CREATE FUNCTION refuse_commit_for_spec() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$`);
+    await t.db.query(
+      `CREATE FUNCTION refuse_commit_for_spec() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$`,
+    );
     await t.db.query(
       `CREATE CONSTRAINT TRIGGER refuse_commit AFTER INSERT ON portal_credentials DEFERRABLE INITIALLY DEFERRED
          FOR EACH ROW WHEN (NEW.access_request_id = ${Number(ar.ID)}) EXECUTE FUNCTION refuse_commit_for_spec()`,
@@ -213,14 +230,24 @@ describe('DCR registration outside the approval transaction', () => {
     const clientId = clientIdOf(idp.registrations[before]);
     expect(idp.has(clientId)).toBe(false);
     expect(idp.deletions.at(-1)).toEqual({ clientId, authorized: true });
-    expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body).toMatchObject({ Status: 'rejected', Credentials: [] });
+    expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body).toMatchObject({
+      Status: 'rejected',
+      Credentials: [],
+    });
     expect(await outboxRows(t, 'AccessRequestRejected', 'ID', ar.ID)).toHaveLength(1);
     expect(await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID)).toHaveLength(0);
   });
 
   describe('ProvisionImmediately with DCR', () => {
     const provisioned = (appId: number) => ({
-      AppID: appId, Catalogue: 'c', Plan: 'p', Products: ['x'], AuthType: 'oauth2.0', DCREnabled: true, ProvisionImmediately: true, User: 'User#1',
+      AppID: appId,
+      Catalogue: 'c',
+      Plan: 'p',
+      Products: ['x'],
+      AuthType: 'oauth2.0',
+      DCREnabled: true,
+      ProvisionImmediately: true,
+      User: 'User#1',
     });
 
     it('registers before the transaction and keeps the registration it commits', async () => {
@@ -247,7 +274,10 @@ describe('DCR registration outside the approval transaction', () => {
       const clientId = clientIdOf(idp.registrations[before]);
       expect(idp.has(clientId)).toBe(false);
       expect(idp.deletions.at(-1)).toEqual({ clientId, authorized: true });
-      const [{ count }] = await t.db.query(`SELECT count(*)::int AS count FROM portal_access_requests WHERE app_id = $1`, [doomed.ID]);
+      const [{ count }] = await t.db.query(
+        `SELECT count(*)::int AS count FROM portal_access_requests WHERE app_id = $1`,
+        [doomed.ID],
+      );
       expect(count).toBe(0);
     });
 

@@ -14,10 +14,16 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
 
   beforeAll(async () => {
     idp = await FakeIdp.start();
-    t = await startTestApp({ vars: { DCR_REGISTRATION_ENDPOINT: idp.url, DCR_INITIAL_ACCESS_TOKEN: INITIAL_ACCESS_TOKEN } });
+    t = await startTestApp({
+      vars: { DCR_REGISTRATION_ENDPOINT: idp.url, DCR_INITIAL_ACCESS_TOKEN: INITIAL_ACCESS_TOKEN },
+    });
     t.app.get(DcrClient).timeoutMs = 500;
     portal = portalClient(t);
-    app = await createApp(portal, { Name: 'Partner app', RedirectURLs: 'https://a.example/cb,https://b.example/cb', UserID: 5 });
+    app = await createApp(portal, {
+      Name: 'Partner app',
+      RedirectURLs: 'https://a.example/cb,https://b.example/cb',
+      UserID: 5,
+    });
   });
   afterAll(async () => {
     await t.close();
@@ -29,7 +35,13 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
     idp.beforeReply = null;
   });
 
-  const dcrRequest = () => createAccessRequest(portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true, Products: ['weather-api', 'maps-api'] });
+  const dcrRequest = () =>
+    createAccessRequest(portal, {
+      AppID: app.ID,
+      AuthType: 'oauth2.0',
+      DCREnabled: true,
+      Products: ['weather-api', 'maps-api'],
+    });
 
   /** Nothing happened to `id`: still pending, no credential, no approval or credential event. */
   async function expectUntouched(ar: any): Promise<void> {
@@ -37,7 +49,10 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
     expect(now.body).toEqual(ar);
     expect(await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID)).toHaveLength(0);
     expect(await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID)).toHaveLength(0);
-    const [{ count }] = await t.db.query(`SELECT count(*)::int AS count FROM portal_credentials WHERE access_request_id = $1`, [ar.ID]);
+    const [{ count }] = await t.db.query(
+      `SELECT count(*)::int AS count FROM portal_credentials WHERE access_request_id = $1`,
+      [ar.ID],
+    );
     expect(count).toBe(0);
   }
 
@@ -84,7 +99,10 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
 
     const events = await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID);
     expect(events).toHaveLength(1);
-    const [{ id: credentialId, created_at: issuedAt }] = await t.db.query(`SELECT id, created_at FROM portal_credentials WHERE access_request_id = $1`, [ar.ID]);
+    const [{ id: credentialId, created_at: issuedAt }] = await t.db.query(
+      `SELECT id, created_at FROM portal_credentials WHERE access_request_id = $1`,
+      [ar.ID],
+    );
     expect(events[0].payload).toEqual({
       ID: credentialId,
       ByUser: 5,
@@ -95,7 +113,9 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
       AuthType: 'oauth2.0',
       OAuthClientID: reply.client_id,
     });
-    const everyEvent = (await t.db.query(`SELECT payload::text AS p FROM outbox_events`)).map((r: { p: string }) => r.p).join('\n');
+    const everyEvent = (await t.db.query(`SELECT payload::text AS p FROM outbox_events`))
+      .map((r: { p: string }) => r.p)
+      .join('\n');
     expect(everyEvent).not.toContain(reply.client_secret);
     expect(everyEvent).not.toContain(reply.registration_access_token);
   });
@@ -113,7 +133,11 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
     expect(row.row).toContain(credential.OAuthClientID);
     expect(row.row).not.toContain(credential.OAuthClientSecret);
     expect(row.row).not.toContain(credential.DCRRegistrationAccessToken);
-    for (const sealed of [row.oauth_client_secret_encrypted, row.dcr_registration_access_token_encrypted, row.dcr_response_encrypted]) {
+    for (const sealed of [
+      row.oauth_client_secret_encrypted,
+      row.dcr_registration_access_token_encrypted,
+      row.dcr_response_encrypted,
+    ]) {
       expect(sealed).toMatch(/^v1:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$/);
     }
     expect(row.dcr_response_encrypted).not.toContain('client_id');
@@ -124,7 +148,10 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
     idp.mode = 'fail';
     const res = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
     expect(res.status).toBe(502);
-    expect(res.body).toEqual({ status: 'error', errors: ['dynamic client registration failed: the identity provider answered HTTP 500'] });
+    expect(res.body).toEqual({
+      status: 'error',
+      errors: ['dynamic client registration failed: the identity provider answered HTTP 500'],
+    });
     await expectUntouched(ar);
   });
 
@@ -134,7 +161,10 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
     const started = Date.now();
     const res = await portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'approved' });
     expect(res.status).toBe(502);
-    expect(res.body).toEqual({ status: 'error', errors: ['dynamic client registration failed: the identity provider did not answer within 500 ms'] });
+    expect(res.body).toEqual({
+      status: 'error',
+      errors: ['dynamic client registration failed: the identity provider did not answer within 500 ms'],
+    });
     expect(Date.now() - started).toBeLessThan(5000);
     await expectUntouched(ar);
 
@@ -151,20 +181,34 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
     idp.mode = 'no-client-id';
     const res = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
     expect(res.status).toBe(502);
-    expect(res.body).toEqual({ status: 'error', errors: ['dynamic client registration failed: the identity provider answered without a client_id'] });
+    expect(res.body).toEqual({
+      status: 'error',
+      errors: ['dynamic client registration failed: the identity provider answered without a client_id'],
+    });
     await expectUntouched(ar);
   });
 
   it('ProvisionImmediately with a failing provider creates nothing and emits nothing', async () => {
     idp.mode = 'fail';
     const [{ before }] = await t.db.query(`SELECT count(*)::int AS before FROM portal_access_requests`);
-    const [{ eventsBefore }] = await t.db.query(`SELECT count(*)::int AS "eventsBefore" FROM outbox_events WHERE name LIKE 'AccessRequest%'`);
+    const [{ eventsBefore }] = await t.db.query(
+      `SELECT count(*)::int AS "eventsBefore" FROM outbox_events WHERE name LIKE 'AccessRequest%'`,
+    );
     const res = await portal.post('/portal-api/access_requests', {
-      AppID: app.ID, Catalogue: 'c', Plan: 'p', Products: ['x'], AuthType: 'oauth2.0', DCREnabled: true, ProvisionImmediately: true, User: 'User#1',
+      AppID: app.ID,
+      Catalogue: 'c',
+      Plan: 'p',
+      Products: ['x'],
+      AuthType: 'oauth2.0',
+      DCREnabled: true,
+      ProvisionImmediately: true,
+      User: 'User#1',
     });
     expect(res.status).toBe(502);
     const [{ after }] = await t.db.query(`SELECT count(*)::int AS after FROM portal_access_requests`);
-    const [{ eventsAfter }] = await t.db.query(`SELECT count(*)::int AS "eventsAfter" FROM outbox_events WHERE name LIKE 'AccessRequest%'`);
+    const [{ eventsAfter }] = await t.db.query(
+      `SELECT count(*)::int AS "eventsAfter" FROM outbox_events WHERE name LIKE 'AccessRequest%'`,
+    );
     expect(after).toBe(before);
     expect(eventsAfter).toBe(eventsBefore);
   });

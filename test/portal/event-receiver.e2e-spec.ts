@@ -6,7 +6,8 @@ import { Sink } from '../helpers/sink';
 import { startTestApp, TestApp } from '../helpers/test-app';
 
 /** RFC 3339 with a fraction of a second, in UTC or with an offset. */
-const RFC3339 = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d+(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
+const RFC3339 =
+  /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d+(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
 
 interface Delivered {
   Event: string;
@@ -15,7 +16,8 @@ interface Delivered {
 }
 
 function expectRfc3339(value: unknown, what: string): Date {
-  if (typeof value !== 'string' || !RFC3339.test(value)) throw new Error(`${what}: ${JSON.stringify(value)} is not RFC 3339 with a fraction`);
+  if (typeof value !== 'string' || !RFC3339.test(value))
+    throw new Error(`${what}: ${JSON.stringify(value)} is not RFC 3339 with a fraction`);
   const parsed = new Date(value);
   expect(Number.isNaN(parsed.getTime())).toBe(false);
   return parsed;
@@ -24,7 +26,8 @@ function expectRfc3339(value: unknown, what: string): Date {
 /** Checks one value against the (small) OpenAPI schema subset the event documents use. */
 function expectMatchesSchema(value: unknown, schema: any, doc: any, what: string): void {
   if (schema.$ref) return expectMatchesSchema(value, doc.components.schemas[schema.$ref.split('/').pop()], doc, what);
-  if (schema.enum) expect({ what, value, allowed: schema.enum.includes(value) }).toEqual({ what, value, allowed: true });
+  if (schema.enum)
+    expect({ what, value, allowed: schema.enum.includes(value) }).toEqual({ what, value, allowed: true });
   switch (schema.type) {
     case 'integer':
       expect({ what, integer: Number.isInteger(value) }).toEqual({ what, integer: true });
@@ -43,8 +46,12 @@ function expectMatchesSchema(value: unknown, schema: any, doc: any, what: string
     case 'object':
     default: {
       expect(schema.properties).toBeDefined();
-      expect({ what, keys: Object.keys(value as object).sort() }).toEqual({ what, keys: Object.keys(schema.properties).sort() });
-      for (const [key, sub] of Object.entries(schema.properties)) expectMatchesSchema((value as any)[key], sub, doc, `${what}.${key}`);
+      expect({ what, keys: Object.keys(value as object).sort() }).toEqual({
+        what,
+        keys: Object.keys(schema.properties).sort(),
+      });
+      for (const [key, sub] of Object.entries(schema.properties))
+        expectMatchesSchema((value as any)[key], sub, doc, `${what}.${key}`);
     }
   }
 }
@@ -60,7 +67,11 @@ describe('a webhook receiver subscribed to every event reads typed Messages', ()
     t = await startTestApp();
     portal = portalClient(t);
     sink = await Sink.start('127.0.0.1');
-    const hook = await portal.post('/portal-api/webhooks', { Name: 'receiver', URL: sink.url('/events'), Events: [...EMITTED_EVENTS] });
+    const hook = await portal.post('/portal-api/webhooks', {
+      Name: 'receiver',
+      URL: sink.url('/events'),
+      Events: [...EMITTED_EVENTS],
+    });
     expect(hook.status).toBe(201);
     secret = hook.body.Secret;
     doc = (await t.http.get('/docs-json')).body;
@@ -71,16 +82,33 @@ describe('a webhook receiver subscribed to every event reads typed Messages', ()
   });
 
   it('delivers every emitted event with the documented keys and types, integers as integers and times as RFC 3339', async () => {
-    const app = await createApp(portal, { Name: 'Receiver app', Description: 'typed', RedirectURLs: 'https://r.example/cb', UserID: 42, Visibility: 'team' });
-    const token = await createAccessRequest(portal, { AppID: app.ID, Products: ['weather-api', 'maps-api'], ProductIDs: [101, 102], PlanID: 7 });
+    const app = await createApp(portal, {
+      Name: 'Receiver app',
+      Description: 'typed',
+      RedirectURLs: 'https://r.example/cb',
+      UserID: 42,
+      Visibility: 'team',
+    });
+    const token = await createAccessRequest(portal, {
+      AppID: app.ID,
+      Products: ['weather-api', 'maps-api'],
+      ProductIDs: [101, 102],
+      PlanID: 7,
+    });
     const approved = await portal.put(`/portal-api/access_requests/${token.ID}/approve`);
     expect(approved.status).toBe(200);
     const rejected = await portal.put(`/portal-api/access_requests/${token.ID}/reject`);
     expect(rejected.status).toBe(200);
-    const oauth = await createAccessRequest(portal, { AppID: app.ID, AuthType: 'oauth2.0', ProvisionImmediately: true, Products: ['maps-api'] });
+    const oauth = await createAccessRequest(portal, {
+      AppID: app.ID,
+      AuthType: 'oauth2.0',
+      ProvisionImmediately: true,
+      Products: ['maps-api'],
+    });
     expect(oauth.Status).toBe('approved');
 
-    // ApplicationRegistered; Created, Approved, CredentialRegistered, Rejected (token); Created, Approved, CredentialRegistered (oauth)
+    // ApplicationRegistered; Created, Approved, CredentialRegistered, Rejected (token); Created, Approved,
+    // CredentialRegistered (oauth)
     // delivery is at least once: a receiver dedupes by webhook-id, and so does this one
     const distinct = (all: typeof sink.received) => [...new Map(all.map((r) => [r.headers['webhook-id'], r])).values()];
     const received = distinct(await sink.waitFor((all) => distinct(all).length >= 8, 30_000, '8 distinct deliveries'));
@@ -89,8 +117,13 @@ describe('a webhook receiver subscribed to every event reads typed Messages', ()
     expect(bodies.map((b) => b.Event).sort()).toEqual(
       [
         'ApplicationRegistered',
-        'AccessRequestCreated', 'AccessRequestApproved', 'CredentialRegistered', 'AccessRequestRejected',
-        'AccessRequestCreated', 'AccessRequestApproved', 'CredentialRegistered',
+        'AccessRequestCreated',
+        'AccessRequestApproved',
+        'CredentialRegistered',
+        'AccessRequestRejected',
+        'AccessRequestCreated',
+        'AccessRequestApproved',
+        'CredentialRegistered',
       ].sort(),
     );
     const of = (event: string, pick: (m: Record<string, any>) => boolean = () => true) => {
@@ -125,15 +158,29 @@ describe('a webhook receiver subscribed to every event reads typed Messages', ()
     );
     const tokenRow = rows.find((r) => r.id === token.ID)!;
     const tokenBase = {
-      ID: token.ID, AppID: app.ID, ByUser: 42, ProductIDs: [101, 102], PlanID: 7, CreatedAt: tokenRow.created_at.toISOString(), UserID: 42,
-      Catalogue: 'Public catalogue', Client: 'Receiver app', Plan: 'Free plan', Products: ['weather-api', 'maps-api'], AuthType: 'authToken',
+      ID: token.ID,
+      AppID: app.ID,
+      ByUser: 42,
+      ProductIDs: [101, 102],
+      PlanID: 7,
+      CreatedAt: tokenRow.created_at.toISOString(),
+      UserID: 42,
+      Catalogue: 'Public catalogue',
+      Client: 'Receiver app',
+      Plan: 'Free plan',
+      Products: ['weather-api', 'maps-api'],
+      AuthType: 'authToken',
     };
     const isToken = (m: Record<string, any>) => m.ID === token.ID;
     const created = of('AccessRequestCreated', isToken).Message;
     expect(created).toEqual({ ...tokenBase, Status: 'pending', UpdatedAt: tokenRow.created_at.toISOString() });
     const approvedMessage = of('AccessRequestApproved', isToken).Message;
     expect(approvedMessage).toEqual({ ...tokenBase, Status: 'approved', UpdatedAt: expect.stringMatching(RFC3339) });
-    expect(of('AccessRequestRejected', isToken).Message).toEqual({ ...tokenBase, Status: 'rejected', UpdatedAt: tokenRow.updated_at.toISOString() });
+    expect(of('AccessRequestRejected', isToken).Message).toEqual({
+      ...tokenBase,
+      Status: 'rejected',
+      UpdatedAt: tokenRow.updated_at.toISOString(),
+    });
     // what the routes showed to the minute, the events carry to the millisecond
     expect((approvedMessage.UpdatedAt as string).slice(0, 16).replace('T', ' ')).toBe(approved.body.UpdatedAt);
     expect((created.CreatedAt as string).slice(0, 16).replace('T', ' ')).toBe(token.CreatedAt);
@@ -141,16 +188,35 @@ describe('a webhook receiver subscribed to every event reads typed Messages', ()
     const oauthRow = rows.find((r) => r.id === oauth.ID)!;
     const isOauth = (m: Record<string, any>) => m.ID === oauth.ID;
     const oauthBase = {
-      ID: oauth.ID, AppID: app.ID, ByUser: 42, ProductIDs: [], PlanID: 0, CreatedAt: oauthRow.created_at.toISOString(), UserID: 42,
-      Catalogue: 'Public catalogue', Client: 'Receiver app', Plan: 'Free plan', Products: ['maps-api'], AuthType: 'oauth2.0',
+      ID: oauth.ID,
+      AppID: app.ID,
+      ByUser: 42,
+      ProductIDs: [],
+      PlanID: 0,
+      CreatedAt: oauthRow.created_at.toISOString(),
+      UserID: 42,
+      Catalogue: 'Public catalogue',
+      Client: 'Receiver app',
+      Plan: 'Free plan',
+      Products: ['maps-api'],
+      AuthType: 'oauth2.0',
     };
-    expect(of('AccessRequestCreated', isOauth).Message).toEqual({ ...oauthBase, Status: 'pending', UpdatedAt: oauthRow.created_at.toISOString() });
-    expect(of('AccessRequestApproved', isOauth).Message).toEqual({ ...oauthBase, Status: 'approved', UpdatedAt: oauthRow.updated_at.toISOString() });
+    expect(of('AccessRequestCreated', isOauth).Message).toEqual({
+      ...oauthBase,
+      Status: 'pending',
+      UpdatedAt: oauthRow.created_at.toISOString(),
+    });
+    expect(of('AccessRequestApproved', isOauth).Message).toEqual({
+      ...oauthBase,
+      Status: 'approved',
+      UpdatedAt: oauthRow.updated_at.toISOString(),
+    });
 
-    const credentials: { id: number; access_request_id: number; created_at: Date; oauth_client_id: string }[] = await t.db.query(
-      `SELECT id, access_request_id, created_at, oauth_client_id FROM portal_credentials WHERE access_request_id = ANY($1)`,
-      [[token.ID, oauth.ID]],
-    );
+    const credentials: { id: number; access_request_id: number; created_at: Date; oauth_client_id: string }[] =
+      await t.db.query(
+        `SELECT id, access_request_id, created_at, oauth_client_id FROM portal_credentials WHERE access_request_id = ANY($1)`,
+        [[token.ID, oauth.ID]],
+      );
     expect(credentials).toHaveLength(2);
     for (const c of credentials) {
       const ar = c.access_request_id === token.ID ? token : oauth;
@@ -186,12 +252,46 @@ describe('a webhook receiver subscribed to every event reads typed Messages', ()
       const message = doc.components.schemas[envelope.properties.Message.$ref.split('/').pop()];
       expect(message.type).toBe('object');
     }
-    const message = (event: string) => doc.components.schemas[doc.components.schemas[`${event}Event`].properties.Message.$ref.split('/').pop()];
+    const message = (event: string) =>
+      doc.components.schemas[doc.components.schemas[`${event}Event`].properties.Message.$ref.split('/').pop()];
     expect(Object.keys(message('AccessRequestApproved').properties)).toEqual([
-      'ID', 'AppID', 'ByUser', 'Status', 'ProductIDs', 'PlanID', 'CreatedAt', 'UpdatedAt', 'UserID', 'Catalogue', 'Client', 'Plan', 'Products', 'AuthType',
+      'ID',
+      'AppID',
+      'ByUser',
+      'Status',
+      'ProductIDs',
+      'PlanID',
+      'CreatedAt',
+      'UpdatedAt',
+      'UserID',
+      'Catalogue',
+      'Client',
+      'Plan',
+      'Products',
+      'AuthType',
     ]);
-    expect(message('AccessRequestApproved').properties.ProductIDs).toMatchObject({ type: 'array', items: { type: 'integer' } });
-    expect(Object.keys(message('ApplicationRegistered').properties)).toEqual(['ID', 'Name', 'UserID', 'CreatedAt', 'Description', 'RedirectURLs', 'Visibility']);
-    expect(Object.keys(message('CredentialRegistered').properties)).toEqual(['ID', 'ByUser', 'AccessRequestID', 'AppID', 'CreatedAt', 'UserID', 'AuthType', 'OAuthClientID']);
+    expect(message('AccessRequestApproved').properties.ProductIDs).toMatchObject({
+      type: 'array',
+      items: { type: 'integer' },
+    });
+    expect(Object.keys(message('ApplicationRegistered').properties)).toEqual([
+      'ID',
+      'Name',
+      'UserID',
+      'CreatedAt',
+      'Description',
+      'RedirectURLs',
+      'Visibility',
+    ]);
+    expect(Object.keys(message('CredentialRegistered').properties)).toEqual([
+      'ID',
+      'ByUser',
+      'AccessRequestID',
+      'AppID',
+      'CreatedAt',
+      'UserID',
+      'AuthType',
+      'OAuthClientID',
+    ]);
   });
 });

@@ -18,7 +18,10 @@ describe('portal events: written with the change, relayed into one queued job pe
     t = await startTestApp();
     portal = portalClient(t);
     sink = await Sink.start();
-    queue = new Queue('deliveries', { connection: redisOptionsFromUrl(t.env.redisUrl), prefix: hashTaggedPrefix(t.env.queuePrefix) });
+    queue = new Queue('deliveries', {
+      connection: redisOptionsFromUrl(t.env.redisUrl),
+      prefix: hashTaggedPrefix(t.env.queuePrefix),
+    });
     redis = new IORedis(redisOptionsFromUrl(t.env.redisUrl));
     // Paused, the delivery worker leaves the jobs where the relay put them, so the spec can look at them.
     await queue.pause();
@@ -56,7 +59,9 @@ describe('portal events: written with the change, relayed into one queued job pe
     const rows = await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID);
     expect(rows).toHaveLength(1);
     const event = rows[0];
-    const [times] = await t.db.query(`SELECT created_at, updated_at FROM portal_access_requests WHERE id = $1`, [ar.ID]);
+    const [times] = await t.db.query(`SELECT created_at, updated_at FROM portal_access_requests WHERE id = $1`, [
+      ar.ID,
+    ]);
     expect(event.payload).toEqual({
       ID: ar.ID,
       AppID: app.ID,
@@ -88,7 +93,11 @@ describe('portal events: written with the change, relayed into one queued job pe
   it('an approval queues one job per delivery, with jobId = delivery id and attempt, and no job for an event nobody subscribes to', async () => {
     const hooks: string[] = [];
     for (const name of ['one', 'two']) {
-      const res = await portal.post('/portal-api/webhooks', { Name: name, URL: sink.url(), Events: ['AccessRequestApproved'] });
+      const res = await portal.post('/portal-api/webhooks', {
+        Name: name,
+        URL: sink.url(),
+        Events: ['AccessRequestApproved'],
+      });
       expect(res.status).toBe(201);
       hooks.push(res.body.ID);
     }
@@ -130,26 +139,59 @@ describe('portal events: written with the change, relayed into one queued job pe
 
   it('writes Created, Rejected and CredentialRegistered Messages without secrets', async () => {
     const app = await createApp(portal, { Name: 'Message app', UserID: 4 });
-    const ar = await createAccessRequest(portal, { AppID: app.ID, ProvisionImmediately: true, Products: ['p1'], ProductIDs: [31], PlanID: 6 });
+    const ar = await createAccessRequest(portal, {
+      AppID: app.ID,
+      ProvisionImmediately: true,
+      Products: ['p1'],
+      ProductIDs: [31],
+      PlanID: 6,
+    });
     const rejected = await portal.put(`/portal-api/access_requests/${ar.ID}/reject`);
     expect(rejected.status).toBe(200);
 
     const [row] = await t.db.query(`SELECT created_at, updated_at FROM portal_access_requests WHERE id = $1`, [ar.ID]);
     const base = {
-      ID: ar.ID, AppID: app.ID, ByUser: 4, ProductIDs: [31], PlanID: 6, CreatedAt: row.created_at.toISOString(), UserID: 4,
-      Catalogue: 'Public catalogue', Client: 'Message app', Plan: 'Free plan', Products: ['p1'], AuthType: 'authToken',
+      ID: ar.ID,
+      AppID: app.ID,
+      ByUser: 4,
+      ProductIDs: [31],
+      PlanID: 6,
+      CreatedAt: row.created_at.toISOString(),
+      UserID: 4,
+      Catalogue: 'Public catalogue',
+      Client: 'Message app',
+      Plan: 'Free plan',
+      Products: ['p1'],
+      AuthType: 'authToken',
     };
     const created = await outboxRows(t, 'AccessRequestCreated', 'ID', ar.ID);
-    expect(created.map((r) => r.payload)).toEqual([{ ...base, Status: 'pending', UpdatedAt: row.created_at.toISOString() }]);
+    expect(created.map((r) => r.payload)).toEqual([
+      { ...base, Status: 'pending', UpdatedAt: row.created_at.toISOString() },
+    ]);
     const rejectedRows = await outboxRows(t, 'AccessRequestRejected', 'ID', ar.ID);
-    expect(rejectedRows.map((r) => r.payload)).toEqual([{ ...base, Status: 'rejected', UpdatedAt: row.updated_at.toISOString() }]);
+    expect(rejectedRows.map((r) => r.payload)).toEqual([
+      { ...base, Status: 'rejected', UpdatedAt: row.updated_at.toISOString() },
+    ]);
     const credential = await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID);
-    const [issued] = await t.db.query(`SELECT id, created_at FROM portal_credentials WHERE access_request_id = $1`, [ar.ID]);
+    const [issued] = await t.db.query(`SELECT id, created_at FROM portal_credentials WHERE access_request_id = $1`, [
+      ar.ID,
+    ]);
     expect(credential.map((r) => r.payload)).toEqual([
-      { ID: issued.id, ByUser: 4, AccessRequestID: ar.ID, AppID: app.ID, CreatedAt: issued.created_at.toISOString(), UserID: 4, AuthType: 'authToken', OAuthClientID: '' },
+      {
+        ID: issued.id,
+        ByUser: 4,
+        AccessRequestID: ar.ID,
+        AppID: app.ID,
+        CreatedAt: issued.created_at.toISOString(),
+        UserID: 4,
+        AuthType: 'authToken',
+        OAuthClientID: '',
+      },
     ]);
 
-    const payloads = (await t.db.query(`SELECT payload::text AS p FROM outbox_events`)).map((r: { p: string }) => r.p).join('\n');
+    const payloads = (await t.db.query(`SELECT payload::text AS p FROM outbox_events`))
+      .map((r: { p: string }) => r.p)
+      .join('\n');
     expect(payloads).not.toContain(ar.Credentials[0].Credential);
     expect(payloads).not.toContain(ar.Credentials[0].CredentialHash);
   });

@@ -1,7 +1,15 @@
 import { loadConfig } from '../../src/config/app-config';
 import { runMigrations } from '../../src/database/data-source';
 import { resolveInfrastructure } from '../../src/database/infrastructure';
-import { databaseUrl, ENV_ADMIN_URL, ENV_REDIS_URL, ENV_RUN_ID, ENV_TEMPLATE, TEST_DATA_DIR, withAdminClient } from './test-infra';
+import {
+  databaseUrl,
+  ENV_ADMIN_URL,
+  ENV_REDIS_URL,
+  ENV_RUN_ID,
+  ENV_TEMPLATE,
+  TEST_DATA_DIR,
+  withAdminClient,
+} from './test-infra';
 
 /**
  * Finds Postgres and Redis the same way `npm start` does (DATABASE_URL or an embedded PostgreSQL;
@@ -9,7 +17,12 @@ import { databaseUrl, ENV_ADMIN_URL, ENV_REDIS_URL, ENV_RUN_ID, ENV_TEMPLATE, TE
  * from which every spec file clones its own.
  */
 export default async function globalSetup(): Promise<void> {
-  const config = loadConfig({ DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL, DATA_DIR: TEST_DATA_DIR, NODE_ENV: 'test' });
+  const config = loadConfig({
+    DATABASE_URL: process.env.DATABASE_URL,
+    REDIS_URL: process.env.REDIS_URL,
+    DATA_DIR: TEST_DATA_DIR,
+    NODE_ENV: 'test',
+  });
   const infra = await resolveInfrastructure(config, (m) => process.stderr.write(`[test setup] ${m}\n`));
   (globalThis as Record<string, unknown>).__embeddedPostgres = infra.embeddedPostgres;
 
@@ -21,7 +34,8 @@ export default async function globalSetup(): Promise<void> {
     const old = await c.query(`SELECT datname FROM pg_database WHERE datname LIKE 'gwm_test_%'`);
     for (const row of old.rows) {
       const pid = Number(/^gwm_test_(?:template_)?(\d+)/.exec(row.datname)?.[1]);
-      if (pid && !processAlive(pid)) await c.query(`DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`).catch(() => undefined);
+      if (pid && !processAlive(pid))
+        await c.query(`DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`).catch(() => undefined);
     }
     await c.query(`CREATE DATABASE "${template}"`);
   });

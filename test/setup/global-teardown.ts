@@ -8,20 +8,25 @@ const SUMMARY = join(__dirname, '..', '..', 'test-results', 'summary.json');
 export default async function globalTeardown(): Promise<void> {
   const adminUrl = process.env[ENV_ADMIN_URL];
   const template = process.env[ENV_TEMPLATE];
-  let leftovers: string[] = [];
+  let leftovers: string[];
   try {
     leftovers = await takeLeftoverQueueKeys();
   } finally {
     if (adminUrl && template) {
-      await withAdminClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`)).catch(() => undefined);
+      await withAdminClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`)).catch(
+        () => undefined,
+      );
     }
-    const embedded = (globalThis as Record<string, unknown>).__embeddedPostgres as { stop(): Promise<void> } | undefined;
+    const embedded = (globalThis as Record<string, unknown>).__embeddedPostgres as
+      { stop(): Promise<void> } | undefined;
     await embedded?.stop();
   }
   if (leftovers.length) {
     markSummaryFailed();
     const shown = leftovers.slice(0, 20).join('\n  ');
-    throw new Error(`the tests left ${leftovers.length} key(s) in Redis (deleted now); every spec must drop its queue prefix:\n  ${shown}`);
+    throw new Error(
+      `the tests left ${leftovers.length} key(s) in Redis (deleted now); every spec must drop its queue prefix:\n  ${shown}`,
+    );
   }
 }
 

@@ -42,10 +42,16 @@ async function main() {
     await deleteQueueKeys(redisUrl, `gwm_soak_${process.pid}`).catch(() => undefined);
   }
   console.log(formatReport(report));
-  if (report.notArrived.length) console.log(`not delivered, as Postgres, Redis and the processes saw it:\n${JSON.stringify(report.notArrived, null, 2)}`);
+  if (report.notArrived.length)
+    console.log(
+      `not delivered, as Postgres, Redis and the processes saw it:\n${JSON.stringify(report.notArrived, null, 2)}`,
+    );
   const dir = path.join(__dirname, '..', '..', 'bench', 'results');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, `soak-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(report, null, 2));
+  writeFileSync(
+    path.join(dir, `soak-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
+    JSON.stringify(report, null, 2),
+  );
   process.exit(report.lost === 0 && report.pendingPastSchedule === 0 && report.attemptsRecordedTwice === 0 ? 0 : 1);
 }
 

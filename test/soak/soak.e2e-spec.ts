@@ -1,5 +1,5 @@
 import { createTestEnv, TestEnv } from '../helpers/test-env';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const { runSoak, formatReport } = require('./soak');
 
 describe('fault soak (short)', () => {

@@ -49,7 +49,10 @@ class Service {
     this.lateAnswersDropped = 0;
   }
   async start(timeoutMs = 30000) {
-    const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH || '', ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN], {
+      env: { PATH: process.env.PATH || '', ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     // the JSON log (stdout): each late answer the process dropped is counted; warnings and errors are kept
     // (the last 2 000 lines) to explain a delivery that did not arrive
     this.warnings = this.warnings || [];
@@ -200,11 +203,22 @@ async function runSoak(o) {
   for (let i = 1; i < (o.apis ?? 1); i++) apiPorts.push(await freePort());
   const apis = apiPorts.map((port, i) => new Service(`api${i}`, { ...env, ROLE: 'api', PORT: String(port) }));
   // workers log warnings: each late answer they drop is counted
-  const workers = Array.from({ length: o.workers ?? 1 }, (_, i) => new Service(`worker${i}`, { ...env, ROLE: 'worker', PORT: '0', LOG_LEVEL: 'warn' }));
+  const workers = Array.from(
+    { length: o.workers ?? 1 },
+    (_, i) => new Service(`worker${i}`, { ...env, ROLE: 'worker', PORT: '0', LOG_LEVEL: 'warn' }),
+  );
   const kinds = o.faults ?? ALL_FAULTS;
   const receiver = new Receiver();
   const clients = apiPorts.map((port) => new Pool(`http://127.0.0.1:${port}`, { connections: 8 }));
-  const faults = { workerKills: 0, queueWipes: 0, apiRestarts: 0, receiverFailing: 0, receiverHanging: 0, workerFreezes: 0, postgresCuts: 0 };
+  const faults = {
+    workerKills: 0,
+    queueWipes: 0,
+    apiRestarts: 0,
+    receiverFailing: 0,
+    receiverHanging: 0,
+    workerFreezes: 0,
+    postgresCuts: 0,
+  };
   const stats = { approvalsOk: 0, approvalErrors: 0 };
   const apiDown = new Set();
   const pick = (list) => list[Math.floor(Math.random() * list.length)];
@@ -214,7 +228,14 @@ async function runSoak(o) {
     const up = apis.map((_, i) => i).filter((i) => !apiDown.has(i));
     if (up.length === 0) throw new Error('no API process up');
     const client = clients[pick(up)];
-    const res = await client.request({ method, path: p, headers: { authorization: token, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined, headersTimeout: 10000, bodyTimeout: 10000 });
+    const res = await client.request({
+      method,
+      path: p,
+      headers: { authorization: token, 'content-type': 'application/json' },
+      body: body ? JSON.stringify(body) : undefined,
+      headersTimeout: 10000,
+      bodyTimeout: 10000,
+    });
     const text = await res.body.text();
     return { status: res.statusCode, body: text ? JSON.parse(text) : null };
   };
@@ -225,10 +246,21 @@ async function runSoak(o) {
     await Promise.all([...apis.slice(1), ...workers].map((s) => s.start(60000)));
     log(`${apis.length} API and ${workers.length} worker process(es) up; faults: ${kinds.join(', ')}`);
     for (let i = 0; i < SUBSCRIBERS; i++) {
-      const r = await call('POST', '/portal-api/webhooks', { Name: `soak-${i}`, URL: `http://127.0.0.1:${receiver.port}/w${i}`, Timeout: WEBHOOK_TIMEOUT, Events: ['AccessRequestApproved'] });
+      const r = await call('POST', '/portal-api/webhooks', {
+        Name: `soak-${i}`,
+        URL: `http://127.0.0.1:${receiver.port}/w${i}`,
+        Timeout: WEBHOOK_TIMEOUT,
+        Events: ['AccessRequestApproved'],
+      });
       if (r.status !== 201) throw new Error(`could not create webhook: ${r.status} ${JSON.stringify(r.body)}`);
     }
-    const app = await call('POST', '/portal-api/apps', { Name: 'soak app', UserID: 1, RedirectURLs: 'https://soak.example.com/cb', Visibility: 'organisation', Description: 'soak' });
+    const app = await call('POST', '/portal-api/apps', {
+      Name: 'soak app',
+      UserID: 1,
+      RedirectURLs: 'https://soak.example.com/cb',
+      Visibility: 'organisation',
+      Description: 'soak',
+    });
     if (app.status !== 200) throw new Error(`could not create app: ${app.status} ${JSON.stringify(app.body)}`);
 
     const deadline = Date.now() + loadMs;
@@ -240,13 +272,23 @@ async function runSoak(o) {
           continue;
         }
         try {
-          const ar = await call('POST', '/portal-api/access_requests', { AppID: app.body.ID, Catalogue: 'c', Plan: 'p', Products: ['x'], AuthType: 'authToken', DCREnabled: false, ProvisionImmediately: false, User: 'User#1' });
+          const ar = await call('POST', '/portal-api/access_requests', {
+            AppID: app.body.ID,
+            Catalogue: 'c',
+            Plan: 'p',
+            Products: ['x'],
+            AuthType: 'authToken',
+            DCREnabled: false,
+            ProvisionImmediately: false,
+            User: 'User#1',
+          });
           if (ar.status !== 201) throw new Error(`create: ${ar.status} ${JSON.stringify(ar.body)}`);
           const ap = await call('PUT', `/portal-api/access_requests/${ar.body.ID}/approve`);
           if (ap.status !== 200) throw new Error(`approve: ${ap.status} ${JSON.stringify(ap.body)}`);
           stats.approvalsOk++;
         } catch (err) {
-          if (stats.approvalErrors++ < 3 || stats.approvalErrors % 500 === 0) log(`approval call failed: ${err.message}`);
+          if (stats.approvalErrors++ < 3 || stats.approvalErrors % 500 === 0)
+            log(`approval call failed: ${err.message}`);
           await sleep(100);
         }
       }
@@ -258,7 +300,8 @@ async function runSoak(o) {
       while (Date.now() + faultEveryMs < deadline) {
         await sleep(faultEveryMs * (0.5 + Math.random()));
         // the first round in the order given (o.shuffle false) or random; later rounds random
-        if (bag.length === 0) bag = first && o.shuffle === false ? [...kinds].reverse() : [...kinds].sort(() => Math.random() - 0.5);
+        if (bag.length === 0)
+          bag = first && o.shuffle === false ? [...kinds].reverse() : [...kinds].sort(() => Math.random() - 0.5);
         first = false;
         const kind = bag.pop();
         log(`fault: ${kind}`);
@@ -283,7 +326,9 @@ async function runSoak(o) {
           const admin = new Client({ connectionString: o.databaseUrl });
           await admin.connect();
           try {
-            const r = await admin.query(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+            const r = await admin.query(
+              `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+            );
             log(`terminated ${r.rows[0].n} backends of the service`);
           } finally {
             await admin.end();
@@ -310,27 +355,46 @@ async function runSoak(o) {
     };
     await Promise.all([loader(), loader(), loader(), faulter()]);
     receiver.setMode('ok');
-    log(`load done: ${stats.approvalsOk} approvals (${stats.approvalErrors} failed calls while faults were on); draining`);
+    log(
+      `load done: ${stats.approvalsOk} approvals (${stats.approvalErrors} failed calls while faults were on); draining`,
+    );
 
     // what Postgres says was committed: every AccessRequestApproved event
     const db = new Client({ connectionString: o.databaseUrl });
     await db.connect();
     try {
-      const events = (await db.query(`SELECT payload->>'ID' AS id FROM outbox_events WHERE name = 'AccessRequestApproved'`)).rows.map((r) => r.id);
+      const events = (
+        await db.query(`SELECT payload->>'ID' AS id FROM outbox_events WHERE name = 'AccessRequestApproved'`)
+      ).rows.map((r) => r.id);
       const expected = [];
       for (const id of events) for (let i = 0; i < SUBSCRIBERS; i++) expected.push(`/w${i} ${id}`);
       const drainDeadline = Date.now() + drainMs;
       const missing = () => expected.filter((p) => !receiver.pairs.has(p));
-      const unsettled = async () => Number((await db.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'`)).rows[0].n);
+      const unsettled = async () =>
+        Number((await db.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'`)).rows[0].n);
       while ((missing().length > 0 || (await unsettled()) > 0) && Date.now() < drainDeadline) await sleep(250);
       // nothing may stay pending past its schedule (allow the reconciler's grace period)
       await sleep(500);
-      const stuck = Number((await db.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'`)).rows[0].n);
-      const pendingOverdue = Number((await db.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at < now() - interval '10 seconds'`)).rows[0].n);
-      const failed = Number((await db.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'failed'`)).rows[0].n);
+      const stuck = Number(
+        (await db.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'`)).rows[0].n,
+      );
+      const pendingOverdue = Number(
+        (
+          await db.query(
+            `SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at < now() - interval '10 seconds'`,
+          )
+        ).rows[0].n,
+      );
+      const failed = Number(
+        (await db.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'failed'`)).rows[0].n,
+      );
       // one record per attempt, whoever answered late
       const doubleRecorded = Number(
-        (await db.query(`SELECT count(*) AS n FROM (SELECT 1 FROM webhook_delivery_attempts GROUP BY delivery_id, number HAVING count(*) > 1) x`)).rows[0].n,
+        (
+          await db.query(
+            `SELECT count(*) AS n FROM (SELECT 1 FROM webhook_delivery_attempts GROUP BY delivery_id, number HAVING count(*) > 1) x`,
+          )
+        ).rows[0].n,
       );
       let received = 0;
       let duplicates = 0;
@@ -350,17 +414,43 @@ async function runSoak(o) {
       const notArrived = [];
       if (stuckRows.length) {
         const { Queue } = require('bullmq');
-        const { hashTaggedPrefix, redisTargetFromUrl, createRedisClient } = require('../../dist/queue/redis-connection');
+        const {
+          hashTaggedPrefix,
+          redisTargetFromUrl,
+          createRedisClient,
+        } = require('../../dist/queue/redis-connection');
         const target = redisTargetFromUrl(o.redisUrl);
-        const queue = new Queue('deliveries', { connection: target.cluster ? createRedisClient(target) : require('../../dist/queue/redis-connection').redisOptionsFromUrl(o.redisUrl), prefix: hashTaggedPrefix(o.queuePrefix) });
+        const queue = new Queue('deliveries', {
+          connection: target.cluster
+            ? createRedisClient(target)
+            : require('../../dist/queue/redis-connection').redisOptionsFromUrl(o.redisUrl),
+          prefix: hashTaggedPrefix(o.queuePrefix),
+        });
         try {
           for (const r of stuckRows) {
             const jobId = `${r.id}-${r.attempt_count + 1}`;
             const job = await queue.getJob(jobId);
-            const said = [...apis, ...workers].flatMap((p) => (p.warnings || []).filter((l) => l.includes(r.id)).map((l) => `${p.name}: ${l}`));
-            notArrived.push({ ...r, job: { id: jobId, state: await queue.getJobState(jobId), present: !!job, delay: job?.delay, timestamp: job?.timestamp }, said });
+            const said = [...apis, ...workers].flatMap((p) =>
+              (p.warnings || []).filter((l) => l.includes(r.id)).map((l) => `${p.name}: ${l}`),
+            );
+            notArrived.push({
+              ...r,
+              job: {
+                id: jobId,
+                state: await queue.getJobState(jobId),
+                present: !!job,
+                delay: job?.delay,
+                timestamp: job?.timestamp,
+              },
+              said,
+            });
           }
-          notArrived.push({ counts: await queue.getJobCounts(), reconcilerSaid: workers.flatMap((w) => (w.warnings || []).filter((l) => /reconcil|relay|failed/.test(l)).slice(-20)) });
+          notArrived.push({
+            counts: await queue.getJobCounts(),
+            reconcilerSaid: workers.flatMap((w) =>
+              (w.warnings || []).filter((l) => /reconcil|relay|failed/.test(l)).slice(-20),
+            ),
+          });
         } finally {
           await queue.close();
         }

@@ -22,11 +22,15 @@ describe('webhook address guard with the allow-list closed', () => {
     ['a hostname that resolves to loopback (checked after DNS)', () => `http://localhost:${sink.port}/hook`],
   ])('refuses %s and records blocked_address without retrying', async (_name, url) => {
     const api = t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN });
-    const w = (await api.post('/portal-api/webhooks', { Name: 'guarded', URL: url(), Events: ['ApplicationRegistered'] })).body;
+    const w = (
+      await api.post('/portal-api/webhooks', { Name: 'guarded', URL: url(), Events: ['ApplicationRegistered'] })
+    ).body;
     await emitEvent(t, 'ApplicationRegistered', { ID: 1, Name: 'app' });
     const d = await eventually(async () => {
       const [first] = (await api.get(`/portal-api/webhooks/${w.ID}/deliveries`)).body;
-      return first?.Status === 'failed' ? (await api.get(`/portal-api/webhooks/${w.ID}/deliveries/${first.ID}`)).body : null;
+      return first?.Status === 'failed'
+        ? (await api.get(`/portal-api/webhooks/${w.ID}/deliveries/${first.ID}`)).body
+        : null;
     });
     expect(d.Attempts).toEqual([expect.objectContaining({ Number: 1, StatusCode: null, Error: 'blocked_address' })]);
     expect(sink.received).toHaveLength(0);

@@ -25,14 +25,32 @@ describe('portal changes reach subscribers end to end', () => {
     const hook = await api.post('/portal-api/webhooks', {
       Name: 'flow',
       URL: sink.url('/flow'),
-      Events: ['ApplicationRegistered', 'AccessRequestCreated', 'AccessRequestApproved', 'CredentialRegistered', 'AccessRequestRejected'],
+      Events: [
+        'ApplicationRegistered',
+        'AccessRequestCreated',
+        'AccessRequestApproved',
+        'CredentialRegistered',
+        'AccessRequestRejected',
+      ],
     });
     expect(hook.status).toBe(201);
-    const app = await api.post('/portal-api/apps', { Name: 'My app', Description: 'd', RedirectURLs: 'https://app.example.com/cb', UserID: 1, Visibility: 'organisation' });
+    const app = await api.post('/portal-api/apps', {
+      Name: 'My app',
+      Description: 'd',
+      RedirectURLs: 'https://app.example.com/cb',
+      UserID: 1,
+      Visibility: 'organisation',
+    });
     expect(app.status).toBe(200);
     const ar = await api.post('/portal-api/access_requests', {
-      AppID: app.body.ID, Catalogue: 'Payments', Plan: 'Gold', Products: ['payments-api', 'refunds-api'], AuthType: 'authToken',
-      DCREnabled: false, ProvisionImmediately: false, User: 'User#1',
+      AppID: app.body.ID,
+      Catalogue: 'Payments',
+      Plan: 'Gold',
+      Products: ['payments-api', 'refunds-api'],
+      AuthType: 'authToken',
+      DCREnabled: false,
+      ProvisionImmediately: false,
+      User: 'User#1',
     });
     expect(ar.status).toBe(201);
     const approved = await api.put(`/portal-api/access_requests/${ar.body.ID}/approve`);
@@ -41,13 +59,24 @@ describe('portal changes reach subscribers end to end', () => {
     const credential = full.body.Credentials[0].Credential as string;
     expect(credential.length).toBeGreaterThan(8);
 
-    const received = await sink.waitFor((r) => r.some((x) => JSON.parse(x.body).Event === 'AccessRequestApproved') && r.length >= 4, 15_000, 'the flow events');
+    const received = await sink.waitFor(
+      (r) => r.some((x) => JSON.parse(x.body).Event === 'AccessRequestApproved') && r.length >= 4,
+      15_000,
+      'the flow events',
+    );
     const secret = hook.body.Secret;
     const bodies = received.map((r) => {
       expect(r.method).toBe('POST');
       return new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as { Event: string; Message: any };
     });
-    expect(bodies.map((b) => b.Event)).toEqual(expect.arrayContaining(['ApplicationRegistered', 'AccessRequestCreated', 'AccessRequestApproved', 'CredentialRegistered']));
+    expect(bodies.map((b) => b.Event)).toEqual(
+      expect.arrayContaining([
+        'ApplicationRegistered',
+        'AccessRequestCreated',
+        'AccessRequestApproved',
+        'CredentialRegistered',
+      ]),
+    );
     const approvedEvents = bodies.filter((b) => b.Event === 'AccessRequestApproved');
     expect(approvedEvents).toHaveLength(1);
     expect(approvedEvents[0].Message).toEqual({
@@ -71,7 +100,11 @@ describe('portal changes reach subscribers end to end', () => {
     // approving again is a no-op that emits nothing; rejecting emits AccessRequestRejected
     expect((await api.put(`/portal-api/access_requests/${ar.body.ID}/approve`)).status).toBe(200);
     expect((await api.put(`/portal-api/access_requests/${ar.body.ID}/reject`)).status).toBe(200);
-    await sink.waitFor((r) => r.some((x) => JSON.parse(x.body).Event === 'AccessRequestRejected'), 15_000, 'the rejection');
+    await sink.waitFor(
+      (r) => r.some((x) => JSON.parse(x.body).Event === 'AccessRequestRejected'),
+      15_000,
+      'the rejection',
+    );
     const events = sink.received.map((r) => JSON.parse(r.body).Event);
     expect(events.filter((e) => e === 'AccessRequestApproved')).toHaveLength(1);
   });

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { DELIVERY_LOG_SQL } from '../../src/webhooks/deliveries.service';
-import { OVERDUE_SQL } from '../../src/webhooks/delivery-store';
+import { OVERDUE_SQL } from '../../src/webhooks/delivery.store';
 import { createTestEnv, TestEnv } from '../helpers/test-env';
 
 /**
@@ -31,7 +31,9 @@ describe(`delivery log at ${ATTEMPTS.toLocaleString('en')} attempts`, () => {
     db = new Client({ connectionString: env.databaseUrl });
     await db.connect();
     const started = Date.now();
-    await db.query(`SELECT delivery_log_ensure_partitions((now() AT TIME ZONE 'UTC')::date - ${DAYS + 1}, (now() AT TIME ZONE 'UTC')::date)`);
+    await db.query(
+      `SELECT delivery_log_ensure_partitions((now() AT TIME ZONE 'UTC')::date - ${DAYS + 1}, (now() AT TIME ZONE 'UTC')::date)`,
+    );
     await db.query(
       `INSERT INTO webhooks (id, name, url, events, secret_encrypted, created_at)
        SELECT ${uuid('00000000-0000-4000-8000-', 'i')}, 'w' || i, 'https://example.com/' || i, ARRAY['AccessRequestApproved'], 'x', now() - interval '60 days'
@@ -69,12 +71,20 @@ describe(`delivery log at ${ATTEMPTS.toLocaleString('en')} attempts`, () => {
     await env?.drop();
   });
 
-  /** Sequential scans of partitions holding more than BIG rows, in the plan Postgres makes for these values, and in the generic plan. */
-  async function seqScans(sql: string, params: unknown[]): Promise<{ custom: string[]; generic: string[]; ms: number }> {
+  /**
+   * Sequential scans of partitions holding more than BIG rows, in the plan Postgres makes for these values, and in the
+   * generic plan.
+   */
+  async function seqScans(
+    sql: string,
+    params: unknown[],
+  ): Promise<{ custom: string[]; generic: string[]; ms: number }> {
     const big = new Set(
-      (await db.query(`SELECT relname FROM pg_class WHERE relkind = 'r' AND reltuples > ${BIG} AND relname ~ '^(outbox_events|webhook_deliveries|webhook_delivery_attempts)_'`)).rows.map(
-        (r) => r.relname,
-      ),
+      (
+        await db.query(
+          `SELECT relname FROM pg_class WHERE relkind = 'r' AND reltuples > ${BIG} AND relname ~ '^(outbox_events|webhook_deliveries|webhook_delivery_attempts)_'`,
+        )
+      ).rows.map((r) => r.relname),
     );
     const scans = (plan: any): string[] => {
       const own = plan['Node Type'] === 'Seq Scan' && big.has(plan['Relation Name']) ? [plan['Relation Name']] : [];
@@ -119,14 +129,20 @@ describe(`delivery log at ${ATTEMPTS.toLocaleString('en')} attempts`, () => {
     expect(d.status).toBe('failed');
     await check('its attempts', DELIVERY_LOG_SQL.attempts, [id, d.finished_at]);
     expect((await db.query(DELIVERY_LOG_SQL.attempts, [id, d.finished_at])).rows).toHaveLength(3);
-    const plan = (await db.query(`EXPLAIN (FORMAT JSON) ${DELIVERY_LOG_SQL.attempts}`, [id, d.finished_at])).rows[0]['QUERY PLAN'][0];
+    const plan = (await db.query(`EXPLAIN (FORMAT JSON) ${DELIVERY_LOG_SQL.attempts}`, [id, d.finished_at])).rows[0][
+      'QUERY PLAN'
+    ][0];
     expect(JSON.stringify(plan)).not.toMatch(/"Node Type":"Append"/); // pruned to the one partition
   });
 
   it('the reconciler’s scan reads only the open partition of pending deliveries', async () => {
     await check('overdue scan', OVERDUE_SQL, [3, 2000]);
-    const plan = JSON.stringify((await db.query(`EXPLAIN (FORMAT JSON) ${OVERDUE_SQL}`, [3, 2000])).rows[0]['QUERY PLAN'][0]);
-    const partitions = [...new Set([...plan.matchAll(/"Relation Name":"([^"]+)"/g)].map((m) => m[1]))].filter((r) => r.startsWith('webhook_deliveries'));
+    const plan = JSON.stringify(
+      (await db.query(`EXPLAIN (FORMAT JSON) ${OVERDUE_SQL}`, [3, 2000])).rows[0]['QUERY PLAN'][0],
+    );
+    const partitions = [...new Set([...plan.matchAll(/"Relation Name":"([^"]+)"/g)].map((m) => m[1]))].filter((r) =>
+      r.startsWith('webhook_deliveries'),
+    );
     expect(partitions).toEqual(['webhook_deliveries_open']);
   });
 });

@@ -5,8 +5,17 @@ import { startTestApp, TestApp } from '../helpers/test-app';
 import { TEST_SECRETS } from '../helpers/test-env';
 
 const MESSAGE = {
-  ID: 7, AppID: 3, UserID: 1, Status: 'approved', Catalogue: 'Payments', Client: 'My app', Plan: 'Gold',
-  Products: ['payments-api'], AuthType: 'authToken', CreatedAt: '2026-11-22 10:00', UpdatedAt: '2026-11-22 10:05',
+  ID: 7,
+  AppID: 3,
+  UserID: 1,
+  Status: 'approved',
+  Catalogue: 'Payments',
+  Client: 'My app',
+  Plan: 'Gold',
+  Products: ['payments-api'],
+  AuthType: 'authToken',
+  CreatedAt: '2026-11-22 10:00',
+  UpdatedAt: '2026-11-22 10:05',
 };
 
 describe('webhook delivery', () => {
@@ -26,7 +35,12 @@ describe('webhook delivery', () => {
   afterEach(() => sink.close());
 
   async function webhook(body: Record<string, unknown>) {
-    const res = await api.post('/portal-api/webhooks', { Name: 'w', URL: sink.url(), Events: ['AccessRequestApproved'], ...body });
+    const res = await api.post('/portal-api/webhooks', {
+      Name: 'w',
+      URL: sink.url(),
+      Events: ['AccessRequestApproved'],
+      ...body,
+    });
     expect(res.status).toBe(201);
     return res.body as { ID: string; Secret: string };
   }
@@ -36,11 +50,15 @@ describe('webhook delivery', () => {
   }
 
   async function settled(webhookId: string, status: string) {
-    return eventually(async () => {
-      const list = await deliveries(webhookId);
-      if (list.length === 0 || list[0].Status !== status) return null;
-      return (await api.get(`/portal-api/webhooks/${webhookId}/deliveries/${list[0].ID}`)).body;
-    }, 20_000, `a ${status} delivery`);
+    return eventually(
+      async () => {
+        const list = await deliveries(webhookId);
+        if (list.length === 0 || list[0].Status !== status) return null;
+        return (await api.get(`/portal-api/webhooks/${webhookId}/deliveries/${list[0].ID}`)).body;
+      },
+      20_000,
+      `a ${status} delivery`,
+    );
   }
 
   it('delivers a signed POST with the webhook headers and the {Event, Message, Timestamp} body', async () => {
@@ -52,7 +70,11 @@ describe('webhook delivery', () => {
     expect(req.headers['content-type']).toBe('application/json');
     expect(req.headers['x-api-key']).toBe('k-123');
     const body = JSON.parse(req.body);
-    expect(body).toEqual({ Event: 'AccessRequestApproved', Message: MESSAGE, Timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/) });
+    expect(body).toEqual({
+      Event: 'AccessRequestApproved',
+      Message: MESSAGE,
+      Timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/),
+    });
     // a receiver using the standardwebhooks package verifies it
     expect(new Webhook(w.Secret).verify(req.body, req.headers as Record<string, string>)).toEqual(body);
 
@@ -67,7 +89,17 @@ describe('webhook delivery', () => {
       NextAttemptAt: null,
       CreatedAt: expect.any(String),
       UpdatedAt: expect.any(String),
-      Attempts: [{ Number: 1, StartedAt: expect.any(String), StatusCode: 200, DurationMs: expect.any(Number), Error: null, ResponseBody: 'ok', Trigger: 'scheduled' }],
+      Attempts: [
+        {
+          Number: 1,
+          StartedAt: expect.any(String),
+          StatusCode: 200,
+          DurationMs: expect.any(Number),
+          Error: null,
+          ResponseBody: 'ok',
+          Trigger: 'scheduled',
+        },
+      ],
     });
   });
 
@@ -134,7 +166,8 @@ describe('webhook delivery', () => {
   });
 
   it('treats a redirect as a failure and does not follow it', async () => {
-    sink.responder = (r) => (r.url === '/moved' ? { status: 200 } : { status: 302, headers: { location: sink.url('/moved') } });
+    sink.responder = (r) =>
+      r.url === '/moved' ? { status: 200 } : { status: 302, headers: { location: sink.url('/moved') } };
     const w = await webhook({});
     await emitEvent(t, 'AccessRequestApproved', MESSAGE);
     const d = await settled(w.ID, 'failed');
@@ -153,13 +186,20 @@ describe('webhook delivery', () => {
     expect((await api.post(`/portal-api/webhooks/${w.ID}/deliveries/${d.ID}/redeliver`)).status).toBe(409);
     expect((await api.put(`/portal-api/webhooks/${w.ID}`, { Active: true })).body.Active).toBe(true);
     sink.responder = () => ({ status: 200 });
-    const rec = await api.post(`/portal-api/webhooks/${w.ID}/recover`, { since: new Date(Date.now() - 60_000).toISOString() });
+    const rec = await api.post(`/portal-api/webhooks/${w.ID}/recover`, {
+      since: new Date(Date.now() - 60_000).toISOString(),
+    });
     expect(rec.body).toEqual({ Requeued: 1 });
     await settled(w.ID, 'delivered');
   });
 
   it('honours Retry-After on 429 and 503', async () => {
-    sink.responder = (_r, i) => (i === 0 ? { status: 429, headers: { 'retry-after': '2' } } : i === 1 ? { status: 503, headers: { 'retry-after': '0' } } : { status: 200 });
+    sink.responder = (_r, i) =>
+      i === 0
+        ? { status: 429, headers: { 'retry-after': '2' } }
+        : i === 1
+          ? { status: 503, headers: { 'retry-after': '0' } }
+          : { status: 200 };
     const w = await webhook({});
     await emitEvent(t, 'AccessRequestApproved', MESSAGE);
     const d = await settled(w.ID, 'delivered');
@@ -172,7 +212,11 @@ describe('webhook delivery', () => {
     const w = await webhook({ Timeout: 1 });
     await emitEvent(t, 'AccessRequestApproved', MESSAGE);
     const d = await settled(w.ID, 'failed');
-    expect(d.Attempts.map((a: any) => [a.StatusCode, a.Error])).toEqual([[null, 'timeout'], [null, 'timeout'], [null, 'timeout']]);
+    expect(d.Attempts.map((a: any) => [a.StatusCode, a.Error])).toEqual([
+      [null, 'timeout'],
+      [null, 'timeout'],
+      [null, 'timeout'],
+    ]);
     for (const a of d.Attempts) expect(a.DurationMs).toBeGreaterThanOrEqual(900);
     for (const a of d.Attempts) expect(a.DurationMs).toBeLessThan(5000);
   });
@@ -180,7 +224,11 @@ describe('webhook delivery', () => {
   it('records a connection error when nothing listens', async () => {
     const port = sink.port;
     await sink.close();
-    const res = await api.post('/portal-api/webhooks', { Name: 'down', URL: `http://127.0.0.1:${port}/x`, Events: ['AccessRequestApproved'] });
+    const res = await api.post('/portal-api/webhooks', {
+      Name: 'down',
+      URL: `http://127.0.0.1:${port}/x`,
+      Events: ['AccessRequestApproved'],
+    });
     await emitEvent(t, 'AccessRequestApproved', MESSAGE);
     const d = await settled(res.body.ID, 'failed');
     expect(d.Attempts.map((a: any) => a.Error)).toEqual(['connection', 'connection', 'connection']);

@@ -5,11 +5,17 @@ import { startTestApp, TestApp } from '../helpers/test-app';
 import { createTestEnv, TEST_SECRETS, TestEnv } from '../helpers/test-env';
 
 /** Distinct deliveries by webhook-id, first arrival of each. */
-const distinct = (received: ReceivedRequest[]) => [...new Map(received.map((r) => [r.headers['webhook-id'] as string, r])).values()];
+const distinct = (received: ReceivedRequest[]) => [
+  ...new Map(received.map((r) => [r.headers['webhook-id'] as string, r])).values(),
+];
 const messageId = (r: ReceivedRequest): number => JSON.parse(r.body).Message.ID;
 
 async function subscribe(t: TestApp, url: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await t.http.post('/portal-api/webhooks', { Name: 'f', URL: url, Events: ['AccessRequestApproved'], ...extra }, { authorization: TEST_SECRETS.PORTAL_API_TOKEN });
+  const res = await t.http.post(
+    '/portal-api/webhooks',
+    { Name: 'f', URL: url, Events: ['AccessRequestApproved'], ...extra },
+    { authorization: TEST_SECRETS.PORTAL_API_TOKEN },
+  );
   expect(res.status).toBe(201);
   return res.body.ID;
 }
@@ -52,7 +58,9 @@ describe('flow control across worker processes (API and two workers apart)', () 
       expect(await gauge(api, 'webhook_deliveries_rate_limited')).toBeGreaterThan(0);
 
       await limited.waitFor((r) => distinct(r).length >= N, 40_000, `all ${N} on the limited webhook`);
-      const arrivals = distinct(limited.received).map((r) => r.at).sort((a, b) => a - b);
+      const arrivals = distinct(limited.received)
+        .map((r) => r.at)
+        .sort((a, b) => a - b);
       const t0 = arrivals[0];
       const inTenSeconds = arrivals.filter((at) => at >= t0 && at < t0 + 10_000).length;
       expect(inTenSeconds).toBeGreaterThanOrEqual(40);
@@ -64,7 +72,7 @@ describe('flow control across worker processes (API and two workers apart)', () 
         expect({ start: start - t0, n, ok: n >= 40 && n <= 60 }).toEqual({ start: start - t0, n, ok: true });
       }
       for (const start of arrivals) expect(within(start, 1000)).toBeLessThanOrEqual(10);
-      expect(arrivals[N - 1] - t0).toBeGreaterThanOrEqual(((N / 5) - 2) * 1000);
+      expect(arrivals[N - 1] - t0).toBeGreaterThanOrEqual((N / 5 - 2) * 1000);
 
       // waiting its turn cost no attempt: one attempt each, every one delivered
       const [rows] = await api.db.query(
@@ -75,7 +83,10 @@ describe('flow control across worker processes (API and two workers apart)', () 
       );
       expect(rows).toEqual({ deliveries: N, once: N, attempts: N });
       expect(limited.received.length).toBe(N);
-      const [held] = await api.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE held IS NOT NULL AND webhook_id = $1`, [id]);
+      const [held] = await api.db.query(
+        `SELECT count(*)::int AS n FROM webhook_deliveries WHERE held IS NOT NULL AND webhook_id = $1`,
+        [id],
+      );
       expect(held.n).toBe(0);
       expect(freeId).toBeDefined();
     } finally {
@@ -97,10 +108,17 @@ describe('flow control across worker processes (API and two workers apart)', () 
       const id = await subscribe(api, sink.url(), { Ordered: true });
       for (let i = 0; i < 50; i++) await emitEvent(api, 'AccessRequestApproved', { ID: i });
       await sink.waitFor((r) => r.filter((x) => messageId(x) === 49).length >= 1, 60_000, 'the 50th event');
-      await eventually(async () => {
-        const [row] = await api.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered'`, [id]);
-        return row.n === 50;
-      }, 10_000, 'all 50 delivered');
+      await eventually(
+        async () => {
+          const [row] = await api.db.query(
+            `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered'`,
+            [id],
+          );
+          return row.n === 50;
+        },
+        10_000,
+        'all 50 delivered',
+      );
 
       const expected = [...Array(50).keys()].flatMap((i) => (i === 17 ? [17, 17, 17] : [i]));
       // in order, and one at a time: never a request for an event before the previous one was answered 2xx
@@ -126,7 +144,9 @@ describe('flow control across worker processes (API and two workers apart)', () 
       expect(distinct(other.received).map(messageId)).toEqual([...Array(20).keys()]);
       // the stuck one got its head once, and nothing behind it
       expect(stuck.received.map(messageId)).toEqual([0]);
-      const stats = (await api.http.get(`/portal-api/webhooks/${stuckId}/stats`, { authorization: TEST_SECRETS.PORTAL_API_TOKEN })).body;
+      const stats = (
+        await api.http.get(`/portal-api/webhooks/${stuckId}/stats`, { authorization: TEST_SECRETS.PORTAL_API_TOKEN })
+      ).body;
       expect(stats).toMatchObject({ Retrying: 1, Pending: 19 });
       expect(await gauge(api, 'webhook_ordered_blocked')).toBe(1);
     } finally {

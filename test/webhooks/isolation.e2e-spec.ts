@@ -23,8 +23,18 @@ describe('a slow subscriber does not hold up the others', () => {
   it('delivers every event to the fast subscriber while the slow one hangs until its timeout', async () => {
     const api = t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN });
     slow.responder = () => ({ hang: true });
-    await api.post('/portal-api/webhooks', { Name: 'slow', URL: slow.url(), Timeout: 5, Events: ['AccessRequestCreated'] });
-    await api.post('/portal-api/webhooks', { Name: 'fast', URL: fast.url(), Timeout: 5, Events: ['AccessRequestCreated'] });
+    await api.post('/portal-api/webhooks', {
+      Name: 'slow',
+      URL: slow.url(),
+      Timeout: 5,
+      Events: ['AccessRequestCreated'],
+    });
+    await api.post('/portal-api/webhooks', {
+      Name: 'fast',
+      URL: fast.url(),
+      Timeout: 5,
+      Events: ['AccessRequestCreated'],
+    });
     const N = 24;
     for (let i = 0; i < N; i++) await emitEvent(t, 'AccessRequestCreated', { ID: i });
 

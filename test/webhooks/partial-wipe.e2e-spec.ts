@@ -1,6 +1,6 @@
 import IORedis from 'ioredis';
 import { hashTaggedPrefix, redisOptionsFromUrl } from '../../src/queue/redis-connection';
-import { DeliveryQueue } from '../../src/webhooks/delivery-queue';
+import { DeliveryQueue } from '../../src/webhooks/delivery.queue';
 import { emitEvent } from '../helpers/events';
 import { portalClient } from '../helpers/portal';
 import { eventually, Sink } from '../helpers/sink';
@@ -26,28 +26,50 @@ describe('the reconciler and half-deleted jobs', () => {
   });
 
   it('delivers a delivery whose job data survived while its list entry did not, and one whose list entry survived without data', async () => {
-    const res = await portalClient(t).post('/portal-api/webhooks', { Name: 'w', URL: sink.url('/p'), Events: ['AccessRequestApproved'] });
+    const res = await portalClient(t).post('/portal-api/webhooks', {
+      Name: 'w',
+      URL: sink.url('/p'),
+      Events: ['AccessRequestApproved'],
+    });
     expect(res.status).toBe(201);
     // a paused queue keeps the jobs where the relay put them
     const queue = t.app.get(DeliveryQueue).queue;
     await queue.pause();
-    for (let i = 0; i < 2; i++) await emitEvent(t, 'AccessRequestApproved', { ID: i, AppID: 1, UserID: 1, Status: 'approved' });
-    const rows: { id: string }[] = await eventually(async () => {
-      const r = await t.db.query(`SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY created_at`, [res.body.ID]);
-      return r.length === 2 ? r : null;
-    }, 10_000, 'two deliveries');
+    for (let i = 0; i < 2; i++)
+      await emitEvent(t, 'AccessRequestApproved', { ID: i, AppID: 1, UserID: 1, Status: 'approved' });
+    const rows: { id: string }[] = await eventually(
+      async () => {
+        const r = await t.db.query(`SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY created_at`, [
+          res.body.ID,
+        ]);
+        return r.length === 2 ? r : null;
+      },
+      10_000,
+      'two deliveries',
+    );
     const prefix = `${hashTaggedPrefix(t.env.queuePrefix)}:deliveries`;
     const [orphanData, orphanEntry] = rows.map((r) => `${r.id}-1`);
-    await eventually(async () => (await redis.exists(`${prefix}:${orphanData}`, `${prefix}:${orphanEntry}`)) === 2, 10_000, 'both jobs queued');
+    await eventually(
+      async () => (await redis.exists(`${prefix}:${orphanData}`, `${prefix}:${orphanEntry}`)) === 2,
+      10_000,
+      'both jobs queued',
+    );
     // the first keeps its data but leaves its list; the second stays listed but loses its data
     const list = (await redis.lpos(`${prefix}:wait`, orphanData)) !== null ? 'wait' : 'paused';
     expect(await redis.lrem(`${prefix}:${list}`, 0, orphanData)).toBe(1);
     expect(await redis.del(`${prefix}:${orphanEntry}`)).toBe(1);
     await queue.resume();
-    await eventually(async () => {
-      const [r] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered'`, [res.body.ID]);
-      return r.n === 2;
-    }, 30_000, 'both delivered through fresh jobs');
+    await eventually(
+      async () => {
+        const [r] = await t.db.query(
+          `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered'`,
+          [res.body.ID],
+        );
+        return r.n === 2;
+      },
+      30_000,
+      'both delivered through fresh jobs',
+    );
     expect(new Set(sink.received.map((r) => r.headers['webhook-id'])).size).toBe(2);
   }, 60_000);
 });

@@ -9,13 +9,20 @@ const msg = (i: number) => ({ ID: i, AppID: 1, UserID: 1, Status: 'approved' });
 const ids = (received: ReceivedRequest[]) => new Set(received.map((r) => r.headers['webhook-id'] as string));
 
 async function subscribe(t: TestApp, url: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await t.http.post('/portal-api/webhooks', { Name: 'r', URL: url, Events: ['AccessRequestApproved'], ...extra }, { authorization: TEST_SECRETS.PORTAL_API_TOKEN });
+  const res = await t.http.post(
+    '/portal-api/webhooks',
+    { Name: 'r', URL: url, Events: ['AccessRequestApproved'], ...extra },
+    { authorization: TEST_SECRETS.PORTAL_API_TOKEN },
+  );
   expect(res.status).toBe(201);
   return res.body.ID;
 }
 
 async function deliveredCount(t: TestApp, webhookId: string): Promise<number> {
-  const [row] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered'`, [webhookId]);
+  const [row] = await t.db.query(
+    `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered'`,
+    [webhookId],
+  );
   return row.n;
 }
 
@@ -41,7 +48,11 @@ describe('no lost events', () => {
       expect(atKill).toBeLessThan(N);
       worker = await ServiceProcess.start({ ...env.vars, ROLE: 'worker', PORT: '0' });
       await sink.waitFor((r) => ids(r).size >= N, 60_000, `all ${N} deliveries`);
-      await eventually(async () => (await deliveredCount(api, webhookId)) === N, 30_000, 'every delivery marked delivered');
+      await eventually(
+        async () => (await deliveredCount(api, webhookId)) === N,
+        30_000,
+        'every delivery marked delivered',
+      );
       expect(ids(sink.received).size).toBe(N);
     } finally {
       await worker.kill('SIGKILL');
@@ -63,18 +74,29 @@ describe('no lost events', () => {
       const worker = t.app.get(DeliveryProcessor).worker;
       await worker.pause(true);
       for (let i = 20; i < 30; i++) await emitEvent(t, 'AccessRequestApproved', msg(i));
-      await eventually(async () => {
-        const [row] = await t.db.query(`SELECT count(*)::int AS n FROM outbox_events WHERE relayed_at IS NULL`);
-        return row.n === 0;
-      }, 10_000, 'events relayed');
-      const [waiting] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND attempt_count = 0`, [webhookId]);
+      await eventually(
+        async () => {
+          const [row] = await t.db.query(`SELECT count(*)::int AS n FROM outbox_events WHERE relayed_at IS NULL`);
+          return row.n === 0;
+        },
+        10_000,
+        'events relayed',
+      );
+      const [waiting] = await t.db.query(
+        `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND attempt_count = 0`,
+        [webhookId],
+      );
       expect(waiting.n).toBe(10); // their jobs are in Redis only
 
       const deleted = await deleteQueueKeys(t.env.redisUrl, t.env.queuePrefix);
       expect(deleted).toBeGreaterThan(0);
       open = true;
       worker.resume();
-      await eventually(async () => (await deliveredCount(t, webhookId)) === 30, 40_000, 'all 30 delivered after the queue was rebuilt');
+      await eventually(
+        async () => (await deliveredCount(t, webhookId)) === 30,
+        40_000,
+        'all 30 delivered after the queue was rebuilt',
+      );
       const received = ids(sink.received.filter((r) => r.headers['webhook-id']));
       expect(received.size).toBe(30);
     } finally {
@@ -89,13 +111,23 @@ describe('no lost events', () => {
       const webhookId = await subscribe(t, sink.url());
       await sink.close();
       for (let i = 0; i < 25; i++) await emitEvent(t, 'AccessRequestApproved', msg(i));
-      await eventually(async () => {
-        const [row] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE error = 'connection'`);
-        return row.n >= 25;
-      }, 20_000, 'failed first attempts');
+      await eventually(
+        async () => {
+          const [row] = await t.db.query(
+            `SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE error = 'connection'`,
+          );
+          return row.n >= 25;
+        },
+        20_000,
+        'failed first attempts',
+      );
       await sink.listen(port);
       await sink.waitFor((r) => ids(r).size >= 25, 30_000, 'all 25 after the subscriber came back');
-      await eventually(async () => (await deliveredCount(t, webhookId)) === 25, 20_000, 'every delivery marked delivered');
+      await eventually(
+        async () => (await deliveredCount(t, webhookId)) === 25,
+        20_000,
+        'every delivery marked delivered',
+      );
     } finally {
       await t.close();
     }

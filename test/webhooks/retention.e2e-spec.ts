@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DeliveryRetention, PARTITION_DAYS_AHEAD } from '../../src/webhooks/worker/retention';
+import { DeliveryRetention, PARTITION_DAYS_AHEAD } from '../../src/webhooks/worker/delivery-retention';
 import { startTestApp, TestApp } from '../helpers/test-app';
 import { TEST_SECRETS } from '../helpers/test-env';
 
@@ -13,26 +13,36 @@ describe('delivery log retention (DELIVERY_RETENTION_DAYS=30)', () => {
 
   beforeAll(async () => {
     t = await startTestApp({ vars: { DELIVERY_RETENTION_DAYS: '30' } });
-    const res = await t.http.post('/portal-api/webhooks', { Name: 'r', URL: 'http://127.0.0.1:9/', Events: ['AccessRequestApproved'] }, { authorization: TEST_SECRETS.PORTAL_API_TOKEN });
+    const res = await t.http.post(
+      '/portal-api/webhooks',
+      { Name: 'r', URL: 'http://127.0.0.1:9/', Events: ['AccessRequestApproved'] },
+      { authorization: TEST_SECRETS.PORTAL_API_TOKEN },
+    );
     expect(res.status).toBe(201);
     webhookId = res.body.ID;
     // as if the service had been running for 50 days: a partition for each of them
-    await t.db.query(`SELECT delivery_log_ensure_partitions((now() AT TIME ZONE 'UTC')::date - 50, (now() AT TIME ZONE 'UTC')::date)`);
+    await t.db.query(
+      `SELECT delivery_log_ensure_partitions((now() AT TIME ZONE 'UTC')::date - 50, (now() AT TIME ZONE 'UTC')::date)`,
+    );
     // and one day ahead is missing, for the pass to make
     await t.db.query(`DROP TABLE IF EXISTS webhook_deliveries_p${dayName(daysAgo(-PARTITION_DAYS_AHEAD))}`);
   });
   afterAll(() => t.close());
 
   /** An event and one delivery of it with one attempt, as the dispatcher leaves them. */
-  async function delivery(opts: { occurred: Date; status: 'pending' | 'delivered' | 'failed'; finished?: Date; relayed?: boolean }): Promise<{ event: string; delivery: string }> {
+  async function delivery(opts: {
+    occurred: Date;
+    status: 'pending' | 'delivered' | 'failed';
+    finished?: Date;
+    relayed?: boolean;
+  }): Promise<{ event: string; delivery: string }> {
     const event = randomUUID();
     const id = randomUUID();
     const finished = opts.status === 'pending' ? 'infinity' : (opts.finished ?? opts.occurred).toISOString();
-    await t.db.query(`INSERT INTO outbox_events (id, name, payload, occurred_at, relayed_at) VALUES ($1, 'AccessRequestApproved', '{}', $2, $3)`, [
-      event,
-      opts.occurred,
-      opts.relayed === false ? null : opts.occurred,
-    ]);
+    await t.db.query(
+      `INSERT INTO outbox_events (id, name, payload, occurred_at, relayed_at) VALUES ($1, 'AccessRequestApproved', '{}', $2, $3)`,
+      [event, opts.occurred, opts.relayed === false ? null : opts.occurred],
+    );
     if (opts.relayed === false) return { event, delivery: '' };
     await t.db.query(
       `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, status, attempt_count, created_at, updated_at, finished_at, next_attempt_at)
@@ -47,9 +57,14 @@ describe('delivery log retention (DELIVERY_RETENTION_DAYS=30)', () => {
     return { event, delivery: id };
   }
 
-  const exists = async (table: string, id: string) => (await t.db.query(`SELECT 1 FROM ${table} WHERE id = $1`, [id])).length > 0;
-  const attempts = async (deliveryId: string) => (await t.db.query(`SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE delivery_id = $1`, [deliveryId]))[0].n;
-  const partition = async (name: string) => (await t.db.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [name]))[0].present;
+  const exists = async (table: string, id: string) =>
+    (await t.db.query(`SELECT 1 FROM ${table} WHERE id = $1`, [id])).length > 0;
+  const attempts = async (deliveryId: string) =>
+    (
+      await t.db.query(`SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE delivery_id = $1`, [deliveryId])
+    )[0].n;
+  const partition = async (name: string) =>
+    (await t.db.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [name]))[0].present;
 
   it('drops past days of delivered and failed deliveries with their attempts and relayed events; never pending work; counts what it removed', async () => {
     const oldDelivered = await delivery({ occurred: daysAgo(42), status: 'delivered' });
@@ -60,7 +75,13 @@ describe('delivery log retention (DELIVERY_RETENTION_DAYS=30)', () => {
     const finishedLate = await delivery({ occurred: daysAgo(38), status: 'failed', finished: daysAgo(10) });
     const recent = await delivery({ occurred: daysAgo(2), status: 'delivered' });
     const ancient = await delivery({ occurred: daysAgo(400), status: 'delivered' }); // a day without partition: the default one
-    expect((await t.db.query(`SELECT tableoid::regclass::text AS p FROM webhook_deliveries WHERE id = $1`, [ancient.delivery]))[0].p).toBe('webhook_deliveries_default');
+    expect(
+      (
+        await t.db.query(`SELECT tableoid::regclass::text AS p FROM webhook_deliveries WHERE id = $1`, [
+          ancient.delivery,
+        ])
+      )[0].p,
+    ).toBe('webhook_deliveries_default');
 
     const retention = t.app.get(DeliveryRetention);
     const passes = await Promise.all([retention.run(), retention.run()]);
@@ -90,7 +111,8 @@ describe('delivery log retention (DELIVERY_RETENTION_DAYS=30)', () => {
     expect(await partition(`outbox_events_p${dayName(daysAgo(35))}`)).toBe(false);
     expect(pass.removed).toEqual({ webhook_deliveries: 3, webhook_delivery_attempts: 3, outbox_events: 4 });
     // the coming days are ready (here already since migration; the pass makes the ones missing)
-    for (let ahead = 0; ahead <= PARTITION_DAYS_AHEAD; ahead++) expect(await partition(`webhook_deliveries_p${dayName(daysAgo(-ahead))}`)).toBe(true);
+    for (let ahead = 0; ahead <= PARTITION_DAYS_AHEAD; ahead++)
+      expect(await partition(`webhook_deliveries_p${dayName(daysAgo(-ahead))}`)).toBe(true);
 
     const metrics = await t.http.get('/metrics');
     expect(metrics.text).toMatch(/webhook_retention_removed_rows_total\{table="webhook_deliveries"\} 3/);
@@ -98,23 +120,40 @@ describe('delivery log retention (DELIVERY_RETENTION_DAYS=30)', () => {
     expect(metrics.text).toMatch(/webhook_retention_removed_rows_total\{table="outbox_events"\} 4/);
 
     // the delivery log shows what is kept, newest first, and a kept delivery with its attempt
-    const log = await t.http.get(`/portal-api/webhooks/${webhookId}/deliveries?per_page=100`, { authorization: TEST_SECRETS.PORTAL_API_TOKEN });
+    const log = await t.http.get(`/portal-api/webhooks/${webhookId}/deliveries?per_page=100`, {
+      authorization: TEST_SECRETS.PORTAL_API_TOKEN,
+    });
     expect(log.status).toBe(200);
-    expect(log.body.map((d: { ID: string }) => d.ID)).toEqual([recent.delivery, finishedLate.delivery, oldPending.delivery]);
-    const one = await t.http.get(`/portal-api/webhooks/${webhookId}/deliveries/${finishedLate.delivery}`, { authorization: TEST_SECRETS.PORTAL_API_TOKEN });
+    expect(log.body.map((d: { ID: string }) => d.ID)).toEqual([
+      recent.delivery,
+      finishedLate.delivery,
+      oldPending.delivery,
+    ]);
+    const one = await t.http.get(`/portal-api/webhooks/${webhookId}/deliveries/${finishedLate.delivery}`, {
+      authorization: TEST_SECRETS.PORTAL_API_TOKEN,
+    });
     expect(one.body.Attempts).toHaveLength(1);
 
     // a second pass finds nothing more to remove
-    expect((await retention.run())!.removed).toEqual({ webhook_deliveries: 0, webhook_delivery_attempts: 0, outbox_events: 0 });
+    expect((await retention.run())!.removed).toEqual({
+      webhook_deliveries: 0,
+      webhook_delivery_attempts: 0,
+      outbox_events: 0,
+    });
 
     // redelivered by hand after its event went: it fails at once, without an attempt, instead of staying pending
-    const again = await t.http.post(`/portal-api/webhooks/${webhookId}/deliveries/${finishedLate.delivery}/redeliver`, {}, { authorization: TEST_SECRETS.PORTAL_API_TOKEN });
+    const again = await t.http.post(
+      `/portal-api/webhooks/${webhookId}/deliveries/${finishedLate.delivery}/redeliver`,
+      {},
+      { authorization: TEST_SECRETS.PORTAL_API_TOKEN },
+    );
     expect(again.status).toBe(200);
     const deadline = Date.now() + 15_000;
     let status = 'pending';
     while (status === 'pending' && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 200));
-      status = (await t.db.query(`SELECT status FROM webhook_deliveries WHERE id = $1`, [finishedLate.delivery]))[0].status;
+      status = (await t.db.query(`SELECT status FROM webhook_deliveries WHERE id = $1`, [finishedLate.delivery]))[0]
+        .status;
     }
     expect(status).toBe('failed');
     expect(await attempts(finishedLate.delivery)).toBe(1);

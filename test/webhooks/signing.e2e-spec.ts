@@ -28,7 +28,12 @@ describe('webhook signatures: schemes and key rotation', () => {
   /** A webhook with its own path on the sink, subscribed to AccessRequestApproved. */
   async function webhook(body: Record<string, unknown> = {}) {
     const path = `/w${++n}`;
-    const res = await api.post('/portal-api/webhooks', { Name: path, URL: sink.url(path), Events: ['AccessRequestApproved'], ...body });
+    const res = await api.post('/portal-api/webhooks', {
+      Name: path,
+      URL: sink.url(path),
+      Events: ['AccessRequestApproved'],
+      ...body,
+    });
     expect(res.status).toBe(201);
     return { ...(res.body as { ID: string; Secret: string; PublicKey: string | null; SignatureScheme: string }), path };
   }
@@ -37,7 +42,11 @@ describe('webhook signatures: schemes and key rotation', () => {
   async function deliver(path: string): Promise<ReceivedRequest> {
     const before = sink.received.filter((r) => r.url === path).length;
     await emitEvent(t, 'AccessRequestApproved', MESSAGE);
-    const got = await sink.waitFor((rs) => rs.filter((r) => r.url === path).length > before, 15_000, `a delivery to ${path}`);
+    const got = await sink.waitFor(
+      (rs) => rs.filter((r) => r.url === path).length > before,
+      15_000,
+      `a delivery to ${path}`,
+    );
     return got.filter((r) => r.url === path)[before];
   }
 
@@ -62,7 +71,12 @@ describe('webhook signatures: schemes and key rotation', () => {
     expect(w.Secret).toBe(w.PublicKey); // what the receiver verifies with; the private key is never shown
     expect(Buffer.from(w.PublicKey!.slice(5), 'base64')).toHaveLength(32);
     expect((await api.get(`/portal-api/webhooks/${w.ID}`)).body.SignatureScheme).toBe('v1a');
-    expect((await api.get(`/portal-api/webhooks/${w.ID}/secret`)).body).toEqual({ Secret: w.PublicKey, SignatureScheme: 'v1a', PublicKey: w.PublicKey, PreviousSecretExpiresAt: null });
+    expect((await api.get(`/portal-api/webhooks/${w.ID}/secret`)).body).toEqual({
+      Secret: w.PublicKey,
+      SignatureScheme: 'v1a',
+      PublicKey: w.PublicKey,
+      PreviousSecretExpiresAt: null,
+    });
 
     const r = await deliver(w.path);
     expect(signatureSchemes(r)).toEqual(['v1a']);
@@ -77,7 +91,12 @@ describe('webhook signatures: schemes and key rotation', () => {
     const before = Date.now();
     const rotated = await api.post(`/portal-api/webhooks/${w.ID}/secret/rotate`, { GracePeriodSeconds: 3 });
     expect(rotated.status).toBe(200);
-    expect(rotated.body).toEqual({ Secret: expect.stringMatching(/^whsec_/), SignatureScheme: 'v1', PublicKey: null, PreviousSecretExpiresAt: expect.any(String) });
+    expect(rotated.body).toEqual({
+      Secret: expect.stringMatching(/^whsec_/),
+      SignatureScheme: 'v1',
+      PublicKey: null,
+      PreviousSecretExpiresAt: expect.any(String),
+    });
     const fresh = rotated.body.Secret as string;
     expect(fresh).not.toBe(old);
     const until = Date.parse(rotated.body.PreviousSecretExpiresAt);
@@ -93,11 +112,18 @@ describe('webhook signatures: schemes and key rotation', () => {
     expect(row.previous_secret_encrypted).toMatch(/^v1:/);
 
     // once the period is over the old key is gone from the row, not just unused
-    await eventually(async () => (await rawWebhook(w.ID)).previous_secret_encrypted === null, 10_000, 'the old key to be erased');
+    await eventually(
+      async () => (await rawWebhook(w.ID)).previous_secret_encrypted === null,
+      10_000,
+      'the old key to be erased',
+    );
     expect(Date.now()).toBeGreaterThanOrEqual(until);
     const erased = await rawWebhook(w.ID);
     expect([erased.previous_signature_scheme, erased.previous_secret_expires_at]).toEqual([null, null]);
-    expect((await api.get(`/portal-api/webhooks/${w.ID}/secret`)).body).toEqual({ ...rotated.body, PreviousSecretExpiresAt: null });
+    expect((await api.get(`/portal-api/webhooks/${w.ID}/secret`)).body).toEqual({
+      ...rotated.body,
+      PreviousSecretExpiresAt: null,
+    });
 
     const after = await deliver(w.path);
     expect(signatureSchemes(after)).toEqual(['v1']);
@@ -111,7 +137,11 @@ describe('webhook signatures: schemes and key rotation', () => {
     expect(rotated.status).toBe(200);
     expect(rotated.body.PreviousSecretExpiresAt).toBeNull();
     const row = await rawWebhook(w.ID);
-    expect([row.previous_secret_encrypted, row.previous_signature_scheme, row.previous_secret_expires_at]).toEqual([null, null, null]);
+    expect([row.previous_secret_encrypted, row.previous_signature_scheme, row.previous_secret_expires_at]).toEqual([
+      null,
+      null,
+      null,
+    ]);
     const r = await deliver(w.path);
     expect(v1Verifies(rotated.body.Secret, r)).toBe(true);
     expect(v1Verifies(w.Secret, r)).toBe(false);
@@ -142,7 +172,9 @@ describe('webhook signatures: schemes and key rotation', () => {
       for (const e of res.body.errors) expect(e).toContain('GracePeriodSeconds');
     }
     expect((await api.get(`/portal-api/webhooks/${w.ID}/secret`)).body.Secret).toBe(w.Secret); // nothing rotated
-    expect((await api.post('/portal-api/webhooks/00000000-0000-4000-8000-000000000000/secret/rotate', {})).status).toBe(404);
+    expect((await api.post('/portal-api/webhooks/00000000-0000-4000-8000-000000000000/secret/rotate', {})).status).toBe(
+      404,
+    );
     expect((await api.post('/portal-api/webhooks/not-a-uuid/secret/rotate', {})).status).toBe(404);
     expect((await t.http.post(`/portal-api/webhooks/${w.ID}/secret/rotate`, {})).status).toBe(401);
   });
@@ -155,11 +187,15 @@ describe('webhook signatures: schemes and key rotation', () => {
     sink.responder = (r, i) => (r.url === path && seen++ === 0 ? { status: 500 } : responder(r, i));
     try {
       await emitEvent(t, 'AccessRequestApproved', MESSAGE);
-      const [attempt1] = (await sink.waitFor((rs) => rs.some((r) => r.url === path), 15_000, 'the first attempt')).filter((r) => r.url === path);
+      const [attempt1] = (
+        await sink.waitFor((rs) => rs.some((r) => r.url === path), 15_000, 'the first attempt')
+      ).filter((r) => r.url === path);
       expect(v1Verifies(w.Secret, attempt1)).toBe(true);
       // the retry is already scheduled (in 2 s) when the key changes
       const rotated = await api.post(`/portal-api/webhooks/${w.ID}/secret/rotate`, { GracePeriodSeconds: 0 });
-      const [, attempt2] = (await sink.waitFor((rs) => rs.filter((r) => r.url === path).length >= 2, 15_000, 'the retry')).filter((r) => r.url === path);
+      const [, attempt2] = (
+        await sink.waitFor((rs) => rs.filter((r) => r.url === path).length >= 2, 15_000, 'the retry')
+      ).filter((r) => r.url === path);
       expect(attempt2.headers['webhook-id']).toBe(attempt1.headers['webhook-id']);
       expect(v1Verifies(rotated.body.Secret, attempt2)).toBe(true);
       expect(v1Verifies(w.Secret, attempt2)).toBe(false);
@@ -176,11 +212,15 @@ describe('webhook signatures: schemes and key rotation', () => {
     sink.responder = (r, i) => (r.url === path && seen++ === 0 ? { status: 503 } : responder(r, i));
     try {
       await emitEvent(t, 'AccessRequestApproved', MESSAGE);
-      const [attempt1] = (await sink.waitFor((rs) => rs.some((r) => r.url === path), 15_000, 'the first attempt')).filter((r) => r.url === path);
+      const [attempt1] = (
+        await sink.waitFor((rs) => rs.some((r) => r.url === path), 15_000, 'the first attempt')
+      ).filter((r) => r.url === path);
       expect(signatureSchemes(attempt1)).toEqual(['v1a']);
       const rotated = await api.post(`/portal-api/webhooks/${w.ID}/secret/rotate`, { GracePeriodSeconds: 600 });
       expect(rotated.body.PublicKey).not.toBe(w.PublicKey);
-      const [, attempt2] = (await sink.waitFor((rs) => rs.filter((r) => r.url === path).length >= 2, 15_000, 'the retry')).filter((r) => r.url === path);
+      const [, attempt2] = (
+        await sink.waitFor((rs) => rs.filter((r) => r.url === path).length >= 2, 15_000, 'the retry')
+      ).filter((r) => r.url === path);
       expect(signatureSchemes(attempt2)).toEqual(['v1a', 'v1a']);
       expect(ed25519Verifies(rotated.body.PublicKey, attempt2)).toBe(true);
       expect(ed25519Verifies(w.PublicKey!, attempt2)).toBe(true);
@@ -193,14 +233,24 @@ describe('webhook signatures: schemes and key rotation', () => {
     const w = await webhook();
     const same = await api.put(`/portal-api/webhooks/${w.ID}`, { SignatureScheme: 'v1' });
     expect(same.status).toBe(200);
-    expect((await api.get(`/portal-api/webhooks/${w.ID}/secret`)).body).toEqual({ Secret: w.Secret, SignatureScheme: 'v1', PublicKey: null, PreviousSecretExpiresAt: null });
+    expect((await api.get(`/portal-api/webhooks/${w.ID}/secret`)).body).toEqual({
+      Secret: w.Secret,
+      SignatureScheme: 'v1',
+      PublicKey: null,
+      PreviousSecretExpiresAt: null,
+    });
 
     const put = await api.put(`/portal-api/webhooks/${w.ID}`, { SignatureScheme: 'v1a' });
     expect(put.status).toBe(200);
     expect(put.body.SignatureScheme).toBe('v1a');
     expect(put.body.Secret).toBeUndefined();
     const secret = (await api.get(`/portal-api/webhooks/${w.ID}/secret`)).body;
-    expect(secret).toEqual({ Secret: expect.stringMatching(/^whpk_/), SignatureScheme: 'v1a', PublicKey: secret.Secret, PreviousSecretExpiresAt: expect.any(String) });
+    expect(secret).toEqual({
+      Secret: expect.stringMatching(/^whpk_/),
+      SignatureScheme: 'v1a',
+      PublicKey: secret.Secret,
+      PreviousSecretExpiresAt: expect.any(String),
+    });
     expect(Math.abs(Date.parse(secret.PreviousSecretExpiresAt) - (Date.now() + DAY_MS))).toBeLessThan(10_000);
 
     const r = await deliver(w.path);
@@ -221,7 +271,16 @@ describe('webhook signatures: schemes and key rotation', () => {
     const bad = await api.put(`/portal-api/webhooks/${w.ID}`, { SignatureScheme: 'v2' });
     expect(bad.status).toBe(422);
     expect(bad.body.errors).toEqual(['SignatureScheme must be one of v1, v1a']);
-    expect((await api.post('/portal-api/webhooks', { Name: 'x', URL: sink.url('/x'), Events: ['AccessRequestApproved'], SignatureScheme: 'hmac' })).status).toBe(422);
+    expect(
+      (
+        await api.post('/portal-api/webhooks', {
+          Name: 'x',
+          URL: sink.url('/x'),
+          Events: ['AccessRequestApproved'],
+          SignatureScheme: 'hmac',
+        })
+      ).status,
+    ).toBe(422);
   });
 
   it('keeps every key encrypted at rest: the raw rows hold none of them in clear', async () => {

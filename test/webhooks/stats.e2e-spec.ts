@@ -26,15 +26,24 @@ describe('GET /portal-api/webhooks/{id}/stats', () => {
     return res.body.ID;
   }
   const settled = (webhookId: string, n: number) =>
-    eventually(async () => {
-      const [row] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status <> 'pending'`, [webhookId]);
-      return row.n === n;
-    }, 20_000, `${n} settled deliveries`);
+    eventually(
+      async () => {
+        const [row] = await t.db.query(
+          `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status <> 'pending'`,
+          [webhookId],
+        );
+        return row.n === n;
+      },
+      20_000,
+      `${n} settled deliveries`,
+    );
 
   it('counts deliveries by status in the window, with success rate, latency percentiles, the last success and the last failure', async () => {
     sink.responder = (r) => {
       if (r.url !== '/mixed') return { status: 200 };
-      return JSON.parse(r.body).Message.ID === 2 ? { status: 500, body: 'boom' } : { status: 200, body: 'ok', delayMs: 30 };
+      return JSON.parse(r.body).Message.ID === 2
+        ? { status: 500, body: 'boom' }
+        : { status: 200, body: 'ok', delayMs: 30 };
     };
     const id = await webhook('/mixed');
     const before = Date.now();
@@ -72,26 +81,58 @@ describe('GET /portal-api/webhooks/{id}/stats', () => {
     expect(since).toBeLessThan(before);
 
     // a window after all of it: nothing in it, but the last success and failure stay
-    const later = await api.get(`/portal-api/webhooks/${id}/stats?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`);
+    const later = await api.get(
+      `/portal-api/webhooks/${id}/stats?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`,
+    );
     expect(later.status).toBe(200);
-    expect(later.body).toMatchObject({ Delivered: 0, Failed: 0, Pending: 0, Retrying: 0, SuccessRate: null, Attempts: 0, LatencyP50Ms: null, LatencyP95Ms: null });
+    expect(later.body).toMatchObject({
+      Delivered: 0,
+      Failed: 0,
+      Pending: 0,
+      Retrying: 0,
+      SuccessRate: null,
+      Attempts: 0,
+      LatencyP50Ms: null,
+      LatencyP95Ms: null,
+    });
     expect(later.body.LastSuccessAt).toBe(res.body.LastSuccessAt);
     expect(later.body.LastFailure).toEqual(res.body.LastFailure);
   });
 
   it('tells deliveries waiting for a retry from those not attempted yet', async () => {
-    sink.responder = (r) => (r.url === '/later' ? { status: 503, headers: { 'retry-after': '3600' } } : { status: 200 });
+    sink.responder = (r) =>
+      r.url === '/later' ? { status: 503, headers: { 'retry-after': '3600' } } : { status: 200 };
     // ordered: the second delivery waits, unattempted, behind the first one, which waits for its retry
-    const res = await api.post('/portal-api/webhooks', { Name: 'o', URL: sink.url('/later'), Events: ['AccessRequestRejected'], Ordered: true });
+    const res = await api.post('/portal-api/webhooks', {
+      Name: 'o',
+      URL: sink.url('/later'),
+      Events: ['AccessRequestRejected'],
+      Ordered: true,
+    });
     const id = res.body.ID;
     await emitEvent(t, 'AccessRequestRejected', { ID: 1 });
     await emitEvent(t, 'AccessRequestRejected', { ID: 2 });
-    await eventually(async () => {
-      const rows = await t.db.query(`SELECT attempt_count FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY event_seq`, [id]);
-      return rows.length === 2 && rows[0].attempt_count === 1;
-    }, 15_000, 'a first attempt');
+    await eventually(
+      async () => {
+        const rows = await t.db.query(
+          `SELECT attempt_count FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY event_seq`,
+          [id],
+        );
+        return rows.length === 2 && rows[0].attempt_count === 1;
+      },
+      15_000,
+      'a first attempt',
+    );
     const stats = (await api.get(`/portal-api/webhooks/${id}/stats`)).body;
-    expect(stats).toMatchObject({ Delivered: 0, Failed: 0, Pending: 1, Retrying: 1, SuccessRate: null, Attempts: 1, LastSuccessAt: null });
+    expect(stats).toMatchObject({
+      Delivered: 0,
+      Failed: 0,
+      Pending: 1,
+      Retrying: 1,
+      SuccessRate: null,
+      Attempts: 1,
+      LastSuccessAt: null,
+    });
     expect(stats.LastFailure).toMatchObject({ StatusCode: 503, Error: 'http_status' });
   });
 
@@ -117,14 +158,39 @@ describe('GET /portal-api/webhooks/{id}/stats', () => {
     expect(op.parameters.map((p: any) => p.name).sort()).toEqual(['id', 'since']);
     const stats = doc.components.schemas.WebhookStatsResponse.properties;
     expect(Object.keys(stats).sort()).toEqual(
-      ['WebhookID', 'Since', 'Until', 'Delivered', 'Failed', 'Pending', 'Retrying', 'SuccessRate', 'Attempts', 'LatencyP50Ms', 'LatencyP95Ms', 'LastSuccessAt', 'LastFailure'].sort(),
+      [
+        'WebhookID',
+        'Since',
+        'Until',
+        'Delivered',
+        'Failed',
+        'Pending',
+        'Retrying',
+        'SuccessRate',
+        'Attempts',
+        'LatencyP50Ms',
+        'LatencyP95Ms',
+        'LastSuccessAt',
+        'LastFailure',
+      ].sort(),
     );
     const webhook = doc.components.schemas.WebhookResponse.properties;
-    expect(webhook).toMatchObject({ DisabledReason: { nullable: true }, DisabledAt: { nullable: true }, RateLimit: { nullable: true }, Ordered: { type: 'boolean' } });
-    expect(doc.components.schemas.CreateWebhookDto.properties).toMatchObject({ RateLimit: { minimum: 1, maximum: 10000 }, Ordered: { type: 'boolean' } });
+    expect(webhook).toMatchObject({
+      DisabledReason: { nullable: true },
+      DisabledAt: { nullable: true },
+      RateLimit: { nullable: true },
+      Ordered: { type: 'boolean' },
+    });
+    expect(doc.components.schemas.CreateWebhookDto.properties).toMatchObject({
+      RateLimit: { minimum: 1, maximum: 10000 },
+      Ordered: { type: 'boolean' },
+    });
     const callbacks = doc.paths['/portal-api/webhooks'].post.callbacks;
     for (const event of ['WebhookDisabled', 'DeliveryFailed', 'WebhookEnabled']) expect(callbacks[event]).toBeDefined();
-    expect(doc.components.schemas.WebhookDisabledMessage.properties.WebhookID).toMatchObject({ type: 'string', format: 'uuid' });
+    expect(doc.components.schemas.WebhookDisabledMessage.properties.WebhookID).toMatchObject({
+      type: 'string',
+      format: 'uuid',
+    });
   });
 
   it('is served from indexes at scale: index-only scans for the counts and the latency, no scan of the webhook history', async () => {
@@ -141,7 +207,10 @@ describe('GET /portal-api/webhooks/{id}/stats', () => {
        SELECT d.id, $1, 1, d.created_at, CASE WHEN random() < 0.1 THEN 500 ELSE 200 END, (random() * 200)::int, NULL, 'scheduled', d.finished_at FROM d`,
       [id],
     );
-    await t.db.query(`UPDATE webhook_delivery_attempts SET error = 'http_status' WHERE webhook_id = $1 AND status_code = 500`, [id]);
+    await t.db.query(
+      `UPDATE webhook_delivery_attempts SET error = 'http_status' WHERE webhook_id = $1 AND status_code = 500`,
+      [id],
+    );
     await t.db.query(`VACUUM ANALYZE webhook_deliveries`);
     await t.db.query(`VACUUM ANALYZE webhook_delivery_attempts`);
 
@@ -159,9 +228,18 @@ describe('GET /portal-api/webhooks/{id}/stats', () => {
       );
       return `(?:${rows.map((r) => r.name).join('|')})`;
     };
-    const [stats, ok, failed] = [await partsOf('webhook_deliveries_stats'), await partsOf('webhook_delivery_attempts_ok'), await partsOf('webhook_delivery_attempts_failed')];
-    const plan = async (sql: string) => ((await t.db.query(`EXPLAIN ${sql}`, [id, new Date(Date.now() - 24 * 3600 * 1000)])) as { 'QUERY PLAN': string }[]).map((r) => r['QUERY PLAN']).join('\n');
-    const counts = await plan(`SELECT count(*) FILTER (WHERE status = 'delivered') FROM webhook_deliveries WHERE webhook_id = $1 AND created_at >= $2`);
+    const [stats, ok, failed] = [
+      await partsOf('webhook_deliveries_stats'),
+      await partsOf('webhook_delivery_attempts_ok'),
+      await partsOf('webhook_delivery_attempts_failed'),
+    ];
+    const plan = async (sql: string) =>
+      (await t.db.query<{ 'QUERY PLAN': string }[]>(`EXPLAIN ${sql}`, [id, new Date(Date.now() - 24 * 3600 * 1000)]))
+        .map((r) => r['QUERY PLAN'])
+        .join('\n');
+    const counts = await plan(
+      `SELECT count(*) FILTER (WHERE status = 'delivered') FROM webhook_deliveries WHERE webhook_id = $1 AND created_at >= $2`,
+    );
     expect(counts).toMatch(new RegExp(`Index Only Scan using ${stats} `));
     const latency = await plan(
       `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) FROM (
@@ -170,10 +248,14 @@ describe('GET /portal-api/webhooks/{id}/stats', () => {
     );
     expect(latency).toMatch(new RegExp(`Index Only Scan using ${ok} `));
     expect(latency).toMatch(new RegExp(`Index Only Scan using ${failed} `));
-    const last = await plan(`SELECT started_at FROM webhook_delivery_attempts WHERE webhook_id = $1 AND error IS NULL AND $2::timestamptz IS NOT NULL ORDER BY started_at DESC LIMIT 1`);
+    const last = await plan(
+      `SELECT started_at FROM webhook_delivery_attempts WHERE webhook_id = $1 AND error IS NULL AND $2::timestamptz IS NOT NULL ORDER BY started_at DESC LIMIT 1`,
+    );
     expect(last).toMatch(new RegExp(`Index (Only )?Scan Backward using ${ok} `));
     // the same index serves the delivery log, newest first
-    const log = await plan(`SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND $2::timestamptz IS NOT NULL ORDER BY created_at DESC, id DESC LIMIT 10 OFFSET 20`);
+    const log = await plan(
+      `SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND $2::timestamptz IS NOT NULL ORDER BY created_at DESC, id DESC LIMIT 10 OFFSET 20`,
+    );
     expect(log).toMatch(new RegExp(`Index (Only )?Scan Backward using ${stats} `));
   }, 120_000);
 });

@@ -13,7 +13,11 @@ describe('webhook target warnings', () => {
     const api = () => t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN });
 
     it('creates a webhook to a loopback literal with 201 and a warning that its deliveries will be blocked', async () => {
-      const res = await api().post('/portal-api/webhooks', { Name: 'local', URL: 'http://127.0.0.1:8080/hooks', Events: ['AccessRequestApproved'] });
+      const res = await api().post('/portal-api/webhooks', {
+        Name: 'local',
+        URL: 'http://127.0.0.1:8080/hooks',
+        Events: ['AccessRequestApproved'],
+      });
       expect(res.status).toBe(201);
       expect(res.body.Warnings).toEqual([expect.stringMatching(BLOCKED)]);
       expect(res.body.Warnings[0]).toContain('127.0.0.1');
@@ -39,7 +43,13 @@ describe('webhook target warnings', () => {
     });
 
     it('warns on update when the stored or new URL is blocked, and stops once it is not', async () => {
-      const created = (await api().post('/portal-api/webhooks', { Name: 'moving', URL: 'https://crm.example.com/hooks', Events: ['AccessRequestApproved'] })).body;
+      const created = (
+        await api().post('/portal-api/webhooks', {
+          Name: 'moving',
+          URL: 'https://crm.example.com/hooks',
+          Events: ['AccessRequestApproved'],
+        })
+      ).body;
       const toLoopback = await api().put(`/portal-api/webhooks/${created.ID}`, { URL: 'http://127.0.0.1:9000/hooks' });
       expect(toLoopback.status).toBe(200);
       expect(toLoopback.body.URL).toBe('http://127.0.0.1:9000/hooks');
@@ -60,9 +70,11 @@ describe('webhook target warnings', () => {
     afterAll(() => t.close());
 
     it('leaves Warnings out for a loopback receiver', async () => {
-      const res = await t.http
-        .with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN })
-        .post('/portal-api/webhooks', { Name: 'local', URL: 'http://127.0.0.1:8080/hooks', Events: ['AccessRequestApproved'] });
+      const res = await t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN }).post('/portal-api/webhooks', {
+        Name: 'local',
+        URL: 'http://127.0.0.1:8080/hooks',
+        Events: ['AccessRequestApproved'],
+      });
       expect(res.status).toBe(201);
       expect(res.body).not.toHaveProperty('Warnings');
     });

@@ -25,7 +25,12 @@ describe('webhook test sends', () => {
 
   async function webhook(body: Record<string, unknown> = {}) {
     const path = `/t${++n}`;
-    const res = await api.post('/portal-api/webhooks', { Name: path, URL: sink.url(path), Events: [...WEBHOOK_EVENTS], ...body });
+    const res = await api.post('/portal-api/webhooks', {
+      Name: path,
+      URL: sink.url(path),
+      Events: [...WEBHOOK_EVENTS],
+      ...body,
+    });
     expect(res.status).toBe(201);
     return { ...(res.body as { ID: string; Secret: string; PublicKey: string | null }), path };
   }
@@ -33,10 +38,14 @@ describe('webhook test sends', () => {
   const at = (path: string) => sink.received.filter((r) => r.url === path);
 
   async function settled(webhookId: string, deliveryId: string, status: string) {
-    return eventually(async () => {
-      const d = (await api.get(`/portal-api/webhooks/${webhookId}/deliveries/${deliveryId}`)).body;
-      return d.Status === status ? d : null;
-    }, 15_000, `a ${status} delivery`);
+    return eventually(
+      async () => {
+        const d = (await api.get(`/portal-api/webhooks/${webhookId}/deliveries/${deliveryId}`)).body;
+        return d.Status === status ? d : null;
+      },
+      15_000,
+      `a ${status} delivery`,
+    );
   }
 
   it('queues one signed WebhookTest delivery to that webhook alone; it arrives and shows in the delivery log', async () => {
@@ -55,11 +64,19 @@ describe('webhook test sends', () => {
     const [req] = await sink.waitFor(() => at(w.path).length === 1, 15_000, 'the test delivery').then(() => at(w.path));
     expect(req.method).toBe('POST');
     expect(req.headers['webhook-id']).toBe(DeliveryID);
-    expect(JSON.parse(req.body)).toEqual({ Event: 'WebhookTest', Message: { WebhookID: w.ID, Note: 'checking the endpoint' }, Timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/) });
+    expect(JSON.parse(req.body)).toEqual({
+      Event: 'WebhookTest',
+      Message: { WebhookID: w.ID, Note: 'checking the endpoint' },
+      Timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/),
+    });
     expect(v1Verifies(w.Secret, req)).toBe(true);
 
     const d = await settled(w.ID, DeliveryID, 'delivered');
-    expect(d).toMatchObject({ Status: 'delivered', AttemptCount: 1, Attempts: [{ Number: 1, StatusCode: 200, Error: null, Trigger: 'scheduled' }] });
+    expect(d).toMatchObject({
+      Status: 'delivered',
+      AttemptCount: 1,
+      Attempts: [{ Number: 1, StatusCode: 200, Error: null, Trigger: 'scheduled' }],
+    });
     const list = (await api.get(`/portal-api/webhooks/${w.ID}/deliveries`)).body as { ID: string; Event: string }[];
     expect(list.map((x) => [x.ID, x.Event])).toEqual([[DeliveryID, 'WebhookTest']]);
 
@@ -68,11 +85,13 @@ describe('webhook test sends', () => {
     await emitEvent(t, 'AccessRequestApproved', { ID: 1 });
     await sink.waitFor(() => at(bystander.path).length === 1, 15_000, 'the real event');
     expect(at(bystander.path).map((r) => JSON.parse(r.body).Event)).toEqual(['AccessRequestApproved']);
-    const [{ count }] = await t.db.query(`SELECT count(*)::int AS count FROM webhook_deliveries WHERE event_id = $1`, [EventID]);
+    const [{ count }] = await t.db.query(`SELECT count(*)::int AS count FROM webhook_deliveries WHERE event_id = $1`, [
+      EventID,
+    ]);
     expect(count).toBe(1);
   });
 
-  it('signs a test send with the webhook\'s scheme and retries it like any delivery', async () => {
+  it("signs a test send with the webhook's scheme and retries it like any delivery", async () => {
     const w = await webhook({ SignatureScheme: 'v1a' });
     let seen = 0;
     const responder = sink.responder;
@@ -123,15 +142,26 @@ describe('webhook test sends', () => {
     expect(test.operationId).toBe('sendWebhookTest');
     expect(Object.keys(test.responses)).toEqual(expect.arrayContaining(['202', '404', '409', '422']));
     const schemas = doc.components.schemas;
-    expect(Object.keys(schemas.WebhookSecretResponse.properties)).toEqual(['Secret', 'SignatureScheme', 'PublicKey', 'PreviousSecretExpiresAt']);
+    expect(Object.keys(schemas.WebhookSecretResponse.properties)).toEqual([
+      'Secret',
+      'SignatureScheme',
+      'PublicKey',
+      'PreviousSecretExpiresAt',
+    ]);
     expect(Object.keys(schemas.RotateSecretDto.properties)).toEqual(['GracePeriodSeconds']);
-    expect(schemas.RotateSecretDto.properties.GracePeriodSeconds).toMatchObject({ minimum: 0, maximum: 604800, default: 86400 });
+    expect(schemas.RotateSecretDto.properties.GracePeriodSeconds).toMatchObject({
+      minimum: 0,
+      maximum: 604800,
+      default: 86400,
+    });
     expect(Object.keys(schemas.WebhookTestResponse.properties)).toEqual(['DeliveryID', 'EventID']);
     expect(schemas.WebhookTestEvent.properties.Message).toEqual({ $ref: '#/components/schemas/WebhookTestMessage' });
     expect(schemas.WebhookResponse.properties.SignatureScheme.enum).toEqual(['v1', 'v1a']);
     expect(schemas.CreateWebhookDto.properties.SignatureScheme.enum).toEqual(['v1', 'v1a']);
     expect(schemas.UpdateWebhookDto.properties.SignatureScheme.enum).toEqual(['v1', 'v1a']);
-    expect(schemas.CreatedWebhookResponse.required).toEqual(expect.arrayContaining(['Secret', 'PublicKey', 'SignatureScheme']));
+    expect(schemas.CreatedWebhookResponse.required).toEqual(
+      expect.arrayContaining(['Secret', 'PublicKey', 'SignatureScheme']),
+    );
   });
 
   it('does not let a webhook subscribe to WebhookTest', async () => {

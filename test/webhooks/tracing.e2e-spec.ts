@@ -35,8 +35,14 @@ describe.each(TOPOLOGIES)('OpenTelemetry tracing with $name', ({ roles }) => {
     receiver = await OtlpReceiver.start();
     sink = await Sink.start();
     env = await createTestEnv({ WEBHOOK_RETRY_SCHEDULE: '0,1,1' });
-    const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '100' };
-    processes = await Promise.all(roles.map((role) => ServiceProcess.start({ ...env.vars, ...otel, ROLE: role, OTEL_SERVICE_NAME: `gw-${role}` })));
+    const otel = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    };
+    processes = await Promise.all(
+      roles.map((role) => ServiceProcess.start({ ...env.vars, ...otel, ROLE: role, OTEL_SERVICE_NAME: `gw-${role}` })),
+    );
   });
   afterAll(async () => {
     for (const p of processes) await p.kill('SIGTERM');
@@ -46,46 +52,86 @@ describe.each(TOPOLOGIES)('OpenTelemetry tracing with $name', ({ roles }) => {
   });
 
   it('follows an approval from the HTTP request through the outbox and the queue to each delivery attempt, in one trace', async () => {
-    const portal = new HttpClient(`http://127.0.0.1:${processes[0].port}`, { authorization: TEST_SECRETS.PORTAL_API_TOKEN });
+    const portal = new HttpClient(`http://127.0.0.1:${processes[0].port}`, {
+      authorization: TEST_SECRETS.PORTAL_API_TOKEN,
+    });
     // the first attempt meets a 503, the retry a 200: two attempt spans
     sink.responder = (_req, index) => (index === 0 ? { status: 503, body: 'busy' } : { status: 200, body: 'ok' });
-    const hook = await portal.post('/portal-api/webhooks', { Name: 'traced', URL: sink.url('/traced'), Events: ['AccessRequestApproved'] });
+    const hook = await portal.post('/portal-api/webhooks', {
+      Name: 'traced',
+      URL: sink.url('/traced'),
+      Events: ['AccessRequestApproved'],
+    });
     expect(hook.status).toBe(201);
     const app = await portal.post('/portal-api/apps', { Name: 'Traced app', UserID: 1 });
     expect(app.status).toBe(200);
-    const ar = await portal.post('/portal-api/access_requests', { AppID: app.body.ID, Catalogue: 'c', Plan: 'p', Products: ['weather-api'], AuthType: 'authToken', User: 'User#1' });
+    const ar = await portal.post('/portal-api/access_requests', {
+      AppID: app.body.ID,
+      Catalogue: 'c',
+      Plan: 'p',
+      Products: ['weather-api'],
+      AuthType: 'authToken',
+      User: 'User#1',
+    });
     expect(ar.status).toBe(201);
     expect((await portal.put(`/portal-api/access_requests/${ar.body.ID}/approve`)).status).toBe(200);
 
     await sink.waitForCount(2, 20_000);
-    const delivery = await eventually(async () => {
-      const [d] = (await portal.get(`/portal-api/webhooks/${hook.body.ID}/deliveries`)).body;
-      return d?.Status === 'delivered' ? d : undefined;
-    }, 10_000, 'the delivery to be marked delivered');
+    const delivery = await eventually(
+      async () => {
+        const [d] = (await portal.get(`/portal-api/webhooks/${hook.body.ID}/deliveries`)).body;
+        return d?.Status === 'delivered' ? d : undefined;
+      },
+      10_000,
+      'the delivery to be marked delivered',
+    );
 
     const approval = await eventually(
-      async () => receiver.spans.find((s) => s.kind === SERVER && s.attributes['http.route'] === '/portal-api/access_requests/:id/approve'),
+      async () =>
+        receiver.spans.find(
+          (s) => s.kind === SERVER && s.attributes['http.route'] === '/portal-api/access_requests/:id/approve',
+        ),
       15_000,
       'the server span of the approval',
     );
-    expect(approval).toMatchObject({ service: serviceOf('api'), name: 'PUT /portal-api/access_requests/:id/approve', parentSpanId: '' });
+    expect(approval).toMatchObject({
+      service: serviceOf('api'),
+      name: 'PUT /portal-api/access_requests/:id/approve',
+      parentSpanId: '',
+    });
     const attemptsOf = (spans: ReceivedSpan[]) =>
-      spans.filter((s) => s.name === 'deliver AccessRequestApproved').sort((a, b) => Number(a.attributes['webhook.delivery.attempt']) - Number(b.attributes['webhook.delivery.attempt']));
-    const spans = await eventually(async () => {
-      const all = receiver.trace(approval.traceId);
-      return attemptsOf(all).length >= 2 ? all : undefined;
-    }, 15_000, 'both attempt spans in the approval trace');
+      spans
+        .filter((s) => s.name === 'deliver AccessRequestApproved')
+        .sort(
+          (a, b) => Number(a.attributes['webhook.delivery.attempt']) - Number(b.attributes['webhook.delivery.attempt']),
+        );
+    const spans = await eventually(
+      async () => {
+        const all = receiver.trace(approval.traceId);
+        return attemptsOf(all).length >= 2 ? all : undefined;
+      },
+      15_000,
+      'both attempt spans in the approval trace',
+    );
     const ancestry = ancestryIn(spans);
 
     // the request's own work, the statement that writes the outbox row among it
-    expect(spans.some((s) => s.service === serviceOf('api') && isPostgres(s) && /INSERT INTO outbox_events/.test(queryText(s)))).toBe(true);
+    expect(
+      spans.some(
+        (s) => s.service === serviceOf('api') && isPostgres(s) && /INSERT INTO outbox_events/.test(queryText(s)),
+      ),
+    ).toBe(true);
 
     // the relay continues the context stored in the outbox row
     const relays = spans.filter((s) => s.name === 'relay AccessRequestApproved');
     expect(relays).toHaveLength(1);
     const relay = relays[0];
     expect(relay).toMatchObject({ service: serviceOf('worker'), kind: PRODUCER });
-    expect(relay.attributes).toMatchObject({ 'webhook.event.name': 'AccessRequestApproved', 'messaging.destination.name': 'deliveries', 'messaging.batch.message_count': 1 });
+    expect(relay.attributes).toMatchObject({
+      'webhook.event.name': 'AccessRequestApproved',
+      'messaging.destination.name': 'deliveries',
+      'messaging.batch.message_count': 1,
+    });
     expect(ancestry(relay)).toContainEqual(approval);
 
     // each attempt: a child of the relay (through the job), with its status code, webhook, delivery, number and outcome
@@ -103,9 +149,18 @@ describe.each(TOPOLOGIES)('OpenTelemetry tracing with $name', ({ roles }) => {
         'server.port': sink.port,
       });
     }
-    expect(attempts[0].attributes).toMatchObject({ 'webhook.delivery.attempt': 1, 'http.response.status_code': 503, 'webhook.delivery.outcome': 'retry', 'error.type': '503' });
+    expect(attempts[0].attributes).toMatchObject({
+      'webhook.delivery.attempt': 1,
+      'http.response.status_code': 503,
+      'webhook.delivery.outcome': 'retry',
+      'error.type': '503',
+    });
     expect(attempts[0].status).toBe(ERROR);
-    expect(attempts[1].attributes).toMatchObject({ 'webhook.delivery.attempt': 2, 'http.response.status_code': 200, 'webhook.delivery.outcome': 'delivered' });
+    expect(attempts[1].attributes).toMatchObject({
+      'webhook.delivery.attempt': 2,
+      'http.response.status_code': 200,
+      'webhook.delivery.outcome': 'delivered',
+    });
     expect(attempts[1].attributes['error.type']).toBeUndefined();
     expect(attempts[1].status).not.toBe(ERROR);
 
@@ -121,15 +176,31 @@ describe.each(TOPOLOGIES)('OpenTelemetry tracing with $name', ({ roles }) => {
     }
 
     // a manual redelivery is traced from the request that asked for it
-    expect((await portal.post(`/portal-api/webhooks/${hook.body.ID}/deliveries/${delivery.ID}/redeliver`)).status).toBe(200);
+    expect((await portal.post(`/portal-api/webhooks/${hook.body.ID}/deliveries/${delivery.ID}/redeliver`)).status).toBe(
+      200,
+    );
     await sink.waitForCount(3);
     const redeliver = await eventually(
-      async () => receiver.spans.find((s) => s.kind === SERVER && s.attributes['http.route'] === '/portal-api/webhooks/:id/deliveries/:deliveryId/redeliver'),
+      async () =>
+        receiver.spans.find(
+          (s) =>
+            s.kind === SERVER &&
+            s.attributes['http.route'] === '/portal-api/webhooks/:id/deliveries/:deliveryId/redeliver',
+        ),
       15_000,
       'the server span of the redelivery',
     );
-    const manual = await eventually(async () => attemptsOf(receiver.trace(redeliver.traceId))[0], 15_000, 'the manual attempt in the redelivery trace');
-    expect(manual.attributes).toMatchObject({ 'webhook.delivery.id': delivery.ID, 'webhook.delivery.attempt': 3, 'webhook.delivery.trigger': 'manual', 'http.response.status_code': 200 });
+    const manual = await eventually(
+      async () => attemptsOf(receiver.trace(redeliver.traceId))[0],
+      15_000,
+      'the manual attempt in the redelivery trace',
+    );
+    expect(manual.attributes).toMatchObject({
+      'webhook.delivery.id': delivery.ID,
+      'webhook.delivery.attempt': 3,
+      'webhook.delivery.trigger': 'manual',
+      'http.response.status_code': 200,
+    });
     expect(ancestryIn(receiver.trace(redeliver.traceId))(manual)).toContainEqual(redeliver);
 
     // subscribers never see trace headers: a delivery is the same with tracing on or off
@@ -144,11 +215,18 @@ describe('tracing off', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gwm-tracing-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  /** Loads the compiled tracing module in a fresh process (no `.env` where it runs) and says whether the SDK came with it. */
+  /**
+   * Loads the compiled tracing module in a fresh process (no `.env` where it runs) and says whether the SDK came with
+   * it.
+   */
   function loadsSdk(vars: Record<string, string>): boolean {
     const script = `require(${JSON.stringify(join(__dirname, '..', '..', 'dist', 'tracing.js'))});
       process.stdout.write(String(Object.keys(require.cache).some((f) => f.includes('@opentelemetry/sdk-node'))));`;
-    const run = spawnSync(process.execPath, ['-e', script], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...vars }, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, ['-e', script], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', ...vars },
+      encoding: 'utf8',
+    });
     expect(run.status).toBe(0);
     return run.stdout === 'true';
   }

@@ -6,7 +6,12 @@ import { startTestApp, TestApp } from '../helpers/test-app';
 describe('webhooks: explicit nulls', () => {
   let t: TestApp;
   let portal: HttpClient;
-  const webhook = { Name: 'n', URL: 'http://127.0.0.1:9/h', Events: ['AccessRequestApproved'], Headers: [{ Name: 'X-A', Value: 'b' }] };
+  const webhook = {
+    Name: 'n',
+    URL: 'http://127.0.0.1:9/h',
+    Events: ['AccessRequestApproved'],
+    Headers: [{ Name: 'X-A', Value: 'b' }],
+  };
 
   beforeAll(async () => {
     // role api: nothing is ever delivered to the webhook made here
@@ -15,17 +20,20 @@ describe('webhooks: explicit nulls', () => {
   });
   afterAll(() => t.close());
 
-  it.each(['Name', 'URL', 'Method', 'Timeout', 'Active', 'Headers', 'Events'])('PUT with %s: null is a 422 naming it, and changes nothing', async (field) => {
-    const created = (await portal.post('/portal-api/webhooks', webhook)).body;
-    const before = (await portal.get(`/portal-api/webhooks/${created.ID}`)).body;
-    const res = await portal.put(`/portal-api/webhooks/${created.ID}`, { [field]: null });
-    expect(res.status).toBe(422);
-    expect(res.body.status).toBe('error');
-    expect(res.body.errors.join(' ')).toContain(field);
-    const after = (await portal.get(`/portal-api/webhooks/${created.ID}`)).body;
-    expect(after).toEqual(before);
-    expect(after.Headers).toEqual([expect.objectContaining({ Name: 'X-A', Value: 'b' })]);
-  });
+  it.each(['Name', 'URL', 'Method', 'Timeout', 'Active', 'Headers', 'Events'])(
+    'PUT with %s: null is a 422 naming it, and changes nothing',
+    async (field) => {
+      const created = (await portal.post('/portal-api/webhooks', webhook)).body;
+      const before = (await portal.get(`/portal-api/webhooks/${created.ID}`)).body;
+      const res = await portal.put(`/portal-api/webhooks/${created.ID}`, { [field]: null });
+      expect(res.status).toBe(422);
+      expect(res.body.status).toBe('error');
+      expect(res.body.errors.join(' ')).toContain(field);
+      const after = (await portal.get(`/portal-api/webhooks/${created.ID}`)).body;
+      expect(after).toEqual(before);
+      expect(after.Headers).toEqual([expect.objectContaining({ Name: 'X-A', Value: 'b' })]);
+    },
+  );
 
   it.each(['Name', 'URL', 'Events'])('POST with %s: null is a 422 too', async (field) => {
     const res = await portal.post('/portal-api/webhooks', { ...webhook, [field]: null });

@@ -15,7 +15,11 @@ describe('webhook subscriptions (portal API)', () => {
   afterAll(() => t.close());
 
   it('creates a webhook (201) with defaults, Headers and a whsec_ Secret, as interface 2.4', async () => {
-    const res = await api.post('/portal-api/webhooks', { Name: 'CRM', URL: 'https://hooks.example.com/x', Events: ['AccessRequestApproved'] });
+    const res = await api.post('/portal-api/webhooks', {
+      Name: 'CRM',
+      URL: 'https://hooks.example.com/x',
+      Events: ['AccessRequestApproved'],
+    });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       ID: expect.stringMatching(UUID),
@@ -40,11 +44,20 @@ describe('webhook subscriptions (portal API)', () => {
     expect(got.status).toBe(200);
     const { Secret, PublicKey, ...withoutSecret } = res.body;
     expect(got.body).toEqual(withoutSecret);
-    expect((await api.get(`/portal-api/webhooks/${res.body.ID}/secret`)).body).toEqual({ Secret, SignatureScheme: 'v1', PublicKey, PreviousSecretExpiresAt: null });
+    expect((await api.get(`/portal-api/webhooks/${res.body.ID}/secret`)).body).toEqual({
+      Secret,
+      SignatureScheme: 'v1',
+      PublicKey,
+      PreviousSecretExpiresAt: null,
+    });
   });
 
   it('keeps the signing secret encrypted at rest', async () => {
-    const res = await api.post('/portal-api/webhooks', { Name: 'S', URL: 'https://h.example.com', Events: ['AccessRequestCreated'] });
+    const res = await api.post('/portal-api/webhooks', {
+      Name: 'S',
+      URL: 'https://h.example.com',
+      Events: ['AccessRequestCreated'],
+    });
     const [row] = await t.db.query(`SELECT secret_encrypted FROM webhooks WHERE id = $1`, [res.body.ID]);
     expect(row.secret_encrypted).not.toContain(res.body.Secret.slice(6));
     expect(JSON.stringify(row)).not.toContain('whsec_');
@@ -60,13 +73,27 @@ describe('webhook subscriptions (portal API)', () => {
       Headers: [{ Name: 'X-Api-Key', Value: 'k1' }],
     });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ Method: 'PATCH', Timeout: 60, Headers: [{ ID: expect.stringMatching(UUID), Name: 'X-Api-Key', Value: 'k1' }] });
-    const lower = await api.post('/portal-api/webhooks', { Name: 'lower', URL: 'https://a.example.com', Method: 'put', Events: ['AccessRequestApproved'] });
+    expect(res.body).toMatchObject({
+      Method: 'PATCH',
+      Timeout: 60,
+      Headers: [{ ID: expect.stringMatching(UUID), Name: 'X-Api-Key', Value: 'k1' }],
+    });
+    const lower = await api.post('/portal-api/webhooks', {
+      Name: 'lower',
+      URL: 'https://a.example.com',
+      Method: 'put',
+      Events: ['AccessRequestApproved'],
+    });
     expect(lower.body.Method).toBe('PUT');
   });
 
   it('rejects invalid input with 422 listing every reason', async () => {
-    const res = await api.post('/portal-api/webhooks', { URL: 'ftp://x', Method: 'TRACE', Timeout: 0, Events: ['Nope'] });
+    const res = await api.post('/portal-api/webhooks', {
+      URL: 'ftp://x',
+      Method: 'TRACE',
+      Timeout: 0,
+      Events: ['Nope'],
+    });
     expect(res.status).toBe(422);
     expect(res.body.status).toBe('error');
     const text = res.body.errors.join('\n');
@@ -77,11 +104,29 @@ describe('webhook subscriptions (portal API)', () => {
     expect(text).toContain('each of Events must be one of');
     const more = await api.post('/portal-api/webhooks', { Name: 'x', URL: '/relative', Timeout: 61, Events: [] });
     expect(more.status).toBe(422);
-    expect(more.body.errors).toEqual(expect.arrayContaining(['URL must be an absolute http(s) URL', 'Timeout must be at most 60 seconds', 'Events must be a non-empty array']));
-    const types = await api.post('/portal-api/webhooks', { Name: 'x', URL: 'https://a.example.com', Timeout: '5', Events: 'AccessRequestApproved' });
+    expect(more.body.errors).toEqual(
+      expect.arrayContaining([
+        'URL must be an absolute http(s) URL',
+        'Timeout must be at most 60 seconds',
+        'Events must be a non-empty array',
+      ]),
+    );
+    const types = await api.post('/portal-api/webhooks', {
+      Name: 'x',
+      URL: 'https://a.example.com',
+      Timeout: '5',
+      Events: 'AccessRequestApproved',
+    });
     expect(types.status).toBe(422);
-    expect(types.body.errors).toEqual(expect.arrayContaining(['Timeout must be an integer number of seconds', 'Events must be a non-empty array']));
-    const reserved = await api.post('/portal-api/webhooks', { Name: 'x', URL: 'https://a.example.com', Events: ['AccessRequestApproved'], Headers: [{ Name: 'webhook-signature', Value: 'x' }] });
+    expect(types.body.errors).toEqual(
+      expect.arrayContaining(['Timeout must be an integer number of seconds', 'Events must be a non-empty array']),
+    );
+    const reserved = await api.post('/portal-api/webhooks', {
+      Name: 'x',
+      URL: 'https://a.example.com',
+      Events: ['AccessRequestApproved'],
+      Headers: [{ Name: 'webhook-signature', Value: 'x' }],
+    });
     expect(reserved.status).toBe(422);
   });
 
@@ -89,10 +134,22 @@ describe('webhook subscriptions (portal API)', () => {
     const base = { Name: 'flow', URL: 'https://a.example.com', Events: ['AccessRequestApproved'] };
     const res = await api.post('/portal-api/webhooks', { ...base, RateLimit: 5, Ordered: true });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ RateLimit: 5, Ordered: true, Active: true, DisabledReason: null, DisabledAt: null });
+    expect(res.body).toMatchObject({
+      RateLimit: 5,
+      Ordered: true,
+      Active: true,
+      DisabledReason: null,
+      DisabledAt: null,
+    });
     const id = res.body.ID;
-    expect((await api.put(`/portal-api/webhooks/${id}`, { RateLimit: 10000 })).body).toMatchObject({ RateLimit: 10000, Ordered: true });
-    expect((await api.put(`/portal-api/webhooks/${id}`, { RateLimit: null, Ordered: false })).body).toMatchObject({ RateLimit: null, Ordered: false });
+    expect((await api.put(`/portal-api/webhooks/${id}`, { RateLimit: 10000 })).body).toMatchObject({
+      RateLimit: 10000,
+      Ordered: true,
+    });
+    expect((await api.put(`/portal-api/webhooks/${id}`, { RateLimit: null, Ordered: false })).body).toMatchObject({
+      RateLimit: null,
+      Ordered: false,
+    });
     expect((await api.get(`/portal-api/webhooks/${id}`)).body).toMatchObject({ RateLimit: null, Ordered: false });
     for (const [body, message] of [
       [{ RateLimit: 0 }, 'RateLimit must be at least 1'],
@@ -104,18 +161,39 @@ describe('webhook subscriptions (portal API)', () => {
       [{ Active: null }, 'Active must be a boolean'],
     ] as [Record<string, unknown>, string][]) {
       const created = await api.post('/portal-api/webhooks', { ...base, ...body });
-      expect({ body, status: created.status, errors: created.body.errors }).toEqual({ body, status: 422, errors: expect.arrayContaining([message]) });
+      expect({ body, status: created.status, errors: created.body.errors }).toEqual({
+        body,
+        status: 422,
+        errors: expect.arrayContaining([message]),
+      });
       const updated = await api.put(`/portal-api/webhooks/${id}`, body);
-      expect({ body, status: updated.status, errors: updated.body.errors }).toEqual({ body, status: 422, errors: expect.arrayContaining([message]) });
+      expect({ body, status: updated.status, errors: updated.body.errors }).toEqual({
+        body,
+        status: 422,
+        errors: expect.arrayContaining([message]),
+      });
     }
     // created inactive: switched off by hand
     const off = await api.post('/portal-api/webhooks', { ...base, Active: false });
-    expect(off.body).toMatchObject({ Active: false, DisabledReason: 'manual', DisabledAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/) });
+    expect(off.body).toMatchObject({
+      Active: false,
+      DisabledReason: 'manual',
+      DisabledAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+    });
   });
 
   it('lists with page/per_page, updates with PUT and deletes', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await api.post('/portal-api/webhooks', { Name: `L${i}`, URL: 'https://a.example.com', Events: ['AccessRequestCreated'] })).body.ID);
+    for (let i = 0; i < 3; i++)
+      ids.push(
+        (
+          await api.post('/portal-api/webhooks', {
+            Name: `L${i}`,
+            URL: 'https://a.example.com',
+            Events: ['AccessRequestCreated'],
+          })
+        ).body.ID,
+      );
     const all = (await api.get('/portal-api/webhooks?per_page=100')).body as { ID: string }[];
     expect(all.map((w) => w.ID)).toEqual(expect.arrayContaining(ids));
     const page = await api.get('/portal-api/webhooks?page=2&per_page=2');
@@ -123,9 +201,23 @@ describe('webhook subscriptions (portal API)', () => {
     expect(page.body).toHaveLength(Math.min(2, all.length - 2));
     expect((await api.get('/portal-api/webhooks?per_page=101')).status).toBe(422);
 
-    const put = await api.put(`/portal-api/webhooks/${ids[0]}`, { Name: 'Renamed', Method: 'PUT', Timeout: 5, Active: false, Events: ['AccessRequestRejected'] });
+    const put = await api.put(`/portal-api/webhooks/${ids[0]}`, {
+      Name: 'Renamed',
+      Method: 'PUT',
+      Timeout: 5,
+      Active: false,
+      Events: ['AccessRequestRejected'],
+    });
     expect(put.status).toBe(200);
-    expect(put.body).toMatchObject({ ID: ids[0], Name: 'Renamed', Method: 'PUT', Timeout: 5, Active: false, Events: ['AccessRequestRejected'], URL: 'https://a.example.com' });
+    expect(put.body).toMatchObject({
+      ID: ids[0],
+      Name: 'Renamed',
+      Method: 'PUT',
+      Timeout: 5,
+      Active: false,
+      Events: ['AccessRequestRejected'],
+      URL: 'https://a.example.com',
+    });
     expect((await api.put(`/portal-api/webhooks/${ids[0]}`, { Timeout: 99 })).status).toBe(422);
 
     const del = await api.delete(`/portal-api/webhooks/${ids[1]}`);
@@ -134,8 +226,17 @@ describe('webhook subscriptions (portal API)', () => {
   });
 
   it('manages headers as a sub-resource', async () => {
-    const id = (await api.post('/portal-api/webhooks', { Name: 'H', URL: 'https://a.example.com', Events: ['AccessRequestCreated'] })).body.ID;
-    const created = await api.post(`/portal-api/webhooks/${id}/headers`, { Name: 'Authorization', Value: 'Bearer abc' });
+    const id = (
+      await api.post('/portal-api/webhooks', {
+        Name: 'H',
+        URL: 'https://a.example.com',
+        Events: ['AccessRequestCreated'],
+      })
+    ).body.ID;
+    const created = await api.post(`/portal-api/webhooks/${id}/headers`, {
+      Name: 'Authorization',
+      Value: 'Bearer abc',
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({ ID: expect.stringMatching(UUID), Name: 'Authorization', Value: 'Bearer abc' });
     const hid = created.body.ID;
@@ -150,14 +251,19 @@ describe('webhook subscriptions (portal API)', () => {
   });
 
   it('answers 404 in the portal body for unknown or malformed ids', async () => {
-    for (const path of ['/portal-api/webhooks/00000000-0000-4000-8000-000000000000', '/portal-api/webhooks/not-a-uuid', '/portal-api/webhooks/42/secret', '/portal-api/webhooks/x/deliveries']) {
+    for (const path of [
+      '/portal-api/webhooks/00000000-0000-4000-8000-000000000000',
+      '/portal-api/webhooks/not-a-uuid',
+      '/portal-api/webhooks/42/secret',
+      '/portal-api/webhooks/x/deliveries',
+    ]) {
       const res = await api.get(path);
       expect([path, res.status]).toEqual([path, 404]);
       expect(res.body).toEqual({ status: 'error', errors: [expect.any(String)] });
     }
   });
 
-  it('does not open to another family\'s credential', async () => {
+  it("does not open to another family's credential", async () => {
     const res = await t.http.get('/portal-api/webhooks', { 'admin-auth': TEST_SECRETS.ADMIN_SECRET });
     expect(res.status).toBe(401);
   });

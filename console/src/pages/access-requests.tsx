@@ -8,7 +8,10 @@ const PER_PAGE = 20;
 export function AccessRequestsPage() {
   const [page, setPage] = useState(1);
   const [status, setStatus] = useState('');
-  const list = useLoad(() => api.get<AccessRequest[]>(`/portal-api/access_requests${query({ page, per_page: PER_PAGE, status })}`), [page, status]);
+  const list = useLoad(
+    () => api.get<AccessRequest[]>(`/portal-api/access_requests${query({ page, per_page: PER_PAGE, status })}`),
+    [page, status],
+  );
   return (
     <section>
       <div class="title-row">
@@ -32,7 +35,9 @@ export function AccessRequestsPage() {
       </div>
       {list.error ? <ErrorBox error={list.error} onRetry={list.reload} /> : null}
       {list.loading && !list.data ? <Loading what="access requests" /> : null}
-      {list.data && list.data.length === 0 ? <Empty>{status ? `No ${status} access requests.` : 'No access requests yet.'}</Empty> : null}
+      {list.data && list.data.length === 0 ? (
+        <Empty>{status ? `No ${status} access requests.` : 'No access requests yet.'}</Empty>
+      ) : null}
       {list.data && list.data.length > 0 ? (
         <div class="overflow-auto">
           <table class="striped stack" data-testid="access-requests">
@@ -55,7 +60,9 @@ export function AccessRequestsPage() {
                     <a href={`#/access-requests/${r.ID}`}>{r.ID}</a>
                   </td>
                   <td data-label="Application">{r.Client}</td>
-                  <td data-label="Products" class="wrap">{r.Products}</td>
+                  <td data-label="Products" class="wrap">
+                    {r.Products}
+                  </td>
                   <td data-label="Plan">{r.Plan}</td>
                   <td data-label="Auth">{r.AuthType}</td>
                   <td data-label="Status">
@@ -88,7 +95,13 @@ function Decide({ request, onDone, compact }: { request: AccessRequest; onDone: 
   return (
     <div class={compact ? 'decide compact' : 'decide'}>
       {request.Status === 'pending' ? (
-        <button type="button" class="small" aria-busy={action.busy ? 'true' : undefined} disabled={action.busy} onClick={() => act('approve')}>
+        <button
+          type="button"
+          class="small"
+          aria-busy={action.busy ? 'true' : undefined}
+          disabled={action.busy}
+          onClick={() => act('approve')}
+        >
           Approve
         </button>
       ) : null}
@@ -153,7 +166,13 @@ export function AccessRequestPage({ id }: { id: string }) {
         </dl>
       </article>
       <h3>Credentials</h3>
-      {r.Credentials.length === 0 ? <Empty>{r.Status === 'approved' ? 'No credentials in force.' : 'Credentials are issued when the request is approved.'}</Empty> : null}
+      {r.Credentials.length === 0 ? (
+        <Empty>
+          {r.Status === 'approved'
+            ? 'No credentials in force.'
+            : 'Credentials are issued when the request is approved.'}
+        </Empty>
+      ) : null}
       {r.Credentials.map((c, i) => (
         <CredentialCard key={i} credential={c} />
       ))}

@@ -13,7 +13,9 @@ export function AppsPage() {
       <h2>Applications</h2>
       {list.error ? <ErrorBox error={list.error} onRetry={list.reload} /> : null}
       {list.loading && !list.data ? <Loading what="applications" /> : null}
-      {list.data && list.data.length === 0 ? <Empty>No applications{page > 1 ? ' on this page' : ' registered yet'}.</Empty> : null}
+      {list.data && list.data.length === 0 ? (
+        <Empty>No applications{page > 1 ? ' on this page' : ' registered yet'}.</Empty>
+      ) : null}
       {list.data && list.data.length > 0 ? (
         <div class="overflow-auto">
           <table class="striped stack" data-testid="apps">
@@ -33,7 +35,9 @@ export function AppsPage() {
                 <tr key={a.ID}>
                   <td data-label="ID">{a.ID}</td>
                   <td data-label="Name">{a.Name}</td>
-                  <td data-label="Description" class="wrap">{a.Description || <span class="muted">—</span>}</td>
+                  <td data-label="Description" class="wrap">
+                    {a.Description || <span class="muted">—</span>}
+                  </td>
                   <td data-label="Owner">{a.UserID ? `User#${a.UserID}` : <span class="muted">—</span>}</td>
                   <td data-label="Visibility">{a.Visibility}</td>
                   <td data-label="Access requests">{(a.AccessRequests[0] ?? []).length}</td>

@@ -40,17 +40,24 @@ export function DeliveryPage({ webhookId, deliveryId }: { webhookId: string; del
         </h2>
         <div class="toolbar">
           {d.Status === 'pending' ? <AutoRefresh on={auto} onChange={setAuto} /> : null}
-          <button type="button" class="secondary outline" aria-busy={delivery.loading ? 'true' : undefined} onClick={delivery.reload}>
+          <button
+            type="button"
+            class="secondary outline"
+            aria-busy={delivery.loading ? 'true' : undefined}
+            onClick={delivery.reload}
+          >
             Refresh
           </button>
           <button
             type="button"
             aria-busy={redeliver.busy ? 'true' : undefined}
             disabled={redeliver.busy}
-            onClick={() => redeliver.run(async () => {
-              await api.post(`${path}/redeliver`);
-              delivery.reload();
-            })}
+            onClick={() =>
+              redeliver.run(async () => {
+                await api.post(`${path}/redeliver`);
+                delivery.reload();
+              })
+            }
           >
             Redeliver
           </button>
@@ -102,8 +109,18 @@ export function DeliveryPage({ webhookId, deliveryId }: { webhookId: string; del
                   <td data-label="Trigger">{a.Trigger}</td>
                   <td data-label="Status code">{a.StatusCode ?? <span class="muted">none</span>}</td>
                   <td data-label="Duration">{a.DurationMs} ms</td>
-                  <td data-label="Error">{a.Error ? <span class="bad" title={ERROR_WORDS[a.Error] ?? a.Error}>{a.Error}</span> : <span class="ok">—</span>}</td>
-                  <td data-label="Response body" class="body-cell">{a.ResponseBody ? <pre>{a.ResponseBody}</pre> : <span class="muted">empty</span>}</td>
+                  <td data-label="Error">
+                    {a.Error ? (
+                      <span class="bad" title={ERROR_WORDS[a.Error] ?? a.Error}>
+                        {a.Error}
+                      </span>
+                    ) : (
+                      <span class="ok">—</span>
+                    )}
+                  </td>
+                  <td data-label="Response body" class="body-cell">
+                    {a.ResponseBody ? <pre>{a.ResponseBody}</pre> : <span class="muted">empty</span>}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -33,7 +33,8 @@ export function FlowControl({ webhook: w }: { webhook: Webhook }) {
 export function HealthSummary({ stats: s, webhookId }: { stats: WebhookStats; webhookId: string }) {
   const finished = s.Delivered + s.Failed;
   const inFlight = s.Pending + s.Retrying;
-  if (finished === 0 && inFlight === 0 && !s.LastFailure) return <span class="health muted">no deliveries in 24 h</span>;
+  if (finished === 0 && inFlight === 0 && !s.LastFailure)
+    return <span class="health muted">no deliveries in 24 h</span>;
   const rate = s.SuccessRate === null ? null : Math.round(s.SuccessRate * 100);
   return (
     <span class="health">
@@ -43,7 +44,10 @@ export function HealthSummary({ stats: s, webhookId }: { stats: WebhookStats; we
       {s.LastFailure ? (
         <span class="muted">
           {' · last error '}
-          <a href={`#/webhooks/${webhookId}`} title={`${formatTime(s.LastFailure.At)}: ${s.LastFailure.ResponseBody.slice(0, 200)}`}>
+          <a
+            href={`#/webhooks/${webhookId}`}
+            title={`${formatTime(s.LastFailure.At)}: ${s.LastFailure.ResponseBody.slice(0, 200)}`}
+          >
             {s.LastFailure.Error}
             {s.LastFailure.StatusCode ? ` ${s.LastFailure.StatusCode}` : ''}
           </a>

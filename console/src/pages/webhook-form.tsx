@@ -1,21 +1,53 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { navigate } from '../router';
-import { OPERATIONAL_EVENTS, SIGNATURE_SCHEMES, WEBHOOK_EVENTS, WEBHOOK_METHODS, type Webhook, type WebhookInput } from '../types';
+import {
+  OPERATIONAL_EVENTS,
+  SIGNATURE_SCHEMES,
+  WEBHOOK_EVENTS,
+  WEBHOOK_METHODS,
+  type Webhook,
+  type WebhookInput,
+} from '../types';
 import { ErrorBox, Loading, useAction, useLoad } from '../ui';
 
-const BLANK: WebhookInput = { Name: '', URL: '', Method: 'POST', Timeout: 30, Events: [], Headers: [], Active: true, SignatureScheme: 'v1', RateLimit: null, Ordered: false };
+const BLANK: WebhookInput = {
+  Name: '',
+  URL: '',
+  Method: 'POST',
+  Timeout: 30,
+  Events: [],
+  Headers: [],
+  Active: true,
+  SignatureScheme: 'v1',
+  RateLimit: null,
+  Ordered: false,
+};
 
 /** Create (no id) or edit a webhook. The service validates; its reasons are shown as it words them. */
 export function WebhookFormPage({ id }: { id?: string }) {
-  const existing = useLoad(() => (id ? api.get<Webhook>(`/portal-api/webhooks/${encodeURIComponent(id)}`) : Promise.resolve(undefined)), [id]);
+  const existing = useLoad(
+    () => (id ? api.get<Webhook>(`/portal-api/webhooks/${encodeURIComponent(id)}`) : Promise.resolve(undefined)),
+    [id],
+  );
   if (id && existing.error) return <ErrorBox error={existing.error} onRetry={existing.reload} />;
   if (id && !existing.data) return <Loading what="the webhook" />;
   return <WebhookForm key={id ?? 'new'} id={id} initial={existing.data ? fromWebhook(existing.data) : BLANK} />;
 }
 
 function fromWebhook(w: Webhook): WebhookInput {
-  return { Name: w.Name, URL: w.URL, Method: w.Method, Timeout: w.Timeout, Events: [...w.Events], Headers: w.Headers.map((h) => ({ Name: h.Name, Value: h.Value })), Active: w.Active, SignatureScheme: w.SignatureScheme, RateLimit: w.RateLimit, Ordered: w.Ordered };
+  return {
+    Name: w.Name,
+    URL: w.URL,
+    Method: w.Method,
+    Timeout: w.Timeout,
+    Events: [...w.Events],
+    Headers: w.Headers.map((h) => ({ Name: h.Name, Value: h.Value })),
+    Active: w.Active,
+    SignatureScheme: w.SignatureScheme,
+    RateLimit: w.RateLimit,
+    Ordered: w.Ordered,
+  };
 }
 
 function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
@@ -23,15 +55,18 @@ function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
   const [created, setCreated] = useState<(Webhook & { Secret: string; Warnings?: string[] }) | undefined>(undefined);
   const [savedWarnings, setSavedWarnings] = useState<string[] | undefined>(undefined);
   const save = useAction();
-  const set = <K extends keyof WebhookInput>(key: K, value: WebhookInput[K]) => setForm((f) => ({ ...f, [key]: value }));
-  const toggleEvent = (e: string) => set('Events', form.Events.includes(e) ? form.Events.filter((x) => x !== e) : [...form.Events, e]);
+  const set = <K extends keyof WebhookInput>(key: K, value: WebhookInput[K]) =>
+    setForm((f) => ({ ...f, [key]: value }));
+  const toggleEvent = (e: string) =>
+    set('Events', form.Events.includes(e) ? form.Events.filter((x) => x !== e) : [...form.Events, e]);
 
   if (created) {
     return (
       <article>
         <h2>Webhook created</h2>
         <p>
-          “{created.Name}” will receive {created.Events.join(', ')}. Its signing secret, for verifying deliveries (you can reveal it again on the webhook's page):
+          “{created.Name}” will receive {created.Events.join(', ')}. Its signing secret, for verifying deliveries (you
+          can reveal it again on the webhook's page):
         </p>
         <p>
           <code data-testid="new-secret">{created.Secret}</code>
@@ -55,7 +90,10 @@ function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
     };
     void save.run(async () => {
       if (id) {
-        const saved = await api.put<Webhook & { Warnings?: string[] }>(`/portal-api/webhooks/${encodeURIComponent(id)}`, body);
+        const saved = await api.put<Webhook & { Warnings?: string[] }>(
+          `/portal-api/webhooks/${encodeURIComponent(id)}`,
+          body,
+        );
         // a warning (a target the delivery guard refuses, say) is worth reading before moving on
         if (saved.Warnings?.length) setSavedWarnings(saved.Warnings);
         else navigate(`/webhooks/${id}`);
@@ -89,13 +127,23 @@ function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
           </label>
           <label>
             Target URL
-            <input name="URL" type="url" placeholder="https://hooks.example.com/portal" value={form.URL} onInput={(e) => set('URL', (e.target as HTMLInputElement).value)} />
+            <input
+              name="URL"
+              type="url"
+              placeholder="https://hooks.example.com/portal"
+              value={form.URL}
+              onInput={(e) => set('URL', (e.target as HTMLInputElement).value)}
+            />
           </label>
         </div>
         <div class="grid">
           <label>
             Method
-            <select name="Method" value={form.Method} onChange={(e) => set('Method', (e.target as HTMLSelectElement).value)}>
+            <select
+              name="Method"
+              value={form.Method}
+              onChange={(e) => set('Method', (e.target as HTMLSelectElement).value)}
+            >
               {WEBHOOK_METHODS.map((m) => (
                 <option key={m} value={m}>
                   {m}
@@ -105,10 +153,23 @@ function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
           </label>
           <label>
             Timeout (seconds)
-            <input name="Timeout" type="number" min={1} max={60} value={form.Timeout} onInput={(e) => set('Timeout', Number((e.target as HTMLInputElement).value))} />
+            <input
+              name="Timeout"
+              type="number"
+              min={1}
+              max={60}
+              value={form.Timeout}
+              onInput={(e) => set('Timeout', Number((e.target as HTMLInputElement).value))}
+            />
           </label>
           <label class="switch-label">
-            <input name="Active" type="checkbox" role="switch" checked={form.Active} onChange={(e) => set('Active', (e.target as HTMLInputElement).checked)} />
+            <input
+              name="Active"
+              type="checkbox"
+              role="switch"
+              checked={form.Active}
+              onChange={(e) => set('Active', (e.target as HTMLInputElement).checked)}
+            />
             Active (inactive webhooks get no deliveries)
           </label>
         </div>
@@ -128,13 +189,23 @@ function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
             />
           </label>
           <label class="switch-label">
-            <input name="Ordered" type="checkbox" role="switch" checked={form.Ordered} onChange={(e) => set('Ordered', (e.target as HTMLInputElement).checked)} />
+            <input
+              name="Ordered"
+              type="checkbox"
+              role="switch"
+              checked={form.Ordered}
+              onChange={(e) => set('Ordered', (e.target as HTMLInputElement).checked)}
+            />
             Ordered (one delivery at a time, in event order)
           </label>
         </div>
         <label>
           Signature scheme
-          <select name="SignatureScheme" value={form.SignatureScheme} onChange={(e) => set('SignatureScheme', (e.target as HTMLSelectElement).value)}>
+          <select
+            name="SignatureScheme"
+            value={form.SignatureScheme}
+            onChange={(e) => set('SignatureScheme', (e.target as HTMLSelectElement).value)}
+          >
             {SIGNATURE_SCHEMES.map((s) => (
               <option key={s.value} value={s.value}>
                 {s.label}
@@ -142,15 +213,26 @@ function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
             ))}
           </select>
           {id && form.SignatureScheme !== initial.SignatureScheme ? (
-            <small>Switching scheme rotates the key: for 24 hours deliveries are signed with both the old and the new key.</small>
+            <small>
+              Switching scheme rotates the key: for 24 hours deliveries are signed with both the old and the new key.
+            </small>
           ) : null}
         </label>
         <fieldset>
           <legend>Events</legend>
           <div class="events">
             {WEBHOOK_EVENTS.map((e) => (
-              <label key={e} title={OPERATIONAL_EVENTS.includes(e) ? 'about the dispatcher itself, for operators' : undefined}>
-                <input type="checkbox" name="Events" value={e} checked={form.Events.includes(e)} onChange={() => toggleEvent(e)} />
+              <label
+                key={e}
+                title={OPERATIONAL_EVENTS.includes(e) ? 'about the dispatcher itself, for operators' : undefined}
+              >
+                <input
+                  type="checkbox"
+                  name="Events"
+                  value={e}
+                  checked={form.Events.includes(e)}
+                  onChange={() => toggleEvent(e)}
+                />
                 {e}
               </label>
             ))}
@@ -164,20 +246,44 @@ function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
                 aria-label={`Header ${i + 1} name`}
                 placeholder="X-Api-Key"
                 value={h.Name}
-                onInput={(e) => set('Headers', form.Headers.map((x, j) => (j === i ? { ...x, Name: (e.target as HTMLInputElement).value } : x)))}
+                onInput={(e) =>
+                  set(
+                    'Headers',
+                    form.Headers.map((x, j) => (j === i ? { ...x, Name: (e.target as HTMLInputElement).value } : x)),
+                  )
+                }
               />
               <input
                 aria-label={`Header ${i + 1} value`}
                 placeholder="value"
                 value={h.Value}
-                onInput={(e) => set('Headers', form.Headers.map((x, j) => (j === i ? { ...x, Value: (e.target as HTMLInputElement).value } : x)))}
+                onInput={(e) =>
+                  set(
+                    'Headers',
+                    form.Headers.map((x, j) => (j === i ? { ...x, Value: (e.target as HTMLInputElement).value } : x)),
+                  )
+                }
               />
-              <button type="button" class="secondary outline" aria-label={`Remove header ${i + 1}`} onClick={() => set('Headers', form.Headers.filter((_, j) => j !== i))}>
+              <button
+                type="button"
+                class="secondary outline"
+                aria-label={`Remove header ${i + 1}`}
+                onClick={() =>
+                  set(
+                    'Headers',
+                    form.Headers.filter((_, j) => j !== i),
+                  )
+                }
+              >
                 Remove
               </button>
             </div>
           ))}
-          <button type="button" class="secondary outline" onClick={() => set('Headers', [...form.Headers, { Name: '', Value: '' }])}>
+          <button
+            type="button"
+            class="secondary outline"
+            onClick={() => set('Headers', [...form.Headers, { Name: '', Value: '' }])}
+          >
             Add header
           </button>
         </fieldset>

@@ -1,9 +1,28 @@
 import { useState } from 'preact/hooks';
 import { api, query } from '../api';
 import { navigate } from '../router';
-import { DELIVERY_STATUSES, type Delivery, type Webhook, type WebhookSecret, type WebhookStats, type WebhookTestResult } from '../types';
+import {
+  DELIVERY_STATUSES,
+  type Delivery,
+  type Webhook,
+  type WebhookSecret,
+  type WebhookStats,
+  type WebhookTestResult,
+} from '../types';
 import { FlowControl, StatsPanel, WebhookState } from './health';
-import { AutoRefresh, Empty, ErrorBox, formatTime, type Loadable, Loading, Pager, StatusBadge, useAction, useInterval, useLoad } from '../ui';
+import {
+  AutoRefresh,
+  Empty,
+  ErrorBox,
+  formatTime,
+  type Loadable,
+  Loading,
+  Pager,
+  StatusBadge,
+  useAction,
+  useInterval,
+  useLoad,
+} from '../ui';
 
 const PER_PAGE = 20;
 
@@ -76,7 +95,12 @@ function Health({ stats }: { stats: Loadable<WebhookStats> }) {
     <article>
       <header class="title-row">
         <strong>Health, last 24 hours</strong>
-        <button type="button" class="secondary outline small" aria-busy={stats.loading ? 'true' : undefined} onClick={stats.reload}>
+        <button
+          type="button"
+          class="secondary outline small"
+          aria-busy={stats.loading ? 'true' : undefined}
+          onClick={stats.reload}
+        >
           Refresh health
         </button>
       </header>
@@ -97,10 +121,12 @@ function ActiveToggle({ path, active, onDone }: { path: string; active: boolean;
         class="secondary outline"
         aria-busy={action.busy ? 'true' : undefined}
         disabled={action.busy}
-        onClick={() => action.run(async () => {
-          await api.put(path, { Active: !active });
-          onDone();
-        })}
+        onClick={() =>
+          action.run(async () => {
+            await api.put(path, { Active: !active });
+            onDone();
+          })
+        }
       >
         {active ? 'Deactivate' : 'Activate'}
       </button>
@@ -159,7 +185,14 @@ function SecretPanel({ path, scheme }: { path: string; scheme: string }) {
         <label>
           Rotate: keep the old key signing too for (seconds; 0 retires it at once)
           <div role="group">
-            <input name="GracePeriodSeconds" type="number" min={0} max={604800} value={grace} onInput={(e) => setGrace((e.target as HTMLInputElement).value)} />
+            <input
+              name="GracePeriodSeconds"
+              type="number"
+              min={0}
+              max={604800}
+              value={grace}
+              onInput={(e) => setGrace((e.target as HTMLInputElement).value)}
+            />
             <button type="submit" class="secondary" aria-busy={rotate.busy ? 'true' : undefined} disabled={rotate.busy}>
               Rotate secret
             </button>
@@ -193,7 +226,14 @@ function TestSend({ path, webhookId, onSent }: { path: string; webhookId: string
         }}
       >
         <div role="group">
-          <input name="Note" aria-label="Note carried in the test event" placeholder="Note (optional), e.g. checking the new endpoint" maxLength={1024} value={note} onInput={(e) => setNote((e.target as HTMLInputElement).value)} />
+          <input
+            name="Note"
+            aria-label="Note carried in the test event"
+            placeholder="Note (optional), e.g. checking the new endpoint"
+            maxLength={1024}
+            value={note}
+            onInput={(e) => setNote((e.target as HTMLInputElement).value)}
+          />
           <button type="submit" aria-busy={action.busy ? 'true' : undefined} disabled={action.busy}>
             Send test event
           </button>
@@ -201,7 +241,8 @@ function TestSend({ path, webhookId, onSent }: { path: string; webhookId: string
       </form>
       {sent ? (
         <p role="status">
-          Test delivery queued. <a href={`#/webhooks/${webhookId}/deliveries/${sent.DeliveryID}`}>Open the test delivery</a>
+          Test delivery queued.{' '}
+          <a href={`#/webhooks/${webhookId}/deliveries/${sent.DeliveryID}`}>Open the test delivery</a>
         </p>
       ) : null}
       {action.error ? <ErrorBox error={action.error} /> : null}
@@ -214,7 +255,10 @@ function Deliveries({ webhook, onRefresh }: { webhook: Webhook; onRefresh: () =>
   const [page, setPage] = useState(1);
   const [status, setStatus] = useState('');
   const path = `/portal-api/webhooks/${encodeURIComponent(webhook.ID)}`;
-  const list = useLoad(() => api.get<Delivery[]>(`${path}/deliveries${query({ page, per_page: PER_PAGE, status })}`), [webhook.ID, page, status]);
+  const list = useLoad(
+    () => api.get<Delivery[]>(`${path}/deliveries${query({ page, per_page: PER_PAGE, status })}`),
+    [webhook.ID, page, status],
+  );
   const [auto, setAuto] = useState(false);
   useInterval(
     () => {
@@ -262,7 +306,11 @@ function Deliveries({ webhook, onRefresh }: { webhook: Webhook; onRefresh: () =>
       {list.error ? <ErrorBox error={list.error} onRetry={list.reload} /> : null}
       {list.loading && !list.data ? <Loading what="deliveries" /> : null}
       {list.data && list.data.length === 0 ? (
-        <Empty>{status ? `No ${status} deliveries${page > 1 ? ' on this page' : ''}.` : 'No deliveries yet: events the webhook subscribes to will appear here.'}</Empty>
+        <Empty>
+          {status
+            ? `No ${status} deliveries${page > 1 ? ' on this page' : ''}.`
+            : 'No deliveries yet: events the webhook subscribes to will appear here.'}
+        </Empty>
       ) : null}
       {list.data && list.data.length > 0 ? (
         <div class="overflow-auto">
@@ -328,13 +376,21 @@ function Recover({ path, onDone }: { path: string; onDone: () => void }) {
       <label>
         Recover failed deliveries created since (UTC)
         <div role="group">
-          <input type="datetime-local" name="since" required value={since} onInput={(e) => setSince((e.target as HTMLInputElement).value)} />
+          <input
+            type="datetime-local"
+            name="since"
+            required
+            value={since}
+            onInput={(e) => setSince((e.target as HTMLInputElement).value)}
+          />
           <button type="submit" aria-busy={action.busy ? 'true' : undefined}>
             Recover
           </button>
         </div>
       </label>
-      {result !== undefined ? <p role="status">{result === 1 ? '1 delivery queued again.' : `${result} deliveries queued again.`}</p> : null}
+      {result !== undefined ? (
+        <p role="status">{result === 1 ? '1 delivery queued again.' : `${result} deliveries queued again.`}</p>
+      ) : null}
       {action.error ? <ErrorBox error={action.error} /> : null}
     </form>
   );
@@ -350,10 +406,12 @@ function DangerZone({ path, name }: { path: string; name: string }) {
         type="button"
         class="contrast"
         aria-busy={action.busy ? 'true' : undefined}
-        onClick={() => action.run(async () => {
-          await api.del(path);
-          navigate('/webhooks');
-        })}
+        onClick={() =>
+          action.run(async () => {
+            await api.del(path);
+            navigate('/webhooks');
+          })
+        }
       >
         Delete webhook
       </button>

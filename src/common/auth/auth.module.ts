@@ -1,7 +1,13 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { UserEntity } from '../../dashboard/users/user.entity';
-import { AdminAuthGuard, DashboardAuthGuard, FamilyAuthenticator, GatewayAuthGuard, PortalAuthGuard } from './guards';
+import {
+  AdminAuthGuard,
+  DashboardAuthGuard,
+  FamilyAuthenticator,
+  GatewayAuthGuard,
+  PortalAuthGuard,
+} from './auth.guard';
 
 @Global()
 @Module({

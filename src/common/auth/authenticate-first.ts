@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { familyOf } from '../errors/families';
 import { sendFamilyError } from '../errors/family-exception.filter';
-import { FamilyAuthenticator } from './guards';
+import { FamilyAuthenticator } from './auth.guard';
 
 /**
  * Authenticates before the body is read: an onRequest hook runs each family's credential check, so an

@@ -1,4 +1,4 @@
-export * from './dashboard-actor';
-export * from './decorators';
-export * from './guards';
+export * from './dashboard-actor.decorator';
+export * from './auth.decorator';
+export * from './auth.guard';
 export * from './permissions';

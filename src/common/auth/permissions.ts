@@ -1,12 +1,29 @@
 export const PERMISSION_AREAS = [
-  'analytics', 'api_assets', 'apis', 'certs', 'hooks', 'idm', 'keys', 'log', 'oauth',
-  'policies', 'portal', 'system', 'user_groups', 'users', 'websockets',
+  'analytics',
+  'api_assets',
+  'apis',
+  'certs',
+  'hooks',
+  'idm',
+  'keys',
+  'log',
+  'oauth',
+  'policies',
+  'portal',
+  'system',
+  'user_groups',
+  'users',
+  'websockets',
 ] as const;
 export type PermissionArea = (typeof PERMISSION_AREAS)[number];
 export type AccessLevel = 'read' | 'write';
 
 /** Write implies read; deny and absence grant nothing; IsAdmin "admin" grants everything. */
-export function hasPermission(permissions: Record<string, string> | null | undefined, area: PermissionArea, level: AccessLevel): boolean {
+export function hasPermission(
+  permissions: Record<string, string> | null | undefined,
+  area: PermissionArea,
+  level: AccessLevel,
+): boolean {
   if (!permissions) return false;
   if (permissions.IsAdmin === 'admin') return true;
   const granted = permissions[area];

@@ -7,7 +7,11 @@ import { HttpException } from '@nestjs/common';
 export class ApiError extends HttpException {
   readonly messages: string[];
 
-  constructor(status: number, messages: string | string[], readonly code?: string) {
+  constructor(
+    status: number,
+    messages: string | string[],
+    readonly code?: string,
+  ) {
     const list = Array.isArray(messages) ? messages : [messages];
     super(list.join('; '), status);
     this.messages = list;
@@ -16,7 +20,10 @@ export class ApiError extends HttpException {
 
 /** A request body, query or path that failed validation: 422 on the portal, 400 elsewhere. */
 export class ValidationFailed extends ApiError {
-  constructor(messages: string[], readonly prefix?: string) {
+  constructor(
+    messages: string[],
+    readonly prefix?: string,
+  ) {
     super(400, messages, 'validation_failed');
   }
 }

@@ -32,7 +32,10 @@ function fastifyClientError(status: number, message: string, family: Family): Er
   if (status === 413) return { status, messages: ['request body too large'] };
   if (status === 415) return { status, messages: ['unsupported Content-Type: send application/json'] };
   if (status === 400 && /JSON/i.test(message)) {
-    return { status: validationStatus(family), messages: [family === 'gateway' ? 'request malformed' : 'request body is not valid JSON'] };
+    return {
+      status: validationStatus(family),
+      messages: [family === 'gateway' ? 'request malformed' : 'request body is not valid JSON'],
+    };
   }
   return { status, messages: [message] };
 }
@@ -45,7 +48,10 @@ export function sendFamilyError(request: FastifyRequest, reply: FastifyReply, er
     return;
   }
   const { status, messages } = describeError(error, family);
-  void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(renderErrorBody(family, status, messages));
+  void reply
+    .status(status)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(renderErrorBody(family, status, messages));
 }
 
 /** The global filter: renders each route family's error body (see families.ts). */

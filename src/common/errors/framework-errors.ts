@@ -15,7 +15,8 @@ export const MAX_PARAM_LENGTH = 1024;
 export function onFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   let mapped: ApiError;
   if (error.code === 'FST_ERR_BAD_URL') mapped = new ApiError(400, 'the URL holds a malformed percent-escape');
-  else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') mapped = new ApiError(414, `a path segment is longer than ${MAX_PARAM_LENGTH} characters`);
+  else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
+    mapped = new ApiError(414, `a path segment is longer than ${MAX_PARAM_LENGTH} characters`);
   else mapped = new ApiError(400, 'bad request');
   sendFamilyError(request, reply, mapped);
 }

@@ -2,14 +2,22 @@ import { inputViolation, isStorableText, MAX_INPUT_DEPTH, requestInputViolation 
 
 describe('input policy', () => {
   it('refuses NUL and unpaired surrogates, keeps paired ones and everything else', () => {
-    for (const bad of ['\u0000', 'a\u0000', '\ud800', 'x\ud800y', '\udc00', '\udc00\ud800']) expect([bad, isStorableText(bad)]).toEqual([bad, false]);
-    for (const good of ['', 'plain', '\ud83d\ude00 emoji', 'é', '\u2028', '%00', '\\u0000']) expect([good, isStorableText(good)]).toEqual([good, true]);
+    for (const bad of ['\u0000', 'a\u0000', '\ud800', 'x\ud800y', '\udc00', '\udc00\ud800'])
+      expect([bad, isStorableText(bad)]).toEqual([bad, false]);
+    for (const good of ['', 'plain', '\ud83d\ude00 emoji', 'é', '\u2028', '%00', '\\u0000'])
+      expect([good, isStorableText(good)]).toEqual([good, true]);
   });
 
   it('names the field where the bad string is', () => {
-    expect(inputViolation({ Name: 'a', Headers: [{ Name: 'X', Value: 'b\u0000' }] }, '')).toBe('Headers[0].Value must not contain NUL characters or unpaired UTF-16 surrogates');
-    expect(inputViolation([{ path: '\ud800' }], '')).toBe('body[0].path must not contain NUL characters or unpaired UTF-16 surrogates');
-    expect(inputViolation({ 'a\u0000': 1 }, '')).toBe('body has a member name that must not contain NUL characters or unpaired UTF-16 surrogates');
+    expect(inputViolation({ Name: 'a', Headers: [{ Name: 'X', Value: 'b\u0000' }] }, '')).toBe(
+      'Headers[0].Value must not contain NUL characters or unpaired UTF-16 surrogates',
+    );
+    expect(inputViolation([{ path: '\ud800' }], '')).toBe(
+      'body[0].path must not contain NUL characters or unpaired UTF-16 surrogates',
+    );
+    expect(inputViolation({ 'a\u0000': 1 }, '')).toBe(
+      'body has a member name that must not contain NUL characters or unpaired UTF-16 surrogates',
+    );
     expect(inputViolation({ ok: [1, true, null, 'x'] }, '')).toBeUndefined();
   });
 
@@ -25,8 +33,12 @@ describe('input policy', () => {
   });
 
   it('checks path parameters and query values too', () => {
-    expect(requestInputViolation({ params: { apiID: '\u0000' }, query: {}, body: undefined })).toBe('path parameter apiID must not contain NUL characters or unpaired UTF-16 surrogates');
-    expect(requestInputViolation({ params: {}, query: { q: ['a', 'b\ud800'] }, body: undefined })).toBe('query parameter q[1] must not contain NUL characters or unpaired UTF-16 surrogates');
+    expect(requestInputViolation({ params: { apiID: '\u0000' }, query: {}, body: undefined })).toBe(
+      'path parameter apiID must not contain NUL characters or unpaired UTF-16 surrogates',
+    );
+    expect(requestInputViolation({ params: {}, query: { q: ['a', 'b\ud800'] }, body: undefined })).toBe(
+      'query parameter q[1] must not contain NUL characters or unpaired UTF-16 surrogates',
+    );
     expect(requestInputViolation({ params: { id: '1' }, query: { p: '2' }, body: { Name: 'x' } })).toBeUndefined();
   });
 });

@@ -14,6 +14,7 @@ export const MAX_INPUT_DEPTH = 64;
  * no UTF-8 form: neither can be kept faithfully, so a string holding one is refused, naming the field.
  * (Without the `u` flag the pattern works on UTF-16 code units, which is what finds unpaired halves.)
  */
+// eslint-disable-next-line no-control-regex -- finding NUL is the point
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export const UNSTORABLE_TEXT = 'must not contain NUL characters or unpaired UTF-16 surrogates';

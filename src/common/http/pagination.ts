@@ -8,11 +8,19 @@ export const MAX_PORTAL_PAGE = 1_000_000;
 /** Portal list paging: `page` 1-based, `per_page` default 20, at most 100. */
 export class PortalPageQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_PORTAL_PAGE, default: 1 })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(MAX_PORTAL_PAGE)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PORTAL_PAGE)
   page?: number;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
   per_page?: number;
 }
 

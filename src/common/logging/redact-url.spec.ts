@@ -1,4 +1,4 @@
-import { redactUrl } from './logger.module';
+import { redactUrl } from './logging.module';
 
 describe('redactUrl', () => {
   it('keeps the path and replaces any query string', () => {

@@ -1,5 +1,13 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiForbiddenResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
 import { Actor, DashboardActor, DashboardAuth } from '../../common/auth';
 import { PageQueryDto } from '../page-query.dto';
 import { ActivityParams, AnalyticsService } from './analytics.service';
@@ -17,7 +25,11 @@ export class AnalyticsController {
 
   @Get('oauthid/:oauthId/:startDay/:startMonth/:startYear/:endDay/:endMonth/:endYear')
   @DashboardAuth('analytics', 'read')
-  @ApiOperation({ operationId: 'getOAuthClientAnalytics', summary: 'Analytics of an OAuth client from the start day 00:00 UTC to the end of the end day, one row per API path, 10 rows a page' })
+  @ApiOperation({
+    operationId: 'getOAuthClientAnalytics',
+    summary:
+      'Analytics of an OAuth client from the start day 00:00 UTC to the end of the end day, one row per API path, 10 rows a page',
+  })
   @ApiParam({ name: 'oauthId', description: 'OAuthClientID' })
   @ApiParam({ name: 'startDay', description: DATE_SEGMENT })
   @ApiParam({ name: 'startMonth', description: DATE_SEGMENT })

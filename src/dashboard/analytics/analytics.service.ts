@@ -55,7 +55,10 @@ export class AnalyticsService {
    * client reads exactly like one with no traffic.
    */
   async byOAuthClient(actor: DashboardActor, params: ActivityParams, p: number | undefined): Promise<AnalyticsPageDto> {
-    const range = parseDayRange([params.startDay, params.startMonth, params.startYear], [params.endDay, params.endMonth, params.endYear]);
+    const range = parseDayRange(
+      [params.startDay, params.startMonth, params.startYear],
+      [params.endDay, params.endMonth, params.endYear],
+    );
     if ('errors' in range) throw new ApiError(400, range.errors, 'invalid_date_range');
     const { offset, limit } = pageWindow(p, ANALYTICS_PAGE_SIZE);
 
@@ -66,7 +69,7 @@ export class AnalyticsService {
       where += ` AND org_id = $${args.length}`;
     }
     const [rows, totals] = await Promise.all([
-      this.db.query(
+      this.db.query<Row[]>(
         `SELECT api_id, path,
                 sum(hits)::float8 AS hits,
                 coalesce(sum(hits) FILTER (WHERE code < 400), 0)::float8 AS success,
@@ -82,8 +85,11 @@ export class AnalyticsService {
           ORDER BY hits DESC, api_id, path
           LIMIT ${limit} OFFSET ${offset}`,
         args,
-      ) as Promise<Row[]>,
-      this.db.query(`SELECT count(*)::int AS total FROM (SELECT 1 FROM analytics_hourly WHERE ${where} GROUP BY api_id, path) g`, args) as Promise<{ total: number }[]>,
+      ),
+      this.db.query<{ total: number }[]>(
+        `SELECT count(*)::int AS total FROM (SELECT 1 FROM analytics_hourly WHERE ${where} GROUP BY api_id, path) g`,
+        args,
+      ),
     ]);
     return { data: rows.map(toResponse), pages: pageCount(totals[0].total, ANALYTICS_PAGE_SIZE) };
   }

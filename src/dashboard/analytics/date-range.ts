@@ -18,7 +18,10 @@ export function parseDay(day: string, month: string, year: string): Date | undef
  * From the start day 00:00 UTC to the end of the end day, as [from, to).
  * Returns the reasons instead when a date is impossible or the start is after the end.
  */
-export function parseDayRange(start: [string, string, string], end: [string, string, string]): { from: Date; to: Date } | { errors: string[] } {
+export function parseDayRange(
+  start: [string, string, string],
+  end: [string, string, string],
+): { from: Date; to: Date } | { errors: string[] } {
   const from = parseDay(...start);
   const last = parseDay(...end);
   const errors: string[] = [];

@@ -28,7 +28,12 @@ export function containsPattern(q: string): string {
 
 /** The items of a comma-separated query value, trimmed, empty ones dropped (`a,,b ` → `[a, b]`). */
 export function commaList(value: string | undefined): string[] {
-  return value === undefined ? [] : value.split(',').map((v) => v.trim()).filter((v) => v !== '');
+  return value === undefined
+    ? []
+    : value
+        .split(',')
+        .map((v) => v.trim())
+        .filter((v) => v !== '');
 }
 
 /**
@@ -36,7 +41,12 @@ export function commaList(value: string | undefined): string[] {
  * (org_id + sort key btrees, GIN on categories/auth_types, trigram or btree on lower(name)).
  * `limit` null: every matching row (a negative page number asks for all of them in one answer).
  */
-export function buildApiListQuery(f: ApiListFilters, sort: ApiSort, offset: number, limit: number | null): { page: [string, unknown[]]; count: [string, unknown[]] } {
+export function buildApiListQuery(
+  f: ApiListFilters,
+  sort: ApiSort,
+  offset: number,
+  limit: number | null,
+): { page: [string, unknown[]]; count: [string, unknown[]] } {
   const where: string[] = [];
   const params: unknown[] = [];
   const add = (sql: (n: string) => string, value: unknown) => {
@@ -52,7 +62,10 @@ export function buildApiListQuery(f: ApiListFilters, sort: ApiSort, offset: numb
   if (f.q) add((n) => `lower(name) LIKE ${n} ESCAPE '\\'`, containsPattern(f.q));
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
   return {
-    page: [`SELECT list_entry FROM api_definitions ${clause} ORDER BY ${ORDER[sort]}${limit === null ? '' : ` LIMIT ${limit} OFFSET ${offset}`}`, params],
+    page: [
+      `SELECT list_entry FROM api_definitions ${clause} ORDER BY ${ORDER[sort]}${limit === null ? '' : ` LIMIT ${limit} OFFSET ${offset}`}`,
+      params,
+    ],
     count: [`SELECT count(*)::int AS total FROM api_definitions ${clause}`, params],
   };
 }

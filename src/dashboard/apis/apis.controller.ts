@@ -1,5 +1,12 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiForbiddenResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
 import { Actor, DashboardActor, DashboardAuth } from '../../common/auth';
 import { ApiListResponseDto } from './dto/api-list.dto';
 import { ListApisQueryDto } from './dto/list-apis-query.dto';
@@ -15,7 +22,10 @@ export class ApisController {
 
   @Get()
   @DashboardAuth('apis', 'read')
-  @ApiOperation({ operationId: 'listApis', summary: 'List the organisation’s APIs (pages of DASHBOARD_PAGE_SIZE, newest first by default)' })
+  @ApiOperation({
+    operationId: 'listApis',
+    summary: 'List the organisation’s APIs (pages of DASHBOARD_PAGE_SIZE, newest first by default)',
+  })
   @ApiOkResponse({ type: ApiListResponseDto })
   @ApiBadRequestResponse({ description: 'an unknown enum value, or p that is not a page number' })
   list(@Actor() actor: DashboardActor, @Query() query: ListApisQueryDto) {
@@ -25,7 +35,13 @@ export class ApisController {
   @Get('groups')
   @DashboardAuth('apis', 'read')
   @ApiOperation({ operationId: 'listApiGroups', summary: 'API ids by category' })
-  @ApiOkResponse({ schema: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, example: { payments: ['a1', 'b2'] } } })
+  @ApiOkResponse({
+    schema: {
+      type: 'object',
+      additionalProperties: { type: 'array', items: { type: 'string' } },
+      example: { payments: ['a1', 'b2'] },
+    },
+  })
   groups(@Actor() actor: DashboardActor) {
     return this.service.groups(actor);
   }

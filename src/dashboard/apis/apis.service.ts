@@ -43,7 +43,10 @@ export class ApisService {
     );
     const [rows, totals] = await Promise.all([this.db.query(...page), this.db.query(...count)]);
     const total: number = totals[0].total;
-    return { apis: (rows as { list_entry: ApiListEntry }[]).map((r) => ({ api_definition: r.list_entry })), pages: pageCount(total, size) };
+    return {
+      apis: (rows as { list_entry: ApiListEntry }[]).map((r) => ({ api_definition: r.list_entry })),
+      pages: pageCount(total, size),
+    };
   }
 
   /** GET /api/apis/groups: every category of the caller's organisation → ids of its APIs. */

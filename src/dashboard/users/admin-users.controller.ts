@@ -1,5 +1,13 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBody, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiConflictResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
 import { AdminAuth } from '../../common/auth';
 import { CreateUserDto } from './dto/create-user.dto';
 import { AdminCreateUserResponseDto } from './dto/user-response.dto';
@@ -18,7 +26,8 @@ export class AdminUsersController {
   @ApiOperation({
     operationId: 'adminCreateUser',
     summary: 'Create a user (Message carries its access key)',
-    description: 'Permissions default to {"IsAdmin":"admin","ResetPassword":"admin"}; org_id as given (empty: super user); active defaults to false.',
+    description:
+      'Permissions default to {"IsAdmin":"admin","ResetPassword":"admin"}; org_id as given (empty: super user); active defaults to false.',
   })
   @ApiBody({ type: CreateUserDto })
   @ApiOkResponse({ type: AdminCreateUserResponseDto })

@@ -1,10 +1,18 @@
 import { beyondCaller, parseUserInput, permissionErrors } from './user-input';
 
-const valid = { email_address: 'jane@example.com', first_name: 'Jane', last_name: 'Doe', user_permissions: { apis: 'read' } };
+const valid = {
+  email_address: 'jane@example.com',
+  first_name: 'Jane',
+  last_name: 'Doe',
+  user_permissions: { apis: 'read' },
+};
 
 describe('parseUserInput', () => {
   it('accepts a valid user and drops unknown and read-only members', () => {
-    const { input, errors } = parseUserInput({ ...valid, id: 'x', access_key: 'y', is_god: true, active: true, password: 'secret' }, { permissionsRequired: true });
+    const { input, errors } = parseUserInput(
+      { ...valid, id: 'x', access_key: 'y', is_god: true, active: true, password: 'secret' },
+      { permissionsRequired: true },
+    );
     expect(errors).toEqual([]);
     expect(input).toMatchObject({ ...valid, active: true, password: 'secret' });
     expect(input).not.toHaveProperty('id');
@@ -24,7 +32,15 @@ describe('parseUserInput', () => {
 
   it('rejects wrong types and values', () => {
     const { errors } = parseUserInput(
-      { email_address: 'not-an-email', first_name: '', last_name: 5, user_permissions: [], active: 'yes', password_max_days: -1, api_model: 'x' },
+      {
+        email_address: 'not-an-email',
+        first_name: '',
+        last_name: 5,
+        user_permissions: [],
+        active: 'yes',
+        password_max_days: -1,
+        api_model: 'x',
+      },
       { permissionsRequired: true },
     );
     expect(errors).toEqual([
@@ -39,13 +55,16 @@ describe('parseUserInput', () => {
   });
 
   it('rejects a body that is not an object', () => {
-    for (const body of [null, [], 'x', 3]) expect(parseUserInput(body, { permissionsRequired: false }).errors).toEqual(['the body must be a JSON object']);
+    for (const body of [null, [], 'x', 3])
+      expect(parseUserInput(body, { permissionsRequired: false }).errors).toEqual(['the body must be a JSON object']);
   });
 });
 
 describe('permissions', () => {
   it('accepts the areas of 2.6 with read, write or deny, and the admin flags with admin', () => {
-    expect(permissionErrors({ analytics: 'read', apis: 'write', users: 'deny', IsAdmin: 'admin', ResetPassword: 'admin' })).toEqual([]);
+    expect(
+      permissionErrors({ analytics: 'read', apis: 'write', users: 'deny', IsAdmin: 'admin', ResetPassword: 'admin' }),
+    ).toEqual([]);
     expect(permissionErrors({})).toEqual([]);
   });
 
@@ -61,7 +80,9 @@ describe('permissions', () => {
   it('lets a caller grant only what it holds; IsAdmin grants anything', () => {
     const caller = { users: 'write', apis: 'read' };
     expect(beyondCaller(caller, { users: 'read', apis: 'read', analytics: 'deny' })).toEqual([]);
-    expect(beyondCaller(caller, { apis: 'write', analytics: 'read', IsAdmin: 'admin', ResetPassword: 'deny' })).toEqual(['apis:write', 'analytics:read', 'IsAdmin']);
+    expect(beyondCaller(caller, { apis: 'write', analytics: 'read', IsAdmin: 'admin', ResetPassword: 'deny' })).toEqual(
+      ['apis:write', 'analytics:read', 'IsAdmin'],
+    );
     expect(beyondCaller({ IsAdmin: 'admin' }, { IsAdmin: 'admin', apis: 'write' })).toEqual([]);
   });
 });

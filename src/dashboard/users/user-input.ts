@@ -19,9 +19,12 @@ export function permissionErrors(permissions: Record<string, unknown>): string[]
   const errors: string[] = [];
   for (const [area, level] of Object.entries(permissions)) {
     if (ADMIN_FLAGS.includes(area)) {
-      if (typeof level !== 'string' || !ADMIN_LEVELS.includes(level)) errors.push(`user_permissions.${area} must be one of ${ADMIN_LEVELS.join(', ')}`);
+      if (typeof level !== 'string' || !ADMIN_LEVELS.includes(level))
+        errors.push(`user_permissions.${area} must be one of ${ADMIN_LEVELS.join(', ')}`);
     } else if (!(PERMISSION_AREAS as readonly string[]).includes(area)) {
-      errors.push(`user_permissions.${area} is not a permission area (one of ${[...PERMISSION_AREAS, ...ADMIN_FLAGS].join(', ')})`);
+      errors.push(
+        `user_permissions.${area} is not a permission area (one of ${[...PERMISSION_AREAS, ...ADMIN_FLAGS].join(', ')})`,
+      );
     } else if (typeof level !== 'string' || !AREA_LEVELS.includes(level)) {
       errors.push(`user_permissions.${area} must be one of ${AREA_LEVELS.join(', ')}`);
     }
@@ -33,15 +36,23 @@ export function permissionErrors(permissions: Record<string, unknown>): string[]
  * Validates a user creation body. Returns the input, or every reason it is not one; the caller turns
  * reasons into `User object validation failed. ...`. Unknown and read-only members are dropped.
  */
-export function parseUserInput(body: unknown, opts: { permissionsRequired: boolean }): { input?: CreateUserDto; errors: string[] } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { errors: ['the body must be a JSON object'] };
+export function parseUserInput(
+  body: unknown,
+  opts: { permissionsRequired: boolean },
+): { input?: CreateUserDto; errors: string[] } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return { errors: ['the body must be a JSON object'] };
   const dto = plainToInstance(CreateUserDto, body, { enableImplicitConversion: false });
   const errors = reasonsOf(validateSync(dto, { whitelist: true, stopAtFirstError: true, forbidUnknownValues: false }));
   // IsOptional lets null through: an explicit null counts as absent everywhere below
   for (const key of Object.keys(dto) as (keyof CreateUserDto)[]) if (dto[key] === null) delete dto[key];
   if (dto.user_permissions === undefined) {
     if (opts.permissionsRequired) errors.push('user_permissions is required');
-  } else if (typeof dto.user_permissions === 'object' && dto.user_permissions !== null && !Array.isArray(dto.user_permissions)) {
+  } else if (
+    typeof dto.user_permissions === 'object' &&
+    dto.user_permissions !== null &&
+    !Array.isArray(dto.user_permissions)
+  ) {
     errors.push(...permissionErrors(dto.user_permissions));
   }
   return errors.length ? { errors } : { input: dto, errors };

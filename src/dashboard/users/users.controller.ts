@@ -1,9 +1,25 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBody, ApiConflictResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiConflictResponse,
+  ApiForbiddenResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
 import { Actor, DashboardActor, DashboardAuth } from '../../common/auth';
 import { CreateUserDto } from './dto/create-user.dto';
 import { PageQueryDto } from '../page-query.dto';
-import { CreateUserResponseDto, DeleteUserResponseDto, UserListResponseDto, UserResponseDto } from './dto/user-response.dto';
+import {
+  CreateUserResponseDto,
+  DeleteUserResponseDto,
+  UserListResponseDto,
+  UserResponseDto,
+} from './dto/user-response.dto';
 import { UsersService } from './users.service';
 
 const USER_ID = { name: 'id', description: 'user id (24 hex)' };
@@ -19,7 +35,10 @@ export class UsersController {
   @Post()
   @HttpCode(200)
   @DashboardAuth('users', 'write')
-  @ApiOperation({ operationId: 'createUser', summary: 'Add a dashboard user to the caller’s organisation (permissions no wider than the caller’s)' })
+  @ApiOperation({
+    operationId: 'createUser',
+    summary: 'Add a dashboard user to the caller’s organisation (permissions no wider than the caller’s)',
+  })
   @ApiBody({ type: CreateUserDto })
   @ApiOkResponse({ type: CreateUserResponseDto })
   @ApiBadRequestResponse({ description: '`User object validation failed. <reasons>`' })

@@ -27,6 +27,10 @@ export class UserError extends ApiError {
   }
 
   static cannotGrant(what: string[]): UserError {
-    return new UserError(403, `access denied: You cannot grant or remove permissions you do not hold (${what.join(', ')})`, UserErrorCode.CannotGrant);
+    return new UserError(
+      403,
+      `access denied: You cannot grant or remove permissions you do not hold (${what.join(', ')})`,
+      UserErrorCode.CannotGrant,
+    );
   }
 }

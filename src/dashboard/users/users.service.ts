@@ -8,7 +8,13 @@ import { rfc3339 } from '../../common/http/time';
 import { AppConfig } from '../../config';
 import { pageCount, pageWindow } from '../paging';
 import { CreateUserDto } from './dto/create-user.dto';
-import { AdminCreateUserResponseDto, CreateUserResponseDto, DeleteUserResponseDto, UserListResponseDto, UserResponseDto } from './dto/user-response.dto';
+import {
+  AdminCreateUserResponseDto,
+  CreateUserResponseDto,
+  DeleteUserResponseDto,
+  UserListResponseDto,
+  UserResponseDto,
+} from './dto/user-response.dto';
 import { hashPassword } from './password';
 import { ADMIN_DEFAULT_PERMISSIONS, beyondCaller, parseUserInput } from './user-input';
 import { UserEntity } from './user.entity';
@@ -28,7 +34,11 @@ export class UsersService {
   /** POST /admin/users: bootstrap and administration; permissions default to the admin flags, org as given. */
   async createByAdmin(body: unknown): Promise<AdminCreateUserResponseDto> {
     const input = validInput(body, false);
-    const { user, accessKey } = await this.insert(input, input.org_id ?? '', input.user_permissions ?? { ...ADMIN_DEFAULT_PERMISSIONS });
+    const { user, accessKey } = await this.insert(
+      input,
+      input.org_id ?? '',
+      input.user_permissions ?? { ...ADMIN_DEFAULT_PERMISSIONS },
+    );
     return { Status: 'OK', Message: accessKey, Meta: this.toResponse(user, true), ID: user.id };
   }
 
@@ -76,7 +86,11 @@ export class UsersService {
     return user;
   }
 
-  private async insert(input: CreateUserDto, orgId: string, permissions: Record<string, string>): Promise<{ user: UserEntity; accessKey: string }> {
+  private async insert(
+    input: CreateUserDto,
+    orgId: string,
+    permissions: Record<string, string>,
+  ): Promise<{ user: UserEntity; accessKey: string }> {
     const accessKey = randomHex(16);
     const user = this.users.create({
       id: randomHex(12),
@@ -99,7 +113,11 @@ export class UsersService {
       await this.users.insert(user as QueryDeepPartialEntity<UserEntity>);
       return { user, accessKey };
     } catch (err) {
-      if (err instanceof QueryFailedError && (err.driverError as { constraint?: string })?.constraint === EMAIL_UNIQUE_INDEX) throw UserError.emailTaken();
+      if (
+        err instanceof QueryFailedError &&
+        (err.driverError as { constraint?: string })?.constraint === EMAIL_UNIQUE_INDEX
+      )
+        throw UserError.emailTaken();
       throw err;
     }
   }

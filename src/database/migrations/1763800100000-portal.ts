@@ -58,7 +58,9 @@ export class Portal1763800100000 implements MigrationInterface {
         revoked_at                         timestamptz
       )`);
     await q.query(`CREATE INDEX portal_credentials_access_request ON portal_credentials (access_request_id)`);
-    await q.query(`CREATE UNIQUE INDEX portal_credentials_hash ON portal_credentials (credential_hash) WHERE credential_hash IS NOT NULL`);
+    await q.query(
+      `CREATE UNIQUE INDEX portal_credentials_hash ON portal_credentials (credential_hash) WHERE credential_hash IS NOT NULL`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -6,7 +6,9 @@ export class Webhooks1763800300000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE outbox_events ADD COLUMN fanned_out_at timestamptz`);
-    await q.query(`CREATE INDEX outbox_events_not_fanned_out ON outbox_events (relayed_at) WHERE fanned_out_at IS NULL`);
+    await q.query(
+      `CREATE INDEX outbox_events_not_fanned_out ON outbox_events (relayed_at) WHERE fanned_out_at IS NULL`,
+    );
     await q.query(`
       CREATE TABLE webhooks (
         id               uuid        PRIMARY KEY,
@@ -48,8 +50,12 @@ export class Webhooks1763800300000 implements MigrationInterface {
         UNIQUE (event_id, webhook_id)
       )`);
     await q.query(`CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries (webhook_id, created_at DESC, id)`);
-    await q.query(`CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`);
-    await q.query(`CREATE INDEX webhook_deliveries_failed ON webhook_deliveries (webhook_id, updated_at) WHERE status = 'failed'`);
+    await q.query(
+      `CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`,
+    );
+    await q.query(
+      `CREATE INDEX webhook_deliveries_failed ON webhook_deliveries (webhook_id, updated_at) WHERE status = 'failed'`,
+    );
     await q.query(`
       CREATE TABLE webhook_delivery_attempts (
         id            bigserial   PRIMARY KEY,

@@ -18,6 +18,8 @@ export class OneJobPerDelivery1763800600000 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE outbox_events ADD COLUMN fanned_out_at timestamptz`);
     await q.query(`UPDATE outbox_events SET fanned_out_at = relayed_at WHERE relayed_at IS NOT NULL`);
-    await q.query(`CREATE INDEX outbox_events_not_fanned_out ON outbox_events (relayed_at) WHERE fanned_out_at IS NULL`);
+    await q.query(
+      `CREATE INDEX outbox_events_not_fanned_out ON outbox_events (relayed_at) WHERE fanned_out_at IS NULL`,
+    );
   }
 }

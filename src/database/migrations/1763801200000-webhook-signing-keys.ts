@@ -12,15 +12,21 @@ export class WebhookSigningKeys1763801200000 implements MigrationInterface {
   name = 'WebhookSigningKeys1763801200000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`ALTER TABLE webhooks ADD COLUMN signature_scheme text NOT NULL DEFAULT 'v1' CHECK (signature_scheme IN ('v1', 'v1a'))`);
+    await q.query(
+      `ALTER TABLE webhooks ADD COLUMN signature_scheme text NOT NULL DEFAULT 'v1' CHECK (signature_scheme IN ('v1', 'v1a'))`,
+    );
     await q.query(`ALTER TABLE webhooks ADD COLUMN previous_secret_encrypted text`);
-    await q.query(`ALTER TABLE webhooks ADD COLUMN previous_signature_scheme text CHECK (previous_signature_scheme IN ('v1', 'v1a'))`);
+    await q.query(
+      `ALTER TABLE webhooks ADD COLUMN previous_signature_scheme text CHECK (previous_signature_scheme IN ('v1', 'v1a'))`,
+    );
     await q.query(`ALTER TABLE webhooks ADD COLUMN previous_secret_expires_at timestamptz`);
     await q.query(`
       ALTER TABLE webhooks ADD CONSTRAINT webhooks_previous_key_complete CHECK (
         (previous_secret_encrypted IS NULL AND previous_signature_scheme IS NULL AND previous_secret_expires_at IS NULL) OR
         (previous_secret_encrypted IS NOT NULL AND previous_signature_scheme IS NOT NULL AND previous_secret_expires_at IS NOT NULL))`);
-    await q.query(`CREATE INDEX webhooks_previous_key_expiry ON webhooks (previous_secret_expires_at) WHERE previous_secret_expires_at IS NOT NULL`);
+    await q.query(
+      `CREATE INDEX webhooks_previous_key_expiry ON webhooks (previous_secret_expires_at) WHERE previous_secret_expires_at IS NOT NULL`,
+    );
     await q.query(`ALTER TABLE outbox_events ADD COLUMN target_webhook_id uuid`);
   }
 

@@ -31,7 +31,9 @@ export class PartitionedDeliveryLog1763801400000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     const old = ['outbox_events', 'webhook_deliveries', 'webhook_delivery_attempts'];
-    await q.query(`ALTER TABLE webhook_delivery_attempts DROP CONSTRAINT IF EXISTS webhook_delivery_attempts_delivery_id_fkey`);
+    await q.query(
+      `ALTER TABLE webhook_delivery_attempts DROP CONSTRAINT IF EXISTS webhook_delivery_attempts_delivery_id_fkey`,
+    );
     await q.query(`ALTER TABLE webhook_deliveries DROP CONSTRAINT IF EXISTS webhook_deliveries_event_id_fkey`);
     for (const t of old) {
       await q.query(`ALTER TABLE ${t} RENAME TO ${t}_v1`);
@@ -44,7 +46,9 @@ export class PartitionedDeliveryLog1763801400000 implements MigrationInterface {
         END $$`);
     }
 
-    await q.query(`CREATE TABLE outbox_events (LIKE outbox_events_v1 INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED) PARTITION BY RANGE (occurred_at)`);
+    await q.query(
+      `CREATE TABLE outbox_events (LIKE outbox_events_v1 INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED) PARTITION BY RANGE (occurred_at)`,
+    );
     await q.query(`ALTER TABLE outbox_events ADD CONSTRAINT outbox_events_pkey PRIMARY KEY (id, occurred_at)`);
     await q.query(`CREATE INDEX outbox_events_unrelayed ON outbox_events (occurred_at) WHERE relayed_at IS NULL`);
     // the event order sequence belongs to the new table's column (the old table and its column go below)
@@ -56,19 +60,37 @@ export class PartitionedDeliveryLog1763801400000 implements MigrationInterface {
       `CREATE TABLE webhook_deliveries (LIKE webhook_deliveries_v1 INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED,
                                         finished_at timestamptz NOT NULL DEFAULT 'infinity') PARTITION BY RANGE (finished_at)`,
     );
-    await q.query(`ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id, finished_at)`);
-    await q.query(`ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_event_webhook UNIQUE (event_id, webhook_id, finished_at)`);
-    await q.query(`ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_webhook_id_fkey FOREIGN KEY (webhook_id) REFERENCES webhooks (id) ON DELETE CASCADE`);
+    await q.query(
+      `ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id, finished_at)`,
+    );
+    await q.query(
+      `ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_event_webhook UNIQUE (event_id, webhook_id, finished_at)`,
+    );
+    await q.query(
+      `ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_webhook_id_fkey FOREIGN KEY (webhook_id) REFERENCES webhooks (id) ON DELETE CASCADE`,
+    );
     // health counts over a window and the delivery log newest first (backward scan), from the index alone
-    await q.query(`CREATE INDEX webhook_deliveries_stats ON webhook_deliveries (webhook_id, created_at, id) INCLUDE (status, attempt_count)`);
+    await q.query(
+      `CREATE INDEX webhook_deliveries_stats ON webhook_deliveries (webhook_id, created_at, id) INCLUDE (status, attempt_count)`,
+    );
     // the delivery log filtered by status: without it a rare status means walking the whole webhook's log
-    await q.query(`CREATE INDEX webhook_deliveries_webhook_status ON webhook_deliveries (webhook_id, status, created_at DESC, id)`);
-    await q.query(`CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`);
-    await q.query(`CREATE INDEX webhook_deliveries_failed ON webhook_deliveries (webhook_id, updated_at) WHERE status = 'failed'`);
+    await q.query(
+      `CREATE INDEX webhook_deliveries_webhook_status ON webhook_deliveries (webhook_id, status, created_at DESC, id)`,
+    );
+    await q.query(
+      `CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`,
+    );
+    await q.query(
+      `CREATE INDEX webhook_deliveries_failed ON webhook_deliveries (webhook_id, updated_at) WHERE status = 'failed'`,
+    );
     // the head of an ordered webhook (its oldest pending delivery), and the deliveries held by a rate limit
-    await q.query(`CREATE INDEX webhook_deliveries_pending_order ON webhook_deliveries (webhook_id, event_seq) WHERE status = 'pending'`);
+    await q.query(
+      `CREATE INDEX webhook_deliveries_pending_order ON webhook_deliveries (webhook_id, event_seq) WHERE status = 'pending'`,
+    );
     await q.query(`CREATE INDEX webhook_deliveries_held ON webhook_deliveries (held) WHERE held IS NOT NULL`);
-    await q.query(`CREATE TABLE webhook_deliveries_open PARTITION OF webhook_deliveries FOR VALUES FROM ('infinity') TO (MAXVALUE)`);
+    await q.query(
+      `CREATE TABLE webhook_deliveries_open PARTITION OF webhook_deliveries FOR VALUES FROM ('infinity') TO (MAXVALUE)`,
+    );
     await q.query(`CREATE TABLE webhook_deliveries_default PARTITION OF webhook_deliveries DEFAULT`);
 
     await q.query(
@@ -76,22 +98,36 @@ export class PartitionedDeliveryLog1763801400000 implements MigrationInterface {
                                                delivery_finished_at timestamptz NOT NULL DEFAULT 'infinity') PARTITION BY RANGE (delivery_finished_at)`,
     );
     await q.query(`ALTER SEQUENCE webhook_delivery_attempts_id_seq OWNED BY webhook_delivery_attempts.id`);
-    await q.query(`ALTER TABLE webhook_delivery_attempts ADD CONSTRAINT webhook_delivery_attempts_pkey PRIMARY KEY (id, delivery_finished_at)`);
+    await q.query(
+      `ALTER TABLE webhook_delivery_attempts ADD CONSTRAINT webhook_delivery_attempts_pkey PRIMARY KEY (id, delivery_finished_at)`,
+    );
     await q.query(`CREATE INDEX webhook_delivery_attempts_delivery ON webhook_delivery_attempts (delivery_id, number)`);
     // health: latency over a window, and the last success and the last failure, from one side each
-    await q.query(`CREATE INDEX webhook_delivery_attempts_ok ON webhook_delivery_attempts (webhook_id, started_at) INCLUDE (duration_ms) WHERE error IS NULL`);
-    await q.query(`CREATE INDEX webhook_delivery_attempts_failed ON webhook_delivery_attempts (webhook_id, started_at) INCLUDE (duration_ms) WHERE error IS NOT NULL`);
-    await q.query(`CREATE TABLE webhook_delivery_attempts_open PARTITION OF webhook_delivery_attempts FOR VALUES FROM ('infinity') TO (MAXVALUE)`);
+    await q.query(
+      `CREATE INDEX webhook_delivery_attempts_ok ON webhook_delivery_attempts (webhook_id, started_at) INCLUDE (duration_ms) WHERE error IS NULL`,
+    );
+    await q.query(
+      `CREATE INDEX webhook_delivery_attempts_failed ON webhook_delivery_attempts (webhook_id, started_at) INCLUDE (duration_ms) WHERE error IS NOT NULL`,
+    );
+    await q.query(
+      `CREATE TABLE webhook_delivery_attempts_open PARTITION OF webhook_delivery_attempts FOR VALUES FROM ('infinity') TO (MAXVALUE)`,
+    );
     await q.query(`CREATE TABLE webhook_delivery_attempts_default PARTITION OF webhook_delivery_attempts DEFAULT`);
 
     await q.query(ENSURE_PARTITIONS_FUNCTION);
     // a partition for each day of the default retention (30 days) and a few ahead; older rows wait in the
     // default partitions, which retention trims in batches
-    await q.query(`SELECT delivery_log_ensure_partitions((now() AT TIME ZONE 'UTC')::date - 30, (now() AT TIME ZONE 'UTC')::date + 3)`);
+    await q.query(
+      `SELECT delivery_log_ensure_partitions((now() AT TIME ZONE 'UTC')::date - 30, (now() AT TIME ZONE 'UTC')::date + 3)`,
+    );
 
     await q.query(`INSERT INTO outbox_events SELECT * FROM outbox_events_v1`);
-    await q.query(`INSERT INTO webhook_deliveries SELECT d.*, CASE WHEN d.status = 'pending' THEN 'infinity'::timestamptz ELSE d.updated_at END FROM webhook_deliveries_v1 d`);
-    await q.query(`INSERT INTO webhook_delivery_attempts SELECT a.*, d.finished_at FROM webhook_delivery_attempts_v1 a JOIN webhook_deliveries d ON d.id = a.delivery_id`);
+    await q.query(
+      `INSERT INTO webhook_deliveries SELECT d.*, CASE WHEN d.status = 'pending' THEN 'infinity'::timestamptz ELSE d.updated_at END FROM webhook_deliveries_v1 d`,
+    );
+    await q.query(
+      `INSERT INTO webhook_delivery_attempts SELECT a.*, d.finished_at FROM webhook_delivery_attempts_v1 a JOIN webhook_deliveries d ON d.id = a.delivery_id`,
+    );
     for (const t of old) await q.query(`DROP TABLE ${t}_v1`);
 
     await q.query(`
@@ -102,7 +138,9 @@ export class PartitionedDeliveryLog1763801400000 implements MigrationInterface {
         RETURN OLD;
       END $$`);
     // a webhook's deliveries go by their foreign key's cascade; their attempts, which have none, go here
-    await q.query(`CREATE TRIGGER webhooks_delete_attempts BEFORE DELETE ON webhooks FOR EACH ROW EXECUTE FUNCTION webhooks_delete_attempts()`);
+    await q.query(
+      `CREATE TRIGGER webhooks_delete_attempts BEFORE DELETE ON webhooks FOR EACH ROW EXECUTE FUNCTION webhooks_delete_attempts()`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
@@ -118,36 +156,63 @@ export class PartitionedDeliveryLog1763801400000 implements MigrationInterface {
           END LOOP;
         END $$`);
     }
-    await q.query(`CREATE TABLE outbox_events (LIKE outbox_events_p INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED)`);
+    await q.query(
+      `CREATE TABLE outbox_events (LIKE outbox_events_p INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED)`,
+    );
     await q.query(`ALTER TABLE outbox_events ADD PRIMARY KEY (id)`);
     await q.query(`CREATE INDEX outbox_events_unrelayed ON outbox_events (occurred_at) WHERE relayed_at IS NULL`);
     await q.query(`ALTER SEQUENCE outbox_events_seq OWNED BY outbox_events.seq`);
     await q.query(`INSERT INTO outbox_events SELECT * FROM outbox_events_p`);
 
-    await q.query(`CREATE TABLE webhook_deliveries (LIKE webhook_deliveries_p INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED)`);
+    await q.query(
+      `CREATE TABLE webhook_deliveries (LIKE webhook_deliveries_p INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED)`,
+    );
     // rows whose referenced row is gone (orphans the foreign keys would refuse) are not carried back
-    await q.query(`INSERT INTO webhook_deliveries SELECT * FROM webhook_deliveries_p d WHERE EXISTS (SELECT 1 FROM outbox_events e WHERE e.id = d.event_id)`);
+    await q.query(
+      `INSERT INTO webhook_deliveries SELECT * FROM webhook_deliveries_p d WHERE EXISTS (SELECT 1 FROM outbox_events e WHERE e.id = d.event_id)`,
+    );
     await q.query(`ALTER TABLE webhook_deliveries DROP COLUMN finished_at`);
     await q.query(`ALTER TABLE webhook_deliveries ADD PRIMARY KEY (id)`);
     await q.query(`ALTER TABLE webhook_deliveries ADD UNIQUE (event_id, webhook_id)`);
-    await q.query(`ALTER TABLE webhook_deliveries ADD FOREIGN KEY (webhook_id) REFERENCES webhooks (id) ON DELETE CASCADE`);
+    await q.query(
+      `ALTER TABLE webhook_deliveries ADD FOREIGN KEY (webhook_id) REFERENCES webhooks (id) ON DELETE CASCADE`,
+    );
     await q.query(`ALTER TABLE webhook_deliveries ADD FOREIGN KEY (event_id) REFERENCES outbox_events (id)`);
-    await q.query(`CREATE INDEX webhook_deliveries_stats ON webhook_deliveries (webhook_id, created_at, id) INCLUDE (status, attempt_count)`);
-    await q.query(`CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`);
-    await q.query(`CREATE INDEX webhook_deliveries_failed ON webhook_deliveries (webhook_id, updated_at) WHERE status = 'failed'`);
-    await q.query(`CREATE INDEX webhook_deliveries_pending_order ON webhook_deliveries (webhook_id, event_seq) WHERE status = 'pending'`);
+    await q.query(
+      `CREATE INDEX webhook_deliveries_stats ON webhook_deliveries (webhook_id, created_at, id) INCLUDE (status, attempt_count)`,
+    );
+    await q.query(
+      `CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`,
+    );
+    await q.query(
+      `CREATE INDEX webhook_deliveries_failed ON webhook_deliveries (webhook_id, updated_at) WHERE status = 'failed'`,
+    );
+    await q.query(
+      `CREATE INDEX webhook_deliveries_pending_order ON webhook_deliveries (webhook_id, event_seq) WHERE status = 'pending'`,
+    );
     await q.query(`CREATE INDEX webhook_deliveries_held ON webhook_deliveries (held) WHERE held IS NOT NULL`);
 
-    await q.query(`CREATE TABLE webhook_delivery_attempts (LIKE webhook_delivery_attempts_p INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED)`);
-    await q.query(`INSERT INTO webhook_delivery_attempts SELECT * FROM webhook_delivery_attempts_p a WHERE EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = a.delivery_id)`);
+    await q.query(
+      `CREATE TABLE webhook_delivery_attempts (LIKE webhook_delivery_attempts_p INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED)`,
+    );
+    await q.query(
+      `INSERT INTO webhook_delivery_attempts SELECT * FROM webhook_delivery_attempts_p a WHERE EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = a.delivery_id)`,
+    );
     await q.query(`ALTER TABLE webhook_delivery_attempts DROP COLUMN delivery_finished_at`);
     await q.query(`ALTER SEQUENCE webhook_delivery_attempts_id_seq OWNED BY webhook_delivery_attempts.id`);
     await q.query(`ALTER TABLE webhook_delivery_attempts ADD PRIMARY KEY (id)`);
-    await q.query(`ALTER TABLE webhook_delivery_attempts ADD FOREIGN KEY (delivery_id) REFERENCES webhook_deliveries (id) ON DELETE CASCADE`);
+    await q.query(
+      `ALTER TABLE webhook_delivery_attempts ADD FOREIGN KEY (delivery_id) REFERENCES webhook_deliveries (id) ON DELETE CASCADE`,
+    );
     await q.query(`CREATE INDEX webhook_delivery_attempts_delivery ON webhook_delivery_attempts (delivery_id, number)`);
-    await q.query(`CREATE INDEX webhook_delivery_attempts_ok ON webhook_delivery_attempts (webhook_id, started_at) INCLUDE (duration_ms) WHERE error IS NULL`);
-    await q.query(`CREATE INDEX webhook_delivery_attempts_failed ON webhook_delivery_attempts (webhook_id, started_at) INCLUDE (duration_ms) WHERE error IS NOT NULL`);
-    for (const t of ['webhook_delivery_attempts', 'webhook_deliveries', 'outbox_events']) await q.query(`DROP TABLE ${t}_p`);
+    await q.query(
+      `CREATE INDEX webhook_delivery_attempts_ok ON webhook_delivery_attempts (webhook_id, started_at) INCLUDE (duration_ms) WHERE error IS NULL`,
+    );
+    await q.query(
+      `CREATE INDEX webhook_delivery_attempts_failed ON webhook_delivery_attempts (webhook_id, started_at) INCLUDE (duration_ms) WHERE error IS NOT NULL`,
+    );
+    for (const t of ['webhook_delivery_attempts', 'webhook_deliveries', 'outbox_events'])
+      await q.query(`DROP TABLE ${t}_p`);
   }
 }
 

@@ -33,10 +33,15 @@ describe('migration OneJobPerDelivery', () => {
         [waiting, done, fresh],
       );
       await migration.up(runner);
-      const rows: { id: string; relayed: boolean }[] = await runner.query(`SELECT id, relayed_at IS NOT NULL AS relayed FROM outbox_events WHERE id = ANY($1)`, [[waiting, done, fresh]]);
+      const rows: { id: string; relayed: boolean }[] = await runner.query(
+        `SELECT id, relayed_at IS NOT NULL AS relayed FROM outbox_events WHERE id = ANY($1)`,
+        [[waiting, done, fresh]],
+      );
       const relayed = Object.fromEntries(rows.map((r) => [r.id, r.relayed]));
       expect(relayed).toEqual({ [waiting]: false, [done]: true, [fresh]: false });
-      const [{ n }] = await runner.query(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = 'outbox_events' AND column_name = 'fanned_out_at'`);
+      const [{ n }] = await runner.query(
+        `SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = 'outbox_events' AND column_name = 'fanned_out_at'`,
+      );
       expect(n).toBe(0);
     } finally {
       await runner.release();

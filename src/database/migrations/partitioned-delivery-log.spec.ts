@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createTestEnv, TestEnv } from '../../../test/helpers/test-env';
-import { DeliveryStore } from '../../webhooks/delivery-store';
+import { DeliveryStore } from '../../webhooks/delivery.store';
 import { dataSourceOptions } from '../data-source';
 import { Sql } from '../sql';
 import { PartitionedDeliveryLog1763801400000 } from './1763801400000-partitioned-delivery-log';
@@ -59,7 +59,10 @@ describe('migration PartitionedDeliveryLog', () => {
       expect(cols.join('\n')).toMatch(/outbox_events\.seq bigint YES nextval\('outbox_events_seq'::regclass\)/);
 
       const webhook = randomUUID();
-      await runner.query(`INSERT INTO webhooks (id, name, url, events, secret_encrypted, created_at) VALUES ($1, 'w', 'http://127.0.0.1:9/', '{AccessRequestApproved}', 'x', now() - interval '60 days')`, [webhook]);
+      await runner.query(
+        `INSERT INTO webhooks (id, name, url, events, secret_encrypted, created_at) VALUES ($1, 'w', 'http://127.0.0.1:9/', '{AccessRequestApproved}', 'x', now() - interval '60 days')`,
+        [webhook],
+      );
       const [recent, done, old, test] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
       await runner.query(
         `INSERT INTO outbox_events (id, name, payload, occurred_at, relayed_at, trace_context, target_webhook_id) VALUES
@@ -85,9 +88,15 @@ describe('migration PartitionedDeliveryLog', () => {
         [pending, delivered, ancient, webhook],
       );
       const before = {
-        events: await runner.query(`SELECT id, name, payload, occurred_at, relayed_at, trace_context, target_webhook_id, seq FROM outbox_events ORDER BY id`),
-        deliveries: await runner.query(`SELECT id, webhook_id, event_id, status, attempt_count, next_attempt_at, event_seq, held, created_at, updated_at FROM webhook_deliveries ORDER BY id`),
-        attempts: await runner.query(`SELECT id, delivery_id, webhook_id, number, started_at, status_code, duration_ms, error, response_body, trigger FROM webhook_delivery_attempts ORDER BY id`),
+        events: await runner.query(
+          `SELECT id, name, payload, occurred_at, relayed_at, trace_context, target_webhook_id, seq FROM outbox_events ORDER BY id`,
+        ),
+        deliveries: await runner.query(
+          `SELECT id, webhook_id, event_id, status, attempt_count, next_attempt_at, event_seq, held, created_at, updated_at FROM webhook_deliveries ORDER BY id`,
+        ),
+        attempts: await runner.query(
+          `SELECT id, delivery_id, webhook_id, number, started_at, status_code, duration_ms, error, response_body, trigger FROM webhook_delivery_attempts ORDER BY id`,
+        ),
       };
       const maxSeq = Math.max(...before.events.map((e: { seq: string }) => Number(e.seq)));
 
@@ -98,7 +107,8 @@ describe('migration PartitionedDeliveryLog', () => {
       expect((await columns()).filter((c) => !added.some((a) => c.startsWith(a + ' ')))).toEqual(cols);
       expect(await checks()).toEqual(chk);
       const after = await indexes();
-      for (const d of idx.filter((d) => !/^UNIQUE .*USING btree \((id|event_id, webhook_id)\)$/.test(d))) expect(after).toContain(d);
+      for (const d of idx.filter((d) => !/^UNIQUE .*USING btree \((id|event_id, webhook_id)\)$/.test(d)))
+        expect(after).toContain(d);
       expect(after).toEqual(
         expect.arrayContaining([
           'UNIQUE public.outbox_events USING btree (id, occurred_at)',
@@ -107,15 +117,27 @@ describe('migration PartitionedDeliveryLog', () => {
           'UNIQUE public.webhook_delivery_attempts USING btree (id, delivery_finished_at)',
         ]),
       );
-      const kinds = await db.query(`SELECT relname, relkind FROM pg_class WHERE relname = ANY($1) ORDER BY relname`, [LOG_TABLES]);
+      const kinds = await db.query(`SELECT relname, relkind FROM pg_class WHERE relname = ANY($1) ORDER BY relname`, [
+        LOG_TABLES,
+      ]);
       expect(kinds.map((k: { relkind: string }) => k.relkind)).toEqual(['p', 'p', 'p']);
 
       // every row and value kept
-      expect(await runner.query(`SELECT id, name, payload, occurred_at, relayed_at, trace_context, target_webhook_id, seq FROM outbox_events ORDER BY id`)).toEqual(before.events);
-      expect(await runner.query(`SELECT id, webhook_id, event_id, status, attempt_count, next_attempt_at, event_seq, held, created_at, updated_at FROM webhook_deliveries ORDER BY id`)).toEqual(before.deliveries);
-      expect(await runner.query(`SELECT id, delivery_id, webhook_id, number, started_at, status_code, duration_ms, error, response_body, trigger FROM webhook_delivery_attempts ORDER BY id`)).toEqual(
-        before.attempts,
-      );
+      expect(
+        await runner.query(
+          `SELECT id, name, payload, occurred_at, relayed_at, trace_context, target_webhook_id, seq FROM outbox_events ORDER BY id`,
+        ),
+      ).toEqual(before.events);
+      expect(
+        await runner.query(
+          `SELECT id, webhook_id, event_id, status, attempt_count, next_attempt_at, event_seq, held, created_at, updated_at FROM webhook_deliveries ORDER BY id`,
+        ),
+      ).toEqual(before.deliveries);
+      expect(
+        await runner.query(
+          `SELECT id, delivery_id, webhook_id, number, started_at, status_code, duration_ms, error, response_body, trigger FROM webhook_delivery_attempts ORDER BY id`,
+        ),
+      ).toEqual(before.attempts);
       const part = async (table: string, idColumn: string, id: string) =>
         (await runner.query(`SELECT tableoid::regclass::text AS p FROM ${table} WHERE ${idColumn} = $1`, [id]))[0].p;
       expect(await part('webhook_deliveries', 'id', pending)).toBe('webhook_deliveries_open');
@@ -124,7 +146,10 @@ describe('migration PartitionedDeliveryLog', () => {
       expect(await part('webhook_deliveries', 'id', ancient)).toBe('webhook_deliveries_default');
 
       // the event order goes on from where it was; the relay's conflict target still exists
-      const [next] = await runner.query(`INSERT INTO outbox_events (id, name, payload, occurred_at) VALUES ($1, 'AccessRequestApproved', '{}', now()) RETURNING seq`, [randomUUID()]);
+      const [next] = await runner.query(
+        `INSERT INTO outbox_events (id, name, payload, occurred_at) VALUES ($1, 'AccessRequestApproved', '{}', now()) RETURNING seq`,
+        [randomUUID()],
+      );
       expect(Number(next.seq)).toBeGreaterThan(maxSeq);
       await runner.query(`UPDATE outbox_events SET relayed_at = NULL WHERE id = $1`, [recent]);
       const store = new DeliveryStore(new Sql(db), db);
@@ -135,8 +160,16 @@ describe('migration PartitionedDeliveryLog', () => {
 
       // deleting the webhook takes its deliveries and their attempts, in every partition
       await runner.query(`DELETE FROM webhooks WHERE id = $1`, [webhook]);
-      expect((await runner.query(`SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE webhook_id = $1`, [webhook]))[0].n).toBe(0);
-      expect((await runner.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1`, [webhook]))[0].n).toBe(0);
+      expect(
+        (
+          await runner.query(`SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE webhook_id = $1`, [
+            webhook,
+          ])
+        )[0].n,
+      ).toBe(0);
+      expect(
+        (await runner.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1`, [webhook]))[0].n,
+      ).toBe(0);
     } finally {
       await runner.release();
     }

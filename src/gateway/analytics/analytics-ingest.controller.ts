@@ -1,5 +1,13 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBody, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiOkResponse,
+  ApiOperation,
+  ApiPayloadTooLargeResponse,
+  ApiProperty,
+  ApiTags,
+} from '@nestjs/swagger';
 import { GatewayAuth } from '../../common/auth';
 import { AnalyticsIngestService } from './analytics-ingest.service';
 
@@ -26,7 +34,10 @@ class IngestResponseDto {
   @ApiProperty({ description: 'records taken' }) ingested: number;
 }
 
-/** Gateways push request records here, in batches taken or refused whole. The route takes bodies up to 32 MiB (ROUTE_BODY_LIMITS). */
+/**
+ * Gateways push request records here, in batches taken or refused whole. The route takes bodies up to 32 MiB
+ * (ROUTE_BODY_LIMITS).
+ */
 @ApiTags('gateway: analytics')
 @GatewayAuth()
 @Controller('gateway/analytics')
@@ -35,7 +46,10 @@ export class AnalyticsIngestController {
 
   @Post()
   @HttpCode(200)
-  @ApiOperation({ operationId: 'ingestAnalytics', summary: 'Ingest a batch of request records (a JSON array; all or nothing)' })
+  @ApiOperation({
+    operationId: 'ingestAnalytics',
+    summary: 'Ingest a batch of request records (a JSON array; all or nothing)',
+  })
   @ApiBody({ type: AnalyticsIngestRecordDto, isArray: true })
   @ApiOkResponse({ type: IngestResponseDto })
   @ApiBadRequestResponse({ description: 'not an array, or a record fails validation (reasons name the record index)' })

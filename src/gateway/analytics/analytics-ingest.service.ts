@@ -10,7 +10,8 @@ export interface IngestResult {
 }
 
 /** Latest-hit values replace the stored ones only when the batch holds a newer hit. */
-const latest = (col: string) => `${col} = CASE WHEN EXCLUDED.last_hit >= r.last_hit THEN EXCLUDED.${col} ELSE r.${col} END`;
+const latest = (col: string) =>
+  `${col} = CASE WHEN EXCLUDED.last_hit >= r.last_hit THEN EXCLUDED.${col} ELSE r.${col} END`;
 const folded = (metric: string) =>
   `${metric}_sum = r.${metric}_sum + EXCLUDED.${metric}_sum, ${metric}_min = LEAST(r.${metric}_min, EXCLUDED.${metric}_min), ${metric}_max = GREATEST(r.${metric}_max, EXCLUDED.${metric}_max)`;
 

@@ -1,16 +1,49 @@
 import { MAX_REPORTED_ERRORS, parseAnalyticsBatch } from './analytics-record';
 
 const valid = {
-  timestamp: '2024-03-01T10:15:00.123+01:00', org_id: 'o', api_id: 'a', api_name: 'A', path: '/p', method: 'GET', code: 200,
-  latency: 1.5, upstream_latency: 1, request_time: 2, oauth_id: 'c', key: 'k', alias: 'al', url: '/p?x', iso_country: 'GB',
+  timestamp: '2024-03-01T10:15:00.123+01:00',
+  org_id: 'o',
+  api_id: 'a',
+  api_name: 'A',
+  path: '/p',
+  method: 'GET',
+  code: 200,
+  latency: 1.5,
+  upstream_latency: 1,
+  request_time: 2,
+  oauth_id: 'c',
+  key: 'k',
+  alias: 'al',
+  url: '/p?x',
+  iso_country: 'GB',
 };
 
 describe('parseAnalyticsBatch', () => {
   it('takes valid records, defaulting optional strings to empty', () => {
-    const { records, errors } = parseAnalyticsBatch([valid, { timestamp: '2024-03-01T00:00:00Z', api_id: 'a', path: '/', code: 503, latency: 0, upstream_latency: 0, request_time: 0 }]);
+    const { records, errors } = parseAnalyticsBatch([
+      valid,
+      {
+        timestamp: '2024-03-01T00:00:00Z',
+        api_id: 'a',
+        path: '/',
+        code: 503,
+        latency: 0,
+        upstream_latency: 0,
+        request_time: 0,
+      },
+    ]);
     expect(errors).toEqual([]);
     expect(records[0]).toEqual({ ...valid, timestamp: new Date('2024-03-01T09:15:00.123Z') });
-    expect(records[1]).toMatchObject({ org_id: '', oauth_id: '', api_name: '', key: '', alias: '', url: '', iso_country: '', method: '' });
+    expect(records[1]).toMatchObject({
+      org_id: '',
+      oauth_id: '',
+      api_name: '',
+      key: '',
+      alias: '',
+      url: '',
+      iso_country: '',
+      method: '',
+    });
   });
 
   it('takes an empty batch', () => {

@@ -1,5 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBody, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
 import { GatewayAuth } from '../../common/auth';
 import { OasWriteResponseDto } from './dto/oas-write-response.dto';
 import { EXTENSION } from './oas-document';
@@ -17,7 +26,8 @@ const OAS_DOCUMENT_SCHEMA = {
     [EXTENSION]: {
       type: 'object',
       additionalProperties: true,
-      description: 'info.name, info.id, info.orgId, info.categories, info.state.active, server.listenPath.value/strip, upstream.url',
+      description:
+        'info.name, info.id, info.orgId, info.categories, info.state.active, server.listenPath.value/strip, upstream.url',
       properties: {
         info: { type: 'object', additionalProperties: true },
         server: { type: 'object', additionalProperties: true },
@@ -38,7 +48,10 @@ export class OasApisController {
 
   @Post()
   @HttpCode(200)
-  @ApiOperation({ operationId: 'createOasApi', summary: 'Create an API definition (id from x-gateway-api-gateway.info.id, or generated)' })
+  @ApiOperation({
+    operationId: 'createOasApi',
+    summary: 'Create an API definition (id from x-gateway-api-gateway.info.id, or generated)',
+  })
   @ApiBody({ schema: OAS_DOCUMENT_SCHEMA })
   @ApiOkResponse({ type: OasWriteResponseDto })
   @ApiBadRequestResponse({ description: 'not JSON, not a valid OpenAPI 3 document, or an invalid extension' })
@@ -84,13 +97,35 @@ export class OasApisController {
   @ApiQuery({ name: 'upstreamURL', required: false, description: 'sets upstream.url' })
   @ApiQuery({ name: 'listenPath', required: false, description: 'sets server.listenPath.value' })
   @ApiQuery({ name: 'customDomain', required: false, description: 'sets server.customDomain (empty: disabled)' })
-  @ApiQuery({ name: 'allowList', required: false, enum: ['true', 'false', '1', '0'], description: 'allow-list every operation' })
-  @ApiQuery({ name: 'validateRequest', required: false, enum: ['true', 'false', '1', '0'], description: 'validate requests of every operation' })
-  @ApiQuery({ name: 'mockResponse', required: false, enum: ['true', 'false', '1', '0'], description: 'mock every operation from the OAS examples' })
-  @ApiQuery({ name: 'authentication', required: false, enum: ['true', 'false', '1', '0'], description: 'sets server.authentication.enabled' })
+  @ApiQuery({
+    name: 'allowList',
+    required: false,
+    enum: ['true', 'false', '1', '0'],
+    description: 'allow-list every operation',
+  })
+  @ApiQuery({
+    name: 'validateRequest',
+    required: false,
+    enum: ['true', 'false', '1', '0'],
+    description: 'validate requests of every operation',
+  })
+  @ApiQuery({
+    name: 'mockResponse',
+    required: false,
+    enum: ['true', 'false', '1', '0'],
+    description: 'mock every operation from the OAS examples',
+  })
+  @ApiQuery({
+    name: 'authentication',
+    required: false,
+    enum: ['true', 'false', '1', '0'],
+    description: 'sets server.authentication.enabled',
+  })
   @ApiBody({ schema: OAS_DOCUMENT_SCHEMA })
   @ApiOkResponse({ type: OasWriteResponseDto })
-  @ApiBadRequestResponse({ description: 'request malformed, not a valid OpenAPI 3 document, or an unusable query parameter' })
+  @ApiBadRequestResponse({
+    description: 'request malformed, not a valid OpenAPI 3 document, or an unusable query parameter',
+  })
   @ApiNotFoundResponse({ description: 'API not found' })
   patch(@Param('apiID') id: string, @Body() body: unknown, @Query() query: Record<string, unknown>) {
     return this.service.patch(id, body, query);

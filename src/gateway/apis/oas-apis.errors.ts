@@ -32,7 +32,11 @@ export class OasApiError extends ApiError {
   }
 
   static idMismatch(): OasApiError {
-    return new OasApiError(400, 'the API ID in x-gateway-api-gateway.info.id does not match the path', OasApiErrorCode.IdMismatch);
+    return new OasApiError(
+      400,
+      'the API ID in x-gateway-api-gateway.info.id does not match the path',
+      OasApiErrorCode.IdMismatch,
+    );
   }
 
   static alreadyExists(id: string): OasApiError {

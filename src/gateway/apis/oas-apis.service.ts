@@ -114,16 +114,35 @@ export class OasApisService {
   }
 
   private async load(m: EntityManager, id: string): Promise<{ oas: OasDocument; childIds: string[] }> {
-    const rows: { oas: OasDocument; child_ids: string[] }[] = await m.query(`SELECT oas, child_ids FROM api_definitions WHERE id = $1`, [id]);
+    const rows: { oas: OasDocument; child_ids: string[] }[] = await m.query(
+      `SELECT oas, child_ids FROM api_definitions WHERE id = $1`,
+      [id],
+    );
     if (!rows.length) throw OasApiError.notFound();
     return { oas: rows[0].oas, childIds: rows[0].child_ids };
   }
 
   /** Stores the document with its projected columns, then refreshes the child flags it affects. */
-  private async write(m: EntityManager, id: string, doc: OasDocument, mode: 'insert' | 'update', previousChildIds: string[]): Promise<void> {
+  private async write(
+    m: EntityManager,
+    id: string,
+    doc: OasDocument,
+    mode: 'insert' | 'update',
+    previousChildIds: string[],
+  ): Promise<void> {
     const cols = projectDefinition(id, doc);
     const isChild = `EXISTS (SELECT 1 FROM api_definitions b WHERE b.org_id = $2 AND b.child_ids @> ARRAY[$1::text] AND b.id <> $1)`;
-    const params = [id, cols.orgId, cols.name, cols.apiType, cols.categories, cols.authTypes, cols.childIds, JSON.stringify(doc), JSON.stringify(cols.entry)];
+    const params = [
+      id,
+      cols.orgId,
+      cols.name,
+      cols.apiType,
+      cols.categories,
+      cols.authTypes,
+      cols.childIds,
+      JSON.stringify(doc),
+      JSON.stringify(cols.entry),
+    ];
     if (mode === 'insert') {
       await m.query(
         `INSERT INTO api_definitions (id, org_id, name, api_type, categories, auth_types, child_ids, is_child, oas, list_entry, created_at, updated_at)
@@ -138,7 +157,10 @@ export class OasApisService {
         params,
       );
     }
-    await refreshChildFlags(m, [...new Set([...previousChildIds, ...cols.childIds])].filter((c) => c !== id));
+    await refreshChildFlags(
+      m,
+      [...new Set([...previousChildIds, ...cols.childIds])].filter((c) => c !== id),
+    );
   }
 }
 

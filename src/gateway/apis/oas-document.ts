@@ -29,7 +29,8 @@ export function ensureObject(root: JsonObject, ...path: string[]): JsonObject {
   for (const key of path) {
     // own properties only, defined rather than assigned: a key like "__proto__" stays plain data
     const next = Object.prototype.hasOwnProperty.call(cur, key) ? cur[key] : undefined;
-    if (!isObject(next)) Object.defineProperty(cur, key, { value: {}, writable: true, enumerable: true, configurable: true });
+    if (!isObject(next))
+      Object.defineProperty(cur, key, { value: {}, writable: true, enumerable: true, configurable: true });
     cur = cur[key] as JsonObject;
   }
   return cur;

@@ -16,14 +16,25 @@ describe('mergeForPatch', () => {
   });
 
   it('takes the body’s extension and servers when given, keeping the stored org when the body omits it', () => {
-    const body: OasDocument = { openapi: '3.0.3', info: { title: 'New', version: '2' }, paths: {}, servers: [], [EXTENSION]: { info: { name: 'New' } } };
+    const body: OasDocument = {
+      openapi: '3.0.3',
+      info: { title: 'New', version: '2' },
+      paths: {},
+      servers: [],
+      [EXTENSION]: { info: { name: 'New' } },
+    };
     const merged = mergeForPatch(stored, body);
     expect(merged.servers).toEqual([]);
     expect(merged[EXTENSION]).toEqual({ info: { name: 'New', orgId: 'org1' } });
   });
 
   it('lets the body move the API to another org explicitly', () => {
-    const body: OasDocument = { openapi: '3.0.3', info: { title: 'New', version: '2' }, paths: {}, [EXTENSION]: { info: { name: 'New', orgId: 'org2' } } };
+    const body: OasDocument = {
+      openapi: '3.0.3',
+      info: { title: 'New', version: '2' },
+      paths: {},
+      [EXTENSION]: { info: { name: 'New', orgId: 'org2' } },
+    };
     expect(mergeForPatch(stored, body)[EXTENSION]).toEqual({ info: { name: 'New', orgId: 'org2' } });
   });
 
@@ -38,24 +49,47 @@ describe('mergeForPatch', () => {
 
 describe('import query parameters', () => {
   it.each([
-    ['true', true], ['TRUE', true], ['1', true], ['false', false], ['False', false], ['0', false],
-    ['yes', undefined], ['', undefined], ['2', undefined],
+    ['true', true],
+    ['TRUE', true],
+    ['1', true],
+    ['false', false],
+    ['False', false],
+    ['0', false],
+    ['yes', undefined],
+    ['', undefined],
+    ['2', undefined],
   ])('parses %j as %j', (raw, expected) => expect(parseBooleanParam(raw)).toBe(expected));
 
   it('reads every parameter and ignores unknown ones', () => {
     const { params, errors } = parseImportParams({
-      upstreamURL: 'https://up.example/v1', listenPath: '/lp/', customDomain: 'api.example.com',
-      allowList: 'true', validateRequest: '0', mockResponse: '1', authentication: 'false', other: 'x',
+      upstreamURL: 'https://up.example/v1',
+      listenPath: '/lp/',
+      customDomain: 'api.example.com',
+      allowList: 'true',
+      validateRequest: '0',
+      mockResponse: '1',
+      authentication: 'false',
+      other: 'x',
     });
     expect(errors).toEqual([]);
     expect(params).toEqual({
-      upstreamURL: 'https://up.example/v1', listenPath: '/lp/', customDomain: 'api.example.com',
-      allowList: true, validateRequest: false, mockResponse: true, authentication: false,
+      upstreamURL: 'https://up.example/v1',
+      listenPath: '/lp/',
+      customDomain: 'api.example.com',
+      allowList: true,
+      validateRequest: false,
+      mockResponse: true,
+      authentication: false,
     });
   });
 
   it('names every unusable parameter', () => {
-    const { errors } = parseImportParams({ upstreamURL: 'not a url', listenPath: 'no-slash', allowList: 'maybe', authentication: ['1', '0'] });
+    const { errors } = parseImportParams({
+      upstreamURL: 'not a url',
+      listenPath: 'no-slash',
+      allowList: 'maybe',
+      authentication: ['1', '0'],
+    });
     expect(errors).toEqual([
       'query parameter upstreamURL must be an absolute http(s) URL',
       'query parameter listenPath must be a path starting with /',
@@ -72,17 +106,34 @@ describe('import query parameters', () => {
       [EXTENSION]: { info: { name: 'n' }, server: { listenPath: { value: '/old/', strip: true } } },
     };
     const out = applyImportParams(doc, {
-      upstreamURL: 'https://up', listenPath: '/new/', customDomain: 'api.example.com',
-      allowList: true, validateRequest: false, mockResponse: true, authentication: true,
+      upstreamURL: 'https://up',
+      listenPath: '/new/',
+      customDomain: 'api.example.com',
+      allowList: true,
+      validateRequest: false,
+      mockResponse: true,
+      authentication: true,
     });
     expect(out[EXTENSION]).toEqual({
       info: { name: 'n' },
       upstream: { url: 'https://up' },
-      server: { listenPath: { value: '/new/', strip: true }, customDomain: { enabled: true, name: 'api.example.com' }, authentication: { enabled: true } },
+      server: {
+        listenPath: { value: '/new/', strip: true },
+        customDomain: { enabled: true, name: 'api.example.com' },
+        authentication: { enabled: true },
+      },
       middleware: {
         operations: {
-          listPets: { allow: { enabled: true }, validateRequest: { enabled: false }, mockResponse: { enabled: true, fromOASExamples: { enabled: true } } },
-          petsPOST: { allow: { enabled: true }, validateRequest: { enabled: false }, mockResponse: { enabled: true, fromOASExamples: { enabled: true } } },
+          listPets: {
+            allow: { enabled: true },
+            validateRequest: { enabled: false },
+            mockResponse: { enabled: true, fromOASExamples: { enabled: true } },
+          },
+          petsPOST: {
+            allow: { enabled: true },
+            validateRequest: { enabled: false },
+            mockResponse: { enabled: true, fromOASExamples: { enabled: true } },
+          },
         },
       },
     });
@@ -90,15 +141,27 @@ describe('import query parameters', () => {
   });
 
   it('turns a custom domain off with an empty value, and stays inert without parameters', () => {
-    const doc: OasDocument = { openapi: '3.0.3', info: { title: 't', version: '1' }, paths: {}, [EXTENSION]: { info: { name: 'n' } } };
-    expect((applyImportParams(doc, { customDomain: '' })[EXTENSION] as any).server.customDomain).toEqual({ enabled: false, name: '' });
+    const doc: OasDocument = {
+      openapi: '3.0.3',
+      info: { title: 't', version: '1' },
+      paths: {},
+      [EXTENSION]: { info: { name: 'n' } },
+    };
+    expect((applyImportParams(doc, { customDomain: '' })[EXTENSION] as any).server.customDomain).toEqual({
+      enabled: false,
+      name: '',
+    });
     expect(applyImportParams(doc, {})).toEqual(doc);
   });
 
   it('keeps an operationId like __proto__ as plain data', () => {
-    const doc: OasDocument = JSON.parse(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{"/a":{"get":{"operationId":"__proto__","responses":{}}}},"${EXTENSION}":{"info":{"name":"n"}}}`);
+    const doc: OasDocument = JSON.parse(
+      `{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{"/a":{"get":{"operationId":"__proto__","responses":{}}}},"${EXTENSION}":{"info":{"name":"n"}}}`,
+    );
     const out = applyImportParams(doc, { allowList: true });
     expect(({} as any).allow).toBeUndefined();
-    expect(JSON.parse(JSON.stringify(out))[EXTENSION].middleware.operations.__proto__).toEqual({ allow: { enabled: true } });
+    expect(JSON.parse(JSON.stringify(out))[EXTENSION].middleware.operations.__proto__).toEqual({
+      allow: { enabled: true },
+    });
   });
 });

@@ -1,4 +1,13 @@
-import { deepCopy, ensureObject, EXTENSION, isObject, JsonObject, OasDocument, operationIdOf, operationsOf } from './oas-document';
+import {
+  deepCopy,
+  ensureObject,
+  EXTENSION,
+  isObject,
+  JsonObject,
+  OasDocument,
+  operationIdOf,
+  operationsOf,
+} from './oas-document';
 import { isAbsoluteHttpUrl } from './oas.validator';
 
 /** Query parameters of PATCH /gateway/apis/oas/{apiID} that configure the extension "in the manner of an import". */
@@ -116,7 +125,8 @@ export function applyImportParams(doc: OasDocument, params: ImportParams): OasDo
     domain.enabled = params.customDomain !== '';
     domain.name = params.customDomain;
   }
-  if (params.authentication !== undefined) ensureObject(ext, 'server', 'authentication').enabled = params.authentication;
+  if (params.authentication !== undefined)
+    ensureObject(ext, 'server', 'authentication').enabled = params.authentication;
 
   const perOperation: [keyof ImportParams, (op: JsonObject, value: boolean) => void][] = [
     ['allowList', (op, value) => (ensureObject(op, 'allow').enabled = value)],

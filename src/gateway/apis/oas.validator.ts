@@ -22,7 +22,10 @@ export async function validateOpenApi(body: unknown): Promise<string[]> {
   }
   try {
     // the parser dereferences and may mutate what it is given: hand it a copy
-    const result = await validate(deepCopy(body) as never, { resolve: { external: false, file: false }, timeoutMs: 5000 });
+    const result = await validate(deepCopy(body) as never, {
+      resolve: { external: false, file: false },
+      timeoutMs: 5000,
+    });
     if (result.valid) return [];
     const reasons = result.errors.map((e) => firstLine(e.message)).filter((m) => m !== '');
     if (result.additionalErrors > 0) reasons.push(`and ${result.additionalErrors} more error(s)`);
@@ -32,7 +35,12 @@ export async function validateOpenApi(body: unknown): Promise<string[]> {
   }
 }
 
-function checkString(errors: string[], value: Json | undefined, path: string, opts: { required?: boolean; nonEmpty?: boolean; max?: number } = {}): void {
+function checkString(
+  errors: string[],
+  value: Json | undefined,
+  path: string,
+  opts: { required?: boolean; nonEmpty?: boolean; max?: number } = {},
+): void {
   if (value === undefined) {
     if (opts.required) errors.push(`${path} is required`);
     return;
@@ -84,11 +92,15 @@ export function validateExtension(ext: Json | undefined): string[] {
     }
     checkString(errors, info.orgId, `${p}.info.orgId`, { max: 128 });
     if (info.categories !== undefined) {
-      if (!Array.isArray(info.categories) || info.categories.some((c) => typeof c !== 'string' || c.trim() === '' || c.length > 256)) {
+      if (
+        !Array.isArray(info.categories) ||
+        info.categories.some((c) => typeof c !== 'string' || c.trim() === '' || c.length > 256)
+      ) {
         errors.push(`${p}.info.categories must be an array of non-empty strings`);
       }
     }
-    if (checkObject(errors, info.state, `${p}.info.state`)) checkBoolean(errors, info.state.active, `${p}.info.state.active`);
+    if (checkObject(errors, info.state, `${p}.info.state`))
+      checkBoolean(errors, info.state.active, `${p}.info.state.active`);
     if (checkObject(errors, info.versioning, `${p}.info.versioning`)) {
       const v = info.versioning;
       checkBoolean(errors, v.enabled, `${p}.info.versioning.enabled`);
@@ -98,7 +110,9 @@ export function validateExtension(ext: Json | undefined): string[] {
         errors.push(`${p}.info.versioning.location must be one of ${VERSION_LOCATIONS.join(', ')}`);
       }
       if (v.versions !== undefined) {
-        const ok = Array.isArray(v.versions) && v.versions.every((x) => isObject(x) && typeof x.name === 'string' && typeof x.id === 'string');
+        const ok =
+          Array.isArray(v.versions) &&
+          v.versions.every((x) => isObject(x) && typeof x.name === 'string' && typeof x.id === 'string');
         if (!ok) errors.push(`${p}.info.versioning.versions must be an array of {name, id} strings`);
       }
     }
@@ -109,7 +123,8 @@ export function validateExtension(ext: Json | undefined): string[] {
     if (checkObject(errors, server.listenPath, `${p}.server.listenPath`)) {
       const lp = server.listenPath;
       checkString(errors, lp.value, `${p}.server.listenPath.value`, { max: 2048 });
-      if (typeof lp.value === 'string' && !lp.value.startsWith('/')) errors.push(`${p}.server.listenPath.value must start with /`);
+      if (typeof lp.value === 'string' && !lp.value.startsWith('/'))
+        errors.push(`${p}.server.listenPath.value must start with /`);
       checkBoolean(errors, lp.strip, `${p}.server.listenPath.strip`);
     }
     if (checkObject(errors, server.customDomain, `${p}.server.customDomain`)) {
@@ -124,7 +139,8 @@ export function validateExtension(ext: Json | undefined): string[] {
   if (checkObject(errors, ext.upstream, `${p}.upstream`)) {
     const url = ext.upstream.url;
     checkString(errors, url, `${p}.upstream.url`, { max: 2048 });
-    if (typeof url === 'string' && !isAbsoluteHttpUrl(url)) errors.push(`${p}.upstream.url must be an absolute http(s) URL`);
+    if (typeof url === 'string' && !isAbsoluteHttpUrl(url))
+      errors.push(`${p}.upstream.url must be an absolute http(s) URL`);
   }
   return errors;
 }

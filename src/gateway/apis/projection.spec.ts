@@ -1,18 +1,25 @@
 import { EXTENSION, OasDocument } from './oas-document';
 import { authHeaderName, authTypesOf, projectDefinition } from './projection';
 
-const base = (extra: Partial<OasDocument> = {}, ext: Record<string, unknown> = {}): OasDocument =>
-  ({
-    openapi: '3.0.3',
-    info: { title: 'Petstore', version: '1.0.0' },
-    paths: {},
-    ...extra,
-    [EXTENSION]: { info: { name: 'Pets', state: { active: true } }, upstream: { url: 'http://upstream.example' }, server: { listenPath: { value: '/pets/', strip: true } }, ...ext },
-  }) as OasDocument;
+const base = (extra: Partial<OasDocument> = {}, ext: Record<string, unknown> = {}): OasDocument => ({
+  openapi: '3.0.3',
+  info: { title: 'Petstore', version: '1.0.0' },
+  paths: {},
+  ...extra,
+  [EXTENSION]: {
+    info: { name: 'Pets', state: { active: true } },
+    upstream: { url: 'http://upstream.example' },
+    server: { listenPath: { value: '/pets/', strip: true } },
+    ...ext,
+  },
+});
 
 describe('projectDefinition', () => {
   it('projects an unversioned keyless definition into the 2.7 list entry', () => {
-    const cols = projectDefinition('abc', base({}, { info: { name: 'Pets', orgId: 'org1', categories: ['pets', ' animals ', 'pets', ''] } }));
+    const cols = projectDefinition(
+      'abc',
+      base({}, { info: { name: 'Pets', orgId: 'org1', categories: ['pets', ' animals ', 'pets', ''] } }),
+    );
     expect(cols).toEqual({
       orgId: 'org1',
       name: 'Pets',
@@ -36,7 +43,12 @@ describe('projectDefinition', () => {
   });
 
   it('falls back to info.title, listen path / and an empty target when the extension is sparse', () => {
-    const doc = { openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {}, [EXTENSION]: { info: {} } } as OasDocument;
+    const doc = {
+      openapi: '3.0.3',
+      info: { title: 'T', version: '1' },
+      paths: {},
+      [EXTENSION]: { info: {} },
+    } as OasDocument;
     const { name, orgId, entry } = projectDefinition('x', doc);
     expect(name).toBe('T');
     expect(orgId).toBe('');
@@ -47,15 +59,38 @@ describe('projectDefinition', () => {
   it('lists a base definition’s versions and child ids', () => {
     const cols = projectDefinition(
       'base',
-      base({}, { info: { name: 'V', versioning: { enabled: true, name: 'v1', location: 'url-param', key: 'version', versions: [{ name: 'v2', id: 'child2' }, { name: 'v3', id: 'child3' }] } } }),
+      base(
+        {},
+        {
+          info: {
+            name: 'V',
+            versioning: {
+              enabled: true,
+              name: 'v1',
+              location: 'url-param',
+              key: 'version',
+              versions: [
+                { name: 'v2', id: 'child2' },
+                { name: 'v3', id: 'child3' },
+              ],
+            },
+          },
+        },
+      ),
     );
     expect(cols.childIds).toEqual(['child2', 'child3']);
-    expect(cols.entry.version_data).toEqual({ not_versioned: false, versions: { v1: { name: 'v1' }, v2: { name: 'v2' }, v3: { name: 'v3' } } });
+    expect(cols.entry.version_data).toEqual({
+      not_versioned: false,
+      versions: { v1: { name: 'v1' }, v2: { name: 'v2' }, v3: { name: 'v3' } },
+    });
     expect(cols.entry.definition).toEqual({ key: 'version', location: 'url-param' });
   });
 
   it('ignores listed versions while versioning is not enabled', () => {
-    const cols = projectDefinition('b', base({}, { info: { name: 'V', versioning: { enabled: false, versions: [{ name: 'v2', id: 'c' }] } } }));
+    const cols = projectDefinition(
+      'b',
+      base({}, { info: { name: 'V', versioning: { enabled: false, versions: [{ name: 'v2', id: 'c' }] } } }),
+    );
     expect(cols.childIds).toEqual([]);
     expect(cols.entry.version_data.not_versioned).toBe(true);
   });
@@ -73,7 +108,9 @@ describe('authentication projection', () => {
   };
 
   it('uses the first header apiKey scheme for auth_header_name, Authorization otherwise', () => {
-    expect(authHeaderName(base({ components: { securitySchemes: { query: schemes.query, key: schemes.key } } }))).toBe('X-Api-Key');
+    expect(authHeaderName(base({ components: { securitySchemes: { query: schemes.query, key: schemes.key } } }))).toBe(
+      'X-Api-Key',
+    );
     expect(authHeaderName(base({ components: { securitySchemes: { query: schemes.query } } }))).toBe('Authorization');
     expect(authHeaderName(base())).toBe('Authorization');
   });
@@ -85,7 +122,10 @@ describe('authentication projection', () => {
     [[{ jwt: [] }], ['jwt']],
     [[{ oidc: [] }], ['jwt']],
     [[{ basic: [] }], ['basic']],
-    [[{ key: [], basic: [] }, { oauth: [] }], ['authToken', 'oauth', 'basic']],
+    [
+      [{ key: [], basic: [] }, { oauth: [] }],
+      ['authToken', 'oauth', 'basic'],
+    ],
     [[], ['keyless']],
     [[{}], ['keyless']],
     [[{ missing: [] }], ['keyless']],
@@ -94,10 +134,15 @@ describe('authentication projection', () => {
   });
 
   it('sets use_oauth2 only when an oauth2 scheme is required and authentication is on', () => {
-    const doc = base({ security: [{ oauth: [] }], components: { securitySchemes: schemes } } as never);
+    const doc = base({ security: [{ oauth: [] }], components: { securitySchemes: schemes } });
     expect(projectDefinition('a', doc).entry.use_oauth2).toBe(true);
-    expect(projectDefinition('a', base({ components: { securitySchemes: schemes } } as never)).entry.use_oauth2).toBe(false);
-    const off = base({ security: [{ oauth: [] }], components: { securitySchemes: schemes } } as never, { server: { authentication: { enabled: false } } });
+    expect(projectDefinition('a', base({ components: { securitySchemes: schemes } })).entry.use_oauth2).toBe(false);
+    const off = base(
+      { security: [{ oauth: [] }], components: { securitySchemes: schemes } },
+      {
+        server: { authentication: { enabled: false } },
+      },
+    );
     expect(projectDefinition('a', off).authTypes).toEqual(['keyless']);
     expect(projectDefinition('a', off).entry).toMatchObject({ use_oauth2: false, use_keyless: true });
   });

@@ -6,7 +6,10 @@ export type AuthType = (typeof AUTH_TYPES)[number];
 export const API_TYPES = ['tcp', 'rest', 'graphql', 'udg', 'subgraph', 'supergraph', 'internal'] as const;
 export type ApiType = (typeof API_TYPES)[number];
 
-/** `api_definition` of a managed API list entry, as the gateway product lists it, plus the additive `active` and `use_keyless`. */
+/**
+ * `api_definition` of a managed API list entry, as the gateway product lists it, plus the additive `active` and
+ * `use_keyless`.
+ */
 export interface ApiListEntry {
   api_id: string;
   name: string;
@@ -45,7 +48,8 @@ function requiredSchemeNames(doc: OasDocument): string[] {
   const security = doc.security;
   if (!Array.isArray(security)) return [];
   const names = new Set<string>();
-  for (const requirement of security) if (isObject(requirement)) for (const name of Object.keys(requirement)) names.add(name);
+  for (const requirement of security)
+    if (isObject(requirement)) for (const name of Object.keys(requirement)) names.add(name);
   return [...names];
 }
 
@@ -68,7 +72,14 @@ function authTypeOf(scheme: JsonObject): AuthType | undefined {
  */
 export function authHeaderName(doc: OasDocument): string {
   for (const scheme of Object.values(securitySchemes(doc))) {
-    if (isObject(scheme) && scheme.type === 'apiKey' && scheme.in === 'header' && typeof scheme.name === 'string' && scheme.name !== '') return scheme.name;
+    if (
+      isObject(scheme) &&
+      scheme.type === 'apiKey' &&
+      scheme.in === 'header' &&
+      typeof scheme.name === 'string' &&
+      scheme.name !== ''
+    )
+      return scheme.name;
   }
   return 'Authorization';
 }
@@ -98,12 +109,20 @@ function categoriesOf(ext: JsonObject | undefined): string[] {
   return out;
 }
 
-function versionDataOf(ext: JsonObject | undefined): { childIds: string[]; versionData: ApiListEntry['version_data']; definition: ApiListEntry['definition'] } {
+function versionDataOf(ext: JsonObject | undefined): {
+  childIds: string[];
+  versionData: ApiListEntry['version_data'];
+  definition: ApiListEntry['definition'];
+} {
   const versioning = pick(ext, 'info', 'versioning');
   const v = isObject(versioning) ? versioning : {};
   const definition = { key: str(v.key) || 'x-api-version', location: str(v.location) || 'header' };
   if (v.enabled !== true) {
-    return { childIds: [], definition, versionData: { not_versioned: true, versions: { Default: { name: 'Default' } } } };
+    return {
+      childIds: [],
+      definition,
+      versionData: { not_versioned: true, versions: { Default: { name: 'Default' } } },
+    };
   }
   const versions: Record<string, { name: string }> = {};
   const baseName = str(v.name) || 'Default';

@@ -34,6 +34,9 @@ describe('access request state machine', () => {
   });
 
   it('refuses to approve a rejected request', () => {
-    expect(planTransition('rejected', 'approved')).toEqual({ kind: 'conflict', message: 'access request is rejected and cannot become approved' });
+    expect(planTransition('rejected', 'approved')).toEqual({
+      kind: 'conflict',
+      message: 'access request is rejected and cannot become approved',
+    });
   });
 });

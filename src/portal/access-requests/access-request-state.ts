@@ -26,7 +26,12 @@ export function planTransition(from: AccessRequestStatus, to: TargetStatus): Tra
     return { kind: 'apply', event: 'AccessRequestApproved', issueCredentials: true, revokeCredentials: false };
   }
   if (to === 'rejected' && (from === 'pending' || from === 'approved')) {
-    return { kind: 'apply', event: 'AccessRequestRejected', issueCredentials: false, revokeCredentials: from === 'approved' };
+    return {
+      kind: 'apply',
+      event: 'AccessRequestRejected',
+      issueCredentials: false,
+      revokeCredentials: from === 'approved',
+    };
   }
   return { kind: 'conflict', message: `access request is ${from} and cannot become ${to}` };
 }

@@ -52,12 +52,22 @@ function fields(ar: AccessRequestEntity, app: AppEntity, credentials: Credential
 }
 
 /** The access-request routes' shape: Products is one string, names joined by ", ". */
-export function accessRequestResponse(ar: AccessRequestEntity, app: AppEntity, credentials: CredentialEntity[], box: Unsealer): AccessRequestResponse {
+export function accessRequestResponse(
+  ar: AccessRequestEntity,
+  app: AppEntity,
+  credentials: CredentialEntity[],
+  box: Unsealer,
+): AccessRequestResponse {
   return { ...fields(ar, app, credentials, box), Products: ar.products.join(', ') };
 }
 
 /** The shape nested in an application: Products is an array. */
-export function nestedAccessRequestResponse(ar: AccessRequestEntity, app: AppEntity, credentials: CredentialEntity[], box: Unsealer): NestedAccessRequestResponse {
+export function nestedAccessRequestResponse(
+  ar: AccessRequestEntity,
+  app: AppEntity,
+  credentials: CredentialEntity[],
+  box: Unsealer,
+): NestedAccessRequestResponse {
   return { ...fields(ar, app, credentials, box), Products: [...ar.products] };
 }
 
@@ -90,7 +100,11 @@ export function accessRequestMessage(ar: AccessRequestEntity, app: AppEntity): M
 }
 
 /** The `Message` of CredentialRegistered: which credential (its id) went to which request, never the secret values. */
-export function credentialMessage(c: CredentialEntity, ar: AccessRequestEntity, app: AppEntity): MessageOf<CredentialRegisteredMessage> {
+export function credentialMessage(
+  c: CredentialEntity,
+  ar: AccessRequestEntity,
+  app: AppEntity,
+): MessageOf<CredentialRegisteredMessage> {
   return {
     ID: c.id,
     ByUser: app.userId,

@@ -1,5 +1,16 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { ApiBadGatewayResponse, ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags, ApiUnauthorizedResponse, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import {
+  ApiBadGatewayResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+  ApiUnauthorizedResponse,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
 import { PortalAuth } from '../../common/auth';
 import { PortalDeleteResponse } from '../delete-response.dto';
 import { PortalErrorBody } from '../portal-error.dto';
@@ -8,7 +19,7 @@ import { AccessRequestError } from './access-requests.errors';
 import { AccessRequestsService } from './access-requests.service';
 import { AccessRequestResponse } from './dto/access-request-response.dto';
 import { CreateAccessRequestDto } from './dto/create-access-request.dto';
-import { ListAccessRequestsQuery } from './dto/list-access-requests.query';
+import { ListAccessRequestsQuery } from './dto/list-access-requests-query.dto';
 import { UpdateAccessRequestStatusDto } from './dto/update-status.dto';
 
 const Id = () => Param('id', new PortalIdPipe(AccessRequestError.notFound));
@@ -24,8 +35,14 @@ export class AccessRequestsController {
 
   @Post()
   @ApiOperation({ operationId: 'createAccessRequest', summary: 'Request access to products for an application' })
-  @ApiCreatedResponse({ type: AccessRequestResponse, description: 'created pending, or approved with credentials when ProvisionImmediately' })
-  @ApiBadGatewayResponse({ type: PortalErrorBody, description: 'ProvisionImmediately with DCREnabled and the identity provider failed: nothing was created' })
+  @ApiCreatedResponse({
+    type: AccessRequestResponse,
+    description: 'created pending, or approved with credentials when ProvisionImmediately',
+  })
+  @ApiBadGatewayResponse({
+    type: PortalErrorBody,
+    description: 'ProvisionImmediately with DCREnabled and the identity provider failed: nothing was created',
+  })
   create(@Body() dto: CreateAccessRequestDto) {
     return this.service.create(dto);
   }
@@ -52,7 +69,10 @@ export class AccessRequestsController {
   @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such access request' })
   @ApiOkResponse({ type: AccessRequestResponse, description: 'approved (or already approved: nothing changed)' })
   @ApiConflictResponse({ type: PortalErrorBody, description: 'the request is rejected' })
-  @ApiBadGatewayResponse({ type: PortalErrorBody, description: 'dynamic client registration failed or is not configured: the request stays pending' })
+  @ApiBadGatewayResponse({
+    type: PortalErrorBody,
+    description: 'dynamic client registration failed or is not configured: the request stays pending',
+  })
   approve(@Id() id: number) {
     return this.service.changeStatus(id, 'approved');
   }
@@ -61,7 +81,10 @@ export class AccessRequestsController {
   @ApiOperation({ operationId: 'rejectAccessRequest', summary: 'Reject an access request (revokes its credentials)' })
   @ApiParam(ID_PARAM)
   @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such access request' })
-  @ApiOkResponse({ type: AccessRequestResponse, description: 'rejected, credentials revoked (or already rejected: nothing changed)' })
+  @ApiOkResponse({
+    type: AccessRequestResponse,
+    description: 'rejected, credentials revoked (or already rejected: nothing changed)',
+  })
   reject(@Id() id: number) {
     return this.service.changeStatus(id, 'rejected');
   }
@@ -72,7 +95,10 @@ export class AccessRequestsController {
   @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such access request' })
   @ApiOkResponse({ type: AccessRequestResponse })
   @ApiConflictResponse({ type: PortalErrorBody, description: 'the state machine does not allow this change' })
-  @ApiBadGatewayResponse({ type: PortalErrorBody, description: 'dynamic client registration failed or is not configured: the request stays pending' })
+  @ApiBadGatewayResponse({
+    type: PortalErrorBody,
+    description: 'dynamic client registration failed or is not configured: the request stays pending',
+  })
   update(@Id() id: number, @Body() dto: UpdateAccessRequestStatusDto) {
     return this.service.changeStatus(id, dto.Status);
   }

@@ -31,6 +31,10 @@ export class AccessRequestError extends ApiError {
   }
 
   static dcrFailed(reason: string): AccessRequestError {
-    return new AccessRequestError(502, `dynamic client registration failed: ${reason}`, AccessRequestErrorCode.DcrFailed);
+    return new AccessRequestError(
+      502,
+      `dynamic client registration failed: ${reason}`,
+      AccessRequestErrorCode.DcrFailed,
+    );
   }
 }

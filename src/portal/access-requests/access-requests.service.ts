@@ -11,14 +11,19 @@ import { AppEntity } from '../apps/app.entity';
 import { PortalDeleteResponse } from '../delete-response.dto';
 import { planTransition, TargetStatus } from './access-request-state';
 import { AccessRequestEntity } from './access-request.entity';
-import { accessRequestMessage, accessRequestResponse, credentialMessage, nestedAccessRequestResponse } from './access-request.mapper';
+import {
+  accessRequestMessage,
+  accessRequestResponse,
+  credentialMessage,
+  nestedAccessRequestResponse,
+} from './access-request.mapper';
 import { APP_FOR_SHARE, APP_ONE, GET_ONE, SET_STATUS } from './access-request.sql';
 import { AccessRequestError } from './access-requests.errors';
 import { CredentialEntity } from './credential.entity';
 import { CredentialDraft, CredentialIssuer } from './credential-issuer';
 import { AccessRequestResponse, NestedAccessRequestResponse } from './dto/access-request-response.dto';
 import { CreateAccessRequestDto } from './dto/create-access-request.dto';
-import { ListAccessRequestsQuery } from './dto/list-access-requests.query';
+import { ListAccessRequestsQuery } from './dto/list-access-requests-query.dto';
 
 /**
  * Access requests and their state machine. Every change and the events it emits share one transaction;
@@ -97,7 +102,8 @@ export class AccessRequestsService {
   /** The app a new request names, or the 422 saying why it cannot have one. */
   private checkedApp(found: { app: Record<string, unknown> } | undefined, dto: CreateAccessRequestDto): AppEntity {
     if (!found) throw new ValidationFailed([`AppID: no application with ID ${dto.AppID}`]);
-    if (dto.DCREnabled && dto.AuthType !== 'oauth2.0') throw new ValidationFailed(['DCREnabled: dynamic client registration needs AuthType oauth2.0']);
+    if (dto.DCREnabled && dto.AuthType !== 'oauth2.0')
+      throw new ValidationFailed(['DCREnabled: dynamic client registration needs AuthType oauth2.0']);
     return this.apps.fromJson(found.app);
   }
 
@@ -111,14 +117,21 @@ export class AccessRequestsService {
     });
     const { apps, credentials } = await this.related(rows);
     // a request whose app was deleted since the first query is gone too
-    return rows.filter((ar) => apps.has(ar.appId)).map((ar) => accessRequestResponse(ar, apps.get(ar.appId)!, credentials.get(ar.id) ?? [], this.box));
+    return rows
+      .filter((ar) => apps.has(ar.appId))
+      .map((ar) => accessRequestResponse(ar, apps.get(ar.appId)!, credentials.get(ar.id) ?? [], this.box));
   }
 
   /** One statement: the request, its app and its credentials in force. */
   async get(id: number): Promise<AccessRequestResponse> {
     const [row] = await this.sql.query(GET_ONE, [id]);
     if (!row) throw AccessRequestError.notFound();
-    return accessRequestResponse(this.requests.fromJson(row.ar), this.apps.fromJson(row.app), this.credentials(row.credentials), this.box);
+    return accessRequestResponse(
+      this.requests.fromJson(row.ar),
+      this.apps.fromJson(row.app),
+      this.credentials(row.credentials),
+      this.box,
+    );
   }
 
   /**
@@ -139,7 +152,8 @@ export class AccessRequestsService {
       if (!row) throw AccessRequestError.notFound();
       const current = { ar: this.requests.fromJson(row.ar), app: this.apps.fromJson(row.app) };
       const plan = planTransition(current.ar.status, to);
-      if (plan.kind === 'noop') return accessRequestResponse(current.ar, current.app, this.credentials(row.credentials), this.box);
+      if (plan.kind === 'noop')
+        return accessRequestResponse(current.ar, current.app, this.credentials(row.credentials), this.box);
       if (plan.kind === 'conflict') throw AccessRequestError.invalidTransition(plan.message);
 
       const credential = plan.issueCredentials ? await this.issuer.prepare(current.ar, current.app) : null;
@@ -149,8 +163,11 @@ export class AccessRequestsService {
           if (!updated) return null; // changed since it was read: nothing is written
           const ar = this.requests.fromJson(updated.row);
           const issued = credential ? await this.insertCredential(tx, ar, credential) : null;
-          const events: { name: EmittedEvent; message: Record<string, unknown> }[] = [{ name: plan.event, message: accessRequestMessage(ar, current.app) }];
-          if (issued) events.push({ name: 'CredentialRegistered', message: credentialMessage(issued, ar, current.app) });
+          const events: { name: EmittedEvent; message: Record<string, unknown> }[] = [
+            { name: plan.event, message: accessRequestMessage(ar, current.app) },
+          ];
+          if (issued)
+            events.push({ name: 'CredentialRegistered', message: credentialMessage(issued, ar, current.app) });
           await this.events.recordAll(tx, events);
           // A transition leaves in force only what it issued: a pending request has no credentials yet (they
           // come with approval, and a rejected request cannot be approved), and a rejection revokes them all.
@@ -158,7 +175,8 @@ export class AccessRequestsService {
         }),
       );
       if (answer) return answer;
-      if (credential) await this.issuer.withdraw(credential, 'the access request changed while its client was being registered');
+      if (credential)
+        await this.issuer.withdraw(credential, 'the access request changed while its client was being registered');
     }
   }
 
@@ -167,7 +185,11 @@ export class AccessRequestsService {
    * does not commit, the credential's registration at the identity provider is withdrawn before the error
    * goes back to the caller.
    */
-  private async commitOrWithdraw<T>(credential: CredentialDraft | null, why: string, commit: () => Promise<T>): Promise<T> {
+  private async commitOrWithdraw<T>(
+    credential: CredentialDraft | null,
+    why: string,
+    commit: () => Promise<T>,
+  ): Promise<T> {
     try {
       return await commit();
     } catch (err) {
@@ -188,13 +210,22 @@ export class AccessRequestsService {
     const out = new Map<number, NestedAccessRequestResponse[]>(apps.map((a) => [a.id, []]));
     if (apps.length === 0) return out;
     const byId = new Map(apps.map((a) => [a.id, a]));
-    const rows = await this.db.getRepository(AccessRequestEntity).find({ where: { appId: In([...byId.keys()]) }, order: { id: 'ASC' } });
+    const rows = await this.db
+      .getRepository(AccessRequestEntity)
+      .find({ where: { appId: In([...byId.keys()]) }, order: { id: 'ASC' } });
     const credentials = await this.credentialsOf(rows);
-    for (const ar of rows) out.get(ar.appId)!.push(nestedAccessRequestResponse(ar, byId.get(ar.appId)!, credentials.get(ar.id) ?? [], this.box));
+    for (const ar of rows)
+      out
+        .get(ar.appId)!
+        .push(nestedAccessRequestResponse(ar, byId.get(ar.appId)!, credentials.get(ar.id) ?? [], this.box));
     return out;
   }
 
-  private async insertCredential(tx: SqlTransaction, ar: AccessRequestEntity, credential: CredentialDraft): Promise<CredentialEntity> {
+  private async insertCredential(
+    tx: SqlTransaction,
+    ar: AccessRequestEntity,
+    credential: CredentialDraft,
+  ): Promise<CredentialEntity> {
     const insert = this.credentialRows.insert({ ...credential, accessRequestId: ar.id }, 'c');
     return this.credentialRows.fromJson((await tx.query(insert.text, insert.params))[0].row);
   }
@@ -203,7 +234,9 @@ export class AccessRequestsService {
     return rows.map((c) => this.credentialRows.fromJson(c));
   }
 
-  private async related(rows: AccessRequestEntity[]): Promise<{ apps: Map<number, AppEntity>; credentials: Map<number, CredentialEntity[]> }> {
+  private async related(
+    rows: AccessRequestEntity[],
+  ): Promise<{ apps: Map<number, AppEntity>; credentials: Map<number, CredentialEntity[]> }> {
     const appIds = [...new Set(rows.map((r) => r.appId))];
     const apps = appIds.length ? await this.db.getRepository(AppEntity).findBy({ id: In(appIds) }) : [];
     return { apps: new Map(apps.map((a) => [a.id, a])), credentials: await this.credentialsOf(rows) };

@@ -7,7 +7,10 @@ const ar = Object.assign(new AccessRequestEntity(), { products: ['weather-api', 
 
 describe('OAuth client metadata (RFC 7591)', () => {
   it('uses the authorization-code flow with the app redirect addresses when it has any', () => {
-    const app = Object.assign(new AppEntity(), { name: 'Weather app', redirectUrls: 'https://a.example/cb, https://b.example/cb' });
+    const app = Object.assign(new AppEntity(), {
+      name: 'Weather app',
+      redirectUrls: 'https://a.example/cb, https://b.example/cb',
+    });
     expect(oauthClientMetadata(ar, app)).toEqual({
       client_name: 'Weather app',
       redirect_uris: ['https://a.example/cb', 'https://b.example/cb'],
@@ -20,15 +23,25 @@ describe('OAuth client metadata (RFC 7591)', () => {
 
   it('asks for client credentials only when the app has no redirect address', () => {
     const app = Object.assign(new AppEntity(), { name: 'CLI', redirectUrls: '' });
-    expect(oauthClientMetadata(ar, app)).toMatchObject({ redirect_uris: [], grant_types: ['client_credentials'], response_types: [] });
+    expect(oauthClientMetadata(ar, app)).toMatchObject({
+      redirect_uris: [],
+      grant_types: ['client_credentials'],
+      response_types: [],
+    });
   });
 });
 
 describe('registration replies', () => {
   it('keeps the reply as received and reads its members', () => {
-    const raw = '{"client_id":"c1","client_secret":"s1","registration_access_token":"t1","registration_client_uri":"https://idp/c1","client_secret_expires_at":1700000000}';
+    const raw =
+      '{"client_id":"c1","client_secret":"s1","registration_access_token":"t1","registration_client_uri":"https://idp/c1","client_secret_expires_at":1700000000}';
     expect(parseRegistration(raw)).toMatchObject({
-      clientId: 'c1', clientSecret: 's1', registrationAccessToken: 't1', registrationClientUri: 'https://idp/c1', clientSecretExpiresAt: 1700000000, raw,
+      clientId: 'c1',
+      clientSecret: 's1',
+      registrationAccessToken: 't1',
+      registrationClientUri: 'https://idp/c1',
+      clientSecretExpiresAt: 1700000000,
+      raw,
     });
   });
 

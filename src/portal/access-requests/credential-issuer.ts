@@ -12,7 +12,10 @@ export const TOKEN_ENDPOINT_AUTH_METHOD = 'client_secret_basic';
  * The OAuth client an oauth2.0 access request gets (RFC 7591 metadata): the app's redirect addresses,
  * the authorization-code flow when it has any, client credentials always; one scope per requested product.
  */
-export function oauthClientMetadata(ar: Pick<AccessRequestEntity, 'products'>, app: Pick<AppEntity, 'name' | 'redirectUrls'>): DcrRegistrationRequest {
+export function oauthClientMetadata(
+  ar: Pick<AccessRequestEntity, 'products'>,
+  app: Pick<AppEntity, 'name' | 'redirectUrls'>,
+): DcrRegistrationRequest {
   const redirects = splitRedirectUrls(app.redirectUrls);
   return {
     client_name: app.name,
@@ -43,7 +46,10 @@ export class CredentialIssuer {
    * open a transaction, so no row lock or pooled connection waits on the provider; a draft that is then not
    * committed goes back through withdraw().
    */
-  async prepare(ar: Pick<AccessRequestEntity, 'authType' | 'dcrEnabled' | 'products'>, app: AppEntity): Promise<CredentialDraft> {
+  async prepare(
+    ar: Pick<AccessRequestEntity, 'authType' | 'dcrEnabled' | 'products'>,
+    app: AppEntity,
+  ): Promise<CredentialDraft> {
     const credential: CredentialDraft = {
       credentialEncrypted: null,
       credentialHash: null,
@@ -80,8 +86,10 @@ export class CredentialIssuer {
         credential.dcrRegistrationClientUri = reg.registrationClientUri;
         credential.expiresAt = reg.clientSecretExpiresAt > 0 ? new Date(reg.clientSecretExpiresAt * 1000) : null;
         if (typeof body.scope === 'string') credential.scope = body.scope;
-        if (Array.isArray(body.response_types)) credential.responseType = body.response_types.filter((v) => typeof v === 'string').join(' ');
-        if (typeof body.token_endpoint_auth_method === 'string') credential.tokenEndpoints = body.token_endpoint_auth_method;
+        if (Array.isArray(body.response_types))
+          credential.responseType = body.response_types.filter((v) => typeof v === 'string').join(' ');
+        if (typeof body.token_endpoint_auth_method === 'string')
+          credential.tokenEndpoints = body.token_endpoint_auth_method;
       } else {
         credential.oauthClientId = randomHex(16);
         credential.oauthClientSecretEncrypted = this.box.encrypt(randomHex(32));
@@ -99,10 +107,18 @@ export class CredentialIssuer {
   async withdraw(draft: CredentialDraft, why: string): Promise<void> {
     if (!draft.dcrResponseEncrypted) return;
     const outcome = await deleteRegistration(
-      { registrationClientUri: draft.dcrRegistrationClientUri, registrationAccessToken: this.box.decryptNullable(draft.dcrRegistrationAccessTokenEncrypted) },
+      {
+        registrationClientUri: draft.dcrRegistrationClientUri,
+        registrationAccessToken: this.box.decryptNullable(draft.dcrRegistrationAccessTokenEncrypted),
+      },
       this.dcr.timeoutMs,
     );
-    if (outcome.deleted) this.logger.log({ clientId: draft.oauthClientId, why }, 'dynamic client registration withdrawn');
-    else this.logger.warn({ clientId: draft.oauthClientId, why, reason: outcome.reason }, 'dynamic client registration could not be withdrawn; delete the client at the identity provider');
+    if (outcome.deleted)
+      this.logger.log({ clientId: draft.oauthClientId, why }, 'dynamic client registration withdrawn');
+    else
+      this.logger.warn(
+        { clientId: draft.oauthClientId, why, reason: outcome.reason },
+        'dynamic client registration could not be withdrawn; delete the client at the identity provider',
+      );
   }
 }

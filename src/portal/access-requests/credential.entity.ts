@@ -39,7 +39,10 @@ export class CredentialEntity {
   @Column({ name: 'token_endpoints', type: 'text', default: '' })
   tokenEndpoints: string;
 
-  /** The identity provider's registration reply (JSON text), sealed: it carries client_secret and the registration token. */
+  /**
+   * The identity provider's registration reply (JSON text), sealed: it carries client_secret and the registration
+   * token.
+   */
   @Column({ name: 'dcr_response_encrypted', type: 'text', nullable: true })
   dcrResponseEncrypted: string | null;
 

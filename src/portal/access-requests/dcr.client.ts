@@ -65,8 +65,15 @@ export class DcrClient {
     } catch (err) {
       const code = (err as { code?: string }).code;
       const timedOut = deadline.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
-      this.logger.warn({ reason: err instanceof Error ? err.message : String(err), timedOut }, 'dynamic client registration: no answer');
-      throw AccessRequestError.dcrFailed(timedOut ? `the identity provider did not answer within ${this.timeoutMs} ms` : 'the identity provider could not be reached');
+      this.logger.warn(
+        { reason: err instanceof Error ? err.message : String(err), timedOut },
+        'dynamic client registration: no answer',
+      );
+      throw AccessRequestError.dcrFailed(
+        timedOut
+          ? `the identity provider did not answer within ${this.timeoutMs} ms`
+          : 'the identity provider could not be reached',
+      );
     }
     if (status < 200 || status > 299) {
       this.logger.warn({ status }, 'dynamic client registration refused');
@@ -84,9 +91,13 @@ export type DcrDeletion = { deleted: true } | { deleted: false; reason: string }
  * configuration endpoint (registration_client_uri). Used to undo a registration whose approval could not
  * be committed, so the provider does not keep a client nobody knows the secret of.
  */
-export async function deleteRegistration(registration: Pick<DcrRegistration, 'registrationClientUri' | 'registrationAccessToken'>, timeoutMs = DCR_TIMEOUT_MS): Promise<DcrDeletion> {
+export async function deleteRegistration(
+  registration: Pick<DcrRegistration, 'registrationClientUri' | 'registrationAccessToken'>,
+  timeoutMs = DCR_TIMEOUT_MS,
+): Promise<DcrDeletion> {
   const { registrationClientUri: uri, registrationAccessToken: token } = registration;
-  if (!uri || !token) return { deleted: false, reason: 'the provider gave no registration_client_uri and registration_access_token' };
+  if (!uri || !token)
+    return { deleted: false, reason: 'the provider gave no registration_client_uri and registration_access_token' };
   const deadline = AbortSignal.timeout(timeoutMs);
   try {
     const res = await request(uri, {
@@ -103,7 +114,12 @@ export async function deleteRegistration(registration: Pick<DcrRegistration, 're
   } catch (err) {
     const code = (err as { code?: string }).code;
     const timedOut = deadline.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
-    return { deleted: false, reason: timedOut ? `the identity provider did not answer within ${timeoutMs} ms` : 'the identity provider could not be reached' };
+    return {
+      deleted: false,
+      reason: timedOut
+        ? `the identity provider did not answer within ${timeoutMs} ms`
+        : 'the identity provider could not be reached',
+    };
   }
 }
 
@@ -115,9 +131,11 @@ export function parseRegistration(raw: string): DcrRegistration {
   } catch {
     throw AccessRequestError.dcrFailed('the identity provider answered with something that is not JSON');
   }
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw AccessRequestError.dcrFailed('the identity provider answered with something that is not a JSON object');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw AccessRequestError.dcrFailed('the identity provider answered with something that is not a JSON object');
   const b = body as Record<string, unknown>;
-  if (typeof b.client_id !== 'string' || b.client_id === '') throw AccessRequestError.dcrFailed('the identity provider answered without a client_id');
+  if (typeof b.client_id !== 'string' || b.client_id === '')
+    throw AccessRequestError.dcrFailed('the identity provider answered without a client_id');
   const str = (v: unknown) => (typeof v === 'string' ? v : '');
   return {
     clientId: b.client_id,

@@ -7,12 +7,16 @@ export const ATTEMPT_ERRORS = ['timeout', 'connection', 'blocked_address', 'http
 
 export class DeliveryListQuery extends PortalPageQuery {
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES })
-  @IsOptional() @IsIn(DELIVERY_STATUSES as unknown as string[], { message: `status must be one of ${DELIVERY_STATUSES.join(', ')}` })
+  @IsOptional()
+  @IsIn(DELIVERY_STATUSES, { message: `status must be one of ${DELIVERY_STATUSES.join(', ')}` })
   status?: string;
 }
 
 export class RecoverDto {
-  @ApiProperty({ description: 'RFC 3339 time: failed deliveries created since then are queued again', example: '2026-11-22T00:00:00Z' })
+  @ApiProperty({
+    description: 'RFC 3339 time: failed deliveries created since then are queued again',
+    example: '2026-11-22T00:00:00Z',
+  })
   @IsISO8601({ strict: true }, { message: 'since must be an RFC 3339 date-time' })
   since: string;
 }

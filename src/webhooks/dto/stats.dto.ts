@@ -3,14 +3,19 @@ import { IsISO8601, IsOptional } from 'class-validator';
 import { ATTEMPT_ERRORS } from './delivery.dto';
 
 export class StatsQuery {
-  @ApiPropertyOptional({ description: 'RFC 3339: start of the window (default: 24 hours ago)', example: '2026-11-22T00:00:00Z' })
-  @IsOptional() @IsISO8601({ strict: true }, { message: 'since must be an RFC 3339 date-time' })
+  @ApiPropertyOptional({
+    description: 'RFC 3339: start of the window (default: 24 hours ago)',
+    example: '2026-11-22T00:00:00Z',
+  })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'since must be an RFC 3339 date-time' })
   since?: string;
 }
 
 export class LastFailureResponse {
   @ApiProperty({ format: 'date-time' }) At: string;
-  @ApiProperty({ type: Number, nullable: true, description: 'null when there was no HTTP answer' }) StatusCode: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'null when there was no HTTP answer' }) StatusCode:
+    number | null;
   @ApiProperty({ enum: ATTEMPT_ERRORS }) Error: string;
   @ApiProperty({ description: 'first 4 KiB of the response body' }) ResponseBody: string;
 }
@@ -22,11 +27,34 @@ export class WebhookStatsResponse {
   @ApiProperty({ description: 'deliveries created in the window that were delivered' }) Delivered: number;
   @ApiProperty({ description: 'deliveries created in the window that failed for good' }) Failed: number;
   @ApiProperty({ description: 'deliveries created in the window not attempted yet' }) Pending: number;
-  @ApiProperty({ description: 'deliveries created in the window waiting for a retry after a failed attempt' }) Retrying: number;
-  @ApiProperty({ type: Number, nullable: true, description: 'Delivered / (Delivered + Failed), 0 to 1; null when none has finished' }) SuccessRate: number | null;
+  @ApiProperty({ description: 'deliveries created in the window waiting for a retry after a failed attempt' })
+  Retrying: number;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Delivered / (Delivered + Failed), 0 to 1; null when none has finished',
+  })
+  SuccessRate: number | null;
   @ApiProperty({ description: 'attempts started in the window' }) Attempts: number;
-  @ApiProperty({ type: Number, nullable: true, description: 'median attempt duration in the window (ms); null without attempts' }) LatencyP50Ms: number | null;
-  @ApiProperty({ type: Number, nullable: true, description: '95th percentile attempt duration in the window (ms); null without attempts' }) LatencyP95Ms: number | null;
-  @ApiProperty({ type: String, nullable: true, format: 'date-time', description: 'last 2xx attempt ever; null if none' }) LastSuccessAt: string | null;
-  @ApiProperty({ type: LastFailureResponse, nullable: true, description: 'last failed attempt ever; null if none' }) LastFailure: LastFailureResponse | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'median attempt duration in the window (ms); null without attempts',
+  })
+  LatencyP50Ms: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: '95th percentile attempt duration in the window (ms); null without attempts',
+  })
+  LatencyP95Ms: number | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    format: 'date-time',
+    description: 'last 2xx attempt ever; null if none',
+  })
+  LastSuccessAt: string | null;
+  @ApiProperty({ type: LastFailureResponse, nullable: true, description: 'last failed attempt ever; null if none' })
+  LastFailure: LastFailureResponse | null;
 }

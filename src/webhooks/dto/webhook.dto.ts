@@ -1,8 +1,23 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { IsOptionalNotNull } from '../../common/http/optional-not-null';
+import {
+  ArrayNotEmpty,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { IsOptionalNotNull } from '../../common/http/optional-not-null.decorator';
 import { WEBHOOK_EVENTS } from '../../events/event-names';
 import { SIGNATURE_SCHEMES } from '../send/signing';
 
@@ -13,26 +28,48 @@ export const MAX_GRACE_PERIOD_SECONDS = 604_800;
 /** Grace period when none is given, also for a scheme switch by PUT: 24 hours. */
 export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400;
 const SCHEME_MESSAGE = `SignatureScheme must be one of ${SIGNATURE_SCHEMES.join(', ')}`;
-const SCHEME_DESCRIPTION = 'v1: HMAC-SHA256 with a shared whsec_ secret; v1a: Ed25519, receivers hold only the whpk_ public key';
+const SCHEME_DESCRIPTION =
+  'v1: HMAC-SHA256 with a shared whsec_ secret; v1a: Ed25519, receivers hold only the whpk_ public key';
 
 /** `post` means POST. */
 const upper = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.toUpperCase() : value);
 
-const URL_RULES = { require_protocol: true, protocols: ['http', 'https'], require_tld: false, require_valid_protocol: true };
+const URL_RULES = {
+  require_protocol: true,
+  protocols: ['http', 'https'],
+  require_tld: false,
+  require_valid_protocol: true,
+};
 const URL_MESSAGE = 'URL must be an absolute http(s) URL';
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // Headers the service sets itself on every delivery; a webhook may not override them.
-export const RESERVED_HEADERS = ['content-type', 'content-length', 'host', 'transfer-encoding', 'connection', 'webhook-id', 'webhook-timestamp', 'webhook-signature'];
+export const RESERVED_HEADERS = [
+  'content-type',
+  'content-length',
+  'host',
+  'transfer-encoding',
+  'connection',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+];
 const NOT_RESERVED = new RegExp(`^(?!(${RESERVED_HEADERS.join('|')})$)`, 'i');
 
 export class WebhookHeaderInput {
   @ApiProperty({ example: 'X-Api-Key' })
-  @IsString() @IsNotEmpty() @MaxLength(256) @Matches(HEADER_NAME, { message: 'Name must be a valid HTTP header name' })
-  @Matches(NOT_RESERVED, { message: `Name must not be one of the headers the service sets itself (${RESERVED_HEADERS.join(', ')})` })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(256)
+  @Matches(HEADER_NAME, { message: 'Name must be a valid HTTP header name' })
+  @Matches(NOT_RESERVED, {
+    message: `Name must not be one of the headers the service sets itself (${RESERVED_HEADERS.join(', ')})`,
+  })
   Name: string;
 
   @ApiProperty({ example: 'abc123' })
-  @IsString() @MaxLength(8192) @Matches(/^[^\r\n]*$/, { message: 'Value must not contain line breaks' })
+  @IsString()
+  @MaxLength(8192)
+  @Matches(/^[^\r\n]*$/, { message: 'Value must not contain line breaks' })
   Value: string;
 }
 
@@ -44,7 +81,8 @@ function RateLimitField(): PropertyDecorator {
       nullable: true,
       minimum: 1,
       maximum: 10000,
-      description: 'deliveries per second at most, across every worker; over it a delivery waits its turn (not an attempt, not a failure). null or absent: no limit',
+      description:
+        'deliveries per second at most, across every worker; over it a delivery waits its turn (not an attempt, not a failure). null or absent: no limit',
     }),
     IsOptional(),
     IsInt({ message: 'RateLimit must be an integer number of deliveries per second' }),
@@ -55,7 +93,11 @@ function RateLimitField(): PropertyDecorator {
 
 function OrderedField(): PropertyDecorator {
   return applyDecorators(
-    ApiPropertyOptional({ default: false, description: 'deliveries are sent one at a time in event order: the next waits until the previous is delivered or has finally failed' }),
+    ApiPropertyOptional({
+      default: false,
+      description:
+        'deliveries are sent one at a time in event order: the next waits until the previous is delivered or has finally failed',
+    }),
     IsOptionalNotNull(),
     IsBoolean({ message: 'Ordered must be a boolean' }),
   );
@@ -63,36 +105,57 @@ function OrderedField(): PropertyDecorator {
 
 export class CreateWebhookDto {
   @ApiProperty({ example: 'Approvals to CRM' })
-  @IsString() @IsNotEmpty({ message: 'Name is required' }) @MaxLength(255)
+  @IsString()
+  @IsNotEmpty({ message: 'Name is required' })
+  @MaxLength(255)
   Name: string;
 
   @ApiProperty({ example: 'https://hooks.example.com/portal' })
-  @IsString({ message: 'URL is required' }) @IsUrl(URL_RULES, { message: URL_MESSAGE }) @MaxLength(2048)
+  @IsString({ message: 'URL is required' })
+  @IsUrl(URL_RULES, { message: URL_MESSAGE })
+  @MaxLength(2048)
   URL: string;
 
   @ApiPropertyOptional({ enum: WEBHOOK_METHODS, default: 'POST' })
-  @IsOptional() @Transform(upper) @IsIn(WEBHOOK_METHODS as unknown as string[], { message: `Method must be one of ${WEBHOOK_METHODS.join(', ')}` })
+  @IsOptional()
+  @Transform(upper)
+  @IsIn(WEBHOOK_METHODS, { message: `Method must be one of ${WEBHOOK_METHODS.join(', ')}` })
   Method?: string;
 
   @ApiPropertyOptional({ description: 'seconds', minimum: 1, maximum: 60, default: 30 })
-  @IsOptional() @IsInt({ message: 'Timeout must be an integer number of seconds' }) @Min(1, { message: 'Timeout must be at least 1 second' }) @Max(60, { message: 'Timeout must be at most 60 seconds' })
+  @IsOptional()
+  @IsInt({ message: 'Timeout must be an integer number of seconds' })
+  @Min(1, { message: 'Timeout must be at least 1 second' })
+  @Max(60, { message: 'Timeout must be at most 60 seconds' })
   Timeout?: number;
 
   @ApiProperty({ enum: WEBHOOK_EVENTS, isArray: true, example: ['AccessRequestApproved'] })
-  @IsArray({ message: 'Events must be a non-empty array' }) @ArrayNotEmpty({ message: 'Events must be a non-empty array' })
-  @IsIn(WEBHOOK_EVENTS as unknown as string[], { each: true, message: `each of Events must be one of ${WEBHOOK_EVENTS.join(', ')}` })
+  @IsArray({ message: 'Events must be a non-empty array' })
+  @ArrayNotEmpty({ message: 'Events must be a non-empty array' })
+  @IsIn(WEBHOOK_EVENTS, {
+    each: true,
+    message: `each of Events must be one of ${WEBHOOK_EVENTS.join(', ')}`,
+  })
   Events: string[];
 
-  @ApiPropertyOptional({ type: [WebhookHeaderInput], description: 'headers sent with every delivery (also managed under /headers)' })
-  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => WebhookHeaderInput)
+  @ApiPropertyOptional({
+    type: [WebhookHeaderInput],
+    description: 'headers sent with every delivery (also managed under /headers)',
+  })
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => WebhookHeaderInput)
   Headers?: WebhookHeaderInput[];
 
   @ApiPropertyOptional({ default: true, description: 'inactive webhooks get no deliveries' })
-  @IsOptionalNotNull() @IsBoolean({ message: 'Active must be a boolean' })
+  @IsOptionalNotNull()
+  @IsBoolean({ message: 'Active must be a boolean' })
   Active?: boolean;
 
   @ApiPropertyOptional({ enum: SIGNATURE_SCHEMES, default: 'v1', description: SCHEME_DESCRIPTION })
-  @IsOptional() @IsIn(SIGNATURE_SCHEMES as unknown as string[], { message: SCHEME_MESSAGE })
+  @IsOptional()
+  @IsIn(SIGNATURE_SCHEMES, { message: SCHEME_MESSAGE })
   SignatureScheme?: 'v1' | 'v1a';
 
   @RateLimitField()
@@ -102,42 +165,68 @@ export class CreateWebhookDto {
   Ordered?: boolean;
 }
 
-/** PUT: every field optional; those given replace the stored ones (Headers, when given, replace all headers). An explicit null is refused, as on POST. */
+/**
+ * PUT: every field optional; those given replace the stored ones (Headers, when given, replace all headers). An
+ * explicit null is refused, as on POST.
+ */
 export class UpdateWebhookDto {
   @ApiPropertyOptional()
-  @IsOptionalNotNull() @IsString() @IsNotEmpty({ message: 'Name must not be empty' }) @MaxLength(255)
+  @IsOptionalNotNull()
+  @IsString()
+  @IsNotEmpty({ message: 'Name must not be empty' })
+  @MaxLength(255)
   Name?: string;
 
   @ApiPropertyOptional()
-  @IsOptionalNotNull() @IsString() @IsUrl(URL_RULES, { message: URL_MESSAGE }) @MaxLength(2048)
+  @IsOptionalNotNull()
+  @IsString()
+  @IsUrl(URL_RULES, { message: URL_MESSAGE })
+  @MaxLength(2048)
   URL?: string;
 
   @ApiPropertyOptional({ enum: WEBHOOK_METHODS })
-  @IsOptionalNotNull() @Transform(upper) @IsIn(WEBHOOK_METHODS as unknown as string[], { message: `Method must be one of ${WEBHOOK_METHODS.join(', ')}` })
+  @IsOptionalNotNull()
+  @Transform(upper)
+  @IsIn(WEBHOOK_METHODS, { message: `Method must be one of ${WEBHOOK_METHODS.join(', ')}` })
   Method?: string;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 60 })
-  @IsOptionalNotNull() @IsInt({ message: 'Timeout must be an integer number of seconds' }) @Min(1, { message: 'Timeout must be at least 1 second' }) @Max(60, { message: 'Timeout must be at most 60 seconds' })
+  @IsOptionalNotNull()
+  @IsInt({ message: 'Timeout must be an integer number of seconds' })
+  @Min(1, { message: 'Timeout must be at least 1 second' })
+  @Max(60, { message: 'Timeout must be at most 60 seconds' })
   Timeout?: number;
 
   @ApiPropertyOptional({ enum: WEBHOOK_EVENTS, isArray: true })
-  @IsOptionalNotNull() @IsArray({ message: 'Events must be a non-empty array' }) @ArrayNotEmpty({ message: 'Events must be a non-empty array' })
-  @IsIn(WEBHOOK_EVENTS as unknown as string[], { each: true, message: `each of Events must be one of ${WEBHOOK_EVENTS.join(', ')}` })
+  @IsOptionalNotNull()
+  @IsArray({ message: 'Events must be a non-empty array' })
+  @ArrayNotEmpty({ message: 'Events must be a non-empty array' })
+  @IsIn(WEBHOOK_EVENTS, {
+    each: true,
+    message: `each of Events must be one of ${WEBHOOK_EVENTS.join(', ')}`,
+  })
   Events?: string[];
 
   @ApiPropertyOptional({ type: [WebhookHeaderInput] })
-  @IsOptionalNotNull() @IsArray() @ValidateNested({ each: true }) @Type(() => WebhookHeaderInput)
+  @IsOptionalNotNull()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => WebhookHeaderInput)
   Headers?: WebhookHeaderInput[];
 
-  @ApiPropertyOptional({ description: 'true re-enables a webhook that was switched off (and clears DisabledReason and DisabledAt)' })
-  @IsOptionalNotNull() @IsBoolean({ message: 'Active must be a boolean' })
+  @ApiPropertyOptional({
+    description: 'true re-enables a webhook that was switched off (and clears DisabledReason and DisabledAt)',
+  })
+  @IsOptionalNotNull()
+  @IsBoolean({ message: 'Active must be a boolean' })
   Active?: boolean;
 
   @ApiPropertyOptional({
     enum: SIGNATURE_SCHEMES,
     description: `${SCHEME_DESCRIPTION}. Switching scheme is a key rotation with the default grace period (24 h): deliveries carry signatures by the new and the old key until it ends. GET /webhooks/{id}/secret shows the new key.`,
   })
-  @IsOptionalNotNull() @IsIn(SIGNATURE_SCHEMES as unknown as string[], { message: SCHEME_MESSAGE })
+  @IsOptionalNotNull()
+  @IsIn(SIGNATURE_SCHEMES, { message: SCHEME_MESSAGE })
   SignatureScheme?: 'v1' | 'v1a';
 
   @RateLimitField()
@@ -169,19 +258,25 @@ export class WebhookResponse {
     type: String,
     nullable: true,
     enum: ['gone', 'failing', 'manual'],
-    description: 'why the webhook is inactive: gone (the subscriber answered 410), failing (every attempt failed for WEBHOOK_DISABLE_AFTER), manual (set inactive through the API); null when active',
+    description:
+      'why the webhook is inactive: gone (the subscriber answered 410), failing (every attempt failed for WEBHOOK_DISABLE_AFTER), manual (set inactive through the API); null when active',
   })
   DisabledReason: string | null;
-  @ApiProperty({ type: String, nullable: true, format: 'date-time', description: 'RFC 3339; null when active' }) DisabledAt: string | null;
-  @ApiProperty({ type: Number, nullable: true, description: 'deliveries per second at most; null: no limit' }) RateLimit: number | null;
+  @ApiProperty({ type: String, nullable: true, format: 'date-time', description: 'RFC 3339; null when active' })
+  DisabledAt: string | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'deliveries per second at most; null: no limit' })
+  RateLimit: number | null;
   @ApiProperty({ description: 'deliveries are sent one at a time in event order' }) Ordered: boolean;
 }
 
-/** The answer to a create or update: the webhook, plus what would stop its deliveries under the current configuration. */
+/**
+ * The answer to a create or update: the webhook, plus what would stop its deliveries under the current configuration.
+ */
 export class SavedWebhookResponse extends WebhookResponse {
   @ApiPropertyOptional({
     type: [String],
-    description: 'present only when deliveries to URL will fail under the current configuration (e.g. a loopback or private address that WEBHOOK_ALLOWED_CIDRS does not allow); the webhook is saved either way',
+    description:
+      'present only when deliveries to URL will fail under the current configuration (e.g. a loopback or private address that WEBHOOK_ALLOWED_CIDRS does not allow); the webhook is saved either way',
   })
   Warnings?: string[];
 }
@@ -191,7 +286,10 @@ const SECRET_DESCRIPTION =
 const PUBLIC_KEY_DESCRIPTION = 'v1a: whpk_ + base64 of the raw 32-byte Ed25519 public key; null for v1';
 
 export class CreatedWebhookResponse extends SavedWebhookResponse {
-  @ApiProperty({ description: `${SECRET_DESCRIPTION}; shown in full only here and at GET /webhooks/{id}/secret`, example: 'whsec_...' })
+  @ApiProperty({
+    description: `${SECRET_DESCRIPTION}; shown in full only here and at GET /webhooks/{id}/secret`,
+    example: 'whsec_...',
+  })
   Secret: string;
 
   @ApiProperty({ type: String, nullable: true, description: PUBLIC_KEY_DESCRIPTION, example: null })
@@ -201,12 +299,14 @@ export class CreatedWebhookResponse extends SavedWebhookResponse {
 export class WebhookSecretResponse {
   @ApiProperty({ description: SECRET_DESCRIPTION, example: 'whsec_...' }) Secret: string;
   @ApiProperty({ enum: SIGNATURE_SCHEMES }) SignatureScheme: string;
-  @ApiProperty({ type: String, nullable: true, description: PUBLIC_KEY_DESCRIPTION, example: null }) PublicKey: string | null;
+  @ApiProperty({ type: String, nullable: true, description: PUBLIC_KEY_DESCRIPTION, example: null }) PublicKey:
+    string | null;
   @ApiProperty({
     type: String,
     nullable: true,
     format: 'date-time',
-    description: 'during a rotation\'s grace period: when deliveries stop being signed with the previous key too (RFC 3339); null otherwise',
+    description:
+      "during a rotation's grace period: when deliveries stop being signed with the previous key too (RFC 3339); null otherwise",
   })
   PreviousSecretExpiresAt: string | null;
 }
@@ -218,20 +318,30 @@ export class RotateSecretDto {
     default: DEFAULT_GRACE_PERIOD_SECONDS,
     description: 'how long deliveries stay signed with the old key too (seconds); 0 retires it at once',
   })
-  @IsOptional() @IsInt({ message: 'GracePeriodSeconds must be an integer number of seconds' })
+  @IsOptional()
+  @IsInt({ message: 'GracePeriodSeconds must be an integer number of seconds' })
   @Min(0, { message: 'GracePeriodSeconds must not be negative' })
   @Max(MAX_GRACE_PERIOD_SECONDS, { message: `GracePeriodSeconds must be at most ${MAX_GRACE_PERIOD_SECONDS} (7 days)` })
   GracePeriodSeconds?: number;
 }
 
 export class WebhookTestDto {
-  @ApiPropertyOptional({ maxLength: 1024, description: 'carried in the test event\'s Message', example: 'checking the new endpoint' })
-  @IsOptional() @IsString({ message: 'Note must be a string' }) @MaxLength(1024, { message: 'Note must be at most 1024 characters' })
+  @ApiPropertyOptional({
+    maxLength: 1024,
+    description: "carried in the test event's Message",
+    example: 'checking the new endpoint',
+  })
+  @IsOptional()
+  @IsString({ message: 'Note must be a string' })
+  @MaxLength(1024, { message: 'Note must be at most 1024 characters' })
   Note?: string;
 }
 
 export class WebhookTestResponse {
-  @ApiProperty({ format: 'uuid', description: 'the test delivery: GET /webhooks/{id}/deliveries/{DeliveryID}; also its webhook-id header' })
+  @ApiProperty({
+    format: 'uuid',
+    description: 'the test delivery: GET /webhooks/{id}/deliveries/{DeliveryID}; also its webhook-id header',
+  })
   DeliveryID: string;
   @ApiProperty({ format: 'uuid' }) EventID: string;
 }

@@ -30,7 +30,7 @@ export class AddressGuard {
     }
     if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
     for (const [range, bits] of this.allowed) {
-      if (range.kind() === ip.kind() && ip.match(range as never, bits)) return true;
+      if (range.kind() === ip.kind() && ip.match(range, bits)) return true;
     }
     return ip.range() === 'unicast';
   }
@@ -39,11 +39,15 @@ export class AddressGuard {
    * A `dns.lookup` replacement for the HTTP client: resolves, then refuses addresses that are not allowed,
    * so the check happens on every connection, after DNS (a hostname cannot sneak past).
    */
-  lookup = (hostname: string, options: object, callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void): void => {
+  lookup = (
+    hostname: string,
+    options: object,
+    callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ): void => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err, '', 0);
       const ok = addresses.filter((a) => this.isAllowed(a.address));
-      if (ok.length === 0) return callback(new BlockedAddressError(addresses[0]?.address ?? hostname) as NodeJS.ErrnoException, '', 0);
+      if (ok.length === 0) return callback(new BlockedAddressError(addresses[0]?.address ?? hostname), '', 0);
       if ((options as { all?: boolean }).all) return callback(null, ok);
       callback(null, ok[0].address, ok[0].family);
     });

@@ -11,7 +11,16 @@ describe('DeliverySigner', () => {
 
   it('signs with the current key alone outside a grace period', () => {
     const key = newSigningKey('v1');
-    const h = signer.headers({ secretEncrypted: box.encrypt(key.secret), signatureScheme: 'v1', previousSecretEncrypted: null, previousSignatureScheme: null }, 'd-1', body);
+    const h = signer.headers(
+      {
+        secretEncrypted: box.encrypt(key.secret),
+        signatureScheme: 'v1',
+        previousSecretEncrypted: null,
+        previousSignatureScheme: null,
+      },
+      'd-1',
+      body,
+    );
     expect(h['webhook-signature'].split(' ')).toHaveLength(1);
     expect(new Webhook(key.secret).verify(body, h)).toEqual(JSON.parse(body));
   });
@@ -20,7 +29,12 @@ describe('DeliverySigner', () => {
     const current = newSigningKey('v1a');
     const previous = newSigningKey('v1');
     const h = signer.headers(
-      { secretEncrypted: box.encrypt(current.secret), signatureScheme: 'v1a', previousSecretEncrypted: box.encrypt(previous.secret), previousSignatureScheme: 'v1' },
+      {
+        secretEncrypted: box.encrypt(current.secret),
+        signatureScheme: 'v1a',
+        previousSecretEncrypted: box.encrypt(previous.secret),
+        previousSignatureScheme: 'v1',
+      },
       'd-2',
       body,
     );

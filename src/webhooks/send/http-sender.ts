@@ -35,7 +35,7 @@ export class HttpSender implements OnModuleDestroy {
   constructor(config: AppConfig) {
     const guard = new AddressGuard(config.webhooks.allowedCidrs);
     // Hostnames are checked by the guard's lookup after DNS; IP literals never reach a lookup, so check them here.
-    const connector = buildConnector({ lookup: guard.lookup as never, timeout: 10_000 });
+    const connector = buildConnector({ lookup: guard.lookup, timeout: 10_000 });
     const connect: buildConnector.connector = (opts, callback) => {
       const host = opts.hostname.replace(/^\[|\]$/g, '');
       if (isIP(host) && !guard.isAllowed(host)) return callback(new BlockedAddressError(host), null);
@@ -79,7 +79,12 @@ export class HttpSender implements OnModuleDestroy {
         responseBody,
       };
     } catch (err) {
-      return { statusCode: null, error: classify(err, signal), durationMs: Math.round(performance.now() - started), responseBody: '' };
+      return {
+        statusCode: null,
+        error: classify(err, signal),
+        durationMs: Math.round(performance.now() - started),
+        responseBody: '',
+      };
     }
   }
 }
@@ -105,11 +110,18 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }): Pr
 
 function classify(err: unknown, signal: AbortSignal): SendResult['error'] {
   for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof BlockedAddressError || (e as { code?: string }).code === 'E_BLOCKED_ADDRESS') return 'blocked_address';
+    if (e instanceof BlockedAddressError || (e as { code?: string }).code === 'E_BLOCKED_ADDRESS')
+      return 'blocked_address';
   }
   const code = (err as { code?: string })?.code;
   const name = (err as { name?: string })?.name;
-  if (signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || name === 'TimeoutError') {
+  if (
+    signal.aborted ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    name === 'TimeoutError'
+  ) {
     return 'timeout';
   }
   return 'connection';

@@ -5,14 +5,27 @@ const mid = () => 0.5; // no jitter
 
 describe('retry policy', () => {
   it('treats any 2xx as delivered', () => {
-    for (const code of [200, 201, 204, 299]) expect(decide({ statusCode: code, error: null }, 1, schedule, mid)).toEqual({ kind: 'delivered' });
+    for (const code of [200, 201, 204, 299])
+      expect(decide({ statusCode: code, error: null }, 1, schedule, mid)).toEqual({ kind: 'delivered' });
   });
 
   it('retries 3xx, 4xx, 5xx, timeouts and network errors on the schedule', () => {
-    expect(decide({ statusCode: 302, error: 'http_status' }, 1, schedule, mid)).toEqual({ kind: 'retry', delayMs: 5000 });
-    expect(decide({ statusCode: 500, error: 'http_status' }, 2, schedule, mid)).toEqual({ kind: 'retry', delayMs: 300000 });
-    expect(decide({ statusCode: null, error: 'timeout' }, 3, schedule, mid)).toEqual({ kind: 'retry', delayMs: 1800000 });
-    expect(decide({ statusCode: null, error: 'connection' }, 1, schedule, mid)).toEqual({ kind: 'retry', delayMs: 5000 });
+    expect(decide({ statusCode: 302, error: 'http_status' }, 1, schedule, mid)).toEqual({
+      kind: 'retry',
+      delayMs: 5000,
+    });
+    expect(decide({ statusCode: 500, error: 'http_status' }, 2, schedule, mid)).toEqual({
+      kind: 'retry',
+      delayMs: 300000,
+    });
+    expect(decide({ statusCode: null, error: 'timeout' }, 3, schedule, mid)).toEqual({
+      kind: 'retry',
+      delayMs: 1800000,
+    });
+    expect(decide({ statusCode: null, error: 'connection' }, 1, schedule, mid)).toEqual({
+      kind: 'retry',
+      delayMs: 5000,
+    });
   });
 
   it('fails for good once the schedule is exhausted', () => {
@@ -25,10 +38,22 @@ describe('retry policy', () => {
   });
 
   it('honours Retry-After on 429 and 503, bounded', () => {
-    expect(decide({ statusCode: 429, error: 'http_status', retryAfter: '7' }, 1, schedule, mid)).toEqual({ kind: 'retry', delayMs: 7000 });
-    expect(decide({ statusCode: 503, error: 'http_status', retryAfter: '999999' }, 1, schedule, mid)).toEqual({ kind: 'retry', delayMs: MAX_RETRY_AFTER_MS });
-    expect(decide({ statusCode: 500, error: 'http_status', retryAfter: '7' }, 1, schedule, mid)).toEqual({ kind: 'retry', delayMs: 5000 });
-    expect(decide({ statusCode: 429, error: 'http_status', retryAfter: 'soon' }, 1, schedule, mid)).toEqual({ kind: 'retry', delayMs: 5000 });
+    expect(decide({ statusCode: 429, error: 'http_status', retryAfter: '7' }, 1, schedule, mid)).toEqual({
+      kind: 'retry',
+      delayMs: 7000,
+    });
+    expect(decide({ statusCode: 503, error: 'http_status', retryAfter: '999999' }, 1, schedule, mid)).toEqual({
+      kind: 'retry',
+      delayMs: MAX_RETRY_AFTER_MS,
+    });
+    expect(decide({ statusCode: 500, error: 'http_status', retryAfter: '7' }, 1, schedule, mid)).toEqual({
+      kind: 'retry',
+      delayMs: 5000,
+    });
+    expect(decide({ statusCode: 429, error: 'http_status', retryAfter: 'soon' }, 1, schedule, mid)).toEqual({
+      kind: 'retry',
+      delayMs: 5000,
+    });
   });
 
   it('applies ±20 % jitter', () => {

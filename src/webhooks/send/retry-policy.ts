@@ -1,4 +1,7 @@
-/** What to do after an attempt: 2xx delivered, 410 switches the webhook off, a blocked address fails at once, anything else retries on the schedule until it runs out. */
+/**
+ * What to do after an attempt: 2xx delivered, 410 switches the webhook off, a blocked address fails at once, anything
+ * else retries on the schedule until it runs out.
+ */
 export type Outcome =
   | { kind: 'delivered' }
   | { kind: 'disable' } // 410 Gone: the webhook is switched off, the delivery fails
@@ -19,7 +22,13 @@ export const JITTER = 0.2;
  * Decides the outcome of attempt number `attempt` (1-based) given the retry schedule
  * (schedule[0] is the first attempt's delay; schedule[k] the delay before attempt k+1).
  */
-export function decide(result: AttemptResult, attempt: number, schedule: number[], random: () => number = Math.random, now = Date.now()): Outcome {
+export function decide(
+  result: AttemptResult,
+  attempt: number,
+  schedule: number[],
+  random: () => number = Math.random,
+  now = Date.now(),
+): Outcome {
   const code = result.statusCode;
   if (code !== null && code >= 200 && code < 300) return { kind: 'delivered' };
   if (code === 410) return { kind: 'disable' };

@@ -15,7 +15,11 @@ function verifiesEd25519(publicKey: string, headers: Record<string, string>, bod
 }
 
 describe('Standard Webhooks signing', () => {
-  const body = JSON.stringify({ Event: 'AccessRequestApproved', Message: { ID: 1 }, Timestamp: new Date().toISOString() });
+  const body = JSON.stringify({
+    Event: 'AccessRequestApproved',
+    Message: { ID: 1 },
+    Timestamp: new Date().toISOString(),
+  });
 
   it('produces v1 headers the standardwebhooks and svix receiver libraries verify', () => {
     const key = newSigningKey('v1');

@@ -1,4 +1,12 @@
-import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, randomBytes, sign as edSign } from 'node:crypto';
+import {
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  KeyObject,
+  randomBytes,
+  sign as edSign,
+} from 'node:crypto';
 
 /**
  * Standard Webhooks schemes: `v1` is HMAC-SHA256 with a shared `whsec_` secret; `v1a` is Ed25519, the
@@ -24,7 +32,10 @@ export function newSigningKey(scheme: SignatureScheme): SigningKey {
   return { scheme, secret: `whsk_${seed.toString('base64')}` };
 }
 
-/** What a receiver verifies with: the `whsec_` secret itself (v1), or `whpk_` + base64 of the raw 32-byte public key (v1a). */
+/**
+ * What a receiver verifies with: the `whsec_` secret itself (v1), or `whpk_` + base64 of the raw 32-byte public key
+ * (v1a).
+ */
 export function verificationKey(key: SigningKey): string {
   if (key.scheme === 'v1') return key.secret;
   const spki = createPublicKey(ed25519PrivateKey(key.secret)).export({ format: 'der', type: 'spki' });
@@ -35,7 +46,9 @@ export function verificationKey(key: SigningKey): string {
 export function sign(key: SigningKey, msgId: string, timestampSeconds: number, body: string): string {
   const content = `${msgId}.${timestampSeconds}.${body}`;
   if (key.scheme === 'v1') {
-    const mac = createHmac('sha256', Buffer.from(stripPrefix(key.secret, 'whsec_'), 'base64')).update(content).digest('base64');
+    const mac = createHmac('sha256', Buffer.from(stripPrefix(key.secret, 'whsec_'), 'base64'))
+      .update(content)
+      .digest('base64');
     return `v1,${mac}`;
   }
   return `v1a,${edSign(null, Buffer.from(content), ed25519PrivateKey(key.secret)).toString('base64')}`;
@@ -46,10 +59,19 @@ export function sign(key: SigningKey, msgId: string, timestampSeconds: number, b
  * the previous one during a rotation's grace period): `webhook-signature` lists the signatures separated
  * by spaces, and a receiver accepts the request when any of them verifies with the key it holds.
  */
-export function signatureHeaders(keys: SigningKey[], msgId: string, body: string, now = Date.now()): Record<string, string> {
+export function signatureHeaders(
+  keys: SigningKey[],
+  msgId: string,
+  body: string,
+  now = Date.now(),
+): Record<string, string> {
   if (keys.length === 0) throw new Error('a delivery needs at least one signing key');
   const ts = Math.floor(now / 1000);
-  return { 'webhook-id': msgId, 'webhook-timestamp': String(ts), 'webhook-signature': keys.map((k) => sign(k, msgId, ts, body)).join(' ') };
+  return {
+    'webhook-id': msgId,
+    'webhook-timestamp': String(ts),
+    'webhook-signature': keys.map((k) => sign(k, msgId, ts, body)).join(' '),
+  };
 }
 
 function ed25519PrivateKey(secret: string): KeyObject {

@@ -1,6 +1,6 @@
 import { context, ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
-import type { ClaimedDelivery } from '../delivery-store';
+import type { ClaimedDelivery } from '../delivery.store';
 import type { SendResult } from '../send/http-sender';
 import type { Outcome } from '../send/retry-policy';
 import { contextFromCarrier, dispatcherTracer, TraceCarrier, traceCarrier } from '../trace-context';
@@ -39,7 +39,12 @@ export class AttemptTrace {
           'webhook.delivery.trigger': d.trigger,
           'webhook.event.name': d.eventName,
           'http.request.method': d.method,
-          ...(target ? { 'server.address': target.hostname, 'server.port': Number(target.port) || (target.protocol === 'https:' ? 443 : 80) } : {}),
+          ...(target
+            ? {
+                'server.address': target.hostname,
+                'server.port': Number(target.port) || (target.protocol === 'https:' ? 443 : 80),
+              }
+            : {}),
         },
       },
       contextFromCarrier(this.carrier),
@@ -53,7 +58,9 @@ export class AttemptTrace {
     return context.with(suppressTracing(ctx), send);
   }
 
-  /** The trace the next attempt's job carries: the one this job carried (attempts are siblings), else this attempt's. */
+  /**
+   * The trace the next attempt's job carries: the one this job carried (attempts are siblings), else this attempt's.
+   */
   get next(): TraceCarrier | undefined {
     return this.retryCarrier ?? this.carrier;
   }
@@ -66,9 +73,11 @@ export class AttemptTrace {
     if (result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode);
     span.setAttribute('webhook.delivery.outcome', OUTCOME[outcome]);
     span.setAttribute('webhook.delivery.duration_ms', result.durationMs);
-    if (result.error) span.setAttribute('error.type', result.error === 'http_status' ? String(result.statusCode) : result.error);
+    if (result.error)
+      span.setAttribute('error.type', result.error === 'http_status' ? String(result.statusCode) : result.error);
     if (recordError) span.recordException(recordError);
-    if (outcome !== 'delivered' || recordError) span.setStatus({ code: SpanStatusCode.ERROR, message: recordError ? 'attempt not recorded' : OUTCOME[outcome] });
+    if (outcome !== 'delivered' || recordError)
+      span.setStatus({ code: SpanStatusCode.ERROR, message: recordError ? 'attempt not recorded' : OUTCOME[outcome] });
     span.end();
   }
 

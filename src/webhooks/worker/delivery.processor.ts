@@ -2,8 +2,8 @@ import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { BeforeApplicationShutdown, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DelayedError, Job } from 'bullmq';
 import { AppConfig } from '../../config';
-import { DELIVERY_QUEUE, DeliveryJobData, DeliveryQueue } from '../delivery-queue';
-import { AttemptRecord, ClaimedDelivery, DeliveryStore, RecordOutcome } from '../delivery-store';
+import { DELIVERY_QUEUE, DeliveryJobData, DeliveryQueue } from '../delivery.queue';
+import { AttemptRecord, ClaimedDelivery, DeliveryStore, RecordOutcome } from '../delivery.store';
 import { HttpSender } from '../send/http-sender';
 import { decide } from '../send/retry-policy';
 import { DeliverySigner } from '../send/delivery-signer';
@@ -73,7 +73,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       throw new DelayedError();
     }
     const traced = new AttemptTrace(job.data.trace);
-    let heldMs = 0;
+    let heldMs: number;
     try {
       heldMs = await this.attempt(job.data.deliveryId, traced);
     } catch (err) {
@@ -116,9 +116,12 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     traced.begin(d, number);
     const startedAt = new Date();
     const result = await traced.sending(() => this.sender.send(this.buildRequest(d)));
-    const outcome = d.trigger === 'manual' && !(result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) && result.statusCode !== 410
-      ? { kind: 'final' as const } // a manual redelivery is one attempt
-      : decide(result, number, this.config.webhooks.retrySchedule);
+    const outcome =
+      d.trigger === 'manual' &&
+      !(result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) &&
+      result.statusCode !== 410
+        ? { kind: 'final' as const } // a manual redelivery is one attempt
+        : decide(result, number, this.config.webhooks.retrySchedule);
     const nextAttemptAt = outcome.kind === 'retry' ? new Date(Date.now() + outcome.delayMs) : null;
     const status = outcome.kind === 'delivered' ? 'delivered' : outcome.kind === 'retry' ? 'pending' : 'failed';
     const record: AttemptRecord = {
@@ -146,13 +149,18 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     if (recorded instanceof Error) throw recorded;
     if (recorded === 'superseded') {
       // this worker's claim lapsed (it was frozen or cut off) and another one took the delivery over
-      this.logger.warn({ deliveryId: d.id, attempt: number }, 'late answer of a delivery taken over by another worker: not recorded');
+      this.logger.warn(
+        { deliveryId: d.id, attempt: number },
+        'late answer of a delivery taken over by another worker: not recorded',
+      );
       return;
     }
     this.metrics.attempt(status, result.error, result.durationMs);
     if (!gone) await this.health.observe(d, result.error === null, startedAt);
     if (outcome.kind === 'retry') {
-      await this.queue.enqueue([{ id: d.id, webhookId: d.webhookId, attemptCount: number, delayMs: outcome.delayMs, trace: traced.next }]);
+      await this.queue.enqueue([
+        { id: d.id, webhookId: d.webhookId, attemptCount: number, delayMs: outcome.delayMs, trace: traced.next },
+      ]);
     } else {
       await this.afterFinal(d);
     }
@@ -170,7 +178,9 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
 
   private buildRequest(d: ClaimedDelivery) {
     const hasBody = !BODYLESS.has(d.method);
-    const body = hasBody ? JSON.stringify({ Event: d.eventName, Message: d.payload, Timestamp: d.occurredAt!.toISOString() }) : '';
+    const body = hasBody
+      ? JSON.stringify({ Event: d.eventName, Message: d.payload, Timestamp: d.occurredAt!.toISOString() })
+      : '';
     const headers: Record<string, string> = { 'user-agent': 'gateway-management-webhooks/1.0' };
     for (const h of d.headers) headers[h.name.toLowerCase()] = h.value;
     headers['content-type'] = 'application/json';

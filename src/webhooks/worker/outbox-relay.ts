@@ -3,8 +3,8 @@ import { ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, trace } from '@openteleme
 import { Client } from 'pg';
 import { AppConfig } from '../../config';
 import { OUTBOX_CHANNEL, parseOutboxNotification } from '../../events/events.service';
-import { DELIVERY_QUEUE, DeliveryQueue } from '../delivery-queue';
-import { DeliveryStore, RelayedDelivery } from '../delivery-store';
+import { DELIVERY_QUEUE, DeliveryQueue } from '../delivery.queue';
+import { DeliveryStore, RelayedDelivery } from '../delivery.store';
 import { contextFromCarrier, dispatcherTracer, traceCarrier } from '../trace-context';
 
 /** Events one relay statement claims at most. */

@@ -32,14 +32,21 @@ export class RateLimits {
       const over = Math.max(1, err.consumedPoints - perSecond);
       const windows = Math.floor((over - 1) / perSecond);
       const place = ((over - 1) % perSecond) * (1000 / perSecond);
-      return Math.max(1, err.msBeforeNext) + windows * 1000 + Math.round(place + random() * Math.min(50, 1000 / perSecond));
+      return (
+        Math.max(1, err.msBeforeNext) + windows * 1000 + Math.round(place + random() * Math.min(50, 1000 / perSecond))
+      );
     }
   }
 
   private limiter(points: number): RateLimiterRedis {
     let limiter = this.limiters.get(points);
     if (!limiter) {
-      limiter = new RateLimiterRedis({ storeClient: this.redis.client, points, duration: 1, keyPrefix: `${this.config.redis.prefix}:webhook-rate` });
+      limiter = new RateLimiterRedis({
+        storeClient: this.redis.client,
+        points,
+        duration: 1,
+        keyPrefix: `${this.config.redis.prefix}:webhook-rate`,
+      });
       this.limiters.set(points, limiter);
     }
     return limiter;

@@ -1,8 +1,8 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DeliveryQueue } from '../delivery-queue';
-import { DeliveryStore } from '../delivery-store';
+import { DeliveryQueue } from '../delivery.queue';
+import { DeliveryStore } from '../delivery.store';
 
 export const RECONCILE_INTERVAL_MS = 2000;
 /** How long work may be overdue before the reconciler assumes its job was lost. */

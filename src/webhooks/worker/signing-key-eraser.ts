@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { DeliveryStore } from '../delivery-store';
+import { DeliveryStore } from '../delivery.store';
 
 export const ERASE_INTERVAL_MS = 1000;
 

@@ -56,7 +56,8 @@ export class WebhookGate {
    */
   acquire(webhookId: string, mayStepAside = true): Promise<Slot | null> {
     const lane = this.lane(webhookId);
-    if ((lane.inFlight.size < this.limit && lane.waiters.length === 0) || !mayStepAside) return Promise.resolve(this.take(lane, webhookId));
+    if ((lane.inFlight.size < this.limit && lane.waiters.length === 0) || !mayStepAside)
+      return Promise.resolve(this.take(lane, webhookId));
     if (this.expectedWaitMs(lane, webhookId) > this.maxWaitMs) {
       this.forgetIfIdle(webhookId, lane);
       return Promise.resolve(null);

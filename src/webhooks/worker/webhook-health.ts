@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config';
 import { EmittedEvent } from '../../events/event-names';
 import { EventsService } from '../../events/events.service';
-import { AttemptRecord, ClaimedDelivery, DeliveryStore, RecordOutcome } from '../delivery-store';
+import { AttemptRecord, ClaimedDelivery, DeliveryStore, RecordOutcome } from '../delivery.store';
 import { deliveryFailedMessage, raisesDeliveryFailed, webhookDisabledMessage } from '../operational-events';
 import { DeliveryMetrics } from '../webhook-metrics';
 
@@ -47,7 +47,18 @@ export class WebhookHealth {
       if (!gone && failedForGood(d, a)) {
         events.push({
           name: 'DeliveryFailed',
-          message: deliveryFailedMessage(summary, { id: d.id, eventId: d.eventId, eventName: d.eventName, attemptCount: a.number, statusCode: a.statusCode, error: a.error }, new Date()),
+          message: deliveryFailedMessage(
+            summary,
+            {
+              id: d.id,
+              eventId: d.eventId,
+              eventName: d.eventName,
+              attemptCount: a.number,
+              statusCode: a.statusCode,
+              error: a.error,
+            },
+            new Date(),
+          ),
         });
       }
       const off = gone ? await this.store.disableWebhook(tx, d.webhookId, 'gone') : null;
@@ -81,7 +92,10 @@ export class WebhookHealth {
     });
     if (off) {
       this.metrics.disabled('failing');
-      this.logger.warn({ webhookId: d.webhookId, failingSince: d.failingSince }, 'every attempt failed for WEBHOOK_DISABLE_AFTER: webhook switched off');
+      this.logger.warn(
+        { webhookId: d.webhookId, failingSince: d.failingSince },
+        'every attempt failed for WEBHOOK_DISABLE_AFTER: webhook switched off',
+      );
     }
   }
 }

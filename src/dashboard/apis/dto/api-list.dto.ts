@@ -14,7 +14,11 @@ class ProxyDto {
 }
 class VersionDataDto {
   @ApiProperty() not_versioned: boolean;
-  @ApiProperty({ type: 'object', description: 'version name → {name}', additionalProperties: { type: 'object', properties: { name: { type: 'string' } } } })
+  @ApiProperty({
+    type: 'object',
+    description: 'version name → {name}',
+    additionalProperties: { type: 'object', properties: { name: { type: 'string' } } },
+  })
   versions: Record<string, { name: string }>;
 }
 

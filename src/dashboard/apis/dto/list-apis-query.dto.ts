@@ -28,43 +28,66 @@ export function baseApisOnly(value: string | undefined): boolean {
 /** GET /api/apis query. Unknown enum values are a 400. */
 export class ListApisQueryDto {
   @ApiPropertyOptional({ enum: ['1', ''], deprecated: true, description: 'accepted (also empty) and ignored' })
-  @IsOptional() @IsIn(['1', ''])
+  @IsOptional()
+  @IsIn(['1', ''])
   compressed?: string;
 
   @ApiPropertyOptional({ enum: API_TYPES, description: 'every definition of this service is `rest`' })
-  @IsOptional() @IsIn(API_TYPES)
+  @IsOptional()
+  @IsIn(API_TYPES)
   api_type?: string;
 
   @ApiPropertyOptional({
     description: 'comma-separated categories (x-gateway-api-gateway.info.categories): only APIs in any of them',
     example: 'payments,public',
   })
-  @IsOptional() @MaxLength(2048) @IsString()
+  @IsOptional()
+  @MaxLength(2048)
+  @IsString()
   category?: string;
 
   @ApiPropertyOptional({
     description: `comma-separated authentication types, each one of ${AUTH_TYPES.join(', ')}: only APIs with any of them`,
     example: 'keyless,authToken',
   })
-  @IsOptional() @IsString() @MaxLength(256) @IsCommaListOf(AUTH_TYPES)
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  @IsCommaListOf(AUTH_TYPES)
   auth_type?: string;
 
   @ApiPropertyOptional({
-    description: 'present with any value but `false` or `0` (an empty value included): leave out child versions of another API',
+    description:
+      'present with any value but `false` or `0` (an empty value included): leave out child versions of another API',
     example: 'true',
   })
-  @IsOptional() @Transform(lower) @IsString() @MaxLength(256)
+  @IsOptional()
+  @Transform(lower)
+  @IsString()
+  @MaxLength(256)
   base_apis?: string;
 
   @ApiPropertyOptional({ description: 'case-insensitive substring of the name' })
-  @IsOptional() @MaxLength(256) @IsString()
+  @IsOptional()
+  @MaxLength(256)
+  @IsString()
   q?: string;
 
-  @ApiPropertyOptional({ type: 'integer', description: 'page number, 1-based; a negative number returns every matching API in one answer (`pages` unchanged)', maximum: MAX_PAGE, default: 1 })
-  @IsOptional() @Type(() => Number) @IsInt({ message: 'p must be a whole page number' }) @NotEquals(0, { message: 'p must be 1 or more (or negative for every API)' }) @Max(MAX_PAGE, { message: `p must be at most ${MAX_PAGE}` })
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'page number, 1-based; a negative number returns every matching API in one answer (`pages` unchanged)',
+    maximum: MAX_PAGE,
+    default: 1,
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'p must be a whole page number' })
+  @NotEquals(0, { message: 'p must be 1 or more (or negative for every API)' })
+  @Max(MAX_PAGE, { message: `p must be at most ${MAX_PAGE}` })
   p?: number;
 
   @ApiPropertyOptional({ enum: API_SORTS, default: '-created_at' })
-  @IsOptional() @IsIn(API_SORTS)
+  @IsOptional()
+  @IsIn(API_SORTS)
   sort?: ApiSort;
 }

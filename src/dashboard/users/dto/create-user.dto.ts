@@ -1,5 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsDefined, IsEmail, IsInt, IsObject, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import {
+  IsBoolean,
+  IsDefined,
+  IsEmail,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
 
 const PERMISSIONS_EXAMPLE = { apis: 'read', analytics: 'read', users: 'write' };
 
@@ -10,47 +22,73 @@ const PERMISSIONS_EXAMPLE = { apis: 'read', analytics: 'read', users: 'write' };
 export class CreateUserDto {
   @ApiProperty({ format: 'email', example: 'jane@example.com' })
   // class-validator checks the decorator nearest the property first (stopAtFirstError reports that one)
-  @IsDefined({ message: '$property is required' }) @IsEmail({}, { message: '$property must be an email address' }) @MaxLength(254) @IsString()
+  @IsDefined({ message: '$property is required' })
+  @IsEmail({}, { message: '$property must be an email address' })
+  @MaxLength(254)
+  @IsString()
   email_address: string;
 
   @ApiProperty({ example: 'Jane' })
-  @IsDefined({ message: '$property is required' }) @MaxLength(256) @MinLength(1, { message: '$property must not be empty' }) @IsString()
+  @IsDefined({ message: '$property is required' })
+  @MaxLength(256)
+  @MinLength(1, { message: '$property must not be empty' })
+  @IsString()
   first_name: string;
 
   @ApiProperty({ example: 'Doe' })
-  @IsDefined({ message: '$property is required' }) @MaxLength(256) @MinLength(1, { message: '$property must not be empty' }) @IsString()
+  @IsDefined({ message: '$property is required' })
+  @MaxLength(256)
+  @MinLength(1, { message: '$property must not be empty' })
+  @IsString()
   last_name: string;
 
   @ApiPropertyOptional({
-    description: 'area (analytics, api_assets, apis, certs, hooks, idm, keys, log, oauth, policies, portal, system, user_groups, users, websockets) → read | write | deny; IsAdmin and ResetPassword take "admin". Required on POST /api/users.',
+    description:
+      'area (analytics, api_assets, apis, certs, hooks, idm, keys, log, oauth, policies, portal, system, user_groups, users, websockets) → read | write | deny; IsAdmin and ResetPassword take "admin". Required on POST /api/users.',
     type: 'object',
     additionalProperties: { type: 'string', enum: ['read', 'write', 'deny', 'admin'] },
     example: PERMISSIONS_EXAMPLE,
   })
-  @IsOptional() @IsObject()
+  @IsOptional()
+  @IsObject()
   user_permissions?: Record<string, string>;
 
   @ApiPropertyOptional({ default: false, description: 'inactive users cannot use the dashboard routes' })
-  @IsOptional() @IsBoolean()
+  @IsOptional()
+  @IsBoolean()
   active?: boolean;
 
   @ApiPropertyOptional({ description: 'stored only as a salted scrypt hash; never returned', writeOnly: true })
-  @IsOptional() @MaxLength(1024) @MinLength(1, { message: '$property must not be empty' }) @IsString()
+  @IsOptional()
+  @MaxLength(1024)
+  @MinLength(1, { message: '$property must not be empty' })
+  @IsString()
   password?: string;
 
-  @ApiPropertyOptional({ description: 'POST /admin/users and super users only; others create users in their own organisation', default: '' })
-  @IsOptional() @MaxLength(128) @IsString()
+  @ApiPropertyOptional({
+    description: 'POST /admin/users and super users only; others create users in their own organisation',
+    default: '',
+  })
+  @IsOptional()
+  @MaxLength(128)
+  @IsString()
   org_id?: string;
 
   @ApiPropertyOptional({ default: '' })
-  @IsOptional() @MaxLength(128) @IsString()
+  @IsOptional()
+  @MaxLength(128)
+  @IsString()
   group_id?: string;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, default: {} })
-  @IsOptional() @IsObject()
+  @IsOptional()
+  @IsObject()
   api_model?: Record<string, unknown>;
 
   @ApiPropertyOptional({ default: 0, minimum: 0 })
-  @IsOptional() @Max(36500) @Min(0) @IsInt()
+  @IsOptional()
+  @Max(36500)
+  @Min(0)
+  @IsInt()
   password_max_days?: number;
 }

@@ -37,10 +37,19 @@ abstract class AccessRequestFields {
   @ApiProperty({ enum: ACCESS_REQUEST_STATUSES })
   Status: AccessRequestStatus;
 
-  @ApiProperty({ type: 'integer', isArray: true, example: [4, 5], description: 'catalogue ids of the products as given at creation; [] when none were (additive field)' })
+  @ApiProperty({
+    type: 'integer',
+    isArray: true,
+    example: [4, 5],
+    description: 'catalogue ids of the products as given at creation; [] when none were (additive field)',
+  })
   ProductIDs: number[];
 
-  @ApiProperty({ type: 'integer', example: 2, description: 'catalogue id of the plan as given at creation; 0 when none was (additive field)' })
+  @ApiProperty({
+    type: 'integer',
+    example: 2,
+    description: 'catalogue id of the plan as given at creation; 0 when none was (additive field)',
+  })
   PlanID: number;
 
   @ApiProperty({ type: [CredentialResponse], description: 'the credentials in force (revoked ones are not shown)' })
@@ -52,7 +61,10 @@ abstract class AccessRequestFields {
   @ApiProperty(TIME)
   UpdatedAt: string;
 
-  @ApiProperty({ example: '1970-01-01 00:00', description: 'always `1970-01-01 00:00`, the unset time (deleted requests are gone)' })
+  @ApiProperty({
+    example: '1970-01-01 00:00',
+    description: 'always `1970-01-01 00:00`, the unset time (deleted requests are gone)',
+  })
   DeletedAt: string;
 }
 

@@ -27,7 +27,10 @@ export function IsRedirectUrlList(options?: ValidationOptions): PropertyDecorato
       name: 'isRedirectUrlList',
       target: target.constructor,
       propertyName: propertyName as string,
-      options: { message: '$property must be an absolute URL without fragment, or several separated by commas', ...options },
+      options: {
+        message: '$property must be an absolute URL without fragment, or several separated by commas',
+        ...options,
+      },
       validator: { validate: isRedirectUrlList },
     });
 }

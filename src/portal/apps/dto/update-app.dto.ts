@@ -1,28 +1,43 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
-import { IsOptionalNotNull } from '../../not-null-optional';
+import { IsOptionalNotNull } from '../../../common/http/optional-not-null.decorator';
 import { Visibility, VISIBILITIES } from '../app.entity';
 import { IsRedirectUrlList } from './redirect-urls.validator';
 
 /** Body of PUT /portal-api/apps/{id}: the fields given replace the stored ones; fields left out keep their value. */
 export class UpdateAppDto {
   @ApiPropertyOptional({ example: 'My app', maxLength: 255 })
-  @IsOptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(255)
+  @IsOptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(255)
   Name?: string;
 
   @ApiPropertyOptional({ example: 'Reads the weather', maxLength: 4096 })
-  @IsOptionalNotNull() @IsString() @MaxLength(4096)
+  @IsOptionalNotNull()
+  @IsString()
+  @MaxLength(4096)
   Description?: string;
 
-  @ApiPropertyOptional({ description: 'A redirect address, or several separated by commas', example: 'https://app.example.com/callback' })
-  @IsOptionalNotNull() @IsString() @MaxLength(4096) @IsRedirectUrlList()
+  @ApiPropertyOptional({
+    description: 'A redirect address, or several separated by commas',
+    example: 'https://app.example.com/callback',
+  })
+  @IsOptionalNotNull()
+  @IsString()
+  @MaxLength(4096)
+  @IsRedirectUrlList()
   RedirectURLs?: string;
 
   @ApiPropertyOptional({ type: 'integer', example: 1, minimum: 0 })
-  @IsOptionalNotNull() @IsInt() @Min(0) @Max(2_147_483_647)
+  @IsOptionalNotNull()
+  @IsInt()
+  @Min(0)
+  @Max(2_147_483_647)
   UserID?: number;
 
   @ApiPropertyOptional({ enum: VISIBILITIES })
-  @IsOptionalNotNull() @IsIn(VISIBILITIES)
+  @IsOptionalNotNull()
+  @IsIn(VISIBILITIES)
   Visibility?: Visibility;
 }

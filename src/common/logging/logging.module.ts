@@ -43,9 +43,15 @@ export class LoggingModule {
               redact: { paths: REDACT_PATHS, censor: '[redacted]' },
               // bootstrap's onRequest hook has already put a sane id there
               genReqId: (req: IncomingMessage) => String(req.headers['x-request-id'] ?? randomUUID()),
-              autoLogging: { ignore: (req: IncomingMessage) => (req.url ?? '').startsWith('/health') || req.url === '/metrics' },
+              autoLogging: {
+                ignore: (req: IncomingMessage) => (req.url ?? '').startsWith('/health') || req.url === '/metrics',
+              },
               serializers: {
-                req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
+                req: (req: { id: string; method: string; url: string }) => ({
+                  id: req.id,
+                  method: req.method,
+                  url: redactUrl(req.url),
+                }),
               },
             },
           }),

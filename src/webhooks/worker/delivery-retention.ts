@@ -5,9 +5,15 @@ import { AppConfig } from '../../config';
 import { DeliveryMetrics } from '../webhook-metrics';
 
 export const RETENTION_INTERVAL_MS = 10 * 60_000;
-/** Day partitions kept ready ahead of time, so a worker that is down for a while does not leave rows to the default partition. */
+/**
+ * Day partitions kept ready ahead of time, so a worker that is down for a while does not leave rows to the default
+ * partition.
+ */
 export const PARTITION_DAYS_AHEAD = 3;
-/** Events are kept a day longer than deliveries: a delivery made pending again by hand must still find its event's payload. */
+/**
+ * Events are kept a day longer than deliveries: a delivery made pending again by hand must still find its event's
+ * payload.
+ */
 const EVENT_EXTRA_DAYS = 1;
 /**
  * The longest any retention statement waits for a table lock; it gives up and tries again on the next pass.
@@ -82,9 +88,18 @@ export class DeliveryRetention implements OnApplicationBootstrap, BeforeApplicat
   }
 
   private async pass(qr: QueryRunner, now: Date): Promise<RetentionPass> {
-    const result: RetentionPass = { partitionsCreated: 0, partitionsDropped: [], removed: { webhook_deliveries: 0, webhook_delivery_attempts: 0, outbox_events: 0 } };
+    const result: RetentionPass = {
+      partitionsCreated: 0,
+      partitionsDropped: [],
+      removed: { webhook_deliveries: 0, webhook_delivery_attempts: 0, outbox_events: 0 },
+    };
     const today = utcDay(now);
-    const [{ made }] = await short(qr, (q) => q.query(`SELECT delivery_log_ensure_partitions($1::date, $2::date) AS made`, [isoDay(today - DAY_MS), isoDay(today + PARTITION_DAYS_AHEAD * DAY_MS)]));
+    const [{ made }] = await short(qr, (q) =>
+      q.query(`SELECT delivery_log_ensure_partitions($1::date, $2::date) AS made`, [
+        isoDay(today - DAY_MS),
+        isoDay(today + PARTITION_DAYS_AHEAD * DAY_MS),
+      ]),
+    );
     result.partitionsCreated = made;
 
     const cutoff = now.getTime() - this.config.webhooks.retentionDays * DAY_MS;
@@ -109,8 +124,18 @@ export class DeliveryRetention implements OnApplicationBootstrap, BeforeApplicat
     }
 
     const iso = new Date(cutoff).toISOString();
-    result.removed.webhook_deliveries += await this.trimDefault(qr, 'webhook_deliveries_default', `finished_at < $1`, iso);
-    result.removed.webhook_delivery_attempts += await this.trimDefault(qr, 'webhook_delivery_attempts_default', `delivery_finished_at < $1`, iso);
+    result.removed.webhook_deliveries += await this.trimDefault(
+      qr,
+      'webhook_deliveries_default',
+      `finished_at < $1`,
+      iso,
+    );
+    result.removed.webhook_delivery_attempts += await this.trimDefault(
+      qr,
+      'webhook_delivery_attempts_default',
+      `delivery_finished_at < $1`,
+      iso,
+    );
     result.removed.outbox_events += await this.trimDefault(
       qr,
       'outbox_events_default',
@@ -118,7 +143,8 @@ export class DeliveryRetention implements OnApplicationBootstrap, BeforeApplicat
       new Date(eventCutoff).toISOString(),
     );
     for (const [table, n] of Object.entries(result.removed)) if (n > 0) this.metrics.retentionRemoved(table, n);
-    if (result.partitionsDropped.length || Object.values(result.removed).some((n) => n > 0)) this.logger.log(result, 'retention pass removed old delivery log rows');
+    if (result.partitionsDropped.length || Object.values(result.removed).some((n) => n > 0))
+      this.logger.log(result, 'retention pass removed old delivery log rows');
     return result;
   }
 
@@ -133,7 +159,11 @@ export class DeliveryRetention implements OnApplicationBootstrap, BeforeApplicat
     return rows
       .map((r) => {
         const d = r.name.slice(-8);
-        return { table: r.parent, name: r.name, day: Date.UTC(Number(d.slice(0, 4)), Number(d.slice(4, 6)) - 1, Number(d.slice(6, 8))) };
+        return {
+          table: r.parent,
+          name: r.name,
+          day: Date.UTC(Number(d.slice(0, 4)), Number(d.slice(4, 6)) - 1, Number(d.slice(6, 8))),
+        };
       })
       .sort((a, b) => a.day - b.day);
   }
@@ -152,7 +182,10 @@ export class DeliveryRetention implements OnApplicationBootstrap, BeforeApplicat
     let total = 0;
     for (;;) {
       const n = await short(qr, async (q) => {
-        const [, count] = await q.query(`DELETE FROM ${table} WHERE ctid = ANY (ARRAY(SELECT t.ctid FROM ${table} t WHERE ${where} LIMIT ${DELETE_BATCH}))`, [bound]);
+        const [, count] = await q.query(
+          `DELETE FROM ${table} WHERE ctid = ANY (ARRAY(SELECT t.ctid FROM ${table} t WHERE ${where} LIMIT ${DELETE_BATCH}))`,
+          [bound],
+        );
         return count as number;
       });
       total += n;

@@ -6,6 +6,7 @@ import { ACCESS_REQUEST_STATUSES, AccessRequestStatus } from '../access-request-
 /** Query of GET /portal-api/access_requests: paging plus a status filter. */
 export class ListAccessRequestsQuery extends PortalPageQuery {
   @ApiPropertyOptional({ enum: ACCESS_REQUEST_STATUSES })
-  @IsOptional() @IsIn(ACCESS_REQUEST_STATUSES)
+  @IsOptional()
+  @IsIn(ACCESS_REQUEST_STATUSES)
   status?: AccessRequestStatus;
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Sql } from '../database/sql';
-import { DueDelivery } from './delivery-queue';
+import { DueDelivery } from './delivery.queue';
 import { TraceCarrier } from './trace-context';
 import { SignatureScheme } from './send/signing';
 import { OPERATIONAL_EVENTS } from '../events/event-names';
@@ -25,7 +25,9 @@ export interface ClaimedDelivery {
   previousSignatureScheme: SignatureScheme | null;
   headers: { name: string; value: string }[];
   eventName: string;
-  /** The event's Message and time; null if retention removed the event (a delivery redelivered long after it finished). */
+  /**
+   * The event's Message and time; null if retention removed the event (a delivery redelivered long after it finished).
+   */
   payload: Record<string, unknown> | null;
   occurredAt: Date | null;
   eventId: string;
@@ -85,7 +87,9 @@ export const OVERDUE_SQL = `SELECT d.id, d.webhook_id, d.attempt_count FROM webh
                  WHERE p.finished_at = ${PENDING} AND p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq))
         ORDER BY d.next_attempt_at LIMIT $2`;
 
-/** A CTE (after one named d, of deliveries made pending again) that brings their attempts back to the open partition. */
+/**
+ * A CTE (after one named d, of deliveries made pending again) that brings their attempts back to the open partition.
+ */
 const ATTEMPTS_BACK_TO_OPEN = `a AS (
          UPDATE webhook_delivery_attempts SET delivery_finished_at = ${PENDING}
           WHERE delivery_id IN (SELECT id FROM d) AND delivery_finished_at <> ${PENDING})`;
@@ -200,16 +204,25 @@ export class DeliveryStore {
   async relay(eventIds: string[] | null, limit: number, tx?: Pick<EntityManager, 'query'>): Promise<Relayed> {
     const text = eventIds === null ? RELAY_OLDEST : RELAY_NAMED;
     const params = [eventIds ?? limit, OPERATIONAL_EVENTS];
-    const [row]: { events: number; deliveries: [string, string, string, string, TraceCarrier | null][] }[] = tx ? await tx.query(text, params) : await this.sql.query(text, params);
+    const [row]: { events: number; deliveries: [string, string, string, string, TraceCarrier | null][] }[] = tx
+      ? await tx.query(text, params)
+      : await this.sql.query(text, params);
     return {
       events: row.events,
-      deliveries: row.deliveries.map(([id, webhookId, eventId, eventName, eventTrace]) => ({ id, webhookId, attemptCount: 0, eventId, eventName, eventTrace })),
+      deliveries: row.deliveries.map(([id, webhookId, eventId, eventName, eventTrace]) => ({
+        id,
+        webhookId,
+        attemptCount: 0,
+        eventId,
+        eventName,
+        eventTrace,
+      })),
     };
   }
 
   /** Makes a delivered or failed delivery of the webhook pending for one manual attempt now; null if it is pending. */
   async redeliver(webhookId: string, deliveryId: string): Promise<DeliveryRow | null> {
-    const rows = (await this.sql.query(
+    const rows = await this.sql.query<DeliveryRow>(
       `WITH d AS (
          UPDATE webhook_deliveries SET status = 'pending', finished_at = ${PENDING}, next_attempt_at = now(), next_trigger = 'manual',
                 locked_until = NULL, updated_at = now()
@@ -217,13 +230,13 @@ export class DeliveryStore {
        ${ATTEMPTS_BACK_TO_OPEN}
        SELECT * FROM d`,
       [deliveryId, webhookId],
-    )) as DeliveryRow[];
+    );
     return rows[0] ?? null;
   }
 
   /** Makes every failed delivery of the webhook created since `since` pending for one manual attempt now. */
   async recover(webhookId: string, since: Date): Promise<DueDelivery[]> {
-    const rows = (await this.sql.query(
+    const rows = await this.sql.query<{ id: string; attempt_count: number }>(
       `WITH d AS (
          UPDATE webhook_deliveries SET status = 'pending', finished_at = ${PENDING}, next_attempt_at = now(), next_trigger = 'manual',
                 locked_until = NULL, updated_at = now()
@@ -231,7 +244,7 @@ export class DeliveryStore {
        ${ATTEMPTS_BACK_TO_OPEN}
        SELECT * FROM d`,
       [webhookId, since],
-    )) as { id: string; attempt_count: number }[];
+    );
     return rows.map((r) => ({ id: r.id, webhookId, attemptCount: r.attempt_count }));
   }
 
@@ -252,7 +265,7 @@ export class DeliveryStore {
   }
 
   private async claimOnce(deliveryIds: string[]): Promise<(ClaimedDelivery | null)[]> {
-    const rows = (await this.sql.query(
+    const rows = await this.sql.query<Record<string, any>>(
       `UPDATE webhook_deliveries d
           SET locked_until = now() + make_interval(secs => w.timeout_seconds + ${CLAIM_SLACK_SECONDS}), held = NULL
          FROM webhooks w
@@ -277,7 +290,7 @@ export class DeliveryStore {
                 (SELECT coalesce(json_agg(json_build_object('name', h.name, 'value', h.value) ORDER BY h.created_at, h.id), '[]'::json)
                    FROM webhook_headers h WHERE h.webhook_id = w.id) AS headers`,
       [deliveryIds],
-    )) as Record<string, any>[];
+    );
     const byId = new Map<string, ClaimedDelivery>();
     for (const r of rows) {
       byId.set(r.id, {
@@ -325,7 +338,20 @@ export class DeliveryStore {
                 $6::text AS error, $7::text AS response_body, $8::text AS trigger, $9::text AS status, $10::timestamptz AS next_attempt_at,
                 $11::timestamptz AS lease, $12::uuid AS webhook_id),
        ${RECORD_FROM_V}`,
-      [a.deliveryId, a.number, a.startedAt, a.statusCode, a.durationMs, a.error, a.responseBody, a.trigger, a.status, a.nextAttemptAt, a.lease, a.webhookId],
+      [
+        a.deliveryId,
+        a.number,
+        a.startedAt,
+        a.statusCode,
+        a.durationMs,
+        a.error,
+        a.responseBody,
+        a.trigger,
+        a.status,
+        a.nextAttemptAt,
+        a.lease,
+        a.webhookId,
+      ],
     )) as { delivery_id: string }[];
     return rows.length > 0 ? 'recorded' : 'superseded';
   }
@@ -340,7 +366,7 @@ export class DeliveryStore {
       return [await this.recordAttempt(attempts[0]).catch((err: Error) => err)];
     }
     try {
-      const rows = (await this.sql.query(
+      const rows = await this.sql.query<{ delivery_id: string }>(
         `WITH v AS (
            SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[],
                                 $10::timestamptz[], $11::timestamptz[], $12::uuid[])
@@ -360,7 +386,7 @@ export class DeliveryStore {
           attempts.map((a) => a.lease),
           attempts.map((a) => a.webhookId),
         ],
-      )) as { delivery_id: string }[];
+      );
       const recorded = new Set(rows.map((r) => r.delivery_id));
       return attempts.map((a) => (recorded.has(a.deliveryId) ? 'recorded' : 'superseded'));
     } catch {
@@ -368,7 +394,10 @@ export class DeliveryStore {
     }
   }
 
-  /** A delivery whose webhook was switched off (or whose event is gone) fails without an attempt, if the claim is still its own; it can be recovered later. */
+  /**
+   * A delivery whose webhook was switched off (or whose event is gone) fails without an attempt, if the claim is still
+   * its own; it can be recovered later.
+   */
   async failWithoutAttempt(deliveryId: string, lease: string): Promise<void> {
     await this.sql.query(
       `WITH d AS (
@@ -386,35 +415,45 @@ export class DeliveryStore {
    * least `failingForMs` (a success meanwhile cancels it). The webhook when this call switched it off, else
    * null (already off, or no longer failing): so only one caller reports it.
    */
-  async disableWebhook(tx: EntityManager, webhookId: string, reason: DisabledReason, failingForMs = 0): Promise<(WebhookSummary & { disabledAt: Date }) | null> {
-    const [rows] = (await tx.query(
+  async disableWebhook(
+    tx: EntityManager,
+    webhookId: string,
+    reason: DisabledReason,
+    failingForMs = 0,
+  ): Promise<(WebhookSummary & { disabledAt: Date }) | null> {
+    const [rows] = await tx.query<[{ id: string; name: string; url: string; disabled_at: Date }[], number]>(
       `UPDATE webhooks SET active = false, disabled_reason = $2, disabled_at = now(), updated_at = now()
         WHERE id = $1 AND active
           AND ($2 <> 'failing' OR failing_since <= now() - make_interval(secs => $3::float8 / 1000))
         RETURNING id, name, url, disabled_at`,
       [webhookId, reason, failingForMs],
-    )) as [{ id: string; name: string; url: string; disabled_at: Date }[], number];
+    );
     const w = rows[0];
     return w ? { id: w.id, name: w.name, url: w.url, disabledAt: w.disabled_at } : null;
   }
 
   /** Erases the previous signing keys whose grace period has ended; answers how many. */
   async eraseExpiredSigningKeys(): Promise<number> {
-    const [, count] = (await this.db.query(
+    const [, count] = await this.db.query<[unknown, number]>(
       `UPDATE webhooks SET previous_secret_encrypted = NULL, previous_signature_scheme = NULL, previous_secret_expires_at = NULL
         WHERE previous_secret_expires_at <= now()`,
-    )) as [unknown, number];
+    );
     return count;
   }
 
   /** Starts the webhook's failing clock at `since`, unless it is already running. */
   async markFailing(webhookId: string, since: Date): Promise<void> {
-    await this.db.query(`UPDATE webhooks SET failing_since = $2 WHERE id = $1 AND failing_since IS NULL`, [webhookId, since]);
+    await this.db.query(`UPDATE webhooks SET failing_since = $2 WHERE id = $1 AND failing_since IS NULL`, [
+      webhookId,
+      since,
+    ]);
   }
 
   /** A success stops the webhook's failing clock. */
   async markHealthy(webhookId: string): Promise<void> {
-    await this.db.query(`UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, [webhookId]);
+    await this.db.query(`UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, [
+      webhookId,
+    ]);
   }
 
   /**
@@ -443,10 +482,10 @@ export class DeliveryStore {
    * webhook only the oldest pending one (the others wait for it, not for a job).
    */
   async overdueDeliveries(graceSeconds: number, limit: number): Promise<DueDelivery[]> {
-    const rows: { id: string; webhook_id: string; attempt_count: number }[] = await this.sql.query(
-      OVERDUE_SQL,
-      [graceSeconds, limit],
-    );
+    const rows: { id: string; webhook_id: string; attempt_count: number }[] = await this.sql.query(OVERDUE_SQL, [
+      graceSeconds,
+      limit,
+    ]);
     return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, attemptCount: r.attempt_count }));
   }
 }

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { createTestEnv, TestEnv } from '../../test/helpers/test-env';
 import { dataSourceOptions } from '../database/data-source';
 import { Sql } from '../database/sql';
-import { DeliveryStore } from './delivery-store';
+import { DeliveryStore } from './delivery.store';
 
 // The batched statements of the dispatcher against a real database (the spec's own, from the test template).
 describe('DeliveryStore', () => {
@@ -24,19 +24,29 @@ describe('DeliveryStore', () => {
 
   async function webhook(events = ['AccessRequestApproved']): Promise<string> {
     const id = randomUUID();
-    await db.query(`INSERT INTO webhooks (id, name, url, events, secret_encrypted, created_at) VALUES ($1, 'w', 'http://127.0.0.1:9/', $2, 'x', now() - interval '1 minute')`, [id, events]);
+    await db.query(
+      `INSERT INTO webhooks (id, name, url, events, secret_encrypted, created_at) VALUES ($1, 'w', 'http://127.0.0.1:9/', $2, 'x', now() - interval '1 minute')`,
+      [id, events],
+    );
     return id;
   }
   async function event(name = 'AccessRequestApproved', occurredAt = new Date()): Promise<string> {
     const id = randomUUID();
-    await db.query(`INSERT INTO outbox_events (id, name, payload, occurred_at) VALUES ($1, $2, '{"ID":1}', $3)`, [id, name, occurredAt]);
+    await db.query(`INSERT INTO outbox_events (id, name, payload, occurred_at) VALUES ($1, $2, '{"ID":1}', $3)`, [
+      id,
+      name,
+      occurredAt,
+    ]);
     return id;
   }
   const unrelayed = async (ids: string[]): Promise<number> =>
-    (await db.query(`SELECT count(*)::int AS n FROM outbox_events WHERE id = ANY($1) AND relayed_at IS NULL`, [ids]))[0].n;
+    (await db.query(`SELECT count(*)::int AS n FROM outbox_events WHERE id = ANY($1) AND relayed_at IS NULL`, [ids]))[0]
+      .n;
   /** Deliveries of `eventId` by webhook id. */
   async function deliveriesOf(eventId: string): Promise<string[]> {
-    return (await db.query(`SELECT webhook_id FROM webhook_deliveries WHERE event_id = $1`, [eventId])).map((r: { webhook_id: string }) => r.webhook_id).sort();
+    return (await db.query(`SELECT webhook_id FROM webhook_deliveries WHERE event_id = $1`, [eventId]))
+      .map((r: { webhook_id: string }) => r.webhook_id)
+      .sort();
   }
   async function relayAll(ids: string[]) {
     const r = await store.relay(ids, 500);
@@ -66,8 +76,22 @@ describe('DeliveryStore', () => {
     const r = await store.relay([traced, untraced], 500);
     expect(r.deliveries).toEqual(
       expect.arrayContaining([
-        { id: expect.any(String), webhookId: w, attemptCount: 0, eventId: traced, eventName: 'AccessRequestCreated', eventTrace: carrier },
-        { id: expect.any(String), webhookId: w, attemptCount: 0, eventId: untraced, eventName: 'AccessRequestCreated', eventTrace: null },
+        {
+          id: expect.any(String),
+          webhookId: w,
+          attemptCount: 0,
+          eventId: traced,
+          eventName: 'AccessRequestCreated',
+          eventTrace: carrier,
+        },
+        {
+          id: expect.any(String),
+          webhookId: w,
+          attemptCount: 0,
+          eventId: untraced,
+          eventName: 'AccessRequestCreated',
+          eventTrace: null,
+        },
       ]),
     );
     expect(r.deliveries).toHaveLength(2);
@@ -88,7 +112,7 @@ describe('DeliveryStore', () => {
     const old = await event('AccessRequestApproved', new Date(Date.now() - 60_000));
     const locked = await event('AccessRequestApproved', new Date(Date.now() - 120_000));
     const recent = await event();
-    const other = await db.createQueryRunner();
+    const other = db.createQueryRunner();
     await other.startTransaction();
     try {
       await other.query(`SELECT id FROM outbox_events WHERE id = $1 FOR UPDATE`, [locked]);
@@ -124,9 +148,36 @@ describe('DeliveryStore', () => {
     const [ca, cb] = await store.claimMany([a, b]);
     const base = { number: 1, startedAt: new Date(), durationMs: 3, responseBody: 'ok', trigger: 'scheduled' as const };
     const results = await store.recordAttempts([
-      { ...base, deliveryId: a, webhookId: wa, statusCode: 200, error: null, status: 'delivered', nextAttemptAt: null, lease: ca!.lease },
-      { ...base, deliveryId: b, webhookId: wb, statusCode: 500, error: 'http_status', status: 'pending', nextAttemptAt: new Date(Date.now() + 5000), lease: cb!.lease },
-      { ...base, deliveryId: randomUUID(), webhookId: wa, statusCode: 200, error: null, status: 'delivered', nextAttemptAt: null, lease: ca!.lease },
+      {
+        ...base,
+        deliveryId: a,
+        webhookId: wa,
+        statusCode: 200,
+        error: null,
+        status: 'delivered',
+        nextAttemptAt: null,
+        lease: ca!.lease,
+      },
+      {
+        ...base,
+        deliveryId: b,
+        webhookId: wb,
+        statusCode: 500,
+        error: 'http_status',
+        status: 'pending',
+        nextAttemptAt: new Date(Date.now() + 5000),
+        lease: cb!.lease,
+      },
+      {
+        ...base,
+        deliveryId: randomUUID(),
+        webhookId: wa,
+        statusCode: 200,
+        error: null,
+        status: 'delivered',
+        nextAttemptAt: null,
+        lease: ca!.lease,
+      },
     ]);
     expect(results).toEqual(['recorded', 'recorded', 'superseded']);
     const rows = await db.query(
@@ -137,15 +188,34 @@ describe('DeliveryStore', () => {
     const byId = Object.fromEntries(rows.map((r: { id: string }) => [r.id, r]));
     const today = `_p${new Date().toISOString().slice(0, 10).replace(/-/g, '')}`;
     // finished: in today's partition with its attempt; still pending: in the open partition
-    expect(byId[a]).toMatchObject({ status: 'delivered', attempt_count: 1, status_code: 200, error: null, webhook_id: wa, part: `webhook_deliveries${today}`, attempt_part: `webhook_delivery_attempts${today}` });
-    expect(byId[b]).toMatchObject({ status: 'pending', attempt_count: 1, status_code: 500, error: 'http_status', webhook_id: wb, part: 'webhook_deliveries_open', attempt_part: 'webhook_delivery_attempts_open' });
+    expect(byId[a]).toMatchObject({
+      status: 'delivered',
+      attempt_count: 1,
+      status_code: 200,
+      error: null,
+      webhook_id: wa,
+      part: `webhook_deliveries${today}`,
+      attempt_part: `webhook_delivery_attempts${today}`,
+    });
+    expect(byId[b]).toMatchObject({
+      status: 'pending',
+      attempt_count: 1,
+      status_code: 500,
+      error: 'http_status',
+      webhook_id: wb,
+      part: 'webhook_deliveries_open',
+      attempt_part: 'webhook_delivery_attempts_open',
+    });
   });
 
   it('never relays an operational event to the webhook it is about, and relays it to the others subscribed', async () => {
     const about = await webhook(['WebhookDisabled']);
     const operator = await webhook(['WebhookDisabled']);
     const id = randomUUID();
-    await db.query(`INSERT INTO outbox_events (id, name, payload, occurred_at) VALUES ($1, 'WebhookDisabled', $2, now())`, [id, JSON.stringify({ WebhookID: about })]);
+    await db.query(
+      `INSERT INTO outbox_events (id, name, payload, occurred_at) VALUES ($1, 'WebhookDisabled', $2, now())`,
+      [id, JSON.stringify({ WebhookID: about })],
+    );
     await store.relay([id], 500);
     const got = await deliveriesOf(id);
     expect(got).toContain(operator);
@@ -155,28 +225,71 @@ describe('DeliveryStore', () => {
   it('claims only the oldest pending delivery of an ordered webhook, the next once it is done; a held delivery keeps its attempt count', async () => {
     const w = await webhook(['ApplicationRegistered']);
     await db.query(`UPDATE webhooks SET ordered = true WHERE id = $1`, [w]);
-    const events = [await event('ApplicationRegistered'), await event('ApplicationRegistered'), await event('ApplicationRegistered')];
+    const events = [
+      await event('ApplicationRegistered'),
+      await event('ApplicationRegistered'),
+      await event('ApplicationRegistered'),
+    ];
     const due = (await relayAll(events)).filter((d) => d.webhookId === w);
-    const rows: { id: string }[] = await db.query(`SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY event_seq`, [w]);
+    const rows: { id: string }[] = await db.query(
+      `SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY event_seq`,
+      [w],
+    );
     const [first, second, third] = rows.map((r) => r.id);
     expect(due.map((d) => d.id).sort()).toEqual([first, second, third].sort());
     // all three asked at once, in any order: only the first is taken
     const claims = await store.claimMany([third, second, first]);
     expect(claims.map((c) => c?.id ?? null)).toEqual([null, null, first]);
-    expect(claims[2]).toMatchObject({ ordered: true, rateLimit: null, failingSince: null, eventName: 'ApplicationRegistered' });
+    expect(claims[2]).toMatchObject({
+      ordered: true,
+      rateLimit: null,
+      failingSince: null,
+      eventName: 'ApplicationRegistered',
+    });
     expect(await store.nextInOrder(w)).toMatchObject({ id: first });
     // the first waits for a retry: the others still wait behind it
-    const base = { webhookId: w, startedAt: new Date(), durationMs: 1, responseBody: '', trigger: 'scheduled' as const };
-    expect(await store.recordAttempt({ ...base, deliveryId: first, number: 1, statusCode: 500, error: 'http_status', status: 'pending', nextAttemptAt: new Date(), lease: claims[2]!.lease })).toBe('recorded');
+    const base = {
+      webhookId: w,
+      startedAt: new Date(),
+      durationMs: 1,
+      responseBody: '',
+      trigger: 'scheduled' as const,
+    };
+    expect(
+      await store.recordAttempt({
+        ...base,
+        deliveryId: first,
+        number: 1,
+        statusCode: 500,
+        error: 'http_status',
+        status: 'pending',
+        nextAttemptAt: new Date(),
+        lease: claims[2]!.lease,
+      }),
+    ).toBe('recorded');
     expect((await store.claimMany([second, third])).every((c) => c === null)).toBe(true);
     const [retry] = await store.claimMany([first]);
-    expect(await store.recordAttempt({ ...base, deliveryId: first, number: 2, statusCode: 200, error: null, status: 'delivered', nextAttemptAt: null, lease: retry!.lease })).toBe('recorded');
+    expect(
+      await store.recordAttempt({
+        ...base,
+        deliveryId: first,
+        number: 2,
+        statusCode: 200,
+        error: null,
+        status: 'delivered',
+        nextAttemptAt: null,
+        lease: retry!.lease,
+      }),
+    ).toBe('recorded');
     expect(await store.nextInOrder(w)).toMatchObject({ id: second, attemptCount: 0 });
     const [next] = await store.claimMany([second]);
     expect(next?.id).toBe(second);
     // held back by its rate limit: no attempt, due later, claimable again then
     await store.hold(second, new Date(Date.now() + 60_000));
-    const [held] = await db.query(`SELECT attempt_count, held, locked_until, next_attempt_at > now() AS later FROM webhook_deliveries WHERE id = $1`, [second]);
+    const [held] = await db.query(
+      `SELECT attempt_count, held, locked_until, next_attempt_at > now() AS later FROM webhook_deliveries WHERE id = $1`,
+      [second],
+    );
     expect(held).toEqual({ attempt_count: 0, held: 'rate_limit', locked_until: null, later: true });
     expect((await store.claimMany([second]))[0]).toBeNull(); // not due yet
     await db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE id = $1`, [second]);
@@ -210,14 +323,20 @@ describe('DeliveryStore', () => {
     const target = await webhook(['UserRegistered']);
     await db.query(`UPDATE webhooks SET active = false WHERE id = $1`, [target]);
     const id = randomUUID();
-    await db.query(`INSERT INTO outbox_events (id, name, payload, occurred_at, target_webhook_id) VALUES ($1, 'AccessRequestApproved', '{}', now(), $2)`, [id, target]);
+    await db.query(
+      `INSERT INTO outbox_events (id, name, payload, occurred_at, target_webhook_id) VALUES ($1, 'AccessRequestApproved', '{}', now(), $2)`,
+      [id, target],
+    );
     const r = await store.relay([id], 500);
     expect(r.deliveries.map((d) => d.webhookId)).toEqual([target]);
     expect(await deliveriesOf(id)).toEqual([target]);
     expect(await deliveriesOf(id)).not.toContain(subscribed);
     // a target that no longer exists gets nothing, and the event is still marked relayed
     const gone = randomUUID();
-    await db.query(`INSERT INTO outbox_events (id, name, payload, occurred_at, target_webhook_id) VALUES ($1, 'WebhookTest', '{}', now(), $2)`, [gone, randomUUID()]);
+    await db.query(
+      `INSERT INTO outbox_events (id, name, payload, occurred_at, target_webhook_id) VALUES ($1, 'WebhookTest', '{}', now(), $2)`,
+      [gone, randomUUID()],
+    );
     expect((await store.relay([gone], 500)).deliveries).toEqual([]);
     expect(await unrelayed([gone])).toBe(0);
   });
@@ -231,16 +350,32 @@ describe('DeliveryStore', () => {
       [w],
     );
     const [during] = await store.claimMany([d1]);
-    expect(during).toMatchObject({ secretEncrypted: 'x', signatureScheme: 'v1a', previousSecretEncrypted: 'old', previousSignatureScheme: 'v1' });
+    expect(during).toMatchObject({
+      secretEncrypted: 'x',
+      signatureScheme: 'v1a',
+      previousSecretEncrypted: 'old',
+      previousSignatureScheme: 'v1',
+    });
     expect(await store.eraseExpiredSigningKeys()).toBe(0);
 
     // expired but not erased yet: no longer used
     await db.query(`UPDATE webhooks SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1`, [w]);
     const [after] = await store.claimMany([d2]);
-    expect(after).toMatchObject({ signatureScheme: 'v1a', previousSecretEncrypted: null, previousSignatureScheme: null });
+    expect(after).toMatchObject({
+      signatureScheme: 'v1a',
+      previousSecretEncrypted: null,
+      previousSignatureScheme: null,
+    });
     expect(await store.eraseExpiredSigningKeys()).toBe(1);
-    const [row] = await db.query(`SELECT previous_secret_encrypted, previous_signature_scheme, previous_secret_expires_at FROM webhooks WHERE id = $1`, [w]);
-    expect(row).toEqual({ previous_secret_encrypted: null, previous_signature_scheme: null, previous_secret_expires_at: null });
+    const [row] = await db.query(
+      `SELECT previous_secret_encrypted, previous_signature_scheme, previous_secret_expires_at FROM webhooks WHERE id = $1`,
+      [w],
+    );
+    expect(row).toEqual({
+      previous_secret_encrypted: null,
+      previous_signature_scheme: null,
+      previous_secret_expires_at: null,
+    });
   });
 
   it('drops the late answer of a worker whose claim lapsed and was taken over: one record per attempt', async () => {
@@ -251,15 +386,34 @@ describe('DeliveryStore', () => {
     await db.query(`UPDATE webhook_deliveries SET locked_until = now() - interval '1 second' WHERE id = $1`, [d.id]);
     const [taker] = await store.claimMany([d.id]);
     expect(taker?.lease).not.toBe(frozen!.lease);
-    const attempt = { deliveryId: d.id, webhookId: d.webhookId, number: 1, startedAt: new Date(), durationMs: 3, responseBody: '', trigger: 'scheduled' as const, error: null, nextAttemptAt: null };
-    expect(await store.recordAttempt({ ...attempt, statusCode: 200, status: 'delivered', lease: taker!.lease })).toBe('recorded');
+    const attempt = {
+      deliveryId: d.id,
+      webhookId: d.webhookId,
+      number: 1,
+      startedAt: new Date(),
+      durationMs: 3,
+      responseBody: '',
+      trigger: 'scheduled' as const,
+      error: null,
+      nextAttemptAt: null,
+    };
+    expect(await store.recordAttempt({ ...attempt, statusCode: 200, status: 'delivered', lease: taker!.lease })).toBe(
+      'recorded',
+    );
     // the frozen one wakes up with its own answer
-    expect(await store.recordAttempt({ ...attempt, statusCode: 500, status: 'failed', lease: frozen!.lease })).toBe('superseded');
-    expect(await store.recordAttempts([{ ...attempt, statusCode: 500, status: 'failed', lease: frozen!.lease }, { ...attempt, statusCode: 500, status: 'failed', lease: taker!.lease }])).toEqual([
+    expect(await store.recordAttempt({ ...attempt, statusCode: 500, status: 'failed', lease: frozen!.lease })).toBe(
       'superseded',
-      'superseded',
-    ]);
-    const attempts = await db.query(`SELECT number, status_code FROM webhook_delivery_attempts WHERE delivery_id = $1`, [d.id]);
+    );
+    expect(
+      await store.recordAttempts([
+        { ...attempt, statusCode: 500, status: 'failed', lease: frozen!.lease },
+        { ...attempt, statusCode: 500, status: 'failed', lease: taker!.lease },
+      ]),
+    ).toEqual(['superseded', 'superseded']);
+    const attempts = await db.query(
+      `SELECT number, status_code FROM webhook_delivery_attempts WHERE delivery_id = $1`,
+      [d.id],
+    );
     expect(attempts).toEqual([{ number: 1, status_code: 200 }]);
     const [row] = await db.query(`SELECT status, attempt_count FROM webhook_deliveries WHERE id = $1`, [d.id]);
     expect(row).toEqual({ status: 'delivered', attempt_count: 1 });
@@ -268,13 +422,41 @@ describe('DeliveryStore', () => {
   it('a retried delivery takes its earlier attempts along when it finishes, and back to the open partition when redelivered', async () => {
     await webhook();
     const [d] = await relayAll([await event()]);
-    const attempt = { deliveryId: d.id, webhookId: d.webhookId, startedAt: new Date(), durationMs: 3, responseBody: '', trigger: 'scheduled' as const };
+    const attempt = {
+      deliveryId: d.id,
+      webhookId: d.webhookId,
+      startedAt: new Date(),
+      durationMs: 3,
+      responseBody: '',
+      trigger: 'scheduled' as const,
+    };
     let [c] = await store.claimMany([d.id]);
-    await store.recordAttempt({ ...attempt, number: 1, statusCode: 500, error: 'http_status', status: 'pending', nextAttemptAt: new Date(), lease: c!.lease });
+    await store.recordAttempt({
+      ...attempt,
+      number: 1,
+      statusCode: 500,
+      error: 'http_status',
+      status: 'pending',
+      nextAttemptAt: new Date(),
+      lease: c!.lease,
+    });
     [c] = await store.claimMany([d.id]);
-    await store.recordAttempt({ ...attempt, number: 2, statusCode: 200, error: null, status: 'delivered', nextAttemptAt: null, lease: c!.lease });
+    await store.recordAttempt({
+      ...attempt,
+      number: 2,
+      statusCode: 200,
+      error: null,
+      status: 'delivered',
+      nextAttemptAt: null,
+      lease: c!.lease,
+    });
     const parts = async () =>
-      (await db.query(`SELECT DISTINCT tableoid::regclass::text AS p FROM webhook_delivery_attempts WHERE delivery_id = $1`, [d.id])).map((r: { p: string }) => r.p);
+      (
+        await db.query(
+          `SELECT DISTINCT tableoid::regclass::text AS p FROM webhook_delivery_attempts WHERE delivery_id = $1`,
+          [d.id],
+        )
+      ).map((r: { p: string }) => r.p);
     const today = `webhook_delivery_attempts_p${new Date().toISOString().slice(0, 10).replace(/-/g, '')}`;
     expect(await parts()).toEqual([today]);
     const again = await store.redeliver(d.webhookId, d.id);

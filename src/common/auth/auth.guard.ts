@@ -8,7 +8,7 @@ import { AppConfig } from '../../config';
 import { UserEntity } from '../../dashboard/users/user.entity';
 import { secretsEqual, sha256Hex } from '../crypto/secret-box';
 import { Family } from '../errors/families';
-import { ACTOR_KEY, DashboardActor } from './dashboard-actor';
+import { ACTOR_KEY, DashboardActor } from './dashboard-actor.decorator';
 import { AccessLevel, hasPermission, PermissionArea } from './permissions';
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -37,14 +37,19 @@ export class FamilyAuthenticator {
   async authenticate(family: Family, headers: IncomingHttpHeaders): Promise<UserEntity | undefined> {
     switch (family) {
       case 'gateway':
-        if (!secretsEqual(header(headers, 'x-gateway-authorization'), this.config.secrets.gateway)) throw new ForbiddenException(GATEWAY_AUTH_MESSAGE);
+        if (!secretsEqual(header(headers, 'x-gateway-authorization'), this.config.secrets.gateway))
+          throw new ForbiddenException(GATEWAY_AUTH_MESSAGE);
         return undefined;
       case 'admin':
-        if (!secretsEqual(header(headers, 'admin-auth'), this.config.secrets.admin)) throw new UnauthorizedException('Not authorised');
+        if (!secretsEqual(header(headers, 'admin-auth'), this.config.secrets.admin))
+          throw new UnauthorizedException('Not authorised');
         return undefined;
       case 'portal': {
-        const token = header(headers, 'authorization')?.trim().replace(/^Bearer\s+/i, '');
-        if (!secretsEqual(token, this.config.secrets.portal)) throw new UnauthorizedException('Not authorised: missing or invalid API token');
+        const token = header(headers, 'authorization')
+          ?.trim()
+          .replace(/^Bearer\s+/i, '');
+        if (!secretsEqual(token, this.config.secrets.portal))
+          throw new UnauthorizedException('Not authorised: missing or invalid API token');
         return undefined;
       }
       case 'dashboard':
@@ -118,7 +123,10 @@ export class DashboardAuthGuard implements CanActivate {
     const req = ctx.switchToHttp().getRequest<FastifyRequest & Record<string, unknown>>();
     const user = await this.auth.dashboardUser(req.headers, req.raw);
 
-    const required = this.reflector.getAllAndOverride<RequiredPermission | undefined>(DASHBOARD_PERMISSION_KEY, [ctx.getHandler(), ctx.getClass()]);
+    const required = this.reflector.getAllAndOverride<RequiredPermission | undefined>(DASHBOARD_PERMISSION_KEY, [
+      ctx.getHandler(),
+      ctx.getClass(),
+    ]);
     if (required && !hasPermission(user.userPermissions, required.area, required.level)) {
       throw new ForbiddenException(`access denied: You do not have permission to access ${req.url.split('?')[0]}`);
     }

@@ -6,7 +6,8 @@ function flatten(errors: ValidationError[], parent = ''): string[] {
   for (const e of errors) {
     const path = parent ? `${parent}.${e.property}` : e.property;
     if (e.constraints) {
-      for (const msg of Object.values(e.constraints)) out.push(msg.startsWith(e.property) ? msg.replace(e.property, path) : `${path}: ${msg}`);
+      for (const msg of Object.values(e.constraints))
+        out.push(msg.startsWith(e.property) ? msg.replace(e.property, path) : `${path}: ${msg}`);
     }
     if (e.children?.length) out.push(...flatten(e.children, path));
   }

@@ -1,6 +1,13 @@
 import { applyDecorators, SetMetadata, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
-import { AdminAuthGuard, DASHBOARD_PERMISSION_KEY, DashboardAuthGuard, GatewayAuthGuard, PortalAuthGuard, RequiredPermission } from './guards';
+import {
+  AdminAuthGuard,
+  DASHBOARD_PERMISSION_KEY,
+  DashboardAuthGuard,
+  GatewayAuthGuard,
+  PortalAuthGuard,
+  RequiredPermission,
+} from './auth.guard';
 import { AccessLevel, PermissionArea } from './permissions';
 
 /** Route belongs to the gateway family (X-Gateway-Authorization). */

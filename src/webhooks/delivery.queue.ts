@@ -82,7 +82,11 @@ export class DeliveryQueue {
     }
     if (fresh.length === 0) return 0;
     await this.queue.addBulk(
-      fresh.map(({ item, jobId }) => ({ name: DELIVERY_JOB, data: jobData(item), opts: deliveryJobOptions(jobId, item.delayMs) })),
+      fresh.map(({ item, jobId }) => ({
+        name: DELIVERY_JOB,
+        data: jobData(item),
+        opts: deliveryJobOptions(jobId, item.delayMs),
+      })),
     );
     return fresh.length;
   }

@@ -1,1 +1,0 @@
-export { IsOptionalNotNull } from '../common/http/optional-not-null';
