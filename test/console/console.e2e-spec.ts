@@ -363,6 +363,41 @@ describe('operator console in a browser', () => {
     expect(boardCsp).toContain("script-src 'self'");
     expect(boardCsp).not.toContain('unsafe-inline');
     expect(boardCsp).toMatch(/style-src 'self' 'unsafe-hashes'( 'sha256-[A-Za-z0-9+/=]+')+;/);
+    expect(boardCsp).toContain("font-src 'self' data:");
+  });
+
+  it('serves Bull Board’s page, styles and fonts itself: nothing they name is on another host', async () => {
+    const http = new HttpClient(base).with({ authorization: basic('admin', TEST_SECRETS.ADMIN_SECRET) });
+    const boardPage = await http.get('/queues');
+    expect(boardPage.status).toBe(200);
+    const page = boardPage.text;
+    expect(page).toContain('<base href="/queues/"');
+    // every address the page names is on this server (relative, or absolute without a host)
+    const refs = [...page.matchAll(/\s(?:href|src)="([^"]*)"/g)].map((m) => m[1]);
+    expect(refs).toContain('fonts/fonts.css');
+    for (const ref of refs) expect(ref).not.toMatch(/^(?:[a-z][a-z0-9+.-]*:)?\/\//i);
+    expect(page).not.toContain('googleapis');
+
+    const stylesheets = refs.filter((r) => r.endsWith('.css'));
+    expect(stylesheets.length).toBeGreaterThanOrEqual(2);
+    const fontFiles = new Set<string>();
+    for (const sheet of stylesheets) {
+      const css = await http.get(`/queues/${sheet}`);
+      expect(css.status).toBe(200);
+      expect(String(css.headers['content-type'])).toMatch(/^text\/css/);
+      expect(css.text).not.toMatch(/@import|url\(\s*['"]?(?:[a-z][a-z0-9+.-]*:)?\/\//i);
+      if (sheet === 'fonts/fonts.css') for (const m of css.text.matchAll(/url\(([^)]+)\)/g)) fontFiles.add(m[1]);
+    }
+    expect(fontFiles.size).toBeGreaterThan(0);
+    const woff2 = [...fontFiles].find((f) => f.endsWith('-latin-400-normal.woff2'))!;
+    const font = await http.get(`/queues/fonts/${woff2}`);
+    expect(font.status).toBe(200);
+    expect(font.headers['content-type']).toBe('font/woff2');
+    // only the files the stylesheet names, nothing else from the packages' folders
+    for (const other of ['package.json', '..%2Fpackage.json', 'ibm-plex-sans-latin-100-normal.woff2'])
+      expect((await http.get(`/queues/fonts/${other}`)).status).toBe(404);
+    // behind the same password as the board
+    expect((await new HttpClient(base).get(`/queues/fonts/${woff2}`)).status).toBe(401);
   });
 
   it('keeps Bull Board behind HTTP Basic with the admin secret as the password', async () => {
@@ -384,15 +419,27 @@ describe('operator console in a browser', () => {
     // and it renders in the browser under its policy
     const board = await context.newPage();
     const violations: string[] = [];
+    const requested: string[] = [];
     board.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text()) && !m.text().includes('fonts.googleapis.com'))
-        violations.push(m.text());
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
     });
+    board.on('request', (r) => requested.push(r.url()));
     await board.setExtraHTTPHeaders({ authorization: basic('admin', TEST_SECRETS.ADMIN_SECRET) });
     await board.goto(`${base}/queues`);
     await board.getByText('deliveries').first().waitFor({ timeout: 15_000 });
+    // the page's own fonts, from this server
+    await board.evaluate('document.fonts.ready');
+    expect(
+      await board.evaluate(
+        `[...document.fonts].some((f) => f.family.replace(/"/g, '') === 'IBM Plex Sans' && f.status === 'loaded')`,
+      ),
+    ).toBe(true);
+    expect(requested.some((u) => /\/queues\/fonts\/[\w.-]+\.woff2$/.test(u))).toBe(true);
     if (SHOTS) await board.screenshot({ path: join(SHOTS, 'console-queues.png') });
     await board.close();
     expect(violations).toEqual([]);
+    // no request left the machine: every one went to this server
+    expect(requested.length).toBeGreaterThan(3);
+    for (const url of requested) expect(new URL(url).origin).toBe(base);
   });
 });
