@@ -5,6 +5,7 @@ import { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { MetricsRegistry } from '../metrics/metrics.registry';
+import { AttemptError, AttemptOutcome, NO_ERROR } from './attempt-outcome';
 import { DELIVERY_QUEUE } from './delivery.queue';
 import { DISABLED_REASONS, DisabledReason } from './operational-events';
 
@@ -37,7 +38,7 @@ export class DeliveryMetrics {
     });
     this.attempts = new Counter({
       name: 'webhook_delivery_attempts_total',
-      help: 'Delivery attempts by resulting delivery status (delivered, pending = will retry, failed) and error kind',
+      help: 'Delivery attempts by outcome (delivered, retry, failed, webhook_disabled, superseded) and error (timeout, connection, blocked_address, http_status, none)',
       labelNames: ['outcome', 'error'],
       registers: [registry],
     });
@@ -68,8 +69,8 @@ export class DeliveryMetrics {
     this.holds.inc();
   }
 
-  attempt(outcome: string, error: string | null, durationMs: number): void {
-    this.attempts.inc({ outcome, error: error ?? 'none' });
+  attempt(outcome: AttemptOutcome, error: AttemptError | null, durationMs: number): void {
+    this.attempts.inc({ outcome, error: error ?? NO_ERROR });
     this.latency.observe({ outcome }, durationMs / 1000);
   }
 }

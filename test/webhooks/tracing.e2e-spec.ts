@@ -153,7 +153,7 @@ describe.each(TOPOLOGIES)('OpenTelemetry tracing with $name', ({ roles }) => {
       'webhook.delivery.attempt': 1,
       'http.response.status_code': 503,
       'webhook.delivery.outcome': 'retry',
-      'error.type': '503',
+      'error.type': 'http_status',
     });
     expect(attempts[0].status).toBe(ERROR);
     expect(attempts[1].attributes).toMatchObject({

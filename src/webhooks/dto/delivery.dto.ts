@@ -2,9 +2,9 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { IsRfc3339 } from '../../common/http/is-rfc3339.decorator';
 import { PortalPageQuery } from '../../common/http/pagination';
+import { ATTEMPT_ERRORS } from '../attempt-outcome';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
-export const ATTEMPT_ERRORS = ['timeout', 'connection', 'blocked_address', 'http_status'] as const;
 
 export class DeliveryListQuery extends PortalPageQuery {
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES })

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 import { IsRfc3339 } from '../../common/http/is-rfc3339.decorator';
-import { ATTEMPT_ERRORS } from './delivery.dto';
+import { ATTEMPT_ERRORS } from '../attempt-outcome';
 
 export class StatsQuery {
   @ApiPropertyOptional({
