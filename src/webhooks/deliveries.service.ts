@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { isUuidId } from '../common/http/ids';
 import { DataSource } from 'typeorm';
 import { portalPaging } from '../common/http/pagination';
+import { notRfc3339Message, parseRfc3339 } from '../common/http/time';
+import { ValidationFailed } from '../common/errors';
 import { DeliveryQueue } from './delivery.queue';
 import { DELIVERY_COLUMNS, DeliveryRow, DeliveryStore } from './delivery.store';
 import {
@@ -80,7 +82,10 @@ export class DeliveriesService {
   async recover(webhookId: string, since: string): Promise<RecoverResponse> {
     const active = await this.webhook(webhookId);
     if (!active) throw WebhookError.inactive();
-    const due = await this.store.recover(webhookId, new Date(since));
+    // the DTO has checked it; this guards callers that skip the validation pipe
+    const from = parseRfc3339(since);
+    if (!from) throw new ValidationFailed([notRfc3339Message('since')]);
+    const due = await this.store.recover(webhookId, from);
     await this.queue.enqueue(due);
     return { Requeued: due.length };
   }

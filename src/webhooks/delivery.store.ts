@@ -79,13 +79,19 @@ const SERIALIZATION_FAILURE = '40001';
  * The reconciler's scan: pending, past due by $1 seconds, unclaimed; at most $2; of an ordered webhook only
  * the oldest pending one (the others wait for it, not for a job). Reads the open partition only.
  */
-export const OVERDUE_SQL = `SELECT d.id, d.webhook_id, d.attempt_count FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+export const OVERDUE_SQL = `SELECT d.id, d.webhook_id, d.attempt_count, d.event_id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
         WHERE d.finished_at = ${PENDING} AND d.status = 'pending' AND d.next_attempt_at < now() - make_interval(secs => $1)
           AND (d.locked_until IS NULL OR d.locked_until < now())
           AND (NOT w.ordered OR NOT EXISTS (
                 SELECT 1 FROM webhook_deliveries p
                  WHERE p.finished_at = ${PENDING} AND p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq))
         ORDER BY d.next_attempt_at LIMIT $2`;
+
+/**
+ * The trace contexts of the events $1 (those recorded while traced). One index scan per outbox partition for all of
+ * them: a lookup per delivery would scan every partition's index once per delivery.
+ */
+export const EVENT_TRACES_SQL = `SELECT id, trace_context FROM outbox_events WHERE id = ANY($1::uuid[]) AND trace_context IS NOT NULL`;
 
 /**
  * A CTE (after one named d, of deliveries made pending again) that brings their attempts back to the open partition.
@@ -479,13 +485,22 @@ export class DeliveryStore {
 
   /**
    * Pending deliveries due for more than `graceSeconds` and not claimed by a live worker; of an ordered
-   * webhook only the oldest pending one (the others wait for it, not for a job).
+   * webhook only the oldest pending one (the others wait for it, not for a job). Each with the trace context
+   * of its event, so a job queued again continues the event's trace instead of starting one.
    */
   async overdueDeliveries(graceSeconds: number, limit: number): Promise<DueDelivery[]> {
-    const rows: { id: string; webhook_id: string; attempt_count: number }[] = await this.sql.query(OVERDUE_SQL, [
-      graceSeconds,
-      limit,
+    const rows: { id: string; webhook_id: string; attempt_count: number; event_id: string }[] = await this.sql.query(
+      OVERDUE_SQL,
+      [graceSeconds, limit],
+    );
+    if (rows.length === 0) return [];
+    const traces: { id: string; trace_context: TraceCarrier }[] = await this.sql.query(EVENT_TRACES_SQL, [
+      [...new Set(rows.map((r) => r.event_id))],
     ]);
-    return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, attemptCount: r.attempt_count }));
+    const traceOf = new Map(traces.map((e) => [e.id, e.trace_context]));
+    return rows.map((r) => {
+      const trace = traceOf.get(r.event_id);
+      return { id: r.id, webhookId: r.webhook_id, attemptCount: r.attempt_count, ...(trace ? { trace } : {}) };
+    });
   }
 }

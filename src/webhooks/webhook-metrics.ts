@@ -5,9 +5,15 @@ import { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { MetricsRegistry } from '../metrics/metrics.registry';
+import { AttemptError, AttemptOutcome, NO_ERROR } from './attempt-outcome';
 import { DELIVERY_QUEUE } from './delivery.queue';
+import { DISABLED_REASONS, DisabledReason } from './operational-events';
 
-/** Counters of this worker process: attempts by outcome and their latency, rows removed by retention. */
+/**
+ * The dispatcher's counters, defined once for every role: attempts by outcome and their latency, rate-limit holds
+ * and rows removed by retention (worker), and switch-offs (worker: gone, failing; API: manual). Each process counts
+ * what it did itself.
+ */
 @Injectable()
 export class DeliveryMetrics {
   private readonly attempts: Counter<'outcome' | 'error'>;
@@ -19,10 +25,12 @@ export class DeliveryMetrics {
   constructor(registry: MetricsRegistry) {
     this.disables = new Counter({
       name: 'webhooks_disabled_total',
-      help: 'Webhooks this process switched off, by reason (gone: 410; failing: every attempt failed for WEBHOOK_DISABLE_AFTER)',
+      help: 'Webhooks this process switched off, by reason (gone: 410; failing: every attempt failed for WEBHOOK_DISABLE_AFTER; manual: PUT Active false)',
       labelNames: ['reason'],
       registers: [registry],
     });
+    // every reason from the start, so a rate over the first switch-off has a series to start from
+    for (const reason of DISABLED_REASONS) this.disables.inc({ reason }, 0);
     this.holds = new Counter({
       name: 'webhook_rate_limited_total',
       help: 'Times a delivery was put back to wait for its turn under its webhook rate limit (not an attempt)',
@@ -30,7 +38,7 @@ export class DeliveryMetrics {
     });
     this.attempts = new Counter({
       name: 'webhook_delivery_attempts_total',
-      help: 'Delivery attempts by resulting delivery status (delivered, pending = will retry, failed) and error kind',
+      help: 'Delivery attempts by outcome (delivered, retry, failed, webhook_disabled, superseded) and error (timeout, connection, blocked_address, http_status, none)',
       labelNames: ['outcome', 'error'],
       registers: [registry],
     });
@@ -53,7 +61,7 @@ export class DeliveryMetrics {
     this.retention.inc({ table }, rows);
   }
 
-  disabled(reason: string): void {
+  disabled(reason: DisabledReason): void {
     this.disables.inc({ reason });
   }
 
@@ -61,8 +69,8 @@ export class DeliveryMetrics {
     this.holds.inc();
   }
 
-  attempt(outcome: string, error: string | null, durationMs: number): void {
-    this.attempts.inc({ outcome, error: error ?? 'none' });
+  attempt(outcome: AttemptOutcome, error: AttemptError | null, durationMs: number): void {
+    this.attempts.inc({ outcome, error: error ?? NO_ERROR });
     this.latency.observe({ outcome }, durationMs / 1000);
   }
 }
@@ -137,8 +145,7 @@ export class DispatchGauges implements OnModuleInit {
           `SELECT coalesce(disabled_reason, 'manual') AS reason, count(*)::int AS n FROM webhooks WHERE NOT active GROUP BY 1`,
         );
         this.reset();
-        for (const reason of ['gone', 'failing', 'manual'])
-          this.set({ reason }, rows.find((r) => r.reason === reason)?.n ?? 0);
+        for (const reason of DISABLED_REASONS) this.set({ reason }, rows.find((r) => r.reason === reason)?.n ?? 0);
       },
     });
     new Gauge({

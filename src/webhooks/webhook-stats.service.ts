@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
+import { parseRfc3339 } from '../common/http/time';
 import { WebhookStatsResponse } from './dto/stats.dto';
 import { WebhookError } from './webhooks.errors';
 
@@ -22,7 +23,7 @@ export class WebhookStatsService {
     const [w] = await this.db.query(`SELECT 1 FROM webhooks WHERE id = $1`, [webhookId]);
     if (!w) throw WebhookError.notFound();
     const until = new Date();
-    const from = since ? new Date(since) : new Date(until.getTime() - DAY_MS);
+    const from = parseRfc3339(since) ?? new Date(until.getTime() - DAY_MS);
     const [[counts], [latency], [success], [failure]] = await Promise.all([
       this.db.query(
         `SELECT count(*) FILTER (WHERE status = 'delivered')::int AS delivered,

@@ -35,7 +35,7 @@ import { DeliveryRetention } from './worker/delivery-retention';
 export class WebhooksModule {
   static register(roles: { api: boolean; worker: boolean }): DynamicModule {
     const controllers: Type[] = roles.api ? [WebhooksController, DeliveriesController] : [];
-    const providers: Provider[] = [DeliveryStore, DeliveryQueue, DispatchGauges];
+    const providers: Provider[] = [DeliveryStore, DeliveryQueue, DeliveryMetrics, DispatchGauges];
     if (roles.api) providers.push(WebhooksService, DeliveriesService, WebhookStatsService);
     if (roles.worker)
       providers.push(
@@ -44,7 +44,6 @@ export class WebhooksModule {
         Reconciler,
         DeliveryRetention,
         HttpSender,
-        DeliveryMetrics,
         DeliverySigner,
         SigningKeyEraser,
         RateLimits,

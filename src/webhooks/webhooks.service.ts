@@ -12,6 +12,7 @@ import { WEBHOOK_TEST_EVENT } from '../events/event-names';
 import { EventsService } from '../events/events.service';
 import { DeliveryQueue } from './delivery.queue';
 import { DeliveryStore } from './delivery.store';
+import { DeliveryMetrics } from './webhook-metrics';
 import { newSigningKey, SignatureScheme, verificationKey } from './send/signing';
 import {
   CreatedWebhookResponse,
@@ -45,6 +46,7 @@ export class WebhooksService {
     private readonly events: EventsService,
     private readonly store: DeliveryStore,
     private readonly queue: DeliveryQueue,
+    private readonly metrics: DeliveryMetrics,
     config: AppConfig,
   ) {
     this.guard = new AddressGuard(config.webhooks.allowedCidrs);
@@ -101,7 +103,7 @@ export class WebhooksService {
   }
 
   async update(id: string, dto: UpdateWebhookDto): Promise<SavedWebhookResponse> {
-    const webhook = await this.db.transaction(async (tx) => {
+    const { w: webhook, switchedOff } = await this.db.transaction(async (tx) => {
       const w = await this.find(tx, id, true);
       const now = new Date();
       if (dto.Name !== undefined) w.name = dto.Name;
@@ -139,8 +141,10 @@ export class WebhooksService {
       } else {
         w.headers = headers;
       }
-      return w;
+      return { w, switchedOff: switched && !w.active };
     });
+    // counted like the WebhookDisabled event it recorded: once per switch-off, once it has committed
+    if (switchedOff) this.metrics.disabled('manual');
     return { ...this.toResponse(webhook), ...this.warnings(webhook.url) };
   }
 

@@ -25,6 +25,8 @@ export class FakeIdp {
    * change the database while the service waits on the provider; a hook that throws answers HTTP 500.
    */
   beforeReply: ((clientId: string) => Promise<void>) | null = null;
+  /** Runs when an RFC 7592 deletion arrives, before it is answered, so a spec can see the database at that moment. */
+  beforeDelete: ((clientId: string) => Promise<void>) | null = null;
   /** Registration access tokens of the clients that exist, by client id. */
   private readonly clients = new Map<string, string>();
 
@@ -60,7 +62,16 @@ export class FakeIdp {
     res: import('node:http').ServerResponse,
     path = '',
   ): void {
-    if (method === 'DELETE') return this.delete(headers, path, res);
+    if (method === 'DELETE') {
+      const hook = this.beforeDelete;
+      if (!hook) return this.delete(headers, path, res);
+      const clientId = decodeURIComponent(path.split('/').pop() ?? '');
+      hook(clientId).then(
+        () => this.delete(headers, path, res),
+        () => res.writeHead(500).end(),
+      );
+      return;
+    }
     const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
     const record: IdpRegistration = { headers, body, reply: '' };
     this.registrations.push(record);

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { DELIVERY_LOG_SQL } from '../../src/webhooks/deliveries.service';
-import { OVERDUE_SQL } from '../../src/webhooks/delivery.store';
+import { EVENT_TRACES_SQL, OVERDUE_SQL } from '../../src/webhooks/delivery.store';
 import { createTestEnv, TestEnv } from '../helpers/test-env';
 
 /**
@@ -144,5 +144,9 @@ describe(`delivery log at ${ATTEMPTS.toLocaleString('en')} attempts`, () => {
       r.startsWith('webhook_deliveries'),
     );
     expect(partitions).toEqual(['webhook_deliveries_open']);
+    // then the trace contexts of the events of what it found, in one index scan per outbox partition
+    const eventIds = (await db.query(OVERDUE_SQL, [3, 2000])).rows.map((r) => r.event_id);
+    expect(eventIds).toHaveLength(2000);
+    await check('event traces of the overdue', EVENT_TRACES_SQL, [`{${eventIds.join(',')}}`]);
   });
 });

@@ -253,6 +253,29 @@ describe('webhook delivery', () => {
     expect((await api.post(`/portal-api/webhooks/${w.ID}/deliveries/${list[0].ID}/redeliver`)).status).toBe(200);
   });
 
+  it('recovers from an RFC 3339 since in its own offset, and refuses a date alone or a time without an offset (422 naming since)', async () => {
+    sink.responder = () => ({ status: 500 });
+    const w = await webhook({});
+    await emitEvent(t, 'AccessRequestApproved', MESSAGE);
+    const failed = await settled(w.ID, 'failed');
+    const created = Date.parse(failed.CreatedAt);
+    const recover = (since: unknown) => api.post(`/portal-api/webhooks/${w.ID}/recover`, { since });
+    for (const since of ['2026-11-22', '2026-11-22T10:00:00', '2026-11-22T10:00:00.000', '2026-11-22T10:00Z', 17e8]) {
+      const bad = await recover(since);
+      expect(bad.status).toBe(422);
+      expect(bad.body).toEqual({
+        status: 'error',
+        errors: ['since must be an RFC 3339 date-time with seconds and a time zone, e.g. 2026-11-22T10:00:00Z'],
+      });
+    }
+    // half a minute after the delivery, written five hours behind UTC: read as UTC it would take the delivery
+    expect((await recover(inOffset(created + 30_000, -5 * 60))).body).toEqual({ Requeued: 0 });
+    sink.responder = () => ({ status: 200 });
+    // half a minute before it, five hours ahead: read as UTC it would miss it
+    expect((await recover(inOffset(created - 30_000, 5 * 60))).body).toEqual({ Requeued: 1 });
+    await settled(w.ID, 'delivered');
+  });
+
   it('exposes Prometheus metrics for deliveries, latency, queue depth and the oldest pending delivery', async () => {
     const res = await t.http.get('/metrics');
     expect(res.status).toBe(200);
@@ -262,3 +285,11 @@ describe('webhook delivery', () => {
     expect(res.text).toMatch(/webhook_oldest_pending_delivery_age_seconds \d/);
   });
 });
+
+/** `ms` as an RFC 3339 date-time in the offset `minutes` east of UTC, e.g. 2026-11-22T15:00:00.000+05:00. */
+function inOffset(ms: number, minutes: number): string {
+  const local = new Date(ms + minutes * 60_000).toISOString().slice(0, -1);
+  const abs = Math.abs(minutes);
+  const hhmm = `${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  return `${local}${minutes < 0 ? '-' : '+'}${hhmm}`;
+}

@@ -136,19 +136,43 @@ describe('GET /portal-api/webhooks/{id}/stats', () => {
     expect(stats.LastFailure).toMatchObject({ StatusCode: 503, Error: 'http_status' });
   });
 
-  it('answers 404 for an unknown or malformed id and 422 for a since that is not RFC 3339, in the portal error body', async () => {
+  it('answers 404 for an unknown or malformed id and 422 naming since for a since that is not an RFC 3339 date-time with seconds and an offset', async () => {
     const id = await webhook('/x');
     expect((await api.get(`/portal-api/webhooks/00000000-0000-4000-8000-000000000000/stats`)).status).toBe(404);
     const malformed = await api.get(`/portal-api/webhooks/nope/stats`);
     expect(malformed.status).toBe(404);
     expect(malformed.body).toEqual({ status: 'error', errors: [expect.any(String)] });
-    for (const since of ['yesterday', '2026-13-01T00:00:00Z', '1700000000']) {
-      const bad = await api.get(`/portal-api/webhooks/${id}/stats?since=${since}`);
+    // a date alone or a time without an offset would be read in the server's time zone: refused
+    for (const since of [
+      'yesterday',
+      '2026-13-01T00:00:00Z',
+      '1700000000',
+      '2026-11-22',
+      '2026-11-22T10:00:00',
+      '2026-11-22T10:00Z',
+      '2026-02-30T00:00:00Z',
+    ]) {
+      const bad = await api.get(`/portal-api/webhooks/${id}/stats?since=${encodeURIComponent(since)}`);
       expect(bad.status).toBe(422);
-      expect(bad.body).toEqual({ status: 'error', errors: [expect.stringContaining('since')] });
+      expect(bad.body).toEqual({
+        status: 'error',
+        errors: ['since must be an RFC 3339 date-time with seconds and a time zone, e.g. 2026-11-22T10:00:00Z'],
+      });
     }
     expect((await t.http.get(`/portal-api/webhooks/${id}/stats`)).status).toBe(401);
-    expect((await api.get(`/portal-api/webhooks/${id}/stats?since=2026-01-01T00:00:00%2B02:00`)).status).toBe(200);
+    const withOffset = await api.get(`/portal-api/webhooks/${id}/stats?since=2026-01-01T00:00:00%2B02:00`);
+    expect(withOffset.status).toBe(200);
+    expect(withOffset.body.Since).toBe('2025-12-31T22:00:00.000Z');
+    // lower case, a space for T, and a leap second are RFC 3339 too
+    for (const [since, read] of [
+      ['2026-01-01t10:00:00.25z', '2026-01-01T10:00:00.250Z'],
+      ['2026-01-01 10:00:00Z', '2026-01-01T10:00:00.000Z'],
+      ['2016-12-31T23:59:60Z', '2017-01-01T00:00:00.000Z'],
+    ]) {
+      const ok = await api.get(`/portal-api/webhooks/${id}/stats?since=${encodeURIComponent(since)}`);
+      expect(ok.status).toBe(200);
+      expect(ok.body.Since).toBe(read);
+    }
   });
 
   it('is documented in /docs-json with the new webhook fields and the operational events as callbacks', async () => {

@@ -19,3 +19,18 @@ export const SET_STATUS = `
   revoked AS (
     UPDATE portal_credentials c SET revoked_at = $3 FROM changed WHERE $4::boolean AND c.access_request_id = changed.id AND c.revoked_at IS NULL)
   SELECT to_jsonb(changed) AS row FROM changed`;
+/**
+ * Locks a request before it is deleted, so that an approval racing the delete has either committed its credential
+ * (which the next statement, with a fresh snapshot, then sees) or will find the request gone.
+ */
+export const LOCK_FOR_DELETE = `SELECT id FROM portal_access_requests WHERE id = $1 FOR UPDATE`;
+/**
+ * Deletes a locked request (its credentials go by ON DELETE CASCADE) and returns the credentials registered at the
+ * identity provider by DCR, revoked ones included: their clients still exist there, and after this nobody holds
+ * their registration access token.
+ */
+export const DELETE_RETURNING_REGISTERED = `
+  WITH registered AS (
+    SELECT to_jsonb(c) AS row FROM portal_credentials c WHERE c.access_request_id = $1 AND c.dcr_response_encrypted IS NOT NULL),
+  deleted AS (DELETE FROM portal_access_requests WHERE id = $1)
+  SELECT row FROM registered`;

@@ -17,7 +17,14 @@ import {
   credentialMessage,
   nestedAccessRequestResponse,
 } from './access-request.mapper';
-import { APP_FOR_SHARE, APP_ONE, GET_ONE, SET_STATUS } from './access-request.sql';
+import {
+  APP_FOR_SHARE,
+  APP_ONE,
+  DELETE_RETURNING_REGISTERED,
+  GET_ONE,
+  LOCK_FOR_DELETE,
+  SET_STATUS,
+} from './access-request.sql';
 import { AccessRequestError } from './access-requests.errors';
 import { CredentialEntity } from './credential.entity';
 import { CredentialDraft, CredentialIssuer } from './credential-issuer';
@@ -198,10 +205,20 @@ export class AccessRequestsService {
     }
   }
 
-  /** Deletes the request; its credentials go with it (ON DELETE CASCADE), so they no longer exist to be used. */
+  /**
+   * Deletes the request; its credentials go with it (ON DELETE CASCADE), so they no longer exist to be used. Clients
+   * registered for it at the identity provider (DCR) are withdrawn there once the delete has committed, as an
+   * approval that does not commit withdraws its own: deleted with their registration access token (RFC 7592),
+   * best effort. The delete stands whatever the provider answers; a client it keeps is logged by client id.
+   */
   async remove(id: number): Promise<PortalDeleteResponse> {
-    const result = await this.db.getRepository(AccessRequestEntity).delete({ id });
-    if (!result.affected) throw AccessRequestError.notFound();
+    const registered = await this.sql.transaction(async (tx) => {
+      if ((await tx.query(LOCK_FOR_DELETE, [id])).length === 0) return null;
+      const rows = await tx.query<{ row: Record<string, unknown> }>(DELETE_RETURNING_REGISTERED, [id]);
+      return rows.map((r) => this.credentialRows.fromJson(r.row));
+    });
+    if (!registered) throw AccessRequestError.notFound();
+    await Promise.all(registered.map((c) => this.issuer.withdraw(c, 'its access request was deleted')));
     return { status: 'ok', message: 'Access request deleted' };
   }
 

@@ -1,3 +1,5 @@
+import type { AttemptError } from '../attempt-outcome';
+
 /**
  * What to do after an attempt: 2xx delivered, 410 switches the webhook off, a blocked address fails at once, anything
  * else retries on the schedule until it runs out.
@@ -10,7 +12,7 @@ export type Outcome =
 
 export interface AttemptResult {
   statusCode: number | null;
-  error: 'timeout' | 'connection' | 'blocked_address' | 'http_status' | null;
+  error: AttemptError | null;
   retryAfter?: string | null;
 }
 

@@ -6,6 +6,7 @@ import { DELIVERY_QUEUE, DeliveryJobData, DeliveryQueue } from '../delivery.queu
 import { AttemptRecord, ClaimedDelivery, DeliveryStore, RecordOutcome } from '../delivery.store';
 import { HttpSender } from '../send/http-sender';
 import { decide } from '../send/retry-policy';
+import { attemptOutcome } from '../attempt-outcome';
 import { DeliverySigner } from '../send/delivery-signer';
 import { DeliveryMetrics } from '../webhook-metrics';
 import { AttemptTrace } from './attempt-trace';
@@ -145,8 +146,10 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     } else {
       recorded = await this.records.call(record);
     }
-    traced.end(result, outcome.kind, recorded instanceof Error ? recorded : null);
+    const said = recorded === 'superseded' ? 'superseded' : attemptOutcome(outcome.kind);
+    traced.end(result, said, recorded instanceof Error ? recorded : null);
     if (recorded instanceof Error) throw recorded;
+    this.metrics.attempt(said, result.error, result.durationMs);
     if (recorded === 'superseded') {
       // this worker's claim lapsed (it was frozen or cut off) and another one took the delivery over
       this.logger.warn(
@@ -155,7 +158,6 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       );
       return;
     }
-    this.metrics.attempt(status, result.error, result.durationMs);
     if (!gone) await this.health.observe(d, result.error === null, startedAt);
     if (outcome.kind === 'retry') {
       await this.queue.enqueue([
