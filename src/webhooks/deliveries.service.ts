@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { isUuidId } from '../common/http/ids';
 import { DataSource } from 'typeorm';
 import { portalPaging } from '../common/http/pagination';
+import { Sql } from '../database/sql';
 import { DeliveryQueue } from './delivery.queue';
 import { DELIVERY_COLUMNS, DeliveryRow, DeliveryStore } from './delivery.store';
 import {
@@ -34,6 +35,7 @@ export class DeliveriesService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly store: DeliveryStore,
     private readonly queue: DeliveryQueue,
+    private readonly sql: Sql,
   ) {}
 
   async list(webhookId: string, q: DeliveryListQuery): Promise<DeliveryResponse[]> {
@@ -72,7 +74,7 @@ export class DeliveriesService {
     if (!active) throw WebhookError.inactive();
     const row = await this.store.redeliver(webhookId, deliveryId);
     if (!row) throw WebhookError.deliveryPending();
-    await this.queue.enqueue([{ id: row.id, webhookId, attemptCount: row.attempt_count }]);
+    await this.sql.afterCommit(() => this.queue.enqueue([{ id: row.id, webhookId, attemptCount: row.attempt_count }]));
     return toResponse(row);
   }
 
@@ -81,7 +83,7 @@ export class DeliveriesService {
     const active = await this.webhook(webhookId);
     if (!active) throw WebhookError.inactive();
     const due = await this.store.recover(webhookId, new Date(since));
-    await this.queue.enqueue(due);
+    await this.sql.afterCommit(() => this.queue.enqueue(due));
     return { Requeued: due.length };
   }
 
