@@ -1,7 +1,7 @@
 import { CallHandler, ExecutionContext, HttpException, Injectable, Logger, NestInterceptor } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { from, lastValueFrom, Observable, of } from 'rxjs';
+import { from, lastValueFrom, Observable } from 'rxjs';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config';
 import { RequestTransaction } from '../../database/request-transaction';
@@ -51,14 +51,18 @@ export class IdempotencyInterceptor implements NestInterceptor {
     this.adminScope = `admin:${sha256Hex(config.secrets.admin)}`;
   }
 
-  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
     const request = context.switchToHttp().getRequest<FastifyRequest>();
+    // the usual case costs a look at the method, the path and the header lines, nothing more
     if (!takesIdempotencyKey(request.method, request.url)) return next.handle();
     const key = idempotencyKeyOf(request.raw.rawHeaders);
     if (key === undefined) return next.handle();
+    return from(this.keyed(request, context.switchToHttp().getResponse<FastifyReply>(), key, next));
+  }
 
-    const reply = context.switchToHttp().getResponse<FastifyReply>();
+  /** A request with a key: claims it, then runs the request, or answers as a repeat. */
+  private async keyed(request: FastifyRequest, reply: FastifyReply, key: string, next: CallHandler): Promise<string> {
     const family = familyOf(request.url);
     const id: KeyId = {
       scope: await this.scopeOf(family, request),
@@ -68,8 +72,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     };
     const fingerprint = requestFingerprint(request);
     const claim = await this.store.claim(id, fingerprint);
-    if (claim.kind === 'claimed') return from(this.run(claim, fingerprint, next, reply, family));
-    return of(this.answerRepeat(claim, fingerprint, reply));
+    if (claim.kind === 'claimed') return this.run(claim, fingerprint, next, reply, family);
+    return this.answerRepeat(claim, fingerprint, reply);
   }
 
   /** The answer to a request whose key another request holds or has answered. */
