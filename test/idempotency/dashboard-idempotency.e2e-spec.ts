@@ -12,6 +12,7 @@ const newUser = (address = email()) => ({
   last_name: 'Empotent',
   active: true,
   user_permissions: { apis: 'read' },
+  password: 'correct horse battery staple',
 });
 
 /** The dashboard (and admin) error body. */
@@ -110,6 +111,10 @@ describe('idempotent retries on the dashboard and admin routes', () => {
     expect(first.body.Message).toMatch(/^[0-9a-f]{32}$/);
     expectReplayOf(await t.http.post('/admin/users', body, { ...ADMIN, ...withKey(k) }), first);
     expect(await usersWith(body.email_address)).toEqual([first.body.ID]);
+    // the access key is in the stored answer, sealed; and the request (with its password) only as a keyed digest
+    const [stored] = await t.db.query(`SELECT to_jsonb(k)::text AS row FROM idempotency_keys k WHERE key = $1`, [k]);
+    expect(stored.row).not.toContain(first.body.Message);
+    expect(stored.row).not.toContain(body.email_address);
     expectDashboardError(
       await t.http.post('/admin/users', newUser(), { ...ADMIN, ...withKey(k) }),
       422,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { request } from 'undici';
 import { sha256Hex } from '../../src/common/crypto/secret-box';
-import { requestFingerprint } from '../../src/common/idempotency/idempotency-key';
+import { fingerprintKey, requestFingerprint } from '../../src/common/idempotency/idempotency-key';
 import { FakeIdp } from '../helpers/fake-idp';
 import { HttpClient, HttpResponse } from '../helpers/http';
 import { createAccessRequest, createApp, eventually, outboxRows, portalClient } from '../helpers/portal';
@@ -107,6 +107,10 @@ describe('idempotent retries on the portal', () => {
     expectReplayOf(retry, first);
     // the replay is the first answer, credential included, not a fresh read of the request
     expect(retry.body.Credentials[0].Credential).toBe(first.body.Credentials[0].Credential);
+    // kept sealed: the stored answer carries the credential, which the database never holds in clear
+    const [stored] = await t.db.query(`SELECT to_jsonb(k)::text AS row FROM idempotency_keys k WHERE key = $1`, [k]);
+    expect(stored.row).not.toContain(first.body.Credentials[0].Credential);
+    expect(stored.row).not.toContain('approved');
 
     expect(await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID)).toHaveLength(1);
     expect(await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID)).toHaveLength(1);
@@ -304,12 +308,10 @@ describe('idempotent retries on the portal', () => {
     const name = `Took over ${k}`;
     const scope = `portal:${sha256Hex(TEST_SECRETS.PORTAL_API_TOKEN)}`;
     // the claim of the very same request (a claim of another request would make this one a 422)
-    const fingerprint = requestFingerprint({
-      method: 'POST',
-      url: '/portal-api/apps',
-      query: {},
-      body: { Name: name },
-    });
+    const fingerprint = requestFingerprint(
+      { method: 'POST', url: '/portal-api/apps', query: {}, body: { Name: name } },
+      fingerprintKey(Buffer.from(TEST_SECRETS.ENCRYPTION_KEY, 'hex')),
+    );
     const claim = (expires: string) =>
       t.db.query(
         `INSERT INTO idempotency_keys (scope, method, route, key, fingerprint, owner, expires_at)

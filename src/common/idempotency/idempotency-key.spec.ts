@@ -1,5 +1,8 @@
 import { ValidationFailed } from '../errors/api-error';
-import { idempotencyKeyOf, requestFingerprint } from './idempotency-key';
+import { fingerprintKey, idempotencyKeyOf, requestFingerprint as fingerprintWith } from './idempotency-key';
+
+const secret = fingerprintKey(Buffer.alloc(32, 1));
+const requestFingerprint = (r: Parameters<typeof fingerprintWith>[0]) => fingerprintWith(r, secret);
 
 const key = (...values: string[]) => idempotencyKeyOf(values.flatMap((v) => ['Idempotency-Key', v]));
 const reason = (...values: string[]): string => {
@@ -71,5 +74,10 @@ describe('requestFingerprint', () => {
     expect(requestFingerprint({ ...base, query: { p: '1' } })).not.toBe(f);
     expect(requestFingerprint({ ...base, body: { Name: 'b', UserID: 1 } })).not.toBe(f);
     expect(requestFingerprint({ ...base, body: { Name: 'a', UserID: '1' } })).not.toBe(f);
+  });
+
+  it('is keyed: another ENCRYPTION_KEY gives another fingerprint of the same request', () => {
+    expect(fingerprintWith(base, fingerprintKey(Buffer.alloc(32, 2)))).not.toBe(requestFingerprint(base));
+    expect(requestFingerprint(base)).toMatch(/^[0-9a-f]{64}$/);
   });
 });

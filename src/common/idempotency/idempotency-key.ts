@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHmac, hkdfSync } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import { ValidationFailed } from '../errors/api-error';
 
@@ -72,13 +72,22 @@ function sfString(text: string): string | null {
   return null;
 }
 
+/** The key fingerprints are made with, derived from ENCRYPTION_KEY (never the encryption key itself). */
+export function fingerprintKey(encryptionKey: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', encryptionKey, Buffer.alloc(0), 'idempotency-key fingerprint', 32));
+}
+
 /**
  * What makes two requests with one key "the same request": method, path, query and body. The query and the
  * body are compared as parsed JSON with their members in a fixed order, so spacing and member order do not
- * matter; no body and a JSON `null` are the same.
+ * matter; no body and a JSON `null` are the same. A keyed digest (HMAC-SHA256), as a body may hold a password:
+ * the stored fingerprint must not let anyone test guesses of it.
  */
-export function requestFingerprint(request: { method: string; url: string; query?: unknown; body?: unknown }): string {
+export function requestFingerprint(
+  request: { method: string; url: string; query?: unknown; body?: unknown },
+  key: Buffer,
+): string {
   const path = request.url.split('?')[0];
   const canonical = stringify([request.method, path, request.query ?? {}, request.body ?? null]);
-  return createHash('sha256').update(canonical).digest('hex');
+  return createHmac('sha256', key).update(canonical).digest('hex');
 }

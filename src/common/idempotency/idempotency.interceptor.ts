@@ -10,7 +10,7 @@ import { sha256Hex } from '../crypto/secret-box';
 import { ValidationFailed } from '../errors/api-error';
 import { Family, familyOf, renderErrorBody } from '../errors/families';
 import { describeError } from '../errors/family-exception.filter';
-import { idempotencyKeyOf, REPLAYED_HEADER, requestFingerprint } from './idempotency-key';
+import { fingerprintKey, idempotencyKeyOf, REPLAYED_HEADER, requestFingerprint } from './idempotency-key';
 import { IdempotencyError } from './idempotency.errors';
 import { Claim, IdempotencyStore, KeyId, StoredAnswer } from './idempotency.store';
 
@@ -39,6 +39,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   private readonly logger = new Logger(IdempotencyInterceptor.name);
   private readonly portalScope: string;
   private readonly adminScope: string;
+  private readonly fingerprintKey: Buffer;
 
   constructor(
     private readonly store: IdempotencyStore,
@@ -49,6 +50,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     // the portal and admin credentials are one secret each: a digest of it names the caller
     this.portalScope = `portal:${sha256Hex(config.secrets.portal)}`;
     this.adminScope = `admin:${sha256Hex(config.secrets.admin)}`;
+    this.fingerprintKey = fingerprintKey(config.secrets.encryptionKey);
   }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -70,7 +72,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       route: request.routeOptions.url ?? request.url.split('?')[0],
       key,
     };
-    const fingerprint = requestFingerprint(request);
+    const fingerprint = requestFingerprint(request, this.fingerprintKey);
     const claim = await this.store.claim(id, fingerprint);
     if (claim.kind === 'claimed') return this.run(claim, fingerprint, next, reply, family);
     return this.answerRepeat(claim, fingerprint, reply);
@@ -94,13 +96,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
   ): Promise<string> {
     const tx = new RequestTransaction(this.db);
     let answer: StoredAnswer;
-    let changed: boolean;
+    let succeeded: boolean;
     try {
       const value = await tx.run(() => lastValueFrom(next.handle(), { defaultValue: undefined }));
       // a write that failed inside a request that still succeeded cannot be told apart from the rest
       if (tx.failed) throw new Error('a transaction of the request failed, yet the request answered success');
       answer = { status: reply.statusCode, body: JSON.stringify(value) ?? '' };
-      changed = true;
+      succeeded = true;
     } catch (err) {
       await tx.rollback();
       const refusal = err instanceof HttpException && !(err instanceof ValidationFailed);
@@ -114,12 +116,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
         status: described.status,
         body: JSON.stringify(renderErrorBody(family, described.status, described.messages)),
       };
-      changed = false;
+      succeeded = false;
     }
 
     let kept: boolean;
     try {
-      kept = changed
+      kept = succeeded
         ? await tx.commitWith((inTx) => this.store.complete(inTx, claim, answer))
         : await this.store.complete(null, claim, answer);
     } catch (err) {

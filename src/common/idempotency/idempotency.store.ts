@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config';
+import { SecretBox } from '../crypto/secret-box';
 import { RequestTransaction } from '../../database/request-transaction';
 import { Sql } from '../../database/sql';
 
@@ -18,7 +19,7 @@ export interface KeyId {
   key: string;
 }
 
-/** The answer stored for a key: replayed byte for byte. */
+/** The answer stored for a key: replayed byte for byte (sealed at rest: answers carry credentials and secrets). */
 export interface StoredAnswer {
   status: number;
   body: string;
@@ -42,22 +43,22 @@ const CLAIM = `
     INSERT INTO idempotency_keys AS k (scope, method, route, key, fingerprint, owner, expires_at)
     VALUES ($1, $2, $3, $4, $5, $6, now() + $7 * interval '1 millisecond')
     ON CONFLICT (scope, method, route, key) DO UPDATE
-       SET fingerprint = EXCLUDED.fingerprint, owner = EXCLUDED.owner, status = NULL, body = NULL,
+       SET fingerprint = EXCLUDED.fingerprint, owner = EXCLUDED.owner, status = NULL, body_sealed = NULL,
            created_at = now(), expires_at = EXCLUDED.expires_at
      WHERE k.expires_at <= now()
-    RETURNING true AS claimed, NULL::text AS fingerprint, NULL::smallint AS status, NULL::text AS body)
+    RETURNING true AS claimed, NULL::text AS fingerprint, NULL::smallint AS status, NULL::text AS body_sealed)
   SELECT * FROM claimed
   UNION ALL
-  SELECT false, fingerprint, status, body FROM idempotency_keys
+  SELECT false, fingerprint, status, body_sealed FROM idempotency_keys
    WHERE ${ID} AND expires_at > now() AND NOT EXISTS (SELECT FROM claimed)`;
 
 /** Stores the answer of the claim's request, if the claim is still its own; kept for the key's time to live. */
 const COMPLETE = `
-  UPDATE idempotency_keys SET status = $6, body = $7, owner = NULL, expires_at = now() + $8 * interval '1 millisecond'
+  UPDATE idempotency_keys SET status = $6, body_sealed = $7, owner = NULL, expires_at = now() + $8 * interval '1 millisecond'
    WHERE ${ID} AND owner = $5 AND status IS NULL
   RETURNING true AS kept`;
 
-const FIND = `SELECT fingerprint, status, body FROM idempotency_keys WHERE ${ID} AND expires_at > now()`;
+const FIND = `SELECT fingerprint, status, body_sealed FROM idempotency_keys WHERE ${ID} AND expires_at > now()`;
 
 const RELEASE = `DELETE FROM idempotency_keys WHERE ${ID} AND owner = $5 AND status IS NULL`;
 
@@ -72,6 +73,7 @@ export class IdempotencyStore {
   constructor(
     private readonly sql: Sql,
     private readonly config: AppConfig,
+    private readonly box: SecretBox,
   ) {}
 
   /** Claims `id` for a request with `fingerprint` (its own statement, committed at once), or says who has it. */
@@ -81,26 +83,24 @@ export class IdempotencyStore {
       claimed: boolean;
       fingerprint: string | null;
       status: number | null;
-      body: string | null;
+      body_sealed: string | null;
     }>(CLAIM, [id.scope, id.method, id.route, id.key, fingerprint, owner, CLAIM_LEASE_MS]);
     const [row] = rows;
     if (!row) return { kind: 'running', fingerprint: null };
     if (row.claimed) return { kind: 'claimed', id, owner };
     if (row.status === null) return { kind: 'running', fingerprint: row.fingerprint };
-    return { kind: 'answered', fingerprint: row.fingerprint!, answer: { status: row.status, body: row.body! } };
+    return { kind: 'answered', fingerprint: row.fingerprint!, answer: this.unseal(row.status, row.body_sealed!) };
   }
 
   /** The key as it stands (answered or running), or null when it is free. */
   async find(id: KeyId): Promise<Exclude<Claim, { kind: 'claimed' }> | null> {
-    const [row] = await this.sql.query<{ fingerprint: string; status: number | null; body: string | null }>(FIND, [
-      id.scope,
-      id.method,
-      id.route,
-      id.key,
-    ]);
+    const [row] = await this.sql.query<{ fingerprint: string; status: number | null; body_sealed: string | null }>(
+      FIND,
+      [id.scope, id.method, id.route, id.key],
+    );
     if (!row) return null;
     if (row.status === null) return { kind: 'running', fingerprint: row.fingerprint };
-    return { kind: 'answered', fingerprint: row.fingerprint, answer: { status: row.status, body: row.body! } };
+    return { kind: 'answered', fingerprint: row.fingerprint, answer: this.unseal(row.status, row.body_sealed!) };
   }
 
   /**
@@ -113,7 +113,8 @@ export class IdempotencyStore {
     answer: StoredAnswer,
   ): Promise<boolean> {
     const { id, owner } = claim;
-    const params = [id.scope, id.method, id.route, id.key, owner, answer.status, answer.body, this.ttlMs];
+    const sealed = this.box.encrypt(answer.body);
+    const params = [id.scope, id.method, id.route, id.key, owner, answer.status, sealed, this.ttlMs];
     const rows = tx ? await tx.query(COMPLETE, params) : await this.sql.query(COMPLETE, params);
     return rows.length === 1;
   }
@@ -127,6 +128,10 @@ export class IdempotencyStore {
   /** Deletes up to `limit` expired keys (answers past their time to live, lapsed claims); returns how many. */
   async deleteExpired(limit: number): Promise<number> {
     return (await this.sql.query(EXPIRED_BATCH, [limit])).length;
+  }
+
+  private unseal(status: number, sealed: string): StoredAnswer {
+    return { status, body: this.box.decrypt(sealed) };
   }
 
   private get ttlMs(): number {
