@@ -69,7 +69,7 @@ export class Sql {
     const onCommit: TransactionHook[] = [];
     const onRollback: TransactionHook[] = [];
     let broken = false;
-    let result: T;
+    let outcome: { ok: true; result: T } | { ok: false; err: unknown };
     try {
       await client.query('BEGIN');
       const tx: SqlTransaction = {
@@ -77,19 +77,29 @@ export class Sql {
         afterCommit: (fn) => onCommit.push(fn),
         afterRollback: (fn) => onRollback.push(fn),
       };
-      result = await work(tx);
+      const result = await work(tx);
       await client.query('COMMIT');
+      outcome = { ok: true, result };
     } catch (err) {
       await client.query('ROLLBACK').catch(() => (broken = true));
-      for (const fn of onRollback)
-        await Promise.resolve(fn()).catch((e) => logger.warn({ err: e }, 'rollback hook failed'));
-      throw err;
+      outcome = { ok: false, err };
     } finally {
       // a connection that could not even roll back is not given to anyone else
       client.release(broken);
     }
+    // the hooks run with the connection back in the pool: they may wait on the world outside
+    if (!outcome.ok) {
+      for (const fn of onRollback) {
+        try {
+          await fn();
+        } catch (err) {
+          logger.warn({ err }, 'work to do after a rollback failed');
+        }
+      }
+      throw outcome.err;
+    }
     for (const fn of onCommit) await fn();
-    return result;
+    return outcome.result;
   }
 
   /** TypeORM's `DataSource.transaction`, joining the request transaction when one is open. */

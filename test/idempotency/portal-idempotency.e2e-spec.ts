@@ -437,10 +437,17 @@ describe('idempotent retries on the portal', () => {
       expectInternalError(await portal.post(`${base}/secret/rotate`, {}, withKey(unstorable())));
       expectInternalError(await portal.post(`${base}/test`, {}, withKey(unstorable())));
       expectInternalError(await portal.delete(base, withKey(unstorable())));
+      // a redelivery of a delivered test send: still delivered, one attempt, nothing queued
+      const sent = (await portal.post(`${base}/test`, {})).body;
+      const delivery = `${base}/deliveries/${sent.DeliveryID}`;
+      await eventually(async () => (await portal.get(delivery)).body.Status === 'delivered', 'the test delivery');
+      expectInternalError(await portal.post(`${delivery}/redeliver`, undefined, withKey(unstorable())));
+      expect((await portal.get(delivery)).body).toMatchObject({ Status: 'delivered', AttemptCount: 1 });
+      expect(sink.received.filter((r) => r.headers['webhook-id'] === sent.DeliveryID)).toHaveLength(1);
       const read = await portal.get(base);
       expect(read.body).toMatchObject({ Name: name, Headers: [] });
       expect((await portal.get(`${base}/secret`)).body.Secret).toBe(hook.Secret);
-      expect((await portal.get(`${base}/deliveries`)).body).toEqual([]);
+      expect((await portal.get(`${base}/deliveries`)).body).toEqual([expect.objectContaining({ ID: sent.DeliveryID })]);
     });
   });
 
@@ -472,6 +479,22 @@ describe('idempotent retries on the portal', () => {
       'the test delivery',
     );
     expect((await portal.get(`${base}/deliveries`)).body).toHaveLength(1);
+
+    // a redelivery: its retry gets the first 200 again (not "still pending"), and one manual attempt is made
+    const delivery = `${base}/deliveries/${sent.body.DeliveryID}`;
+    await eventually(
+      async () => (await portal.get(delivery)).body.Status === 'delivered',
+      'the test delivery to settle',
+    );
+    const rk = key();
+    const redelivered = await portal.post(`${delivery}/redeliver`, undefined, withKey(rk));
+    expect(redelivered.status).toBe(200);
+    expectReplayOf(await portal.post(`${delivery}/redeliver`, undefined, withKey(rk)), redelivered);
+    const settled = await eventually(async () => {
+      const d = (await portal.get(delivery)).body;
+      return d.Status === 'delivered' && d.AttemptCount === 2 ? d : null;
+    }, 'the redelivery');
+    expect(settled.Attempts.map((a: any) => a.Trigger)).toEqual(['scheduled', 'manual']);
   });
 
   it('keys are the caller’s own: another portal token with the same key makes its own change', async () => {
