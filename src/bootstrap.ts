@@ -11,6 +11,7 @@ import { FamilyExceptionFilter } from './common/errors';
 import { setTraceRoute } from './common/http/trace-route';
 import { MAX_PARAM_LENGTH, onClientError, onFrameworkError } from './common/errors/framework-errors';
 import { registerInputPolicy } from './common/http/input-policy';
+import { documentIdempotencyKey } from './common/idempotency/idempotency.openapi';
 import { createValidationPipe } from './common/http/validation.pipe';
 import { AppConfig } from './config';
 
@@ -86,5 +87,6 @@ function setupOpenApi(app: NestFastifyApplication): void {
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'a dashboard user access key' }, 'dashboard')
     .build();
   const document = SwaggerModule.createDocument(app, doc);
+  documentIdempotencyKey(document);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', yamlDocumentUrl: 'docs-yaml' });
 }

@@ -1,18 +1,29 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Pool, PoolClient } from 'pg';
-import { DataSource, EntityMetadata, EntityTarget, ObjectLiteral } from 'typeorm';
+import { DataSource, EntityManager, EntityMetadata, EntityTarget, ObjectLiteral } from 'typeorm';
+import { RequestTransaction, TransactionHook } from './request-transaction';
 
 /** A transaction opened by Sql.transaction: statements run on its one connection. */
 export interface SqlTransaction {
   /** The rows of `text` with `params`. */
   query<R = Record<string, any>>(text: string, params?: unknown[]): Promise<R[]>;
+  /** Runs `fn` once the transaction has committed (for work outside Postgres, such as queueing jobs). */
+  afterCommit(fn: TransactionHook): void;
+  /** Runs `fn` if the transaction does not commit (to undo work done outside Postgres). */
+  afterRollback(fn: TransactionHook): void;
 }
+
+const logger = new Logger('Sql');
 
 /**
  * Raw SQL on the application's own pool (the one TypeORM uses, so its connections prepare every
  * parameterized statement once), for hot paths where TypeORM's query runners and hydration cost more
  * than the statement: one round trip per statement and nothing else.
+ *
+ * Writes go through `transaction`, `write` or their TypeORM counterparts. While a request transaction is open
+ * (an idempotent request: its answer is stored with its change), they all join it and commit with it; otherwise
+ * each commits on its own, exactly as written.
  */
 @Injectable()
 export class Sql {
@@ -22,27 +33,100 @@ export class Sql {
     return (this.db.driver as unknown as { master: Pool }).master;
   }
 
+  /**
+   * A read on the pool. Once the open request transaction has written, its reads run inside it instead: they
+   * see its writes, and a request never holds one pooled connection while it waits for another.
+   */
   async query<R = Record<string, any>>(text: string, params: unknown[] = []): Promise<R[]> {
+    const request = RequestTransaction.current();
+    if (request?.begun) return request.query<R>(text, params);
     return (await this.pool.query(text, params)).rows;
   }
 
-  /** Runs `work` between BEGIN and COMMIT (ROLLBACK if it throws) on one connection. */
+  /** One write statement: on its own, or inside the open request transaction. */
+  async write<R = Record<string, any>>(text: string, params: unknown[] = []): Promise<R[]> {
+    const request = RequestTransaction.current();
+    if (request) return request.join(() => request.query<R>(text, params));
+    return (await this.pool.query(text, params)).rows;
+  }
+
+  /**
+   * Runs `work` between BEGIN and COMMIT (ROLLBACK if it throws) on one connection; then the commit hooks, or
+   * the rollback hooks. Inside a request transaction, `work` joins it: BEGIN is sent with its first statement,
+   * and COMMIT (or ROLLBACK) and the hooks come when the request ends.
+   */
   async transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
+    const request = RequestTransaction.current();
+    if (request)
+      return request.join(() =>
+        work({
+          query: (text, params) => request.query(text, params),
+          afterCommit: (fn) => request.afterCommit(fn),
+          afterRollback: (fn) => request.afterRollback(fn),
+        }),
+      );
     const client: PoolClient = await this.pool.connect();
+    const onCommit: TransactionHook[] = [];
+    const onRollback: TransactionHook[] = [];
     let broken = false;
+    let outcome: { ok: true; result: T } | { ok: false; err: unknown };
     try {
       await client.query('BEGIN');
-      const tx: SqlTransaction = { query: async (text, params = []) => (await client.query(text, params)).rows };
+      const tx: SqlTransaction = {
+        query: async (text, params = []) => (await client.query(text, params)).rows,
+        afterCommit: (fn) => onCommit.push(fn),
+        afterRollback: (fn) => onRollback.push(fn),
+      };
       const result = await work(tx);
       await client.query('COMMIT');
-      return result;
+      outcome = { ok: true, result };
     } catch (err) {
       await client.query('ROLLBACK').catch(() => (broken = true));
-      throw err;
+      outcome = { ok: false, err };
     } finally {
       // a connection that could not even roll back is not given to anyone else
       client.release(broken);
     }
+    // the hooks run with the connection back in the pool: they may wait on the world outside
+    if (!outcome.ok) {
+      for (const fn of onRollback) {
+        try {
+          await fn();
+        } catch (err) {
+          logger.warn({ err }, 'work to do after a rollback failed');
+        }
+      }
+      throw outcome.err;
+    }
+    for (const fn of onCommit) await fn();
+    return outcome.result;
+  }
+
+  /** TypeORM's `DataSource.transaction`, joining the request transaction when one is open. */
+  async entityTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const request = RequestTransaction.current();
+    if (request) return request.join(async () => work(await request.manager()));
+    return this.db.transaction(work);
+  }
+
+  /**
+   * TypeORM writes that need no transaction of their own: on the data source's manager, or inside the request
+   * transaction when one is open.
+   */
+  async entityWrite<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const request = RequestTransaction.current();
+    if (request) return request.join(async () => work(await request.manager()));
+    return work(this.db.manager);
+  }
+
+  /**
+   * Runs `fn` once what was written so far is committed: now, or when the open request transaction commits
+   * (and never if it rolls back). For work outside Postgres that must follow the change, such as queueing jobs.
+   */
+  async afterCommit(fn: TransactionHook): Promise<void> {
+    const request = RequestTransaction.current();
+    if (request) request.afterCommit(fn);
+    else await fn();
   }
 
   /** Maps rows of `entity`'s table (as `to_jsonb(row)`) to the entity's shape, and writes them. */

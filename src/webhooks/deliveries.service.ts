@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { portalPaging } from '../common/http/pagination';
 import { notRfc3339Message, parseRfc3339 } from '../common/http/time';
 import { ValidationFailed } from '../common/errors';
+import { Sql } from '../database/sql';
 import { DeliveryQueue } from './delivery.queue';
 import { DELIVERY_COLUMNS, DeliveryRow, DeliveryStore } from './delivery.store';
 import {
@@ -36,6 +37,7 @@ export class DeliveriesService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly store: DeliveryStore,
     private readonly queue: DeliveryQueue,
+    private readonly sql: Sql,
   ) {}
 
   async list(webhookId: string, q: DeliveryListQuery): Promise<DeliveryResponse[]> {
@@ -74,7 +76,7 @@ export class DeliveriesService {
     if (!active) throw WebhookError.inactive();
     const row = await this.store.redeliver(webhookId, deliveryId);
     if (!row) throw WebhookError.deliveryPending();
-    await this.queue.enqueue([{ id: row.id, webhookId, attemptCount: row.attempt_count }]);
+    await this.sql.afterCommit(() => this.queue.enqueue([{ id: row.id, webhookId, attemptCount: row.attempt_count }]));
     return toResponse(row);
   }
 
@@ -86,7 +88,7 @@ export class DeliveriesService {
     const from = parseRfc3339(since);
     if (!from) throw new ValidationFailed([notRfc3339Message('since')]);
     const due = await this.store.recover(webhookId, from);
-    await this.queue.enqueue(due);
+    await this.sql.afterCommit(() => this.queue.enqueue(due));
     return { Requeued: due.length };
   }
 

@@ -228,7 +228,7 @@ export class DeliveryStore {
 
   /** Makes a delivered or failed delivery of the webhook pending for one manual attempt now; null if it is pending. */
   async redeliver(webhookId: string, deliveryId: string): Promise<DeliveryRow | null> {
-    const rows = await this.sql.query<DeliveryRow>(
+    const rows = await this.sql.write<DeliveryRow>(
       `WITH d AS (
          UPDATE webhook_deliveries SET status = 'pending', finished_at = ${PENDING}, next_attempt_at = now(), next_trigger = 'manual',
                 locked_until = NULL, updated_at = now()
@@ -242,7 +242,7 @@ export class DeliveryStore {
 
   /** Makes every failed delivery of the webhook created since `since` pending for one manual attempt now. */
   async recover(webhookId: string, since: Date): Promise<DueDelivery[]> {
-    const rows = await this.sql.query<{ id: string; attempt_count: number }>(
+    const rows = await this.sql.write<{ id: string; attempt_count: number }>(
       `WITH d AS (
          UPDATE webhook_deliveries SET status = 'pending', finished_at = ${PENDING}, next_attempt_at = now(), next_trigger = 'manual',
                 locked_until = NULL, updated_at = now()

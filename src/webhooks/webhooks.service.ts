@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { isUuidId } from '../common/http/ids';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config';
+import { Sql } from '../database/sql';
 import { AddressGuard } from './send/address-guard';
 import { SecretBox } from '../common/crypto/secret-box';
 import { PortalPageQuery, portalPaging } from '../common/http/pagination';
@@ -48,6 +49,7 @@ export class WebhooksService {
     private readonly queue: DeliveryQueue,
     private readonly metrics: DeliveryMetrics,
     config: AppConfig,
+    private readonly sql: Sql,
   ) {
     this.guard = new AddressGuard(config.webhooks.allowedCidrs);
   }
@@ -55,7 +57,7 @@ export class WebhooksService {
   async create(dto: CreateWebhookDto): Promise<CreatedWebhookResponse> {
     const key = newSigningKey(dto.SignatureScheme ?? 'v1');
     const now = new Date();
-    const webhook = await this.db.transaction(async (tx) => {
+    const webhook = await this.sql.entityTransaction(async (tx) => {
       const w = tx.create(WebhookEntity, {
         id: randomUUID(),
         name: dto.Name,
@@ -103,7 +105,7 @@ export class WebhooksService {
   }
 
   async update(id: string, dto: UpdateWebhookDto): Promise<SavedWebhookResponse> {
-    const { w: webhook, switchedOff } = await this.db.transaction(async (tx) => {
+    const { w: webhook, switchedOff } = await this.sql.entityTransaction(async (tx) => {
       const w = await this.find(tx, id, true);
       const now = new Date();
       if (dto.Name !== undefined) w.name = dto.Name;
@@ -144,13 +146,13 @@ export class WebhooksService {
       return { w, switchedOff: switched && !w.active };
     });
     // counted like the WebhookDisabled event it recorded: once per switch-off, once it has committed
-    if (switchedOff) this.metrics.disabled('manual');
+    if (switchedOff) await this.sql.afterCommit(() => this.metrics.disabled('manual'));
     return { ...this.toResponse(webhook), ...this.warnings(webhook.url) };
   }
 
   async remove(id: string): Promise<{ status: string; message: string }> {
     await this.find(this.db.manager, id);
-    await this.db.getRepository(WebhookEntity).delete({ id });
+    await this.sql.entityWrite((m) => m.getRepository(WebhookEntity).delete({ id }));
     return { status: 'ok', message: 'webhook deleted' };
   }
 
@@ -165,7 +167,7 @@ export class WebhooksService {
    */
   async rotateSecret(id: string, dto: RotateSecretDto): Promise<WebhookSecretResponse> {
     const now = new Date();
-    const w = await this.db.transaction(async (tx) => {
+    const w = await this.sql.entityTransaction(async (tx) => {
       const w = await this.find(tx, id, true);
       this.rotateKeys(w, w.signatureScheme, dto.GracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS, now);
       w.updatedAt = now;
@@ -183,9 +185,11 @@ export class WebhooksService {
       );
       return w;
     });
-    this.logger.log(
-      { webhookId: id, scheme: w.signatureScheme, previousKeyUntil: w.previousSecretExpiresAt },
-      'webhook signing key rotated',
+    await this.sql.afterCommit(() =>
+      this.logger.log(
+        { webhookId: id, scheme: w.signatureScheme, previousKeyUntil: w.previousSecretExpiresAt },
+        'webhook signing key rotated',
+      ),
     );
     return this.toSecretResponse(w, now);
   }
@@ -197,7 +201,7 @@ export class WebhooksService {
    * like any other delivery. An inactive webhook gets no deliveries, so it cannot be tested either.
    */
   async sendTest(id: string, dto: WebhookTestDto): Promise<WebhookTestResponse> {
-    const { eventId, deliveries } = await this.db.transaction(async (tx) => {
+    const { eventId, deliveries } = await this.sql.entityTransaction(async (tx) => {
       // locked so that the webhook cannot be deleted or switched off between the check and the relay
       const w = await this.find(tx, id, true);
       if (!w.active) throw WebhookError.inactive();
@@ -210,12 +214,14 @@ export class WebhooksService {
         throw new Error(`test event ${event.id} was relayed to ${deliveries.length} webhooks, not 1`);
       return { eventId: event.id, deliveries };
     });
-    try {
-      await this.queue.enqueue(deliveries);
-    } catch (err) {
-      // the delivery is pending in Postgres: the reconciler queues it once it is overdue
-      this.logger.warn({ err, webhookId: id }, 'could not queue the test delivery; the reconciler will');
-    }
+    await this.sql.afterCommit(async () => {
+      try {
+        await this.queue.enqueue(deliveries);
+      } catch (err) {
+        // the delivery is pending in Postgres: the reconciler queues it once it is overdue
+        this.logger.warn({ err, webhookId: id }, 'could not queue the test delivery; the reconciler will');
+      }
+    });
     return { DeliveryID: deliveries[0].id, EventID: eventId };
   }
 
@@ -225,7 +231,7 @@ export class WebhooksService {
 
   async addHeader(id: string, dto: WebhookHeaderInput): Promise<WebhookHeaderResponse> {
     await this.find(this.db.manager, id);
-    const [h] = await this.insertHeaders(this.db.manager, id, [dto], new Date());
+    const [h] = await this.sql.entityWrite((m) => this.insertHeaders(m, id, [dto], new Date()));
     await this.touch(id);
     return toHeaderResponse(h);
   }
@@ -239,16 +245,18 @@ export class WebhooksService {
     h.name = dto.Name;
     h.value = dto.Value;
     h.updatedAt = new Date();
-    await this.db
-      .getRepository(WebhookHeaderEntity)
-      .update({ id: h.id }, { name: h.name, value: h.value, updatedAt: h.updatedAt });
+    await this.sql.entityWrite((m) =>
+      m
+        .getRepository(WebhookHeaderEntity)
+        .update({ id: h.id }, { name: h.name, value: h.value, updatedAt: h.updatedAt }),
+    );
     await this.touch(id);
     return toHeaderResponse(h);
   }
 
   async removeHeader(id: string, headerId: string): Promise<{ status: string; message: string }> {
     const h = await this.findHeader(id, headerId);
-    await this.db.getRepository(WebhookHeaderEntity).delete({ id: h.id });
+    await this.sql.entityWrite((m) => m.getRepository(WebhookHeaderEntity).delete({ id: h.id }));
     await this.touch(id);
     return { status: 'ok', message: 'header deleted' };
   }
@@ -319,7 +327,7 @@ export class WebhooksService {
   }
 
   private async touch(id: string): Promise<void> {
-    await this.db.getRepository(WebhookEntity).update({ id }, { updatedAt: new Date() });
+    await this.sql.entityWrite((m) => m.getRepository(WebhookEntity).update({ id }, { updatedAt: new Date() }));
   }
 
   /** `Warnings` appears only when there is something to say, so the usual answer keeps its exact shape. */

@@ -87,6 +87,26 @@ describe('access-request routes: round trips to Postgres', () => {
     }
   });
 
+  it('with an Idempotency-Key, approves in eight: the claim first, and the answer stored just before COMMIT', async () => {
+    const app = await createApp(portal, { Name: 'Keyed app' });
+    const ar = await createAccessRequest(portal, { AppID: app.ID });
+    const key = { 'idempotency-key': `approve-${ar.ID}` };
+    const approve = await statementsOf(() =>
+      portal.put(`/portal-api/access_requests/${ar.ID}/approve`, undefined, key),
+    );
+    expect(approve).toHaveLength(8);
+    expect(approve[0]).toMatch(/^WITH claimed AS \(\s*INSERT INTO idempotency_keys/);
+    expect(approve[1]).toMatch(/^SELECT /);
+    expect(approve[2]).toBe('START TRANSACTION');
+    expect(approve[6]).toMatch(/^UPDATE idempotency_keys SET status/);
+    expect(approve[7]).toBe('COMMIT');
+    expect(notifies(approve)).toBe(1);
+    // the retry: the claim statement finds the stored answer, and that is all
+    expect(
+      await statementsOf(() => portal.put(`/portal-api/access_requests/${ar.ID}/approve`, undefined, key)),
+    ).toHaveLength(1);
+  });
+
   it('creates a request provisioned at once in one transaction with one NOTIFY for its three events', async () => {
     const app = await createApp(portal, { Name: 'Provisioned app' });
     const statements = await statementsOf(
