@@ -4,6 +4,7 @@ import { navigate } from '../router';
 import {
   DELIVERY_STATUSES,
   type Delivery,
+  type RecoverResult,
   type Webhook,
   type WebhookSecret,
   type WebhookStats,
@@ -367,7 +368,7 @@ function Recover({ path, onDone }: { path: string; onDone: () => void }) {
         setResult(undefined);
         // the picker's value is UTC (the console prints every time in UTC)
         void action.run(async () => {
-          const r = await api.post<{ Requeued: number }>(`${path}/recover`, { since: `${since}:00Z` });
+          const r = await api.post<RecoverResult>(`${path}/recover`, { since: `${since}:00Z` });
           setResult(r.Requeued);
           onDone();
         });
