@@ -1,5 +1,5 @@
-import { createAccessRequest, createApp, portalClient } from './helpers/portal';
-import { startTestApp, TestApp } from './helpers/test-app';
+import { createAccessRequest, createApp, startPortal } from './helpers/portal';
+import { TestApp } from './helpers/test-app';
 import { HttpClient } from './helpers/http';
 import { seedUser } from './dashboard/support';
 
@@ -20,8 +20,7 @@ describe('an id is exactly its digits', () => {
   let portal: HttpClient;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    portal = portalClient(t);
+    ({ t, portal } = await startPortal());
   });
   afterAll(() => t.close());
 

@@ -1,14 +1,13 @@
 import { HttpClient } from '../helpers/http';
-import { anInteger, createAccessRequest, createApp, outboxRows, PORTAL_TIME, portalClient } from '../helpers/portal';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { anInteger, createAccessRequest, createApp, outboxRows, PORTAL_TIME, startPortal } from '../helpers/portal';
+import { TestApp } from '../helpers/test-app';
 
 describe('portal applications', () => {
   let t: TestApp;
   let portal: HttpClient;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    portal = portalClient(t);
+    ({ t, portal } = await startPortal());
   });
   afterAll(() => t.close());
 

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { DcrClient } from '../../src/portal/access-requests/dcr.client';
 import { FakeIdp, startWithIdp } from '../helpers/fake-idp';
 import { HttpClient } from '../helpers/http';
-import { createAccessRequest, createApp, outboxRows } from '../helpers/portal';
+import { accessRequestBody, createAccessRequest, createApp, outboxRows, PROVISIONED_WITH_DCR } from '../helpers/portal';
 import { TestApp } from '../helpers/test-app';
 
 /** How long the service waits on the provider in these specs. */
@@ -239,16 +239,7 @@ describe('DCR registration outside the approval transaction', () => {
   });
 
   describe('ProvisionImmediately with DCR', () => {
-    const provisioned = (appId: number) => ({
-      AppID: appId,
-      Catalogue: 'c',
-      Plan: 'p',
-      Products: ['x'],
-      AuthType: 'oauth2.0',
-      DCREnabled: true,
-      ProvisionImmediately: true,
-      User: 'User#1',
-    });
+    const provisioned = (appId: number) => accessRequestBody({ AppID: appId, ...PROVISIONED_WITH_DCR });
 
     it('registers before the transaction and keeps the registration it commits', async () => {
       const before = idp.registrations.length;

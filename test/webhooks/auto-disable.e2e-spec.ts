@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { emitEvent } from '../helpers/events';
+import { deliveryCount, emitEvent } from '../helpers/events';
 import { eventually, ReceivedRequest, Sink } from '../helpers/sink';
 import { startTestApp, TestApp } from '../helpers/test-app';
 import { TEST_SECRETS } from '../helpers/test-env';
@@ -99,13 +99,7 @@ describe('automatic disabling and operational events', () => {
       });
       // no further attempts once off: the pending deliveries fail without one
       await eventually(
-        async () => {
-          const [p] = await t.db.query(
-            `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending'`,
-            [w.ID],
-          );
-          return p.n === 0;
-        },
+        async () => (await deliveryCount(t, w.ID, 'pending')) === 0,
         15_000,
         'no delivery of the switched-off webhook left pending',
       );
@@ -254,13 +248,7 @@ describe('automatic disabling and operational events', () => {
       await emitEvent(t, 'AccessRequestApproved', MESSAGE);
       // the operator's delivery of DeliveryFailed about f fails its whole schedule too
       await eventually(
-        async () => {
-          const [row] = await t.db.query(
-            `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'failed'`,
-            [op.ID],
-          );
-          return row.n === 1;
-        },
+        async () => (await deliveryCount(t, op.ID, 'failed')) === 1,
         20_000,
         "the operator's delivery failed",
       );

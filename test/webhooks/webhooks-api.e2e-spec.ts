@@ -1,4 +1,6 @@
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { startPortal } from '../helpers/portal';
+import { HttpClient } from '../helpers/http';
+import { TestApp } from '../helpers/test-app';
 import { TEST_SECRETS } from '../helpers/test-env';
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/;
@@ -6,11 +8,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('webhook subscriptions (portal API)', () => {
   let t: TestApp;
-  let api: TestApp['http'];
+  let api: HttpClient;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    api = t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN });
+    ({ t, portal: api } = await startPortal());
   });
   afterAll(() => t.close());
 
