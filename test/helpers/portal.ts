@@ -9,6 +9,12 @@ export type CreatedWebhook = components['schemas']['CreatedWebhookResponse'];
 /** Portal times: `YYYY-MM-DD HH:MM` (UTC). */
 export const PORTAL_TIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01]) ([01]\d|2[0-3]):[0-5]\d$/;
 
+/** Event and delivery times: RFC 3339, UTC, with milliseconds. */
+export const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Webhook, delivery and event ids. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /** A positive integer (ids are integers on the portal). */
 export const anInteger = (): any => ({
   asymmetricMatch: (v: unknown) => Number.isInteger(v) && (v as number) > 0,

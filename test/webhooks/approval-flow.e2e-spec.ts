@@ -1,11 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { Sink } from '../helpers/sink';
-import { startWithReceiver } from '../helpers/portal';
+import { RFC3339, startWithReceiver } from '../helpers/portal';
 import { HttpClient } from '../helpers/http';
 import { TestApp } from '../helpers/test-app';
-
-/** Event times: RFC 3339, UTC, with milliseconds. */
-const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('portal changes reach subscribers end to end', () => {
   let t: TestApp;
@@ -83,8 +80,8 @@ describe('portal changes reach subscribers end to end', () => {
       Status: 'approved',
       ProductIDs: [],
       PlanID: 0,
-      CreatedAt: expect.stringMatching(TIME),
-      UpdatedAt: expect.stringMatching(TIME),
+      CreatedAt: expect.stringMatching(RFC3339),
+      UpdatedAt: expect.stringMatching(RFC3339),
       UserID: 1,
       Catalogue: 'Payments',
       Client: 'My app',

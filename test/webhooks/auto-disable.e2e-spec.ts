@@ -1,12 +1,11 @@
 import { Webhook } from 'standardwebhooks';
 import { deliveryCount, emitEvent } from '../helpers/events';
+import { createWebhook, portalClient, RFC3339 } from '../helpers/portal';
 import { eventually, ReceivedRequest, Sink } from '../helpers/sink';
 import { startTestApp, TestApp } from '../helpers/test-app';
-import { TEST_SECRETS } from '../helpers/test-env';
 
 const MESSAGE = { ID: 7, AppID: 3, UserID: 1, Status: 'approved' };
 const OPERATIONAL = ['WebhookDisabled', 'DeliveryFailed', 'WebhookEnabled'];
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 interface Delivered {
   Event: string;
@@ -21,22 +20,8 @@ function bodies(received: ReceivedRequest[], secret: string): Delivered[] {
   return distinct.map((r) => wh.verify(r.body, r.headers as Record<string, string>) as Delivered);
 }
 
-async function webhook(
-  t: TestApp,
-  url: string,
-  events: string[],
-  extra: Record<string, unknown> = {},
-): Promise<{ ID: string; Secret: string }> {
-  const res = await t.http.post(
-    '/portal-api/webhooks',
-    { Name: 'w', URL: url, Events: events, ...extra },
-    { authorization: TEST_SECRETS.PORTAL_API_TOKEN },
-  );
-  expect(res.status).toBe(201);
-  return res.body;
-}
-
-const portal = (t: TestApp) => t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN });
+const webhook = (t: TestApp, url: string, events: string[], extra: Record<string, unknown> = {}) =>
+  createWebhook(portalClient(t), { URL: url, Events: events, ...extra });
 
 describe('automatic disabling and operational events', () => {
   let failing: Sink;
@@ -63,7 +48,7 @@ describe('automatic disabling and operational events', () => {
 
       const off = await eventually(
         async () => {
-          const got = (await portal(t).get(`/portal-api/webhooks/${w.ID}`)).body;
+          const got = (await portalClient(t).get(`/portal-api/webhooks/${w.ID}`)).body;
           return got.Active === false ? got : null;
         },
         30_000,
@@ -113,10 +98,10 @@ describe('automatic disabling and operational events', () => {
 
       // re-enabled by hand: the reason and time are cleared, and operators hear of it
       failing.responder = () => ({ status: 200 });
-      const put = await portal(t).put(`/portal-api/webhooks/${w.ID}`, { Active: true });
+      const put = await portalClient(t).put(`/portal-api/webhooks/${w.ID}`, { Active: true });
       expect(put.status).toBe(200);
       expect(put.body).toMatchObject({ Active: true, DisabledReason: null, DisabledAt: null });
-      expect((await portal(t).get(`/portal-api/webhooks/${w.ID}`)).body).toMatchObject({
+      expect((await portalClient(t).get(`/portal-api/webhooks/${w.ID}`)).body).toMatchObject({
         Active: true,
         DisabledReason: null,
         DisabledAt: null,
@@ -199,7 +184,7 @@ describe('automatic disabling and operational events', () => {
       });
       const goneOff = bodies(operator.received, op.Secret).filter((b) => b.Event === 'WebhookDisabled');
       expect(goneOff).toHaveLength(1);
-      const gw = (await portal(t).get(`/portal-api/webhooks/${g.ID}`)).body;
+      const gw = (await portalClient(t).get(`/portal-api/webhooks/${g.ID}`)).body;
       expect(gw).toMatchObject({ Active: false, DisabledReason: 'gone', DisabledAt: expect.stringMatching(RFC3339) });
       expect(goneOff[0].Message).toEqual({
         WebhookID: g.ID,
@@ -212,7 +197,7 @@ describe('automatic disabling and operational events', () => {
       expect(failing.received.every((r) => !r.body.includes('"DeliveryFailed"'))).toBe(true);
 
       // switched off by hand: reason manual, and operators hear of it
-      const put = await portal(t).put(`/portal-api/webhooks/${f.ID}`, { Active: false });
+      const put = await portalClient(t).put(`/portal-api/webhooks/${f.ID}`, { Active: false });
       expect(put.body).toMatchObject({
         Active: false,
         DisabledReason: 'manual',
@@ -224,9 +209,9 @@ describe('automatic disabling and operational events', () => {
         'WebhookDisabled (manual)',
       );
       // PUT with Active unchanged says nothing more
-      expect((await portal(t).put(`/portal-api/webhooks/${f.ID}`, { Active: false, Name: 'still off' })).status).toBe(
-        200,
-      );
+      expect(
+        (await portalClient(t).put(`/portal-api/webhooks/${f.ID}`, { Active: false, Name: 'still off' })).status,
+      ).toBe(200);
       const [events] = await t.db.query(
         `SELECT count(*)::int AS n FROM outbox_events WHERE name = 'WebhookDisabled' AND payload->>'WebhookID' = $1`,
         [f.ID],

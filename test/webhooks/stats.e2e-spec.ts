@@ -1,10 +1,8 @@
 import { emitEvent } from '../helpers/events';
 import { eventually, Sink } from '../helpers/sink';
 import { HttpClient } from '../helpers/http';
-import { createWebhook, startWithReceiver } from '../helpers/portal';
+import { createWebhook, RFC3339, startWithReceiver } from '../helpers/portal';
 import { TestApp } from '../helpers/test-app';
-
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('GET /portal-api/webhooks/{id}/stats', () => {
   let t: TestApp;

@@ -3,10 +3,8 @@ import { emitEvent } from '../helpers/events';
 import { ed25519Verifies, v1Verifies } from '../helpers/receivers';
 import { eventually, Sink } from '../helpers/sink';
 import { HttpClient } from '../helpers/http';
-import { ReceiverSetup, startWithReceiver } from '../helpers/portal';
+import { ReceiverSetup, startWithReceiver, UUID } from '../helpers/portal';
 import { TestApp } from '../helpers/test-app';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('webhook test sends', () => {
   let t: TestApp;

@@ -1,10 +1,7 @@
-import { startPortal } from '../helpers/portal';
+import { PORTAL_TIME, startPortal, UUID } from '../helpers/portal';
 import { HttpClient } from '../helpers/http';
 import { TestApp } from '../helpers/test-app';
 import { TEST_SECRETS } from '../helpers/test-env';
-
-const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('webhook subscriptions (portal API)', () => {
   let t: TestApp;
@@ -31,8 +28,8 @@ describe('webhook subscriptions (portal API)', () => {
       Headers: [],
       Events: ['AccessRequestApproved'],
       Active: true,
-      CreatedAt: expect.stringMatching(TIME),
-      UpdatedAt: expect.stringMatching(TIME),
+      CreatedAt: expect.stringMatching(PORTAL_TIME),
+      UpdatedAt: expect.stringMatching(PORTAL_TIME),
       DisabledReason: null,
       DisabledAt: null,
       RateLimit: null,
