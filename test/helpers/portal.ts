@@ -149,6 +149,14 @@ export async function outboxRows(t: TestApp, name: string, key: string, value: n
   );
 }
 
+/** How many credential rows (revoked ones too) access request `id` has. */
+export async function credentialCount(t: TestApp, id: number): Promise<number> {
+  const [row] = await t.db.query(`SELECT count(*)::int AS count FROM portal_credentials WHERE access_request_id = $1`, [
+    id,
+  ]);
+  return row.count;
+}
+
 /** How many access requests exist, and how many outbox events have a name LIKE `eventPattern`. */
 export async function accessRequestTally(
   t: TestApp,

@@ -6,6 +6,7 @@ import {
   anInteger,
   createAccessRequest,
   createApp,
+  credentialCount,
   outboxRows,
   PORTAL_TIME,
   PROVISIONED_WITH_DCR,
@@ -273,11 +274,7 @@ describe('portal access requests', () => {
         expect(new Set(results.map((r) => r.body.Credentials[0].Credential)).size).toBe(1);
         expect(await countEvents('AccessRequestApproved', ar.ID)).toBe(1);
         expect(await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID)).toHaveLength(1);
-        const [{ count }] = await t.db.query(
-          `SELECT count(*)::int AS count FROM portal_credentials WHERE access_request_id = $1`,
-          [ar.ID],
-        );
-        expect(count).toBe(1);
+        expect(await credentialCount(t, ar.ID)).toBe(1);
       }
     });
 
@@ -364,11 +361,7 @@ describe('portal access requests', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok', message: 'Access request deleted' });
     expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).status).toBe(404);
-    const [{ count }] = await t.db.query(
-      `SELECT count(*)::int AS count FROM portal_credentials WHERE access_request_id = $1`,
-      [ar.ID],
-    );
-    expect(count).toBe(0);
+    expect(await credentialCount(t, ar.ID)).toBe(0);
     expect((await portal.delete(`/portal-api/access_requests/${ar.ID}`)).status).toBe(404);
     expect((await portal.get(`/portal-api/apps/${app.ID}`)).body.AccessRequests[0].map((r: any) => r.ID)).not.toContain(
       ar.ID,

@@ -1,5 +1,13 @@
 import { HttpClient } from '../helpers/http';
-import { anInteger, createAccessRequest, createApp, outboxRows, PORTAL_TIME, startPortal } from '../helpers/portal';
+import {
+  anInteger,
+  createAccessRequest,
+  createApp,
+  credentialCount,
+  outboxRows,
+  PORTAL_TIME,
+  startPortal,
+} from '../helpers/portal';
 import { TestApp } from '../helpers/test-app';
 
 describe('portal applications', () => {
@@ -203,11 +211,7 @@ describe('portal applications', () => {
     const gone = await portal.get(`/portal-api/access_requests/${ar.ID}`);
     expect(gone.status).toBe(404);
     expect(gone.body).toEqual({ status: 'error', errors: ['Access request not found'] });
-    const [{ count }] = await t.db.query(
-      `SELECT count(*)::int AS count FROM portal_credentials WHERE access_request_id = $1`,
-      [ar.ID],
-    );
-    expect(count).toBe(0);
+    expect(await credentialCount(t, ar.ID)).toBe(0);
     expect((await portal.delete(`/portal-api/apps/${app.ID}`)).status).toBe(404);
   });
 

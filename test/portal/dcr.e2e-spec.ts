@@ -4,6 +4,7 @@ import {
   accessRequestBody,
   accessRequestTally,
   createAccessRequest,
+  credentialCount,
   outboxRows,
   PROVISIONED_WITH_DCR,
 } from '../helpers/portal';
@@ -41,11 +42,7 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
     expect(now.body).toEqual(ar);
     expect(await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID)).toHaveLength(0);
     expect(await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID)).toHaveLength(0);
-    const [{ count }] = await t.db.query(
-      `SELECT count(*)::int AS count FROM portal_credentials WHERE access_request_id = $1`,
-      [ar.ID],
-    );
-    expect(count).toBe(0);
+    expect(await credentialCount(t, ar.ID)).toBe(0);
   }
 
   it('registers the client at the identity provider on approval and keeps its reply', async () => {
