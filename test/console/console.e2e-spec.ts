@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { launchChromium, LaunchedBrowser } from '../helpers/chromium';
-import { HttpClient } from '../helpers/http';
+import { HttpClient } from '../helpers/http-client';
 import { createAccessRequest, createApp } from '../helpers/portal';
 import { ServiceProcess } from '../helpers/service-process';
 import { Sink } from '../helpers/sink';

@@ -1,5 +1,5 @@
 import type { components } from '../../console/src/api-types.generated';
-import { HttpClient } from './http';
+import { HttpClient } from './http-client';
 import { Sink } from './sink';
 import { StartOptions, startTestApp, TestApp } from './test-app';
 import { TEST_SECRETS } from './test-env';

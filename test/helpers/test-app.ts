@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { createApp } from '../../src/bootstrap';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { createTestEnv, TestEnv } from './test-env';
-import { HttpClient } from './http';
+import { HttpClient } from './http-client';
 
 /** Something a spec starts beside the app (a receiver, a fake provider) and must stop. */
 export interface Closable {

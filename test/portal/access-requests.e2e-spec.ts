@@ -1,5 +1,5 @@
 import { sha256Hex } from '../../src/common/crypto/secret-box';
-import { HttpClient } from '../helpers/http';
+import { HttpClient } from '../helpers/http-client';
 import {
   accessRequestBody,
   accessRequestTally,

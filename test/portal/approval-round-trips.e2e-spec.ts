@@ -1,6 +1,6 @@
 import { PreparingClient } from '../../src/database/data-source';
 import { FakeIdp, startWithIdp } from '../helpers/fake-idp';
-import { HttpClient } from '../helpers/http';
+import { HttpClient } from '../helpers/http-client';
 import { createAccessRequest, createApp } from '../helpers/portal';
 import { TestApp } from '../helpers/test-app';
 

@@ -1,4 +1,4 @@
-import { HttpClient } from '../helpers/http';
+import { HttpClient } from '../helpers/http-client';
 import {
   anInteger,
   createAccessRequest,

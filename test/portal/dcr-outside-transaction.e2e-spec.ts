@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { DcrClient } from '../../src/portal/access-requests/dcr.client';
 import { FakeIdp, startWithIdp } from '../helpers/fake-idp';
-import { HttpClient } from '../helpers/http';
+import { HttpClient } from '../helpers/http-client';
 import { accessRequestBody, createAccessRequest, createApp, outboxRows, PROVISIONED_WITH_DCR } from '../helpers/portal';
 import { TestApp } from '../helpers/test-app';
 

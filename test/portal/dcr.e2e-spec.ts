@@ -1,5 +1,5 @@
 import { FakeIdp, startWithIdp } from '../helpers/fake-idp';
-import { HttpClient } from '../helpers/http';
+import { HttpClient } from '../helpers/http-client';
 import {
   accessRequestBody,
   accessRequestTally,

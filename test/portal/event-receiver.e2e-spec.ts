@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { EMITTED_EVENTS } from '../../src/events/event-names';
-import { HttpClient } from '../helpers/http';
+import { HttpClient } from '../helpers/http-client';
 import { createAccessRequest, createApp, createWebhook, startWithReceiver } from '../helpers/portal';
 import { Sink } from '../helpers/sink';
 import { TestApp } from '../helpers/test-app';

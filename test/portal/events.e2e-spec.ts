@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import { hashTaggedPrefix, redisOptionsFromUrl } from '../../src/queue/redis-connection';
 import { OutboxRelay } from '../../src/webhooks/worker/outbox-relay';
-import { HttpClient } from '../helpers/http';
+import { HttpClient } from '../helpers/http-client';
 import { createAccessRequest, createApp, eventually, outboxRows, startWithReceiver } from '../helpers/portal';
 import { Sink } from '../helpers/sink';
 import { TestApp } from '../helpers/test-app';

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { Sink } from '../helpers/sink';
 import { RFC3339, startWithReceiver } from '../helpers/portal';
-import { HttpClient } from '../helpers/http';
+import { HttpClient } from '../helpers/http-client';
 import { TestApp } from '../helpers/test-app';
 
 describe('portal changes reach subscribers end to end', () => {

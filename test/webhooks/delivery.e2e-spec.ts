@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { emitEvent } from '../helpers/events';
 import { eventually, Sink } from '../helpers/sink';
-import { HttpClient } from '../helpers/http';
+import { HttpClient } from '../helpers/http-client';
 import { createWebhook, startPortal } from '../helpers/portal';
 import { TestApp } from '../helpers/test-app';
 

@@ -2,7 +2,7 @@ import { SecretBox } from '../../src/common/crypto/secret-box';
 import { emitEvent } from '../helpers/events';
 import { ed25519Verifies, signatureSchemes, v1Verifies } from '../helpers/receivers';
 import { eventually, ReceivedRequest, Sink } from '../helpers/sink';
-import { HttpClient } from '../helpers/http';
+import { HttpClient } from '../helpers/http-client';
 import { ReceiverSetup, startWithReceiver } from '../helpers/portal';
 import { TestApp } from '../helpers/test-app';
 

@@ -1,6 +1,6 @@
 import { emitEvent } from '../helpers/events';
 import { eventually, Sink } from '../helpers/sink';
-import { HttpClient } from '../helpers/http';
+import { HttpClient } from '../helpers/http-client';
 import { createWebhook, RFC3339, startWithReceiver } from '../helpers/portal';
 import { TestApp } from '../helpers/test-app';
 

@@ -2,7 +2,7 @@ import { WEBHOOK_EVENTS } from '../../src/events/event-names';
 import { emitEvent } from '../helpers/events';
 import { ed25519Verifies, v1Verifies } from '../helpers/receivers';
 import { eventually, Sink } from '../helpers/sink';
-import { HttpClient } from '../helpers/http';
+import { HttpClient } from '../helpers/http-client';
 import { ReceiverSetup, startWithReceiver, UUID } from '../helpers/portal';
 import { TestApp } from '../helpers/test-app';
 

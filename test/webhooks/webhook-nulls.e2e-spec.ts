@@ -1,4 +1,4 @@
-import { HttpClient } from '../helpers/http';
+import { HttpClient } from '../helpers/http-client';
 import { startPortal } from '../helpers/portal';
 import { TestApp } from '../helpers/test-app';
 

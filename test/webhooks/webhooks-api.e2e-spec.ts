@@ -1,5 +1,5 @@
 import { PORTAL_TIME, startPortal, UUID } from '../helpers/portal';
-import { HttpClient } from '../helpers/http';
+import { HttpClient } from '../helpers/http-client';
 import { TestApp } from '../helpers/test-app';
 import { TEST_SECRETS } from '../helpers/test-env';
 
