@@ -1,3 +1,4 @@
+import { previewOpenApiDocument } from '../src/bootstrap';
 import { startTestApp, TestApp } from './helpers/test-app';
 
 type Operation = {
@@ -38,6 +39,10 @@ describe('the OpenAPI document (/docs-json)', () => {
 
   it('describes the routes', () => {
     expect(operations.length).toBeGreaterThan(40);
+  });
+
+  it('is the document the console types are generated from, built without PostgreSQL or Redis', async () => {
+    expect(await previewOpenApiDocument()).toEqual(doc);
   });
 
   it('gives every operation a summary', () => {

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { launchChromium, LaunchedBrowser } from '../helpers/chromium';
-import { HttpClient } from '../helpers/http';
+import { HttpClient } from '../helpers/http-client';
+import { createAccessRequest, createApp } from '../helpers/portal';
 import { ServiceProcess } from '../helpers/service-process';
 import { Sink } from '../helpers/sink';
 import { startTestApp, TestApp } from '../helpers/test-app';
@@ -105,30 +106,18 @@ describe('operator console in a browser', () => {
     }
   };
 
-  const newAccessRequest = async (appId: number, product: string) => {
-    const ar = await portal.post('/portal-api/access_requests', {
-      AppID: appId,
-      Catalogue: 'Payments',
-      Plan: 'Gold',
-      Products: [product],
-      AuthType: 'authToken',
-      DCREnabled: false,
-      ProvisionImmediately: false,
-      User: 'User#1',
-    });
-    expect(ar.status).toBe(201);
-    return ar.body.ID as number;
-  };
+  const newAccessRequest = async (appId: number, product: string) =>
+    (await createAccessRequest(portal, { AppID: appId, Catalogue: 'Payments', Plan: 'Gold', Products: [product] }))
+      .ID as number;
 
   it('walks the story: sign in, create a webhook, approve, delivered; a failing receiver, its attempts, redeliver, delivered', async () => {
-    const app = await portal.post('/portal-api/apps', {
+    const app = await createApp(portal, {
       Name: 'Weather app',
       Description: 'Reads the weather',
       RedirectURLs: 'https://app.example.com/cb',
       UserID: 1,
     });
-    expect(app.status).toBe(200);
-    const firstRequest = await newAccessRequest(app.body.ID, 'weather-api');
+    const firstRequest = await newAccessRequest(app.ID, 'weather-api');
     // two receivers behind one loopback server: /crm (the story's) and /billing, down until recovered below
     let crmDown = false;
     let billingDown = true;
@@ -249,7 +238,7 @@ describe('operator console in a browser', () => {
 
     // the receiver fails: the next delivery fails after its two scheduled attempts, each with its error
     crmDown = true;
-    const secondRequest = await newAccessRequest(app.body.ID, 'maps-api');
+    const secondRequest = await newAccessRequest(app.ID, 'maps-api');
     await page.getByRole('banner').getByRole('link', { name: 'Access requests' }).click();
     await page.locator(`tr[data-request="${secondRequest}"]`).getByRole('button', { name: 'Approve' }).waitFor();
     expect(await timesShownAsIso(page)).toBeGreaterThanOrEqual(2);

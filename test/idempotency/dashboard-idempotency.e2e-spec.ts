@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { ADMIN, seedUser, SeededUser } from '../dashboard/support';
-import { HttpResponse } from '../helpers/http';
+import { ADMIN, seedUser, SeededUser } from '../helpers/dashboard';
+import { HttpResponse } from '../helpers/http-client';
 import { startTestApp, TestApp } from '../helpers/test-app';
 
 const key = () => `k-${randomUUID()}`;

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { familyOf } from '../../src/common/errors/families';
-import { seedUser } from '../dashboard/support';
+import { seedUser } from '../helpers/dashboard';
 import { startTestApp, TestApp } from '../helpers/test-app';
 import { TEST_SECRETS } from '../helpers/test-env';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { IdempotencyExpiry } from '../../src/common/idempotency/idempotency-expiry';
-import { HttpClient } from '../helpers/http';
+import { HttpClient } from '../helpers/http-client';
 import { eventually, portalClient } from '../helpers/portal';
 import { startTestApp, TestApp } from '../helpers/test-app';
 

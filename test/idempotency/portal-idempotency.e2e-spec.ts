@@ -4,7 +4,7 @@ import { request } from 'undici';
 import { sha256Hex } from '../../src/common/crypto/secret-box';
 import { fingerprintKey, requestFingerprint } from '../../src/common/idempotency/idempotency-key';
 import { FakeIdp } from '../helpers/fake-idp';
-import { HttpClient, HttpResponse } from '../helpers/http';
+import { HttpClient, HttpResponse } from '../helpers/http-client';
 import { createAccessRequest, createApp, eventually, outboxRows, portalClient } from '../helpers/portal';
 import { Sink } from '../helpers/sink';
 import { startTestApp, TestApp } from '../helpers/test-app';

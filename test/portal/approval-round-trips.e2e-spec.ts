@@ -1,8 +1,8 @@
 import { PreparingClient } from '../../src/database/data-source';
-import { FakeIdp } from '../helpers/fake-idp';
-import { HttpClient } from '../helpers/http';
-import { createAccessRequest, createApp, portalClient } from '../helpers/portal';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { FakeIdp, startWithIdp } from '../helpers/fake-idp';
+import { HttpClient } from '../helpers/http-client';
+import { createAccessRequest, createApp } from '../helpers/portal';
+import { TestApp } from '../helpers/test-app';
 
 /**
  * The statements each access-request route sends to Postgres, counted at the connection (an API-only
@@ -18,9 +18,7 @@ describe('access-request routes: round trips to Postgres', () => {
   let spy: jest.SpyInstance;
 
   beforeAll(async () => {
-    idp = await FakeIdp.start();
-    t = await startTestApp({ vars: { ROLE: 'api', DCR_REGISTRATION_ENDPOINT: idp.url } });
-    portal = portalClient(t);
+    ({ idp, t, portal } = await startWithIdp({ vars: { ROLE: 'api' } }));
     const original = PreparingClient.prototype.query;
     spy = jest.spyOn(PreparingClient.prototype, 'query').mockImplementation(function (
       this: PreparingClient,
@@ -34,7 +32,6 @@ describe('access-request routes: round trips to Postgres', () => {
   afterAll(async () => {
     spy.mockRestore();
     await t.close();
-    await idp.close();
   });
 
   async function statementsOf(call: () => Promise<{ status: number }>, status = 200): Promise<string[]> {

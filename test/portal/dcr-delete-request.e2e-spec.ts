@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { DcrClient } from '../../src/portal/access-requests/dcr.client';
 import { FakeIdp } from '../helpers/fake-idp';
-import { HttpClient } from '../helpers/http';
+import { HttpClient } from '../helpers/http-client';
 import { createAccessRequest, createApp, portalClient } from '../helpers/portal';
 import { startTestApp, TestApp } from '../helpers/test-app';
 

@@ -2,10 +2,10 @@ import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import { hashTaggedPrefix, redisOptionsFromUrl } from '../../src/queue/redis-connection';
 import { OutboxRelay } from '../../src/webhooks/worker/outbox-relay';
-import { HttpClient } from '../helpers/http';
-import { createAccessRequest, createApp, eventually, outboxRows, portalClient } from '../helpers/portal';
+import { HttpClient } from '../helpers/http-client';
+import { createAccessRequest, createApp, eventually, outboxRows, startWithReceiver } from '../helpers/portal';
 import { Sink } from '../helpers/sink';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { TestApp } from '../helpers/test-app';
 
 describe('portal events: written with the change, relayed into one queued job per delivery', () => {
   let t: TestApp;
@@ -15,9 +15,7 @@ describe('portal events: written with the change, relayed into one queued job pe
   let sink: Sink;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    portal = portalClient(t);
-    sink = await Sink.start();
+    ({ t, portal, sink } = await startWithReceiver());
     queue = new Queue('deliveries', {
       connection: redisOptionsFromUrl(t.env.redisUrl),
       prefix: hashTaggedPrefix(t.env.queuePrefix),
@@ -30,7 +28,6 @@ describe('portal events: written with the change, relayed into one queued job pe
     await queue.close();
     redis.disconnect();
     await t.close();
-    await sink.close();
   });
 
   /** The queue's own event log (a Redis stream): every job added, and every add refused as a duplicate. */

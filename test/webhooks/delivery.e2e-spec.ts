@@ -1,8 +1,9 @@
 import { Webhook } from 'standardwebhooks';
 import { emitEvent } from '../helpers/events';
 import { eventually, Sink } from '../helpers/sink';
-import { startTestApp, TestApp } from '../helpers/test-app';
-import { TEST_SECRETS } from '../helpers/test-env';
+import { HttpClient } from '../helpers/http-client';
+import { createWebhook, startPortal } from '../helpers/portal';
+import { TestApp } from '../helpers/test-app';
 
 const MESSAGE = {
   ID: 7,
@@ -20,13 +21,12 @@ const MESSAGE = {
 
 describe('webhook delivery', () => {
   let t: TestApp;
-  let api: TestApp['http'];
+  let api: HttpClient;
   let sink: Sink;
 
   beforeAll(async () => {
     // a short retry schedule: first attempt at once, then 1 s, then 1 s
-    t = await startTestApp({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1,1' } });
-    api = t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN });
+    ({ t, portal: api } = await startPortal({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1,1' } }));
   });
   afterAll(() => t.close());
   beforeEach(async () => {
@@ -34,16 +34,7 @@ describe('webhook delivery', () => {
   });
   afterEach(() => sink.close());
 
-  async function webhook(body: Record<string, unknown>) {
-    const res = await api.post('/portal-api/webhooks', {
-      Name: 'w',
-      URL: sink.url(),
-      Events: ['AccessRequestApproved'],
-      ...body,
-    });
-    expect(res.status).toBe(201);
-    return res.body as { ID: string; Secret: string };
-  }
+  const webhook = (body: Record<string, unknown>) => createWebhook(api, { URL: sink.url(), ...body });
 
   async function deliveries(webhookId: string) {
     return (await api.get(`/portal-api/webhooks/${webhookId}/deliveries`)).body as any[];

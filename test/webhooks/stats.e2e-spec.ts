@@ -1,30 +1,21 @@
 import { emitEvent } from '../helpers/events';
 import { eventually, Sink } from '../helpers/sink';
-import { startTestApp, TestApp } from '../helpers/test-app';
-import { TEST_SECRETS } from '../helpers/test-env';
-
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+import { HttpClient } from '../helpers/http-client';
+import { createWebhook, RFC3339, startWithReceiver } from '../helpers/portal';
+import { TestApp } from '../helpers/test-app';
 
 describe('GET /portal-api/webhooks/{id}/stats', () => {
   let t: TestApp;
-  let api: TestApp['http'];
+  let api: HttpClient;
   let sink: Sink;
 
   beforeAll(async () => {
-    t = await startTestApp({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1,1' } });
-    api = t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN });
-    sink = await Sink.start();
+    ({ t, portal: api, sink } = await startWithReceiver({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1,1' } }));
   });
-  afterAll(async () => {
-    await sink.close();
-    await t.close();
-  });
+  afterAll(() => t.close());
 
-  async function webhook(path: string, events = ['AccessRequestApproved']): Promise<string> {
-    const res = await api.post('/portal-api/webhooks', { Name: 's', URL: sink.url(path), Events: events });
-    expect(res.status).toBe(201);
-    return res.body.ID;
-  }
+  const webhook = async (path: string, events = ['AccessRequestApproved']): Promise<string> =>
+    (await createWebhook(api, { Name: 's', URL: sink.url(path), Events: events })).ID;
   const settled = (webhookId: string, n: number) =>
     eventually(
       async () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { HttpClient } from '../helpers/http';
+import { HttpClient } from '../helpers/http-client';
 import { OtlpReceiver, ReceivedSpan } from '../helpers/otlp-receiver';
 import { ServiceProcess } from '../helpers/service-process';
 import { eventually, Sink } from '../helpers/sink';

@@ -4,6 +4,7 @@ import { navigate } from '../router';
 import {
   DELIVERY_STATUSES,
   type Delivery,
+  type RecoverResult,
   type Webhook,
   type WebhookSecret,
   type WebhookStats,
@@ -368,7 +369,7 @@ function Recover({ path, onDone }: { path: string; onDone: () => void }) {
         setResult(undefined);
         // sent as typed: the service says what is wrong with a time it cannot take
         void action.run(async () => {
-          const r = await api.post<{ Requeued: number }>(`${path}/recover`, { since: since.trim() });
+          const r = await api.post<RecoverResult>(`${path}/recover`, { since: since.trim() });
           setResult(r.Requeued);
           onDone();
         });
