@@ -7,6 +7,7 @@ import { OneJobPerDelivery1763800600000 } from './1763800600000-one-job-per-deli
 import { OutboxTraceContext1763801100000 } from './1763801100000-outbox-trace-context';
 import { WebhookSigningKeys1763801200000 } from './1763801200000-webhook-signing-keys';
 import { WebhookFlowControl1763801300000 } from './1763801300000-webhook-flow-control';
+import { DeliveryLogByEventTime1763801500000 } from './1763801500000-delivery-log-by-event-time';
 import { PartitionedDeliveryLog1763801400000 } from './1763801400000-partitioned-delivery-log';
 
 /** Every migration, in order. Add new ones at the end (raw SQL up/down). */
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   WebhookSigningKeys1763801200000,
   WebhookFlowControl1763801300000,
   PartitionedDeliveryLog1763801400000,
+  DeliveryLogByEventTime1763801500000,
 ];
