@@ -123,7 +123,9 @@ export class DeliveryLogByEventTime1763801500000 implements MigrationInterface {
     await q.query(`DROP TABLE webhook_delivery_attempts_f`);
     await q.query(`DROP TABLE webhook_deliveries_f`);
 
-    // a webhook's deliveries go by their foreign key's cascade; their attempts, which have none, go here
+    // A webhook's deliveries go by their foreign key's cascade; their attempts, which have none, go here, after
+    // the cascade (triggers fire in name order, the foreign key's RI_ConstraintTrigger first): the cascade waits
+    // for an attempt being recorded for one of the deliveries to commit, so this delete, reading afresh, sees it.
     await q.query(`
       CREATE FUNCTION webhooks_delete_attempts() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
@@ -131,7 +133,7 @@ export class DeliveryLogByEventTime1763801500000 implements MigrationInterface {
         RETURN OLD;
       END $$`);
     await q.query(
-      `CREATE TRIGGER webhooks_delete_attempts BEFORE DELETE ON webhooks FOR EACH ROW EXECUTE FUNCTION webhooks_delete_attempts()`,
+      `CREATE TRIGGER webhooks_delete_attempts AFTER DELETE ON webhooks FOR EACH ROW EXECUTE FUNCTION webhooks_delete_attempts()`,
     );
   }
 
