@@ -22,6 +22,7 @@ export const PG_ERRORS = {
   foreignKeyViolation: '23503',
   uniqueViolation: '23505',
   lockNotAvailable: '55P03',
+  undefinedTable: '42P01',
 } as const;
 
 /** The SQLSTATE of a Postgres error, if `err` is one. */

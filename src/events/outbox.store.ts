@@ -29,17 +29,17 @@ export interface OutboxRow {
  * relayed exactly when its deliveries exist). $1: the ids a NOTIFY named, or the number of oldest events to take
  * (the safety-net scan); $3, $4: bounds of their `occurred_at`, so the statement reads only those days'
  * partitions. SKIP LOCKED, so relays of several workers never wait for each other nor take the same event.
- * `e` has id, name, occurred_at, seq, trace_context, target_webhook_id and `about` (the webhook an operational
- * event is about).
+ * `table` is outbox_events or the one partition that holds the events. `e` has id, name, occurred_at, seq,
+ * trace_context, target_webhook_id and `about` (the webhook an operational event is about).
  */
-export function relayClaim(named: boolean): string {
+export function relayClaim(named: boolean, table = 'outbox_events'): string {
   const claim = named
-    ? `SELECT id FROM outbox_events WHERE id = ANY($1::uuid[]) AND relayed_at IS NULL
+    ? `SELECT id FROM ${table} WHERE id = ANY($1::uuid[]) AND relayed_at IS NULL
           AND occurred_at >= $3::timestamptz AND occurred_at <= $4::timestamptz FOR UPDATE SKIP LOCKED`
-    : `SELECT id FROM outbox_events WHERE relayed_at IS NULL
+    : `SELECT id FROM ${table} WHERE relayed_at IS NULL
           AND occurred_at >= $3::timestamptz AND occurred_at <= $4::timestamptz ORDER BY occurred_at LIMIT $1::int FOR UPDATE SKIP LOCKED`;
   return `e AS (
-            UPDATE outbox_events SET relayed_at = now()
+            UPDATE ${table} SET relayed_at = now()
              WHERE id IN (${claim}) AND occurred_at >= $3::timestamptz AND occurred_at <= $4::timestamptz
             RETURNING id, name, occurred_at, seq, trace_context, target_webhook_id, payload->>'WebhookID' AS about)`;
 }

@@ -114,7 +114,13 @@ export interface DeliveryStats {
 /** Extra seconds a claim outlives the webhook's timeout before another worker may take the delivery over. */
 export const CLAIM_SLACK_SECONDS = 5;
 
-const COLUMNS = `id, webhook_id, event_id, event_name, status, attempt_count, next_attempt_at, created_at, updated_at, event_occurred_at::text AS at`;
+/**
+ * A partition key as text: UTC, to the microsecond (exact), so its day (the partition) is its first ten
+ * characters, whatever the session's time zone.
+ */
+const keyText = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+const COLUMNS = `id, webhook_id, event_id, event_name, status, attempt_count, next_attempt_at, created_at, updated_at, ${keyText('event_occurred_at')} AS at`;
 
 /**
  * The log routes' statements (the scale spec checks their plans at millions of rows): each is served by an
@@ -138,7 +144,7 @@ export const DELIVERY_LOG_SQL = {
  * The reconciler's scan: pending, past due by $1 seconds, unclaimed; at most $2; of an ordered webhook only
  * the oldest pending one (the others wait for it, not for a job). Reads the partial `due` index of each partition.
  */
-export const OVERDUE_SQL = `SELECT d.id, d.event_occurred_at::text AS at, d.webhook_id, d.attempt_count FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+export const OVERDUE_SQL = `SELECT d.id, ${keyText('d.event_occurred_at')} AS at, d.webhook_id, d.attempt_count FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
         WHERE d.status = 'pending' AND d.next_attempt_at < now() - make_interval(secs => $1)
           AND (d.locked_until IS NULL OR d.locked_until < now())
           AND (NOT w.ordered OR NOT EXISTS (
@@ -148,30 +154,39 @@ export const OVERDUE_SQL = `SELECT d.id, d.event_occurred_at::text AS at, d.webh
 /**
  * Claims due, pending, unclaimed deliveries ($1 ids, $2 their partition keys) for one attempt each: a lease of
  * the webhook's timeout + slack, written to `locked_until` alone (a HOT update: no index holds it). Returns what
- * the attempt needs, webhook, headers and the event's payload included.
+ * the attempt needs, webhook, headers and the event's payload included. Every table it reads is named with the
+ * partition keys, so Postgres plans it for those partitions alone; the order of an ordered webhook, which needs
+ * all of its pending deliveries, is checked apart (RELEASE_NOT_HEAD_SQL), for the few claims that need it.
  */
-export const CLAIM_SQL = `UPDATE webhook_deliveries d
+export const claimSql = (deliveries: string, events: string) => `UPDATE ${deliveries} d
           SET locked_until = now() + make_interval(secs => w.timeout_seconds + ${CLAIM_SLACK_SECONDS}), held = NULL
          FROM webhooks w
         WHERE d.id = ANY($1::uuid[]) AND d.event_occurred_at = ANY($2::timestamptz[]) AND w.id = d.webhook_id
           AND d.status = 'pending'
           AND (d.locked_until IS NULL OR d.locked_until < now())
           AND d.next_attempt_at <= now() + interval '1 second'
-          -- an ordered webhook's deliveries go one at a time, in event order: only its oldest pending one is
-          -- taken, and while it is out (claimed) or waiting for a retry the others stay where they are
-          AND (NOT w.ordered OR NOT EXISTS (
-                SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq))
-      RETURNING d.id, d.event_occurred_at::text AS at, d.attempt_count, d.next_trigger, d.locked_until::text AS lease,
+      RETURNING d.id, ${keyText('d.event_occurred_at')} AS at, d.attempt_count, d.next_trigger, d.locked_until::text AS lease, d.event_seq,
                 w.id AS webhook_id, w.url, w.method, w.timeout_seconds, w.active, w.secret_encrypted, w.signature_scheme,
                 -- keys are read as the attempt is sent: a rotation applies to retries queued before it
                 CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_encrypted END AS previous_secret_encrypted,
                 CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_signature_scheme END AS previous_signature_scheme,
                 d.event_name, d.event_id, w.name AS webhook_name,
-                (SELECT json_build_array(e.payload, e.occurred_at) FROM outbox_events e
-                  WHERE e.id = d.event_id AND e.occurred_at = d.event_occurred_at) AS event,
+                (SELECT json_build_array(e.payload, e.occurred_at) FROM ${events} e
+                  WHERE e.id = d.event_id AND e.occurred_at = d.event_occurred_at AND e.occurred_at = ANY($2::timestamptz[])) AS event,
                 w.failing_since, w.rate_limit, w.ordered,
                 (SELECT coalesce(json_agg(json_build_object('name', h.name, 'value', h.value) ORDER BY h.created_at, h.id), '[]'::json)
                    FROM webhook_headers h WHERE h.webhook_id = w.id) AS headers`;
+
+/**
+ * An ordered webhook's deliveries go one at a time, in event order: of the claims just made ($1 ids, $2 keys,
+ * $3 leases) for ordered webhooks, those with an older pending delivery of the same webhook are given back at
+ * once (unsent), whether that one is out (claimed) or waiting for a retry. Returns the ids given back.
+ */
+export const releaseNotHeadSql = (deliveries: string) => `UPDATE ${deliveries} d SET locked_until = NULL
+         FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS c(id, at, lease)
+        WHERE d.id = c.id AND d.event_occurred_at = c.at AND d.event_occurred_at = ANY($2::timestamptz[]) AND d.locked_until = c.lease
+          AND EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq)
+      RETURNING d.id`;
 
 /**
  * Records attempts ($1..$13 arrays: delivery id, partition key, number, started_at, status_code, duration_ms,
@@ -180,12 +195,12 @@ export const CLAIM_SQL = `UPDATE webhook_deliveries d
  * appended, in one statement. The partition keys are named on their own too, so the statement reads only
  * their partitions.
  */
-export const RECORD_SQL = `WITH v AS (
+export const recordSql = (deliveries: string, attempts: string) => `WITH v AS (
          SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::int[], $4::timestamptz[], $5::int[], $6::int[], $7::text[], $8::text[],
                               $9::text[], $10::text[], $11::timestamptz[], $12::timestamptz[], $13::uuid[])
            AS v(delivery_id, at, number, started_at, status_code, duration_ms, error, response_body, trigger, status, next_attempt_at, lease, webhook_id)),
        d AS (
-         UPDATE webhook_deliveries d
+         UPDATE ${deliveries} d
             SET attempt_count = v.number, status = v.status, next_attempt_at = v.next_attempt_at, next_trigger = 'scheduled',
                 locked_until = NULL, updated_at = now()
            FROM v
@@ -193,7 +208,7 @@ export const RECORD_SQL = `WITH v AS (
             AND d.status = 'pending' AND d.locked_until = v.lease AND d.attempt_count = v.number - 1
          RETURNING d.id),
        inserted AS (
-         INSERT INTO webhook_delivery_attempts (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, webhook_id, event_occurred_at)
+         INSERT INTO ${attempts} (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, webhook_id, event_occurred_at)
          SELECT v.delivery_id, v.number, v.started_at, v.status_code, v.duration_ms, v.error, v.response_body, v.trigger, v.webhook_id, v.at
            FROM v JOIN d ON d.id = v.delivery_id)
        SELECT d.id AS delivery_id FROM d`;
@@ -205,10 +220,10 @@ export const RECORD_SQL = `WITH v AS (
  * An event with a target_webhook_id (a test send) goes to that webhook alone, active or not (an inactive one
  * fails it without an attempt), and never to the webhooks subscribed to its name.
  */
-function relayStatement(named: boolean): string {
-  return `WITH ${relayClaim(named)},
+function relayStatement(named: boolean, events: string, deliveries: string): string {
+  return `WITH ${relayClaim(named, events)},
           d AS (
-            INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, next_attempt_at, event_seq, event_occurred_at)
+            INSERT INTO ${deliveries} (id, webhook_id, event_id, event_name, next_attempt_at, event_seq, event_occurred_at)
             SELECT gen_random_uuid(), x.webhook_id, x.event_id, x.event_name, now(), x.seq, x.occurred_at
               FROM (SELECT w.id AS webhook_id, e.id AS event_id, e.name AS event_name, e.occurred_at, e.seq
                       FROM e JOIN webhooks w ON e.target_webhook_id IS NULL AND w.active AND w.events @> ARRAY[e.name] AND w.created_at <= e.occurred_at
@@ -218,13 +233,12 @@ function relayStatement(named: boolean): string {
                     SELECT w.id, e.id, e.name, e.occurred_at, e.seq FROM e JOIN webhooks w ON w.id = e.target_webhook_id) x
              ORDER BY x.seq, x.occurred_at, x.event_id
             ON CONFLICT (event_id, webhook_id, event_occurred_at) DO NOTHING
-            RETURNING id, event_occurred_at::text AS at, webhook_id, event_id)
+            RETURNING id, ${keyText('event_occurred_at')} AS at, webhook_id, event_id)
      SELECT (SELECT count(*) FROM e)::int AS events,
             coalesce((SELECT json_agg(json_build_array(d.id, d.at, d.webhook_id, e.id, e.name, e.trace_context)) FROM d JOIN e ON e.id = d.event_id), '[]'::json)
               AS deliveries`;
 }
-const RELAY_NAMED = relayStatement(true);
-const RELAY_OLDEST = relayStatement(false);
+const RELAY_OLDEST = relayStatement(false, 'outbox_events', 'webhook_deliveries');
 
 /** Which outbox events a relay statement claims: those a NOTIFY named (within their time range), or the oldest. */
 export type RelayClaim = { ids: string[]; from: Date | null; to: Date | null } | null;
@@ -256,7 +270,11 @@ const pending = (r: { id: string; at: string; webhook_id: string; attempt_count:
  */
 @Injectable()
 export class DeliveryStore {
-  constructor(private readonly sql: Sql) {}
+  private readonly days: DayPartitions;
+
+  constructor(private readonly sql: Sql) {
+    this.days = new DayPartitions(sql);
+  }
 
   /**
    * Claims committed outbox events and creates their deliveries (see relayStatement). `claim` names the events;
@@ -265,17 +283,27 @@ export class DeliveryStore {
    * test send answers its delivery's id).
    */
   async relay(claim: RelayClaim, limit: number, tx?: Queryable): Promise<Relayed> {
-    const text = claim === null ? RELAY_OLDEST : RELAY_NAMED;
     const params = [claim?.ids ?? limit, OPERATIONAL_EVENTS, claim?.from ?? '-infinity', claim?.to ?? 'infinity'];
-    let rows: { events: number; deliveries: [string, string, string, string, string, TraceCarrier | null][] }[];
-    try {
-      rows = await (tx ?? this.sql).query(text, params);
-    } catch (err) {
-      // a webhook deleted while the statement ran: asked again, the relay no longer sees it
-      if (tx || pgCode(err) !== PG_ERRORS.foreignKeyViolation) throw err;
-      rows = await this.sql.query(text, params);
-    }
-    const [row] = rows;
+    const [row] = await this.days.run(
+      async (names) => {
+        if (claim === null) return RELAY_OLDEST;
+        // events of one day (as nearly always): that day's partitions, named
+        const day = claim.from && claim.to && sameDay(claim.from, claim.to) ? claim.from : null;
+        const events = day ? await names.of('outbox_events', day) : 'outbox_events';
+        const deliveries = day ? await names.of('webhook_deliveries', day) : 'webhook_deliveries';
+        return relayStatement(true, events, deliveries);
+      },
+      async (text) => {
+        try {
+          return await (tx ?? this.sql).query<RelayRow>(text, params);
+        } catch (err) {
+          // a webhook deleted while the statement ran: asked again, the relay no longer sees it
+          if (tx || pgCode(err) !== PG_ERRORS.foreignKeyViolation) throw err;
+          return this.sql.query<RelayRow>(text, params);
+        }
+      },
+      tx !== undefined,
+    );
     return {
       events: row.events,
       deliveries: row.deliveries.map(([id, at, webhookId, eventId, eventName, eventTrace]) => ({
@@ -305,7 +333,7 @@ export class DeliveryStore {
     const rows = await this.sql.query<{ id: string; at: string; webhook_id: string; attempt_count: number }>(
       `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), next_trigger = 'manual', locked_until = NULL, updated_at = now()
         WHERE webhook_id = $1 AND status = 'failed' AND created_at >= $2
-        RETURNING id, event_occurred_at::text AS at, webhook_id, attempt_count`,
+        RETURNING id, ${keyText('event_occurred_at')} AS at, webhook_id, attempt_count`,
       [webhookId, since],
     );
     return rows.map(pending);
@@ -313,8 +341,9 @@ export class DeliveryStore {
 
   /**
    * Takes due, pending, unclaimed deliveries for one attempt each (a lease of timeout + slack), in one
-   * statement; one answer per key, in order: what the attempt needs, or null if that delivery is not due,
-   * already taken, no longer pending, or (ordered webhook) not the oldest pending one of its webhook.
+   * statement (and one more when some belong to ordered webhooks); one answer per key, in order: what the
+   * attempt needs, or null if that delivery is not due, already taken, no longer pending, or (ordered webhook)
+   * not the oldest pending one of its webhook.
    */
   async claimMany(keys: DeliveryKey[]): Promise<(ClaimedDelivery | null)[]> {
     const at = new Map<string, string>();
@@ -323,15 +352,35 @@ export class DeliveryStore {
     if (unknown.length > 0) {
       // jobs queued before deliveries carried their key: found by id in every partition
       const found = await this.sql.query<{ id: string; at: string }>(
-        `SELECT id, event_occurred_at::text AS at FROM webhook_deliveries WHERE id = ANY($1::uuid[])`,
+        `SELECT id, ${keyText('event_occurred_at')} AS at FROM webhook_deliveries WHERE id = ANY($1::uuid[])`,
         [unknown],
       );
       for (const f of found) at.set(f.id, f.at);
     }
-    const ids = [...at.keys()];
-    const rows = ids.length ? await this.sql.query(CLAIM_SQL, [ids, [...new Set(at.values())]]) : [];
+    const rows = (
+      await Promise.all(
+        groupByDay([...at].map(([id, key]) => ({ id, at: key }))).map((group) =>
+          this.days.run(
+            async (names) =>
+              claimSql(await names.of('webhook_deliveries', group[0].at), await names.of('outbox_events', group[0].at)),
+            (text) => this.sql.query(text, [group.map((k) => k.id), [...new Set(group.map((k) => k.at))]]),
+          ),
+        ),
+      )
+    ).flat();
+    const ordered = rows.filter((r) => r.ordered && r.event_seq !== null);
+    const released = new Set<string>();
+    if (ordered.length > 0) {
+      const back = await this.sql.query<{ id: string }>(releaseNotHeadSql('webhook_deliveries'), [
+        ordered.map((r) => r.id),
+        ordered.map((r) => r.at),
+        ordered.map((r) => r.lease),
+      ]);
+      for (const b of back) released.add(b.id);
+    }
     const byId = new Map<string, ClaimedDelivery>();
     for (const r of rows) {
+      if (released.has(r.id)) continue;
       byId.set(r.id, {
         id: r.id,
         at: r.at,
@@ -371,12 +420,12 @@ export class DeliveryStore {
    * still holds the attempt's claim (see RecordOutcome).
    */
   async recordAttempt(a: AttemptRecord, tx?: Queryable): Promise<RecordOutcome> {
-    const rows = await (tx ?? this.sql).query<{ delivery_id: string }>(RECORD_SQL, recordParams([a]));
+    const rows = await this.record([a], tx);
     return rows.length > 0 ? 'recorded' : 'superseded';
   }
 
   /**
-   * recordAttempt for several attempts (of different deliveries) in one statement. If the statement fails
+   * recordAttempt for several attempts (of different deliveries) in one statement per day. If a statement fails
    * (e.g. one delivery was deleted meanwhile), each attempt is recorded on its own, so one bad row cannot
    * cost the others their record; the answer per attempt is then that attempt's own outcome.
    */
@@ -385,23 +434,36 @@ export class DeliveryStore {
       return [await this.recordAttempt(attempts[0]).catch((err: Error) => err)];
     }
     try {
-      const rows = await this.sql.query<{ delivery_id: string }>(RECORD_SQL, recordParams(attempts));
-      const recorded = new Set(rows.map((r) => r.delivery_id));
+      const recorded = new Set(
+        (await Promise.all(groupByDay(attempts).map((group) => this.record(group)))).flat().map((r) => r.delivery_id),
+      );
       return attempts.map((a) => (recorded.has(a.deliveryId) ? 'recorded' : 'superseded'));
     } catch {
       return Promise.all(attempts.map((a) => this.recordAttempt(a).catch((err: Error) => err)));
     }
   }
 
+  /** The record statement for attempts of one day. */
+  private record(attempts: AttemptRecord[], tx?: Queryable): Promise<{ delivery_id: string }[]> {
+    const at = attempts[0].at;
+    return this.days.run(
+      async (names) =>
+        recordSql(await names.of('webhook_deliveries', at), await names.of('webhook_delivery_attempts', at)),
+      (text) => (tx ?? this.sql).query<{ delivery_id: string }>(text, recordParams(attempts)),
+      tx !== undefined,
+    );
+  }
+
   /**
    * A delivery whose webhook was switched off (or whose event is gone) fails without an attempt, if the claim is still
    * its own; it can be recovered later.
    */
-  async failWithoutAttempt(d: DeliveryKey, lease: string): Promise<void> {
-    await this.sql.query(
-      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, locked_until = NULL, updated_at = now()
-        WHERE id = $1 AND event_occurred_at = $2::timestamptz AND status = 'pending' AND locked_until = $3::timestamptz`,
-      [d.id, d.at, lease],
+  async failWithoutAttempt(d: { id: string; at: string }, lease: string): Promise<void> {
+    await this.days.run(
+      async (names) =>
+        `UPDATE ${await names.of('webhook_deliveries', d.at)} SET status = 'failed', next_attempt_at = NULL, locked_until = NULL, updated_at = now()
+          WHERE id = $1 AND event_occurred_at = $2::timestamptz AND status = 'pending' AND locked_until = $3::timestamptz`,
+      (text) => this.sql.query(text, [d.id, d.at, lease]),
     );
   }
 
@@ -409,11 +471,12 @@ export class DeliveryStore {
    * Gives a claimed delivery back without an attempt, to be tried at `until` (its webhook's rate limit is
    * used up): neither an attempt nor a failure. Only while the claim is still its own.
    */
-  async hold(d: DeliveryKey, lease: string, until: Date): Promise<void> {
-    await this.sql.query(
-      `UPDATE webhook_deliveries SET locked_until = NULL, next_attempt_at = $3, held = 'rate_limit'
-        WHERE id = $1 AND event_occurred_at = $2::timestamptz AND status = 'pending' AND locked_until = $4::timestamptz`,
-      [d.id, d.at, until, lease],
+  async hold(d: { id: string; at: string }, lease: string, until: Date): Promise<void> {
+    await this.days.run(
+      async (names) =>
+        `UPDATE ${await names.of('webhook_deliveries', d.at)} SET locked_until = NULL, next_attempt_at = $3, held = 'rate_limit'
+          WHERE id = $1 AND event_occurred_at = $2::timestamptz AND status = 'pending' AND locked_until = $4::timestamptz`,
+      (text) => this.sql.query(text, [d.id, d.at, until, lease]),
     );
   }
 
@@ -426,7 +489,7 @@ export class DeliveryStore {
       attempt_count: number;
       next_attempt_at: Date | null;
     }>(
-      `SELECT id, event_occurred_at::text AS at, webhook_id, attempt_count, next_attempt_at FROM webhook_deliveries
+      `SELECT id, ${keyText('event_occurred_at')} AS at, webhook_id, attempt_count, next_attempt_at FROM webhook_deliveries
         WHERE webhook_id = $1 AND status = 'pending' ORDER BY event_seq NULLS FIRST LIMIT 1`,
       [webhookId],
     );
@@ -546,4 +609,84 @@ function recordParams(attempts: AttemptRecord[]): unknown[] {
     attempts.map((a) => a.lease),
     attempts.map((a) => a.webhookId),
   ];
+}
+
+type RelayRow = { events: number; deliveries: [string, string, string, string, string, TraceCarrier | null][] };
+
+const DAY_KEY = /^(\d{4})-(\d{2})-(\d{2})T/;
+
+function sameDay(a: Date, b: Date): boolean {
+  return a.toISOString().slice(0, 10) === b.toISOString().slice(0, 10);
+}
+
+/** Items by the day of their partition key, in first-seen order. */
+function groupByDay<T extends { at: string }>(items: T[]): T[][] {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const day = item.at.slice(0, 10);
+    const group = groups.get(day);
+    if (group) group.push(item);
+    else groups.set(day, [item]);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * The day partitions of the log that exist, so that the hot statements can name the partition that holds their
+ * rows: Postgres then plans them (once per connection, as prepared statements) for that one plain table, instead
+ * of planning the partitioned table at every call or locking all of its partitions at every call. A row of a day
+ * without a partition (it sits in the default one) is addressed through the partitioned table, as is any day
+ * not known yet; the list is read again when a day is missing, at most every few seconds, and at once when a
+ * named partition turns out to be gone (dropped by retention: its rows were done).
+ */
+class DayPartitions {
+  private names = new Set<string>();
+  private readAt = 0;
+  private reading?: Promise<void>;
+
+  constructor(private readonly sql: Queryable) {}
+
+  /** The partition of `parent` holding the day of `at` (a key as keyText writes it, or a time), else `parent`. */
+  async of(parent: string, at: string | Date): Promise<string> {
+    const m = DAY_KEY.exec(typeof at === 'string' ? at : at.toISOString());
+    if (!m) return parent;
+    const name = `${parent}_p${m[1]}${m[2]}${m[3]}`;
+    if (this.names.has(name)) return name;
+    if (Date.now() - this.readAt > 5000) await this.read();
+    return this.names.has(name) ? name : parent;
+  }
+
+  /**
+   * Builds a statement with the partitions' names and runs it; should a named partition be gone, once more with
+   * the list read afresh. `inTransaction`: no second try (the failed statement aborted the transaction).
+   */
+  async run<T>(
+    build: (names: DayPartitions) => Promise<string>,
+    exec: (text: string) => Promise<T>,
+    inTransaction = false,
+  ): Promise<T> {
+    const text = await build(this);
+    try {
+      return await exec(text);
+    } catch (err) {
+      if (inTransaction || pgCode(err) !== PG_ERRORS.undefinedTable) throw err;
+      this.readAt = 0;
+      await this.read();
+      return exec(await build(this));
+    }
+  }
+
+  private read(): Promise<void> {
+    this.reading ??= this.sql
+      .query<{ name: string }>(
+        `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+          WHERE i.inhparent IN ('outbox_events'::regclass, 'webhook_deliveries'::regclass, 'webhook_delivery_attempts'::regclass)`,
+      )
+      .then((rows) => {
+        this.names = new Set(rows.map((r) => r.name));
+        this.readAt = Date.now();
+      })
+      .finally(() => (this.reading = undefined));
+    return this.reading;
+  }
 }

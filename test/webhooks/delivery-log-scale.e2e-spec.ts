@@ -1,5 +1,9 @@
 import { Client } from 'pg';
-import { CLAIM_SQL, DELIVERY_LOG_SQL, OVERDUE_SQL, RECORD_SQL } from '../../src/webhooks/delivery.store';
+import { claimSql, DELIVERY_LOG_SQL, OVERDUE_SQL, recordSql } from '../../src/webhooks/delivery.store';
+
+// the hot statements through the partitioned tables (as for a day whose partition is not known yet)
+const CLAIM_SQL = claimSql('webhook_deliveries', 'outbox_events');
+const RECORD_SQL = recordSql('webhook_deliveries', 'webhook_delivery_attempts');
 import { createTestEnv, TestEnv } from '../helpers/test-env';
 
 /**
