@@ -28,9 +28,9 @@ const agent = new Agent({
 
 const RELAY = (claim) => `
   WITH e AS (UPDATE outbox_events SET relayed_at = now() WHERE id IN (${claim}) RETURNING id, name, occurred_at),
-       d AS (INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, next_attempt_at)
-             SELECT gen_random_uuid(), w.id, e.id, e.name, now() FROM e JOIN webhooks w ON w.active AND w.events @> ARRAY[e.name] AND w.created_at <= e.occurred_at
-             ON CONFLICT (event_id, webhook_id) DO NOTHING RETURNING id, webhook_id)
+       d AS (INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, next_attempt_at, event_occurred_at)
+             SELECT gen_random_uuid(), w.id, e.id, e.name, now(), e.occurred_at FROM e JOIN webhooks w ON w.active AND w.events @> ARRAY[e.name] AND w.created_at <= e.occurred_at
+             ON CONFLICT (event_id, webhook_id, event_occurred_at) DO NOTHING RETURNING id, webhook_id)
   SELECT (SELECT count(*) FROM e)::int AS events, coalesce((SELECT json_agg(json_build_array(d.id, d.webhook_id)) FROM d), '[]'::json) AS deliveries`;
 const RELAY_IDS = {
   name: 'eq_relay_ids',
@@ -54,8 +54,9 @@ const RECORD = {
   name: 'eq_record',
   text: `WITH v AS (SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[])
                       AS v(delivery_id, number, started_at, status_code, duration_ms, error, response_body, status)),
-              a AS (INSERT INTO webhook_delivery_attempts (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger)
-                    SELECT delivery_id, number, started_at, status_code, duration_ms, error, response_body, 'scheduled' FROM v)
+              a AS (INSERT INTO webhook_delivery_attempts (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, event_occurred_at)
+                    SELECT v.delivery_id, v.number, v.started_at, v.status_code, v.duration_ms, v.error, v.response_body, 'scheduled', d.event_occurred_at
+                      FROM v JOIN webhook_deliveries d ON d.id = v.delivery_id)
          UPDATE webhook_deliveries d SET attempt_count = v.number, status = v.status, next_attempt_at = CASE WHEN v.status = 'pending' THEN now() + interval '5 seconds' END,
                 locked_until = NULL, updated_at = now()
            FROM v WHERE d.id = v.delivery_id`,
