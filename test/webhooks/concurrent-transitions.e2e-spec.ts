@@ -1,4 +1,5 @@
 import { WEBHOOK_EVENTS } from '../../src/events/event-names';
+import { DeliveryQueue } from '../../src/webhooks/delivery.queue';
 import { DeliveryRetention } from '../../src/webhooks/worker/delivery-retention';
 import { eventually, Sink } from '../helpers/sink';
 import { startTestApp, TestApp } from '../helpers/test-app';
@@ -214,19 +215,61 @@ describe('concurrent transitions of the same delivery and webhook', () => {
     const accepted = statuses.filter((s) => s === 200).length;
     expect(accepted).toBeLessThanOrEqual(1);
     if (accepted === 1) {
-      // kept for its pending work, and sent
-      expect(await settled(w, d)).toMatchObject({ Status: 'delivered', AttemptCount: 2 });
-      await wholeLog(d);
+      // kept for its pending work until it was sent (the day may go right after)
+      await eventually(
+        () => Promise.resolve(sink.received.some((r) => r.headers['webhook-id'] === d)),
+        30_000,
+        'the redelivery',
+      );
     } else {
       // the day went first: the delivery is gone, and said so
       expect(statuses.filter((s) => s === 404).length).toBe(8);
-      expect((await api.get(`/portal-api/webhooks/${w}/deliveries/${d}`)).status).toBe(404);
     }
-    // once done, the day goes
-    await retention.run();
-    expect((await api.get(`/portal-api/webhooks/${w}/deliveries/${d}`)).status).toBe(404);
+    // once done, the day goes, its attempts with it
+    await eventually(
+      async () => {
+        await retention.run();
+        return (await api.get(`/portal-api/webhooks/${w}/deliveries/${d}`)).status === 404;
+      },
+      30_000,
+      'the day to go',
+    );
     expect(
       (await t.db.query(`SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE delivery_id = $1`, [d]))[0].n,
     ).toBe(0);
+    expect(sink.received.filter((r) => r.headers['webhook-id'] === d)).toHaveLength(accepted);
+  });
+
+  it('a change committed while the queue refuses its jobs answers as usual, and the reconciler sends it', async () => {
+    const w = await webhook();
+    sink.responder = (_r, i) => (i === 0 ? { status: 500, body: 'busy' } : { status: 200, body: 'ok' });
+    const d = await testSend(w);
+    await settled(w, d);
+    const failed = await eventually(async () => {
+      const got = await delivery(w, d);
+      return got.Status === 'failed' || got.Status === 'delivered' ? got : null;
+    });
+    const queue = t.app.get(DeliveryQueue).queue;
+    const addBulk = queue.addBulk.bind(queue);
+    queue.addBulk = () => Promise.reject(new Error('queue unavailable'));
+    let status: number;
+    try {
+      status = await call('redeliver', () => api.post(`/portal-api/webhooks/${w}/deliveries/${d}/redeliver`, {}));
+    } finally {
+      queue.addBulk = addBulk;
+    }
+    no5xx();
+    expect(status).toBe(200);
+    // no job was queued: the reconciler finds the delivery overdue and queues it
+    const again = await eventually(
+      async () => {
+        const got = await delivery(w, d);
+        return got.Status !== 'pending' ? got : null;
+      },
+      30_000,
+      'the reconciler to send the redelivery',
+    );
+    expect(again.AttemptCount).toBe(failed.AttemptCount + 1);
+    await wholeLog(d);
   });
 });
