@@ -120,6 +120,17 @@ export const CLAIM_SLACK_SECONDS = 5;
  */
 const keyText = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
+/**
+ * "Pending", for statements that address rows by their key: said so that no partial index of pending rows can
+ * serve it (the status can only be one of three, by its check), so Postgres looks each row up by its key even
+ * when its statistics, taken while few deliveries were pending, would make a scan of every pending row look
+ * cheaper (a plan that a backlog would make slow, and that a prepared statement would keep).
+ */
+const BY_KEY_PENDING = (alias?: string) => {
+  const status = alias ? `${alias}.status` : 'status';
+  return `${status} <> 'delivered' AND ${status} <> 'failed'`;
+};
+
 const COLUMNS = `id, webhook_id, event_id, event_name, status, attempt_count, next_attempt_at, created_at, updated_at, ${keyText('event_occurred_at')} AS at`;
 
 /**
@@ -162,7 +173,7 @@ export const claimSql = (deliveries: string, events: string) => `UPDATE ${delive
           SET locked_until = now() + make_interval(secs => w.timeout_seconds + ${CLAIM_SLACK_SECONDS}), held = NULL
          FROM webhooks w
         WHERE d.id = ANY($1::uuid[]) AND d.event_occurred_at = ANY($2::timestamptz[]) AND w.id = d.webhook_id
-          AND d.status = 'pending'
+          AND ${BY_KEY_PENDING('d')}
           AND (d.locked_until IS NULL OR d.locked_until < now())
           AND d.next_attempt_at <= now() + interval '1 second'
       RETURNING d.id, ${keyText('d.event_occurred_at')} AS at, d.attempt_count, d.next_trigger, d.locked_until::text AS lease, d.event_seq,
@@ -205,7 +216,7 @@ export const recordSql = (deliveries: string, attempts: string) => `WITH v AS (
                 locked_until = NULL, updated_at = now()
            FROM v
           WHERE d.id = v.delivery_id AND d.event_occurred_at = v.at AND d.event_occurred_at = ANY($2::timestamptz[])
-            AND d.status = 'pending' AND d.locked_until = v.lease AND d.attempt_count = v.number - 1
+            AND ${BY_KEY_PENDING('d')} AND d.locked_until = v.lease AND d.attempt_count = v.number - 1
          RETURNING d.id),
        inserted AS (
          INSERT INTO ${attempts} (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, webhook_id, event_occurred_at)
@@ -462,7 +473,7 @@ export class DeliveryStore {
     await this.days.run(
       async (names) =>
         `UPDATE ${await names.of('webhook_deliveries', d.at)} SET status = 'failed', next_attempt_at = NULL, locked_until = NULL, updated_at = now()
-          WHERE id = $1 AND event_occurred_at = $2::timestamptz AND status = 'pending' AND locked_until = $3::timestamptz`,
+          WHERE id = $1 AND event_occurred_at = $2::timestamptz AND ${BY_KEY_PENDING()} AND locked_until = $3::timestamptz`,
       (text) => this.sql.query(text, [d.id, d.at, lease]),
     );
   }
@@ -475,7 +486,7 @@ export class DeliveryStore {
     await this.days.run(
       async (names) =>
         `UPDATE ${await names.of('webhook_deliveries', d.at)} SET locked_until = NULL, next_attempt_at = $3, held = 'rate_limit'
-          WHERE id = $1 AND event_occurred_at = $2::timestamptz AND status = 'pending' AND locked_until = $4::timestamptz`,
+          WHERE id = $1 AND event_occurred_at = $2::timestamptz AND ${BY_KEY_PENDING()} AND locked_until = $4::timestamptz`,
       (text) => this.sql.query(text, [d.id, d.at, until, lease]),
     );
   }
