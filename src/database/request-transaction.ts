@@ -65,6 +65,13 @@ export class RequestTransaction {
     return (await client.query(text, params)).rows as R[];
   }
 
+  /** One write statement inside the transaction: how many rows it changed. */
+  async execute(text: string, params: unknown[] = []): Promise<number> {
+    const runner = await this.begin();
+    const client = (runner as unknown as { databaseConnection: PoolClient }).databaseConnection;
+    return (await client.query(text, params)).rowCount ?? 0;
+  }
+
   /** The TypeORM manager bound to the transaction. */
   async manager(): Promise<EntityManager> {
     return (await this.begin()).manager;

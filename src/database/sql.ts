@@ -4,29 +4,50 @@ import { Pool, PoolClient } from 'pg';
 import { DataSource, EntityManager, EntityMetadata, EntityTarget, ObjectLiteral } from 'typeorm';
 import { RequestTransaction, TransactionHook } from './request-transaction';
 
-/** A transaction opened by Sql.transaction: statements run on its one connection. */
-export interface SqlTransaction {
+/** What runs statements: the pool (Sql) or one connection (a transaction, a locked session). */
+export interface Queryable {
   /** The rows of `text` with `params`. */
   query<R = Record<string, any>>(text: string, params?: unknown[]): Promise<R[]>;
+  /** How many rows `text` changed (UPDATE, DELETE, INSERT without RETURNING). */
+  execute(text: string, params?: unknown[]): Promise<number>;
+}
+
+/** A transaction opened by Sql.transaction: statements run on its one connection. */
+export interface SqlTransaction extends Queryable {
   /** Runs `fn` once the transaction has committed (for work outside Postgres, such as queueing jobs). */
   afterCommit(fn: TransactionHook): void;
   /** Runs `fn` if the transaction does not commit (to undo work done outside Postgres). */
   afterRollback(fn: TransactionHook): void;
 }
 
-const logger = new Logger('Sql');
+/** SQLSTATEs a caller may meet when it races another transaction over the same rows. */
+export const PG_ERRORS = {
+  serializationFailure: '40001',
+  deadlock: '40P01',
+  foreignKeyViolation: '23503',
+  uniqueViolation: '23505',
+  lockNotAvailable: '55P03',
+  undefinedTable: '42P01',
+} as const;
+
+/** The SQLSTATE of a Postgres error, if `err` is one. */
+export function pgCode(err: unknown): string | undefined {
+  return (err as { code?: string } | null)?.code;
+}
 
 /**
- * Raw SQL on the application's own pool (the one TypeORM uses, so its connections prepare every
- * parameterized statement once), for hot paths where TypeORM's query runners and hydration cost more
- * than the statement: one round trip per statement and nothing else.
+ * Raw SQL on the application's own pool (the one TypeORM uses, whose connections prepare every
+ * parameterized statement once: see PreparingClient), for every statement of the dispatcher and the hot
+ * paths of the portal: one round trip per statement and nothing else.
  *
- * Writes go through `transaction`, `write` or their TypeORM counterparts. While a request transaction is open
- * (an idempotent request: its answer is stored with its change), they all join it and commit with it; otherwise
- * each commits on its own, exactly as written.
+ * Writes go through `transaction`, `write`, `execute` or the TypeORM counterparts. While a request transaction
+ * is open (an idempotent request: its answer is stored with its change), they all join it and commit with it;
+ * otherwise each commits on its own, exactly as written.
  */
 @Injectable()
-export class Sql {
+export class Sql implements Queryable {
+  private readonly logger = new Logger(Sql.name);
+
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   private get pool(): Pool {
@@ -50,6 +71,13 @@ export class Sql {
     return (await this.pool.query(text, params)).rows;
   }
 
+  /** One write statement, answering how many rows it changed: on its own, or inside the request transaction. */
+  async execute(text: string, params: unknown[] = []): Promise<number> {
+    const request = RequestTransaction.current();
+    if (request) return request.join(() => request.execute(text, params));
+    return (await this.pool.query(text, params)).rowCount ?? 0;
+  }
+
   /**
    * Runs `work` between BEGIN and COMMIT (ROLLBACK if it throws) on one connection; then the commit hooks, or
    * the rollback hooks. Inside a request transaction, `work` joins it: BEGIN is sent with its first statement,
@@ -61,6 +89,7 @@ export class Sql {
       return request.join(() =>
         work({
           query: (text, params) => request.query(text, params),
+          execute: (text, params) => request.execute(text, params),
           afterCommit: (fn) => request.afterCommit(fn),
           afterRollback: (fn) => request.afterRollback(fn),
         }),
@@ -74,6 +103,7 @@ export class Sql {
       await client.query('BEGIN');
       const tx: SqlTransaction = {
         query: async (text, params = []) => (await client.query(text, params)).rows,
+        execute: async (text, params = []) => (await client.query(text, params)).rowCount ?? 0,
         afterCommit: (fn) => onCommit.push(fn),
         afterRollback: (fn) => onRollback.push(fn),
       };
@@ -93,7 +123,7 @@ export class Sql {
         try {
           await fn();
         } catch (err) {
-          logger.warn({ err }, 'work to do after a rollback failed');
+          this.logger.warn({ err }, 'work to do after a rollback failed');
         }
       }
       throw outcome.err;
@@ -127,6 +157,35 @@ export class Sql {
     const request = RequestTransaction.current();
     if (request) request.afterCommit(fn);
     else await fn();
+  }
+
+  /**
+   * Runs `work` while this process holds the session-level advisory lock `key`, on a connection of its own that
+   * is idle (no transaction open) meanwhile; null, without running it, when another session holds the lock. The
+   * work's own statements go through the pool, so a pass that talks to Redis keeps no transaction open.
+   */
+  async withLock<T>(key: number, work: (session: Queryable) => Promise<T>): Promise<T | null> {
+    const client: PoolClient = await this.pool.connect();
+    let broken = false;
+    try {
+      const [{ locked }] = (await client.query(`SELECT pg_try_advisory_lock($1) AS locked`, [key])).rows;
+      if (!locked) return null;
+      const session: Queryable = {
+        query: async (text, params = []) => (await client.query(text, params)).rows,
+        execute: async (text, params = []) => (await client.query(text, params)).rowCount ?? 0,
+      };
+      try {
+        return await work(session);
+      } finally {
+        await client.query(`SELECT pg_advisory_unlock($1)`, [key]).catch((err) => {
+          // closing the connection is what releases a session lock then
+          broken = true;
+          this.logger.warn({ err, key }, 'could not release an advisory lock; closing its connection');
+        });
+      }
+    } finally {
+      client.release(broken);
+    }
   }
 
   /** Maps rows of `entity`'s table (as `to_jsonb(row)`) to the entity's shape, and writes them. */

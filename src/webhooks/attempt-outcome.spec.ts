@@ -13,6 +13,7 @@ const SCHEDULE = [0, 5, 300];
 
 const delivery: ClaimedDelivery = {
   id: 'd1',
+  at: '2026-11-24 10:00:00+00',
   attemptCount: 0,
   trigger: 'scheduled',
   webhookId: 'w1',

@@ -1,13 +1,15 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { DataSource } from 'typeorm';
+import { Sql } from '../database/sql';
+import { OutboxStore } from '../events/outbox.store';
 import { MetricsRegistry } from '../metrics/metrics.registry';
 import { AttemptError, AttemptOutcome, NO_ERROR } from './attempt-outcome';
 import { DELIVERY_QUEUE } from './delivery.queue';
 import { DISABLED_REASONS, DisabledReason } from './operational-events';
+import { DeliveryStore } from './delivery.store';
+import { WebhookStore } from './webhook.store';
 
 /**
  * The dispatcher's counters, defined once for every role: attempts by outcome and their latency, rate-limit holds
@@ -21,6 +23,7 @@ export class DeliveryMetrics {
   private readonly disables: Counter<'reason'>;
   private readonly holds: Counter;
   private readonly retention: Counter<'table'>;
+  private readonly blocked: Gauge;
 
   constructor(registry: MetricsRegistry) {
     this.disables = new Counter({
@@ -55,6 +58,16 @@ export class DeliveryMetrics {
       labelNames: ['table'],
       registers: [registry],
     });
+    this.blocked = new Gauge({
+      name: 'webhook_retention_blocked_days',
+      help: 'Days of the delivery log past DELIVERY_RETENTION_DAYS kept because they still hold pending deliveries or unrelayed events (as of the last retention pass)',
+      registers: [registry],
+    });
+  }
+
+  /** Days past retention that the last retention pass of this process had to keep for their pending work. */
+  retentionBlocked(days: number): void {
+    this.blocked.set(days);
   }
 
   retentionRemoved(table: string, rows: number): void {
@@ -80,7 +93,10 @@ export class DeliveryMetrics {
 export class DispatchGauges implements OnModuleInit {
   constructor(
     private readonly registry: MetricsRegistry,
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly store: DeliveryStore,
+    private readonly webhooks: WebhookStore,
+    private readonly outbox: OutboxStore,
+    private readonly sql: Sql,
     @InjectQueue(DELIVERY_QUEUE) private readonly deliveries: Queue,
   ) {}
 
@@ -96,28 +112,24 @@ export class DispatchGauges implements OnModuleInit {
         for (const [state, n] of Object.entries(counts)) this.set({ queue: DELIVERY_QUEUE, state }, n);
       },
     });
-    const db = this.db;
+    const store = this.store;
+    const webhooks = this.webhooks;
+    const outbox = this.outbox;
+    const sql = this.sql;
     new Gauge({
       name: 'webhook_oldest_pending_delivery_age_seconds',
       help: 'Age of the oldest delivery still pending (0 when none)',
       registers: [this.registry],
       collect: async function (this: Gauge) {
-        const [row] = await db.query(
-          `SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM webhook_deliveries WHERE finished_at = 'infinity' AND status = 'pending'`,
-        );
-        this.set(Number(row.age));
+        this.set(await store.oldestPendingAge());
       },
     });
     new Gauge({
       name: 'webhook_deliveries_rate_limited',
       help: 'Pending deliveries waiting for their turn under their webhook rate limit',
       registers: [this.registry],
-      // pending work lives in the open partition (finished_at 'infinity'): naming it keeps the scan there
       collect: async function (this: Gauge) {
-        const [row] = await db.query(
-          `SELECT count(*)::int AS n FROM webhook_deliveries WHERE finished_at = 'infinity' AND held = 'rate_limit' AND status = 'pending'`,
-        );
-        this.set(row.n);
+        this.set(await store.rateLimitedCount());
       },
     });
     new Gauge({
@@ -125,14 +137,7 @@ export class DispatchGauges implements OnModuleInit {
       help: 'Ordered webhooks whose oldest pending delivery has failed at least once while later deliveries wait behind it',
       registers: [this.registry],
       collect: async function (this: Gauge) {
-        const [row] = await db.query(
-          `SELECT count(*)::int AS n FROM webhooks w
-             CROSS JOIN LATERAL (SELECT attempt_count, event_seq FROM webhook_deliveries
-                                  WHERE finished_at = 'infinity' AND webhook_id = w.id AND status = 'pending' ORDER BY event_seq LIMIT 1) head
-            WHERE w.ordered AND w.active AND head.attempt_count > 0
-              AND EXISTS (SELECT 1 FROM webhook_deliveries b WHERE b.finished_at = 'infinity' AND b.webhook_id = w.id AND b.status = 'pending' AND b.event_seq > head.event_seq)`,
-        );
-        this.set(row.n);
+        this.set(await store.orderedBlockedCount());
       },
     });
     new Gauge({
@@ -141,9 +146,7 @@ export class DispatchGauges implements OnModuleInit {
       labelNames: ['reason'],
       registers: [this.registry],
       collect: async function (this: Gauge) {
-        const rows: { reason: string; n: number }[] = await db.query(
-          `SELECT coalesce(disabled_reason, 'manual') AS reason, count(*)::int AS n FROM webhooks WHERE NOT active GROUP BY 1`,
-        );
+        const rows = await webhooks.disabledCounts();
         this.reset();
         for (const reason of DISABLED_REASONS) this.set({ reason }, rows.find((r) => r.reason === reason)?.n ?? 0);
       },
@@ -153,8 +156,7 @@ export class DispatchGauges implements OnModuleInit {
       help: 'Events committed but not yet turned into deliveries',
       registers: [this.registry],
       collect: async function (this: Gauge) {
-        const [row] = await db.query(`SELECT count(*)::int AS n FROM outbox_events WHERE relayed_at IS NULL`);
-        this.set(row.n);
+        this.set(await outbox.unrelayedCount(sql));
       },
     });
   }

@@ -215,11 +215,11 @@ describe('GET /portal-api/webhooks/{id}/stats', () => {
       `WITH e AS (INSERT INTO outbox_events (id, name, payload, occurred_at, relayed_at)
                   SELECT gen_random_uuid(), 'AccessRequestApproved', '{}', now() - (g * interval '16 seconds'), now() FROM generate_series(1, 100000) g
                   RETURNING id, occurred_at),
-            d AS (INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, status, attempt_count, created_at, updated_at, finished_at)
+            d AS (INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, status, attempt_count, created_at, updated_at, event_occurred_at)
                   SELECT gen_random_uuid(), $1, e.id, 'AccessRequestApproved', 'delivered', 1, e.occurred_at, e.occurred_at, e.occurred_at FROM e
-                  RETURNING id, created_at, finished_at)
-       INSERT INTO webhook_delivery_attempts (delivery_id, webhook_id, number, started_at, status_code, duration_ms, error, trigger, delivery_finished_at)
-       SELECT d.id, $1, 1, d.created_at, CASE WHEN random() < 0.1 THEN 500 ELSE 200 END, (random() * 200)::int, NULL, 'scheduled', d.finished_at FROM d`,
+                  RETURNING id, created_at, event_occurred_at)
+       INSERT INTO webhook_delivery_attempts (delivery_id, webhook_id, number, started_at, status_code, duration_ms, error, trigger, event_occurred_at)
+       SELECT d.id, $1, 1, d.created_at, CASE WHEN random() < 0.1 THEN 500 ELSE 200 END, (random() * 200)::int, NULL, 'scheduled', d.event_occurred_at FROM d`,
       [id],
     );
     await t.db.query(

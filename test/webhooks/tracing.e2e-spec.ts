@@ -252,7 +252,7 @@ describe.each(TOPOLOGIES)('OpenTelemetry tracing with $name', ({ roles }) => {
       expect(await deleteQueueKeys(env.redisUrl, env.queuePrefix)).toBeGreaterThan(0);
       await db.query(
         `UPDATE webhook_deliveries SET next_attempt_at = now() - interval '10 seconds'
-          WHERE webhook_id = $1 AND finished_at = 'infinity' AND status = 'pending'`,
+          WHERE webhook_id = $1 AND status = 'pending'`,
         [hook.body.ID],
       );
       await eventually(

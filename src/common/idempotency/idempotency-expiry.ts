@@ -1,4 +1,5 @@
-import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { PeriodicRunner } from '../periodic/periodic.runner';
 import { IdempotencyStore } from './idempotency.store';
 
 export const EXPIRY_INTERVAL_MS = 10 * 60_000;
@@ -11,29 +12,14 @@ export const EXPIRY_BATCH = 1000;
  * table small. Every API process runs it; batches skip rows another process has locked.
  */
 @Injectable()
-export class IdempotencyExpiry implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger(IdempotencyExpiry.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
-  private stopping = false;
-
-  constructor(private readonly store: IdempotencyStore) {}
+export class IdempotencyExpiry implements OnApplicationBootstrap {
+  constructor(
+    private readonly store: IdempotencyStore,
+    private readonly runner: PeriodicRunner,
+  ) {}
 
   onApplicationBootstrap(): void {
-    const tick = () => {
-      if (this.running) return;
-      this.running = this.run()
-        .catch((err) => this.logger.warn({ err }, 'deleting expired idempotency keys failed; will retry'))
-        .finally(() => (this.running = undefined));
-    };
-    this.timer = setInterval(tick, EXPIRY_INTERVAL_MS);
-    this.timer.unref();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+    this.runner.schedule({ name: 'idempotency key expiry', intervalMs: EXPIRY_INTERVAL_MS, run: () => this.run() });
   }
 
   /** One pass: batches until none is full. Returns how many keys were deleted. */
@@ -42,7 +28,7 @@ export class IdempotencyExpiry implements OnApplicationBootstrap, BeforeApplicat
     for (;;) {
       const deleted = await this.store.deleteExpired(EXPIRY_BATCH);
       total += deleted;
-      if (deleted < EXPIRY_BATCH || this.stopping) return total;
+      if (deleted < EXPIRY_BATCH) return total;
     }
   }
 }

@@ -7,6 +7,7 @@ import { OneJobPerDelivery1763800600000 } from './1763800600000-one-job-per-deli
 import { OutboxTraceContext1763801100000 } from './1763801100000-outbox-trace-context';
 import { WebhookSigningKeys1763801200000 } from './1763801200000-webhook-signing-keys';
 import { WebhookFlowControl1763801300000 } from './1763801300000-webhook-flow-control';
+import { DeliveryLogByEventTime1763801500000 } from './1763801500000-delivery-log-by-event-time';
 import { PartitionedDeliveryLog1763801400000 } from './1763801400000-partitioned-delivery-log';
 import { IdempotencyKeys1763801700000 } from './1763801700000-idempotency-keys';
 
@@ -22,5 +23,6 @@ export const MIGRATIONS = [
   WebhookSigningKeys1763801200000,
   WebhookFlowControl1763801300000,
   PartitionedDeliveryLog1763801400000,
+  DeliveryLogByEventTime1763801500000,
   IdempotencyKeys1763801700000,
 ];
