@@ -168,6 +168,9 @@ describe('concurrent transitions of the same delivery and webhook', () => {
     sink.responder = () => ({ status: 200, body: 'ok' });
     const d = await testSend(w);
     const first = await settled(w, d);
+    // the redelivery's attempt stays in flight while the calls are answered, however slowly a loaded machine
+    // answers them: a call after it finished would rightly redeliver once more
+    sink.responder = () => ({ status: 200, body: 'ok', delayMs: 5000 });
     const statuses = await Promise.all(
       Array.from({ length: 32 }, () =>
         call('redeliver', () => api.post(`/portal-api/webhooks/${w}/deliveries/${d}/redeliver`, {})),
@@ -204,7 +207,8 @@ describe('concurrent transitions of the same delivery and webhook', () => {
       [d, w, occurred],
     );
     const retention = t.app.get(DeliveryRetention);
-    sink.responder = () => ({ status: 200, body: 'ok' });
+    // as above: the accepted redelivery is still in flight when the last call is answered
+    sink.responder = () => ({ status: 200, body: 'ok', delayMs: 5000 });
     const statuses = await Promise.all([
       ...Array.from({ length: 8 }, () =>
         call('redeliver', () => api.post(`/portal-api/webhooks/${w}/deliveries/${d}/redeliver`, {})),
