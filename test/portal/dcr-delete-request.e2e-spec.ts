@@ -10,9 +10,10 @@ const PROVIDER_TIMEOUT_MS = 5000;
 /**
  * DELETE /portal-api/access_requests/{id} withdraws, once the delete has committed, every client the identity
  * provider registered for the request by DCR (RFC 7592, with its registration access token), as an approval that
- * does not commit withdraws its own. The provider is a fake on 127.0.0.1.
+ * does not commit withdraws its own; so does DELETE /portal-api/apps/{id} for every request of the app. The
+ * provider is a fake on 127.0.0.1.
  */
-describe('deleting an access request withdraws its DCR clients at the provider', () => {
+describe('deleting an access request, or its app, withdraws its DCR clients at the provider', () => {
   let idp: FakeIdp;
   let t: TestApp;
   let portal: HttpClient;
@@ -35,9 +36,9 @@ describe('deleting an access request withdraws its DCR clients at the provider',
   });
 
   /** An approved DCR request and what the provider answered its registration with. */
-  async function approvedDcrRequest(): Promise<{ id: number; registration: Record<string, string> }> {
+  async function approvedDcrRequest(appId = app.ID): Promise<{ id: number; registration: Record<string, string> }> {
     const ar = await createAccessRequest(portal, {
-      AppID: app.ID,
+      AppID: appId,
       AuthType: 'oauth2.0',
       DCREnabled: true,
       Products: ['weather-api'],
@@ -141,6 +142,58 @@ describe('deleting an access request withdraws its DCR clients at the provider',
     expect(res.status).toBe(200);
     expect(await requestRows(id)).toEqual({ requests: 0, credentials: 0 });
     expect(log).toContain('the identity provider answered HTTP 401');
+  });
+
+  it('deleting an app withdraws the clients of all its requests (revoked ones too), once the delete has committed', async () => {
+    const other = await createApp(portal, { Name: 'Doomed app', RedirectURLs: 'https://d.example/cb', UserID: 8 });
+    const first = await approvedDcrRequest(other.ID);
+    const second = await approvedDcrRequest(other.ID);
+    expect((await portal.put(`/portal-api/access_requests/${second.id}/reject`)).status).toBe(200);
+    const plain = await createAccessRequest(portal, { AppID: other.ID, AuthType: 'oauth2.0', DCREnabled: false });
+    expect((await portal.put(`/portal-api/access_requests/${plain.ID}/approve`)).status).toBe(200);
+    // the app of the other tests keeps its client
+    const kept = await approvedDcrRequest();
+    const seen: unknown[] = [];
+    idp.beforeDelete = async () => {
+      seen.push(await requestRows(first.id));
+    };
+    const before = idp.deletions.length;
+    const { result: res, log } = await logsOf(() => portal.delete(`/portal-api/apps/${other.ID}`));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok', message: 'Application deleted' });
+    const ids = [first.registration.client_id, second.registration.client_id];
+    expect(idp.deletions.slice(before).sort((a, b) => a.clientId.localeCompare(b.clientId))).toEqual(
+      ids.sort().map((clientId) => ({ clientId, authorized: true })),
+    );
+    for (const id of ids) expect(idp.has(id)).toBe(false);
+    expect(idp.has(kept.registration.client_id)).toBe(true);
+    expect(seen).toEqual([
+      { requests: 0, credentials: 0 },
+      { requests: 0, credentials: 0 },
+    ]);
+    expect(log).toContain('its application was deleted');
+    expect(log).not.toContain(first.registration.registration_access_token);
+    expect((await portal.get(`/portal-api/apps/${other.ID}`)).status).toBe(404);
+  });
+
+  it('deletes an app whose provider does not answer, and asks nothing for an app without registered clients', async () => {
+    const hung = await createApp(portal, { Name: 'Hung app', RedirectURLs: 'https://h.example/cb', UserID: 9 });
+    const { registration } = await approvedDcrRequest(hung.ID);
+    const dcr = t.app.get(DcrClient);
+    idp.mode = 'hang';
+    dcr.timeoutMs = 300;
+    try {
+      expect((await portal.delete(`/portal-api/apps/${hung.ID}`)).status).toBe(200);
+    } finally {
+      dcr.timeoutMs = PROVIDER_TIMEOUT_MS;
+    }
+    expect(idp.has(registration.client_id)).toBe(true);
+    idp.mode = 'ok';
+    const bare = await createApp(portal, { Name: 'Bare app', RedirectURLs: 'https://b.example/cb', UserID: 10 });
+    const before = idp.deletions.length;
+    expect((await portal.delete(`/portal-api/apps/${bare.ID}`)).status).toBe(200);
+    expect((await portal.delete(`/portal-api/apps/${bare.ID}`)).status).toBe(404);
+    expect(idp.deletions.length).toBe(before);
   });
 
   it('asks the provider nothing for a request without a registered client, nor for one that does not exist', async () => {

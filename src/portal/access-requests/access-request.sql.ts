@@ -28,6 +28,14 @@ export const SET_STATUS = `
  * Locks a request before it is deleted, so that an approval racing the delete has either committed its credential
  * (which the next statement, with a fresh snapshot, then sees) or will find the request gone.
  */
+/**
+ * The credentials registered at the identity provider by DCR of every request of app $1 (revoked ones included),
+ * with the requests locked: an app about to be deleted takes its requests and their credentials with it.
+ */
+export const REGISTERED_OF_APP = `
+  SELECT to_jsonb(c) AS row FROM portal_credentials c
+   WHERE c.dcr_response_encrypted IS NOT NULL
+     AND c.access_request_id IN (SELECT id FROM portal_access_requests WHERE app_id = $1 FOR UPDATE)`;
 export const LOCK_FOR_DELETE = `SELECT id FROM portal_access_requests WHERE id = $1 FOR UPDATE`;
 /**
  * Deletes a locked request (its credentials go by ON DELETE CASCADE) and returns the credentials registered at the

@@ -23,6 +23,7 @@ import {
   DELETE_RETURNING_REGISTERED,
   GET_ONE,
   LOCK_FOR_DELETE,
+  REGISTERED_OF_APP,
   OF_APPS,
   SET_STATUS,
 } from './access-request.sql';
@@ -232,6 +233,20 @@ export class AccessRequestsService {
     });
     if (!found) throw AccessRequestError.notFound();
     return { status: 'ok', message: 'Access request deleted' };
+  }
+
+  /**
+   * For the apps feature, inside the transaction that deletes app `appId` (which must hold the app's row lock):
+   * once that delete has committed, the clients registered by DCR for its requests are withdrawn at the identity
+   * provider, as when a request is deleted on its own.
+   */
+  async withdrawRegisteredOfApp(tx: SqlTransaction, appId: number): Promise<void> {
+    const rows = await tx.query<{ row: Record<string, unknown> }>(REGISTERED_OF_APP, [appId]);
+    const registered = rows.map((r) => this.credentialRows.fromJson(r.row));
+    if (registered.length === 0) return;
+    tx.afterCommit(async () => {
+      await Promise.all(registered.map((c) => this.issuer.withdraw(c, 'its application was deleted')));
+    });
   }
 
   /** The access requests of each app in the shape nested in an application (for the apps feature). */

@@ -106,9 +106,19 @@ export class AppsService {
   }
 
   /** Deletes the app; its access requests and their credentials go with it (ON DELETE CASCADE). */
+  /**
+   * Deletes the app; its access requests and their credentials go with it (ON DELETE CASCADE), and the clients
+   * registered for them at the identity provider (DCR) are withdrawn there once the delete has committed.
+   */
   async remove(id: number): Promise<PortalDeleteResponse> {
-    const deleted = await this.sql.write(`DELETE FROM portal_apps WHERE id = $1 RETURNING id`, [id]);
-    if (deleted.length === 0) throw AppError.notFound();
+    const found = await this.sql.transaction(async (tx) => {
+      // locked first: an approval of one of its requests holds it FOR SHARE, so its credential is seen below
+      if ((await tx.query(`SELECT id FROM portal_apps WHERE id = $1 FOR UPDATE`, [id])).length === 0) return false;
+      await this.accessRequests.withdrawRegisteredOfApp(tx, id);
+      await tx.execute(`DELETE FROM portal_apps WHERE id = $1`, [id]);
+      return true;
+    });
+    if (!found) throw AppError.notFound();
     return { status: 'ok', message: 'Application deleted' };
   }
 
