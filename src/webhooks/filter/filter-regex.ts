@@ -93,7 +93,7 @@ function emit(n: Node): string {
       throw new RegexRefused('must not use lookahead or lookbehind');
     case 'quantifier': {
       const body = n.body!.map(emit).join('');
-      const { min, max } = n as { min: number; max?: number };
+      const { min, max } = n as unknown as { min: number; max?: number };
       // greedy or lazy match the same strings; only whether there is a match counts here
       if (min === 0 && max === undefined) return `${body}*`;
       if (min === 1 && max === undefined) return `${body}+`;

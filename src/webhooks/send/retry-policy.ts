@@ -1,5 +1,5 @@
 /**
- * What to do after an attempt: 2xx delivered, 410 switches the webhook off, a blocked address fails at once, anything
+ * What to do after an attempt: no error (a 2xx, or a broker's confirmation) delivered, 410 switches the webhook off, a blocked address fails at once, anything
  * else retries on the schedule until it runs out.
  */
 export type Outcome =
@@ -8,9 +8,12 @@ export type Outcome =
   | { kind: 'final' } // failed for good (schedule exhausted, or the target address is blocked)
   | { kind: 'retry'; delayMs: number };
 
+/** Why an attempt failed; null when it was delivered (a 2xx, or a broker's confirmation). */
+export type AttemptError = 'timeout' | 'connection' | 'blocked_address' | 'http_status' | 'unroutable' | 'rejected';
+
 export interface AttemptResult {
   statusCode: number | null;
-  error: 'timeout' | 'connection' | 'blocked_address' | 'http_status' | null;
+  error: AttemptError | null;
   retryAfter?: string | null;
 }
 
@@ -30,7 +33,7 @@ export function decide(
   now = Date.now(),
 ): Outcome {
   const code = result.statusCode;
-  if (code !== null && code >= 200 && code < 300) return { kind: 'delivered' };
+  if (result.error === null) return { kind: 'delivered' };
   if (code === 410) return { kind: 'disable' };
   if (result.error === 'blocked_address') return { kind: 'final' };
   if (attempt >= schedule.length) return { kind: 'final' };

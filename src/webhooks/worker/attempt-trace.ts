@@ -1,7 +1,7 @@
 import { context, ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
 import type { ClaimedDelivery } from '../delivery.store';
-import type { SendResult } from '../send/http-sender';
+import type { SendResult } from '../send/destination';
 import type { Outcome } from '../send/retry-policy';
 import { contextFromCarrier, dispatcherTracer, TraceCarrier, traceCarrier } from '../trace-context';
 
