@@ -7,6 +7,7 @@ import { TraceCarrier } from './trace-context';
 import { SignatureScheme } from './send/signing';
 import { OPERATIONAL_EVENTS } from '../events/event-names';
 import { DisabledReason, WebhookSummary } from './operational-events';
+import { FILTER_ACCEPTS, FILTERED_ENVELOPE } from './filter/filter-sql';
 
 /** A claimed delivery with everything needed to send it, read in one round trip. */
 export interface ClaimedDelivery {
@@ -14,7 +15,13 @@ export interface ClaimedDelivery {
   attemptCount: number;
   trigger: 'scheduled' | 'manual';
   webhookId: string;
+  /** The destination type (http, rabbitmq, nats). */
+  type: string;
+  /** The URL as shown: a broker's with its credentials masked (for logs and traces). */
   url: string;
+  /** A broker's URL in clear, sealed; null for http, whose `url` is the one to send to. */
+  destinationEncrypted: string | null;
+  destinationOptions: Record<string, string>;
   method: string;
   timeoutSeconds: number;
   active: boolean;
@@ -139,9 +146,13 @@ export interface DeliveryRow {
 
 export const DELIVERY_COLUMNS = `id, webhook_id, event_id, event_name, status, attempt_count, next_attempt_at, created_at, updated_at, finished_at::text AS finished_at`;
 
-/** What one relay statement did: how many outbox events it claimed, and the deliveries it created for them. */
+/**
+ * What one relay statement did: how many outbox events it claimed, the deliveries it created for them, and how
+ * many (event, webhook) pairs a webhook's filter refused (no delivery).
+ */
 export interface Relayed {
   events: number;
+  refused: number;
   deliveries: RelayedDelivery[];
 }
 
@@ -158,18 +169,24 @@ const CLAIM_NAMED = `SELECT id FROM outbox_events WHERE id = ANY($1::uuid[]) AND
 const CLAIM_OLDEST = `SELECT id FROM outbox_events WHERE relayed_at IS NULL ORDER BY occurred_at LIMIT $1::int FOR UPDATE SKIP LOCKED`;
 
 // An event with a target_webhook_id (a test send) goes to that webhook alone, active or not (an inactive
-// one fails it without an attempt), and never to the webhooks subscribed to its name.
+// one fails it without an attempt), filter or not, and never to the webhooks subscribed to its name.
+// A subscribed webhook with a filter gets the event only if its compiled filter (a jsonpath predicate)
+// accepts the envelope as delivered; the pairs refused are counted, for the metric.
 function relayStatement(claim: string): string {
   return `WITH e AS (
             UPDATE outbox_events SET relayed_at = now() WHERE id IN (${claim})
-            RETURNING id, name, occurred_at, seq, trace_context, target_webhook_id, payload->>'WebhookID' AS about),
+            RETURNING id, name, occurred_at, seq, trace_context, target_webhook_id, payload->>'WebhookID' AS about,
+                      ${FILTERED_ENVELOPE} AS envelope),
+          s AS (
+            SELECT w.id AS webhook_id, e.id AS event_id, e.name AS event_name, e.occurred_at, e.seq,
+                   ${FILTER_ACCEPTS('w', 'e.envelope')} AS accepted
+              FROM e JOIN webhooks w ON e.target_webhook_id IS NULL AND w.active AND w.events @> ARRAY[e.name] AND w.created_at <= e.occurred_at
+                                    -- an operational event is never delivered to the webhook it is about
+                                    AND (e.name <> ALL($2::text[]) OR e.about IS DISTINCT FROM w.id::text)),
           d AS (
             INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, next_attempt_at, event_seq)
             SELECT gen_random_uuid(), x.webhook_id, x.event_id, x.event_name, now(), x.seq
-              FROM (SELECT w.id AS webhook_id, e.id AS event_id, e.name AS event_name, e.occurred_at, e.seq
-                      FROM e JOIN webhooks w ON e.target_webhook_id IS NULL AND w.active AND w.events @> ARRAY[e.name] AND w.created_at <= e.occurred_at
-                                            -- an operational event is never delivered to the webhook it is about
-                                            AND (e.name <> ALL($2::text[]) OR e.about IS DISTINCT FROM w.id::text)
+              FROM (SELECT s.webhook_id, s.event_id, s.event_name, s.occurred_at, s.seq FROM s WHERE s.accepted
                     UNION ALL
                     SELECT w.id, e.id, e.name, e.occurred_at, e.seq FROM e JOIN webhooks w ON w.id = e.target_webhook_id) x
              ORDER BY x.seq, x.occurred_at, x.event_id
@@ -177,6 +194,7 @@ function relayStatement(claim: string): string {
             ON CONFLICT (event_id, webhook_id, finished_at) DO NOTHING
             RETURNING id, webhook_id, event_id)
      SELECT (SELECT count(*) FROM e)::int AS events,
+            (SELECT count(*) FROM s WHERE NOT s.accepted)::int AS refused,
             coalesce((SELECT json_agg(json_build_array(d.id, d.webhook_id, e.id, e.name, e.trace_context)) FROM d JOIN e ON e.id = d.event_id), '[]'::json)
               AS deliveries`;
 }
@@ -204,11 +222,14 @@ export class DeliveryStore {
   async relay(eventIds: string[] | null, limit: number, tx?: Pick<EntityManager, 'query'>): Promise<Relayed> {
     const text = eventIds === null ? RELAY_OLDEST : RELAY_NAMED;
     const params = [eventIds ?? limit, OPERATIONAL_EVENTS];
-    const [row]: { events: number; deliveries: [string, string, string, string, TraceCarrier | null][] }[] = tx
-      ? await tx.query(text, params)
-      : await this.sql.query(text, params);
+    const [row]: {
+      events: number;
+      refused: number;
+      deliveries: [string, string, string, string, TraceCarrier | null][];
+    }[] = tx ? await tx.query(text, params) : await this.sql.query(text, params);
     return {
       events: row.events,
+      refused: row.refused,
       deliveries: row.deliveries.map(([id, webhookId, eventId, eventName, eventTrace]) => ({
         id,
         webhookId,
@@ -279,6 +300,7 @@ export class DeliveryStore {
                 SELECT 1 FROM webhook_deliveries p
                  WHERE p.finished_at = ${PENDING} AND p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq))
       RETURNING d.id, d.attempt_count, d.next_trigger, d.locked_until::text AS lease, w.id AS webhook_id, w.url, w.method, w.timeout_seconds, w.active,
+                w.type, w.destination_encrypted, w.destination_options,
                 w.secret_encrypted, w.signature_scheme,
                 -- keys are read as the attempt is sent: a rotation applies to retries queued before it
                 CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_encrypted END AS previous_secret_encrypted,
@@ -298,7 +320,10 @@ export class DeliveryStore {
         attemptCount: r.attempt_count,
         trigger: r.next_trigger,
         webhookId: r.webhook_id,
+        type: r.type,
         url: r.url,
+        destinationEncrypted: r.destination_encrypted,
+        destinationOptions: r.destination_options,
         method: r.method,
         timeoutSeconds: r.timeout_seconds,
         active: r.active,

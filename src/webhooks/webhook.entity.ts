@@ -68,6 +68,26 @@ export class WebhookEntity {
   @Column({ type: 'boolean', default: false })
   ordered: boolean;
 
+  /** Where deliveries go: http (the URL), rabbitmq or nats (see send/destination-registry.ts). */
+  @Column({ type: 'text', default: 'http' })
+  type: string;
+
+  /** A broker's URL in clear (it holds credentials), sealed by SecretBox; `url` shows it masked. Null for http. */
+  @Column({ name: 'destination_encrypted', type: 'text', nullable: true })
+  destinationEncrypted: string | null;
+
+  /** The type's options (Exchange, RoutingKey, Subject...); none hold secrets. */
+  @Column({ name: 'destination_options', type: 'jsonb', default: {} })
+  destinationOptions: Record<string, string>;
+
+  /** The filter on events as given; null: every event it subscribes to. */
+  @Column({ type: 'jsonb', nullable: true })
+  filter: object | null;
+
+  /** The filter compiled to the jsonpath predicate fan-out evaluates. */
+  @Column({ name: 'filter_path', type: 'jsonpath', nullable: true })
+  filterPath: string | null;
+
   @OneToMany(() => WebhookHeaderEntity, (h) => h.webhook)
   headers?: WebhookHeaderEntity[];
 }

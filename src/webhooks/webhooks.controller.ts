@@ -26,6 +26,8 @@ import {
   WebhookSecretResponse,
   WebhookTestDto,
   WebhookTestResponse,
+  FilterTestDto,
+  FilterTestResponse,
 } from './dto/webhook.dto';
 import { WebhooksService } from './webhooks.service';
 
@@ -48,6 +50,18 @@ export class WebhooksController {
   @ApiUnprocessableEntityResponse({ description: 'validation failed; errors lists every reason' })
   create(@Body() dto: CreateWebhookDto) {
     return this.service.create(dto);
+  }
+
+  @Post('filters/test')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'testWebhookFilter',
+    summary: 'Whether a filter accepts a sample event (as fan-out would read it); nothing is saved or sent',
+  })
+  @ApiOkResponse({ type: FilterTestResponse })
+  @ApiUnprocessableEntityResponse({ description: 'the filter is not valid: errors names the wrong part' })
+  testFilter(@Body() dto: FilterTestDto) {
+    return this.service.testFilter(dto);
   }
 
   @Get()

@@ -10,6 +10,7 @@ import { DELIVERY_QUEUE, DeliveryQueue } from './delivery.queue';
 import { DeliveryStore } from './delivery.store';
 import { DeliverySigner } from './send/delivery-signer';
 import { HttpSender } from './send/http-sender';
+import { DestinationRegistry, DESTINATIONS } from './send/destination-registry';
 import { WebhookHeaderEntity } from './webhook-header.entity';
 import { DeliveryMetrics, DispatchGauges } from './webhook-metrics';
 import { WebhookEntity } from './webhook.entity';
@@ -35,7 +36,15 @@ import { DeliveryRetention } from './worker/delivery-retention';
 export class WebhooksModule {
   static register(roles: { api: boolean; worker: boolean }): DynamicModule {
     const controllers: Type[] = roles.api ? [WebhooksController, DeliveriesController] : [];
-    const providers: Provider[] = [DeliveryStore, DeliveryQueue, DispatchGauges];
+    // destinations check and mask configurations on the API side, and send on the worker side
+    const providers: Provider[] = [
+      DeliveryStore,
+      DeliveryQueue,
+      DispatchGauges,
+      HttpSender,
+      ...DESTINATIONS,
+      DestinationRegistry,
+    ];
     if (roles.api) providers.push(WebhooksService, DeliveriesService, WebhookStatsService);
     if (roles.worker)
       providers.push(
@@ -43,7 +52,6 @@ export class WebhooksModule {
         DeliveryProcessor,
         Reconciler,
         DeliveryRetention,
-        HttpSender,
         DeliveryMetrics,
         DeliverySigner,
         SigningKeyEraser,

@@ -26,12 +26,19 @@ import {
   WebhookSecretResponse,
   WebhookTestDto,
   WebhookTestResponse,
+  FilterTestDto,
+  FilterTestResponse,
 } from './dto/webhook.dto';
 import { WebhookHeaderEntity } from './webhook-header.entity';
 import { WebhookEntity } from './webhook.entity';
 import { targetWarnings } from './target-warnings';
 import { webhookDisabledMessage, webhookEnabledMessage } from './operational-events';
 import { WebhookError } from './webhooks.errors';
+import { ValidationFailed } from '../common/errors/api-error';
+import { DestinationRegistry } from './send/destination-registry';
+import { parseEventFilter } from './filter/event-filter';
+import { matchesFilter } from './filter/filter-evaluator';
+import { toJsonPath } from './filter/filter-jsonpath';
 
 /** Webhook subscriptions, their headers and signing keys, and test sends (portal family). */
 @Injectable()
@@ -45,20 +52,23 @@ export class WebhooksService {
     private readonly events: EventsService,
     private readonly store: DeliveryStore,
     private readonly queue: DeliveryQueue,
+    private readonly destinations: DestinationRegistry,
     config: AppConfig,
   ) {
     this.guard = new AddressGuard(config.webhooks.allowedCidrs);
   }
 
   async create(dto: CreateWebhookDto): Promise<CreatedWebhookResponse> {
+    const destination = this.destination(dto.Type ?? 'http', dto.URL, dto.Options ?? {});
     const key = newSigningKey(dto.SignatureScheme ?? 'v1');
     const now = new Date();
     const webhook = await this.db.transaction(async (tx) => {
       const w = tx.create(WebhookEntity, {
         id: randomUUID(),
         name: dto.Name,
-        url: dto.URL,
-        method: dto.Method ?? 'POST',
+        ...destination,
+        ...compileFilter(dto.Filter),
+        method: destination.type === 'http' ? (dto.Method ?? 'POST') : 'POST',
         timeoutSeconds: dto.Timeout ?? 30,
         events: uniq(dto.Events),
         active: dto.Active ?? true,
@@ -84,8 +94,13 @@ export class WebhooksService {
       ...this.toResponse(webhook),
       Secret: shown,
       PublicKey: key.scheme === 'v1a' ? shown : null,
-      ...this.warnings(webhook.url),
+      ...this.warnings(dto.URL),
     };
+  }
+
+  /** Whether a filter accepts a sample event, read as fan-out reads it (the same rules compile to its jsonpath). */
+  testFilter(dto: FilterTestDto): FilterTestResponse {
+    return { Matches: matchesFilter(parseEventFilter(dto.Filter), dto.Event) };
   }
 
   async list(q: PortalPageQuery): Promise<WebhookResponse[]> {
@@ -105,8 +120,12 @@ export class WebhooksService {
       const w = await this.find(tx, id, true);
       const now = new Date();
       if (dto.Name !== undefined) w.name = dto.Name;
-      if (dto.URL !== undefined) w.url = dto.URL;
-      if (dto.Method !== undefined) w.method = dto.Method;
+      if (dto.URL !== undefined || dto.Type !== undefined || dto.Options !== undefined) {
+        Object.assign(w, this.destination(...this.destinationUpdate(w, dto)));
+      }
+      if (dto.Filter !== undefined) Object.assign(w, compileFilter(dto.Filter));
+      if (dto.Method !== undefined && w.type === 'http') w.method = dto.Method;
+      if (w.type !== 'http') w.method = 'POST';
       if (dto.Timeout !== undefined) w.timeoutSeconds = dto.Timeout;
       if (dto.Events !== undefined) w.events = uniq(dto.Events);
       if (dto.RateLimit !== undefined) w.rateLimit = dto.RateLimit;
@@ -141,7 +160,7 @@ export class WebhooksService {
       }
       return w;
     });
-    return { ...this.toResponse(webhook), ...this.warnings(webhook.url) };
+    return { ...this.toResponse(webhook), ...this.warnings(this.clearUrl(webhook)) };
   }
 
   async remove(id: string): Promise<{ status: string; message: string }> {
@@ -318,6 +337,43 @@ export class WebhooksService {
     await this.db.getRepository(WebhookEntity).update({ id }, { updatedAt: new Date() });
   }
 
+  /**
+   * The columns of a destination of `type` at `url` with `options`, once checked (a 422 naming every problem):
+   * a broker's URL is stored sealed, and shown masked.
+   */
+  private destination(
+    type: string,
+    url: string,
+    options: Record<string, string>,
+  ): Pick<WebhookEntity, 'type' | 'url' | 'destinationEncrypted' | 'destinationOptions'> {
+    const errors = this.destinations.validate(type, url, options);
+    if (errors.length) throw new ValidationFailed(errors);
+    if (type === 'http') return { type, url, destinationEncrypted: null, destinationOptions: {} };
+    return {
+      type,
+      url: this.destinations.mask(type, url),
+      destinationEncrypted: this.secrets.encrypt(url),
+      destinationOptions: options,
+    };
+  }
+
+  /** The type, URL and options a PUT leaves: those given, else the stored ones (the masked URL: the stored one). */
+  private destinationUpdate(w: WebhookEntity, dto: UpdateWebhookDto): [string, string, Record<string, string>] {
+    const type = dto.Type ?? w.type;
+    const sameType = type === w.type;
+    if (!sameType && dto.URL === undefined) {
+      throw new ValidationFailed([`URL is required when Type changes (to ${type})`]);
+    }
+    const url = dto.URL === undefined || (sameType && dto.URL === w.url) ? this.clearUrl(w) : dto.URL;
+    const options = dto.Options ?? (sameType ? w.destinationOptions : {});
+    return [type, url, options];
+  }
+
+  /** The webhook's URL in clear: a broker's is stored sealed. */
+  private clearUrl(w: WebhookEntity): string {
+    return w.destinationEncrypted ? this.secrets.decrypt(w.destinationEncrypted) : w.url;
+  }
+
   /** `Warnings` appears only when there is something to say, so the usual answer keeps its exact shape. */
   private warnings(url: string): { Warnings?: string[] } {
     const warnings = targetWarnings(url, this.guard);
@@ -344,8 +400,17 @@ export class WebhooksService {
       DisabledAt: w.active ? null : (w.disabledAt ?? w.updatedAt).toISOString(),
       RateLimit: w.rateLimit,
       Ordered: w.ordered,
+      Type: w.type,
+      Options: w.destinationOptions ?? {},
+      Filter: w.filter ?? null,
     };
   }
+}
+
+/** The filter columns for a filter as given: kept as given, and compiled for fan-out; null clears it. */
+function compileFilter(filter: unknown): Pick<WebhookEntity, 'filter' | 'filterPath'> {
+  if (filter === undefined || filter === null) return { filter: null, filterPath: null };
+  return { filter: filter, filterPath: toJsonPath(parseEventFilter(filter)) };
 }
 
 function toHeaderResponse(h: WebhookHeaderEntity): WebhookHeaderResponse {

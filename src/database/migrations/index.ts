@@ -8,6 +8,7 @@ import { OutboxTraceContext1763801100000 } from './1763801100000-outbox-trace-co
 import { WebhookSigningKeys1763801200000 } from './1763801200000-webhook-signing-keys';
 import { WebhookFlowControl1763801300000 } from './1763801300000-webhook-flow-control';
 import { PartitionedDeliveryLog1763801400000 } from './1763801400000-partitioned-delivery-log';
+import { WebhookDestinationsAndFilters1763801600000 } from './1763801600000-webhook-destinations-and-filters';
 
 /** Every migration, in order. Add new ones at the end (raw SQL up/down). */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   WebhookSigningKeys1763801200000,
   WebhookFlowControl1763801300000,
   PartitionedDeliveryLog1763801400000,
+  WebhookDestinationsAndFilters1763801600000,
 ];

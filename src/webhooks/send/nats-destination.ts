@@ -7,7 +7,14 @@ import { headers as natsHeaders, NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { AppConfig } from '../../config';
 import { AddressGuard, BlockedAddressError } from './address-guard';
-import { describeError, Destination, DestinationTarget, maskCredentials, OutgoingMessage, SendResult } from './destination';
+import {
+  describeError,
+  Destination,
+  DestinationTarget,
+  maskCredentials,
+  OutgoingMessage,
+  SendResult,
+} from './destination';
 
 interface Link {
   connection: Promise<{ nc: NatsConnection; js: JetStreamClient }>;
@@ -51,7 +58,8 @@ export class NatsDestination implements Destination {
   validate(url: URL): string[] {
     const errors: string[] = [];
     if (!url.hostname) errors.push('URL must name the NATS server (nats://user:password@host:4222)');
-    if (url.pathname && url.pathname !== '/') errors.push('URL must not have a path: the subject goes in Options.Subject');
+    if (url.pathname && url.pathname !== '/')
+      errors.push('URL must not have a path: the subject goes in Options.Subject');
     return errors;
   }
 
@@ -125,7 +133,8 @@ export class NatsDestination implements Destination {
         // a connection that gave up reconnecting (or was closed) leaves the pool; the next attempt opens one
         nc.closed().then(
           (err: Error | void) => {
-            if (err) this.logger.warn({ server: maskCredentials(url), err: describeError(err) }, 'NATS connection lost');
+            if (err)
+              this.logger.warn({ server: maskCredentials(url), err: describeError(err) }, 'NATS connection lost');
             this.forget(url, link);
           },
           () => this.forget(url, link),

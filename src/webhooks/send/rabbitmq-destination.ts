@@ -4,7 +4,14 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ChannelModel, ConfirmChannel, connect } from 'amqplib';
 import { AppConfig } from '../../config';
 import { AddressGuard, BlockedAddressError } from './address-guard';
-import { describeError, Destination, DestinationTarget, maskCredentials, OutgoingMessage, SendResult } from './destination';
+import {
+  describeError,
+  Destination,
+  DestinationTarget,
+  maskCredentials,
+  OutgoingMessage,
+  SendResult,
+} from './destination';
 
 /** A confirm channel for one exchange, and the ids of its messages the broker returned as unroutable. */
 interface Publisher {

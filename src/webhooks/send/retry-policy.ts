@@ -1,5 +1,6 @@
 /**
- * What to do after an attempt: no error (a 2xx, or a broker's confirmation) delivered, 410 switches the webhook off, a blocked address fails at once, anything
+ * What to do after an attempt: no error (a 2xx, or a broker's confirmation) delivered,
+ * 410 switches the webhook off, a blocked address fails at once, anything
  * else retries on the schedule until it runs out.
  */
 export type Outcome =

@@ -5,6 +5,14 @@ import type { SendResult } from '../send/destination';
 import type { Outcome } from '../send/retry-policy';
 import { contextFromCarrier, dispatcherTracer, TraceCarrier, traceCarrier } from '../trace-context';
 
+const DEFAULT_PORTS: Record<string, number> = {
+  'https:': 443,
+  'amqp:': 5672,
+  'amqps:': 5671,
+  'nats:': 4222,
+  'tls:': 4222,
+};
+
 /** What became of the delivery after this attempt, as the span reports it. */
 const OUTCOME: Record<Outcome['kind'], string> = {
   delivered: 'delivered',
@@ -38,11 +46,12 @@ export class AttemptTrace {
           'webhook.delivery.attempt': number,
           'webhook.delivery.trigger': d.trigger,
           'webhook.event.name': d.eventName,
-          'http.request.method': d.method,
+          'webhook.destination.type': d.type,
+          ...(d.type === 'http' ? { 'http.request.method': d.method } : { 'messaging.system': d.type }),
           ...(target
             ? {
                 'server.address': target.hostname,
-                'server.port': Number(target.port) || (target.protocol === 'https:' ? 443 : 80),
+                'server.port': Number(target.port) || (DEFAULT_PORTS[target.protocol] ?? 80),
               }
             : {}),
         },

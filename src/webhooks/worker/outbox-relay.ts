@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { Client } from 'pg';
 import { AppConfig } from '../../config';
+import { DeliveryMetrics } from '../webhook-metrics';
 import { OUTBOX_CHANNEL, parseOutboxNotification } from '../../events/events.service';
 import { DELIVERY_QUEUE, DeliveryQueue } from '../delivery.queue';
 import { DeliveryStore, RelayedDelivery } from '../delivery.store';
@@ -38,6 +39,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly config: AppConfig,
     private readonly store: DeliveryStore,
     private readonly queue: DeliveryQueue,
+    private readonly metrics: DeliveryMetrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -99,7 +101,8 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   /** One relay statement, then its deliveries' jobs; returns how many events it claimed. */
   async relay(eventIds: string[] | null): Promise<number> {
     const startTime = Date.now();
-    const { events, deliveries } = await this.store.relay(eventIds, BATCH);
+    const { events, refused, deliveries } = await this.store.relay(eventIds, BATCH);
+    this.metrics.filterRefused(refused);
     const spans = startRelaySpans(deliveries, startTime);
     try {
       await this.queue.enqueue(deliveries);
