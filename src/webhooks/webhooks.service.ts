@@ -400,9 +400,9 @@ export class WebhooksService {
       DisabledAt: w.active ? null : (w.disabledAt ?? w.updatedAt).toISOString(),
       RateLimit: w.rateLimit,
       Ordered: w.ordered,
-      Type: w.type,
-      Options: w.destinationOptions ?? {},
-      Filter: w.filter ?? null,
+      // an http webhook without a filter answers exactly as before: the new fields appear only when used
+      ...(w.type !== 'http' ? { Type: w.type, Options: w.destinationOptions ?? {} } : {}),
+      ...(w.filter !== null && w.filter !== undefined ? { Filter: w.filter } : {}),
     };
   }
 }

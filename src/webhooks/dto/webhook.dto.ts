@@ -386,11 +386,20 @@ export class WebhookResponse {
   @ApiProperty({ type: Number, nullable: true, description: 'deliveries per second at most; null: no limit' })
   RateLimit: number | null;
   @ApiProperty({ description: 'deliveries are sent one at a time in event order' }) Ordered: boolean;
-  @ApiProperty({ enum: DESTINATION_TYPES, description: TYPE_DESCRIPTION }) Type: string;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, description: OPTIONS_DESCRIPTION })
-  Options: Record<string, string>;
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: FILTER_DESCRIPTION })
-  Filter: unknown;
+  @ApiPropertyOptional({ enum: DESTINATION_TYPES, description: `${TYPE_DESCRIPTION}. Absent: http` })
+  Type?: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: `${OPTIONS_DESCRIPTION}. Absent for http`,
+  })
+  Options?: Record<string, string>;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: `${FILTER_DESCRIPTION}. Absent when the webhook has none`,
+  })
+  Filter?: unknown;
 }
 
 /**
