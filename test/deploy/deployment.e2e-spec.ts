@@ -195,7 +195,8 @@ describe('optional brokers (compose profile, deploy/kubernetes/brokers)', () => 
       const set = objects.find((o) => o.kind === 'StatefulSet' && o.metadata.name === name);
       const svc = objects.find((o) => o.kind === 'Service' && o.metadata.name === name);
       expect(svc.spec.selector).toEqual(set.spec.selector.matchLabels);
-      expect(set.spec.template.spec.containers[0].ports.map((p: Obj) => p.name)).toContain(svc.spec.ports[0].targetPort);
+      const portNames = set.spec.template.spec.containers[0].ports.map((p: Obj) => p.name);
+      expect(portNames).toContain(svc.spec.ports[0].targetPort);
     }
   });
 });

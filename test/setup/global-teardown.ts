@@ -10,7 +10,7 @@ export default async function globalTeardown(): Promise<void> {
   const adminUrl = process.env[ENV_ADMIN_URL];
   const template = process.env[ENV_TEMPLATE];
   let leftovers: string[];
-  let streams: string[] = [];
+  let streams: string[];
   try {
     leftovers = await takeLeftoverQueueKeys();
     streams = await takeLeftoverStreams();
