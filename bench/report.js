@@ -108,6 +108,17 @@ function summary(res) {
       'ratio / figure': `${worst} ms (${r2(worst / bWorst)} × baseline)`,
       result: verdict(f.met),
     });
+    if (f.filtered) {
+      const fWorst = Math.max(...f.filtered.rounds.map((x) => x.allReceivedMs));
+      rows.push({
+        scenario: `fan-out to ${f.settings.webhooks} webhooks, each with a filter`,
+        target: `≤ ${f.filterTargetRatio} × without filters`,
+        measured: `${fWorst} ms (slowest of ${f.settings.rounds})`,
+        baseline: `${worst} ms (no filters)`,
+        'ratio / figure': `${r2(fWorst / worst)} × without filters`,
+        result: verdict(f.filterMet),
+      });
+    }
   }
   const iso = res.isolation;
   if (iso) {
