@@ -5,6 +5,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
 COPY console ./console
+COPY scripts ./scripts
 RUN npm run build && npm prune --omit=dev
 
 FROM node:22-bookworm-slim

@@ -11,8 +11,16 @@ const swc = [
   },
 ];
 
-// ES-module-only dependencies that jest (on Node 20) must compile to CommonJS.
-const esmOnly = ['content-disposition'];
+// ES-module-only dependencies that jest (on Node 20) must compile to CommonJS (openapi-typescript's own are nested
+// under it, so it is listed to let the pattern reach them).
+const esmOnly = [
+  'content-disposition',
+  'openapi-typescript',
+  'parse-json',
+  'index-to-position',
+  'change-case',
+  'supports-color',
+];
 
 module.exports = {
   testEnvironment: 'node',

@@ -1,12 +1,22 @@
 'use strict';
 // Latency: at a steady rate (BENCH_RATE approvals/s, default 200) the time from each approval's response to
 // the receipt of its delivery, p50/p95/p99. Baseline: the bare BullMQ + undici pipeline at the same rate
-// (time from the job being added to its receipt).
+// (time from the job being added to its receipt). For context, the equal-guarantees baseline (lib/equal.js) at
+// the same rate: its latency and, for both, CPU per delivery by process. Each side's delivery log is checked.
 const { startService } = require('./lib/service');
 const { startReceiver } = require('./lib/receiver');
 const { startBaseline } = require('./lib/baseline');
-const { connect, portal, seedAccessRequests, outboxIdle, warmUp, backendPids } = require('./lib/client');
-const { now, openLoop, round, summary, watchCpu } = require('./lib/util');
+const { startEqual } = require('./lib/equal');
+const {
+  connect,
+  portal,
+  seedAccessRequests,
+  outboxIdle,
+  warmUp,
+  checkServiceDeliveries,
+  watchSide,
+} = require('./lib/client');
+const { now, openLoop, round, summary, perDelivery } = require('./lib/util');
 
 const TARGET = { p50: 20, p99: 100 };
 
@@ -29,27 +39,65 @@ const arId = (body) => {
   }
 };
 
-async function ours(s, receiver) {
+/** Our service as a side of the latency run: one webhook, `count` pending access requests. */
+async function startOurs(receiver, count) {
   const service = await startService({ tag: 'lat' });
   const http = connect(service.api.url, 64);
   try {
     const p = portal(service, http);
     await p.createWebhook({ Name: 'latency', URL: `${receiver.url}/hook` });
     const app = await p.createApp();
-    const all = await seedAccessRequests(service, app.ID, WARMUP_APPROVALS + s.warmup + s.count);
+    const ids = await seedAccessRequests(service, app.ID, count);
     await outboxIdle(service);
-    await warmUp(p, all.slice(0, WARMUP_APPROVALS), receiver, 1);
-    const ids = all.slice(WARMUP_APPROVALS);
+    return {
+      label: 'ours',
+      p,
+      ids,
+      side: { api: service.api.pid, worker: service.worker.pid, dbUrl: service.db.url },
+      check: (expected, what) => checkServiceDeliveries(service, expected, what),
+      async stop() {
+        await http.close().catch(() => undefined);
+        await service.stop();
+      },
+    };
+  } catch (err) {
+    await http.close().catch(() => undefined);
+    await service.stop();
+    throw err;
+  }
+}
+
+/** The equal-guarantees baseline (lib/equal.js) as a side of the latency run. */
+async function startEqualSide(receiver, count) {
+  const eq = await startEqual({ webhookUrl: `${receiver.url}/hook`, requests: count, tag: 'eqlat' });
+  const http = connect(eq.api.url, 64);
+  return {
+    label: 'equal-guarantees',
+    p: portal({ env: { PORTAL_API_TOKEN: eq.token } }, http),
+    ids: eq.ids,
+    side: { api: eq.api.pid, worker: eq.worker.pid, dbUrl: eq.db.url },
+    check: eq.check,
+    async stop() {
+      await http.close().catch(() => undefined);
+      await eq.stop();
+    },
+  };
+}
+
+/** One latency run of a side (started by `start`): warm-up, then the open-loop load, receipts, CPU, the log's check. */
+async function measure(s, receiver, start) {
+  const x = await start(receiver, WARMUP_APPROVALS + s.warmup + s.count);
+  try {
+    const { p } = x;
+    const warmed = await warmUp(p, x.ids.slice(0, WARMUP_APPROVALS), receiver, 1);
+    const ids = x.ids.slice(WARMUP_APPROVALS);
 
     const sentAt = new Map();
     const answeredAt = new Map();
     const measured = new Set(ids.slice(s.warmup));
     let failures = 0;
     receiver.reset();
-    const cpu = watchCpu(
-      { api: service.api.pid, worker: service.worker.pid },
-      { postgres: await backendPids(service) },
-    );
+    const cpu = await watchSide({ api: x.side.api, worker: x.side.worker }, x.side.dbUrl);
     const t0 = now();
     const load = await openLoop(s.rate, ids.length, async (i) => {
       const id = ids[i];
@@ -59,8 +107,13 @@ async function ours(s, receiver) {
       if (status !== 200) failures++;
     });
     const offeredSeconds = (now() - t0) / 1000;
-    await receiver.waitUntil(() => receiver.receipts.size >= ids.length - failures, 60_000, 'every delivery');
-    const cpuSeconds = cpu.stop({ postgres: await backendPids(service) });
+    await receiver.waitUntil(
+      () => receiver.receipts.size >= ids.length - failures,
+      60_000,
+      `every ${x.label} delivery`,
+    );
+    const cpuSeconds = await cpu.stop();
+    const delivered = receiver.receipts.size;
     const fromResponse = [];
     const fromRequest = [];
     const approvalMs = [];
@@ -74,6 +127,7 @@ async function ours(s, receiver) {
       fromRequest.push(r.t - sentAt.get(id));
       approvalMs.push(answeredAt.get(id) - sentAt.get(id));
     }
+    const checked = await x.check(warmed + ids.length - failures, `${x.label}: latency delivery log`);
     return {
       approvals: s.count,
       failedApprovals: failures,
@@ -84,12 +138,16 @@ async function ours(s, receiver) {
       approvalResponse: roundAll(summary(approvalMs)),
       achievedRate: round(ids.length / offeredSeconds, 1),
       cpuSeconds,
+      // over the warm-up at the rate and the measured part alike (every delivery of the open loop)
+      cpuMsPerDelivery: perDelivery(cpuSeconds, delivered),
+      checked,
     };
   } finally {
-    await http.close().catch(() => undefined);
-    await service.stop();
+    await x.stop();
   }
 }
+
+const ours = (s, receiver) => measure(s, receiver, startOurs);
 
 async function baseline(s, receiver, body) {
   const base = await startBaseline({ tag: 'latbase' });
@@ -146,8 +204,18 @@ const BODY = JSON.stringify({
   Timestamp: new Date().toISOString(),
 });
 
-/** Table rows and verdict for one rate. */
-function judge(o, b, rate, headline) {
+const cpuRow = (who, c) => ({
+  '': who,
+  'API process': c.api,
+  'worker process': c.worker,
+  'Postgres backends': c.postgres,
+  'Redis (shared, run window)': c.redis,
+  'pipeline (sum)': c.pipeline,
+  'machine (everyone)': c.machineBusy,
+});
+
+/** Table rows and verdict for one rate (`e`: the equal-guarantees run at that rate, when there is one). */
+function judge(o, b, rate, headline, e) {
   // The figures mean something only if the service kept up with the offered rate: the rate achieved and the
   // approvals themselves answered within the p99 budget (no queue building up in front of the API).
   // Otherwise receipts overtake slow responses and "from response" shrinks towards 0 while the service is
@@ -162,7 +230,8 @@ function judge(o, b, rate, headline) {
     'ours from response (ms)': o.fromResponse[k],
     'ours from request (ms)': o.fromRequest[k],
     'approval response (ms)': o.approvalResponse[k],
-    'baseline from add (ms)': b.fromAdd[k],
+    'equal-guarantees from response (ms)': e ? e.fromResponse[k] : '—',
+    'bare BullMQ from add (ms)': b.fromAdd[k],
     result: k === 'p95' ? '—' : headline ? verdict(k) : `(${verdict(k)})`,
   }));
   rows.push({
@@ -171,7 +240,8 @@ function judge(o, b, rate, headline) {
     'ours from response (ms)': `${o.receiptBeforeResponse} of ${o.fromResponse.count} (counted as 0)`,
     'ours from request (ms)': '',
     'approval response (ms)': `achieved ${o.achievedRate}/s`,
-    'baseline from add (ms)': '',
+    'equal-guarantees from response (ms)': e ? `${e.receiptBeforeResponse} of ${e.fromResponse.count}` : '',
+    'bare BullMQ from add (ms)': '',
     result: '',
   });
   return { rows, sustained, met: ok('p50') && ok('p99') };
@@ -184,8 +254,10 @@ async function run() {
   const receiver = await startReceiver();
   try {
     const o = await ours(s, receiver);
+    // the equal-guarantees baseline at the same rate: its latency for context, and CPU per delivery by process
+    const e = await measure(s, receiver, startEqualSide);
     const b = await baseline(s, receiver, BODY);
-    const main = judge(o, b, s.rate, true);
+    const main = judge(o, b, s.rate, true, e);
     const rows = [...main.rows];
     let info = null;
     if (infoRate > 0 && infoRate !== s.rate) {
@@ -207,7 +279,22 @@ async function run() {
           scenario: 'latency',
           title: `Latency from approval response to receipt (${s.rate} approvals/s for ${s.seconds} s after ${s.warmupSeconds} s warm-up${info ? `; ${infoRate}/s for context` : ''})`,
           rows,
-          data: { settings: s, ours: o, baseline: b, target: TARGET, sustained: main.sustained, met: main.met, info },
+          data: {
+            settings: s,
+            ours: o,
+            equal: e,
+            baseline: b,
+            target: TARGET,
+            sustained: main.sustained,
+            met: main.met,
+            info,
+          },
+        },
+        {
+          scenario: 'latency-cpu',
+          title: `Latency run at ${s.rate}/s: CPU ms per delivery by process`,
+          rows: [cpuRow('ours', o.cpuMsPerDelivery), cpuRow('equal-guarantees', e.cpuMsPerDelivery)],
+          noFile: true,
         },
       ],
     };

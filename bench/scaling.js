@@ -7,15 +7,22 @@
 // record) by K processes sharing one Postgres and one Redis.
 const { join } = require('node:path');
 const { Queue } = require('bullmq');
-const { Client } = require('pg');
 const { request } = require('undici');
 const { hashTaggedPrefix } = require('../dist/queue/redis-connection');
 const infra = require('./lib/infra');
 const { startService, freePort } = require('./lib/service');
 const { startReceiver } = require('./lib/receiver');
-const { connect, portal, seedAccessRequests, outboxIdle, warmUp } = require('./lib/client');
+const {
+  connect,
+  portal,
+  seedAccessRequests,
+  outboxIdle,
+  warmUp,
+  checkServiceDeliveries,
+  watchBackends,
+} = require('./lib/client');
 const { spawnTracked, stop } = require('./lib/procs');
-const { ROOT, now, pool, round, sleep, watchCpu, cpuSeconds } = require('./lib/util');
+const { ROOT, now, pool, round, sleep, watchCpu } = require('./lib/util');
 
 const MAIN = process.env.BENCH_SERVICE_MAIN || join(ROOT, 'dist', 'main.js');
 
@@ -54,49 +61,6 @@ async function startWorker(service, i) {
   }
 }
 
-/**
- * CPU seconds of the Postgres backends serving a database over a run, sampled every 250 ms: pool connections
- * open and close during the run (idle timeout), so a backend's CPU is taken from its last sample before it
- * went; one first seen during the run counts all of its CPU.
- */
-async function watchBackends(dbUrl) {
-  const c = new Client({ connectionString: dbUrl });
-  await c.connect();
-  const base = new Map();
-  const last = new Map();
-  let first = true;
-  const sample = async () => {
-    const { rows } = await c.query(
-      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
-    );
-    for (const { pid } of rows) {
-      const v = cpuSeconds(pid);
-      if (!base.has(pid)) base.set(pid, first ? v : 0);
-      if (v > 0) last.set(pid, v);
-    }
-    first = false;
-  };
-  await sample();
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      await sleep(250);
-      await sample().catch(() => undefined);
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      await sample().catch(() => undefined);
-      await c.end();
-      let total = 0;
-      for (const [pid, v] of last) total += v - base.get(pid);
-      return round(total, 2);
-    },
-  };
-}
-
 async function measure(s, k, receiver) {
   const service = await startService({ tag: `sc${k}`, worker: false });
   const workers = [];
@@ -109,7 +73,7 @@ async function measure(s, k, receiver) {
     const app = await p.createApp();
     const ids = await seedAccessRequests(service, app.ID, s.warmup + s.n);
     await outboxIdle(service);
-    await warmUp(p, ids.slice(0, s.warmup), receiver, 1, 16);
+    const warmed = await warmUp(p, ids.slice(0, s.warmup), receiver, 1, 16);
 
     // the backlog: every delivery created and queued, none sent yet
     await queue.pause();
@@ -134,6 +98,7 @@ async function measure(s, k, receiver) {
     const spent = { ...cpu.stop(), postgres: await backends.stop() };
     const seconds = (last - t0) / 1000;
     const delivered = receiver.receipts.size;
+    await checkServiceDeliveries(service, warmed + s.n - failures, `delivery log with ${k} worker(s)`);
     const workerCpu = workers.reduce((sum, _, i) => sum + spent[`worker${i}`], 0);
     const ms = (v) => round((v * 1000) / delivered, 2);
     return {

@@ -1,6 +1,7 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { AuthModule } from './common/auth/auth.module';
 import { CryptoModule } from './common/crypto/crypto.module';
+import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { LoggingModule } from './common/logging/logging.module';
 import { AppConfig, ConfigModule } from './config';
 import { DatabaseModule } from './database/database.module';
@@ -17,8 +18,9 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 import { ConsoleModule } from './console/console.module';
 import { QueueBoardModule } from './queue-board/queue-board.module';
 
-/** Feature modules serving HTTP routes (role api or all). */
+/** Feature modules serving HTTP routes (role api or all), and idempotent retries of their writes. */
 const API_MODULES: Type[] = [
+  IdempotencyModule,
   AppsModule,
   AccessRequestsModule,
   UsersModule,

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Type } from '@nestjs/common';
+import { INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { FamilyAuthenticator } from './common/auth/auth.guard';
@@ -11,8 +11,9 @@ import { FamilyExceptionFilter } from './common/errors';
 import { setTraceRoute } from './common/http/trace-route';
 import { MAX_PARAM_LENGTH, onClientError, onFrameworkError } from './common/errors/framework-errors';
 import { registerInputPolicy } from './common/http/input-policy';
+import { documentIdempotencyKey } from './common/idempotency/idempotency.openapi';
 import { createValidationPipe } from './common/http/validation.pipe';
-import { AppConfig } from './config';
+import { AppConfig, loadConfig } from './config';
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
 
@@ -73,6 +74,12 @@ export async function createApp(
 }
 
 function setupOpenApi(app: NestFastifyApplication): void {
+  const document = createOpenApiDocument(app);
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', yamlDocumentUrl: 'docs-yaml' });
+}
+
+/** The OpenAPI document served at /docs-json, built from the controllers' and DTOs' decorators. */
+export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   const doc = new DocumentBuilder()
     .setTitle('Gateway management, dashboard and developer portal')
     .setDescription(
@@ -86,5 +93,32 @@ function setupOpenApi(app: NestFastifyApplication): void {
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'a dashboard user access key' }, 'dashboard')
     .build();
   const document = SwaggerModule.createDocument(app, doc);
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', yamlDocumentUrl: 'docs-yaml' });
+  documentIdempotencyKey(document);
+  return document;
+}
+
+/**
+ * The same document without PostgreSQL or Redis, for generators: Nest's preview mode scans the modules and their
+ * controllers but constructs no provider, so nothing connects. The placeholder secrets are never used.
+ */
+export async function previewOpenApiDocument(): Promise<OpenAPIObject> {
+  const placeholder = 'preview-only-'.padEnd(32, '0');
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    ROLE: 'api',
+    GATEWAY_SECRET: placeholder,
+    ADMIN_SECRET: placeholder,
+    PORTAL_API_TOKEN: placeholder,
+    ENCRYPTION_KEY: '0'.repeat(64),
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), new FastifyAdapter(), {
+    preview: true,
+    abortOnError: false,
+    logger: false,
+  });
+  try {
+    return createOpenApiDocument(app);
+  } finally {
+    await app.close();
+  }
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { request } from 'undici';
 import { familyOf } from '../src/common/errors/families';
-import { createApi, EXT, oasDoc, seedUser } from './dashboard/support';
+import { createApi, EXT, oasDoc, seedUser } from './helpers/dashboard';
 import { createAccessRequest, createApp, portalClient } from './helpers/portal';
 import { startTestApp, TestApp } from './helpers/test-app';
 import { TEST_SECRETS } from './helpers/test-env';

@@ -1,7 +1,7 @@
-import { createAccessRequest, createApp, portalClient } from './helpers/portal';
-import { startTestApp, TestApp } from './helpers/test-app';
-import { HttpClient } from './helpers/http';
-import { seedUser } from './dashboard/support';
+import { createAccessRequest, createApp, startPortal } from './helpers/portal';
+import { TestApp } from './helpers/test-app';
+import { HttpClient } from './helpers/http-client';
+import { seedUser } from './helpers/dashboard';
 
 /** Spellings that JavaScript's Number() would read as 1 (or as the id), but that are not the id's digits. */
 const NOT_THE_DIGITS = (id: number | string) => [
@@ -20,8 +20,7 @@ describe('an id is exactly its digits', () => {
   let portal: HttpClient;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    portal = portalClient(t);
+    ({ t, portal } = await startPortal());
   });
   afterAll(() => t.close());
 

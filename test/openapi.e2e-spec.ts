@@ -1,6 +1,12 @@
+import { previewOpenApiDocument } from '../src/bootstrap';
 import { startTestApp, TestApp } from './helpers/test-app';
 
-type Operation = { operationId?: string; summary?: string };
+type Operation = {
+  operationId?: string;
+  summary?: string;
+  parameters?: { name: string; in: string }[];
+  responses?: Record<string, { headers?: Record<string, unknown> }>;
+};
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 
 /** Every string under a `summary` or `description` key anywhere in the document, with where it is. */
@@ -35,6 +41,10 @@ describe('the OpenAPI document (/docs-json)', () => {
     expect(operations.length).toBeGreaterThan(40);
   });
 
+  it('is the document the console types are generated from, built without PostgreSQL or Redis', async () => {
+    expect(await previewOpenApiDocument()).toEqual(doc);
+  });
+
   it('gives every operation a summary', () => {
     expect(operations.filter(([, op]) => !op.summary?.trim()).map(([name]) => name)).toEqual([]);
   });
@@ -60,6 +70,23 @@ describe('the OpenAPI document (/docs-json)', () => {
       'POST /admin/users': 'adminCreateUser',
       'GET /api/apis': 'listApis',
     });
+  });
+
+  it('documents Idempotency-Key on every write of the portal, dashboard and admin families, and nowhere else', () => {
+    const takesKey = (name: string) => /^(POST|PUT|PATCH|DELETE) \/(portal-api|api|admin)\//.test(name);
+    const documented = (op: Operation) =>
+      (op.parameters ?? []).some((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+    expect(operations.filter(([name, op]) => takesKey(name) !== documented(op)).map(([name]) => name)).toEqual([]);
+    expect(operations.filter(([name]) => takesKey(name)).length).toBeGreaterThan(15);
+    // their answers say when they are a replay
+    const unmarked = operations.filter(
+      ([name, op]) =>
+        takesKey(name) &&
+        !Object.entries(op.responses ?? {}).some(
+          ([status, r]) => /^2/.test(status) && r.headers?.['Idempotent-Replayed'],
+        ),
+    );
+    expect(unmarked.map(([name]) => name)).toEqual([]);
   });
 
   it('shows no HTML-like text outside code spans (it would be swallowed by the docs page)', () => {

@@ -1,7 +1,27 @@
 'use strict';
-// HTTP calls to the service under test (undici Pools, keep-alive) and the setup it needs.
+// HTTP calls to the service under test (undici Pools, keep-alive), the setup it needs, the checks of its delivery
+// log, and the CPU of the processes and Postgres backends of one side of a run.
 const { Pool } = require('undici');
 const { Client } = require('pg');
+const { cpuSeconds, round, sleep, watchCpu } = require('./util');
+
+/**
+ * The only statements that read the service's own tables (besides seeding access requests): a change of the
+ * service's schema is a change here. The outbox's unrelayed events, and the delivery log as checkDeliveries reads
+ * it: every delivery, delivered ones, pending ones, and those whose attempt rows do not add up (not numbered
+ * 1..attempt_count, or delivered without a 2xx attempt).
+ */
+const SERVICE_UNRELAYED = `SELECT count(*)::int AS n FROM outbox_events WHERE relayed_at IS NULL`;
+const SERVICE_DELIVERY_LOG = `
+  SELECT count(*)::int AS deliveries,
+         count(*) FILTER (WHERE d.status = 'delivered')::int AS delivered,
+         count(*) FILTER (WHERE d.status = 'pending')::int AS pending,
+         count(*) FILTER (WHERE a.n IS NULL OR a.n <> d.attempt_count OR a.last <> d.attempt_count
+                                OR (d.status = 'delivered' AND a.ok = 0))::int AS unrecorded
+    FROM webhook_deliveries d
+    LEFT JOIN (SELECT delivery_id, count(*)::int AS n, max(number) AS last,
+                      count(*) FILTER (WHERE error IS NULL AND status_code BETWEEN 200 AND 299)::int AS ok
+                 FROM webhook_delivery_attempts GROUP BY delivery_id) a ON a.delivery_id = d.id`;
 
 /** A keep-alive pool to one service process. */
 function connect(baseUrl, connections = 64) {
@@ -127,7 +147,7 @@ async function outboxIdle(service, timeoutMs = 60_000) {
   try {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const { rows } = await c.query(`SELECT count(*)::int AS n FROM outbox_events WHERE relayed_at IS NULL`);
+      const { rows } = await c.query(SERVICE_UNRELAYED);
       if (rows[0].n === 0) return;
       if (Date.now() > deadline) throw new Error(`outbox still has ${rows[0].n} events after ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 100));
@@ -140,6 +160,7 @@ async function outboxIdle(service, timeoutMs = 60_000) {
 /**
  * Warm-up, not measured: `ids` approved with `inFlight` at a time until every delivery is in (`perApproval`
  * receipts each), so JIT, connection pools and prepared statements are hot before the clock starts.
+ * Resolves with the number of approvals that went through.
  */
 async function warmUp(p, ids, receiver, perApproval = 1, inFlight = 16) {
   receiver.reset();
@@ -159,20 +180,111 @@ async function warmUp(p, ids, receiver, perApproval = 1, inFlight = 16) {
     'warm-up deliveries',
   );
   receiver.reset();
+  return ids.length - failures;
 }
 
-/** Pids of the Postgres backends connected to the service's database (local server only). */
-async function backendPids(service) {
-  const c = new Client({ connectionString: service.db.url });
+/**
+ * The end-of-run check of a delivery log (`sql` reads it: see SERVICE_DELIVERY_LOG): waits (up to `timeoutMs`) until
+ * no delivery is pending, the last attempts being recorded after their receipts; then there must be `expected`
+ * deliveries, every one delivered, each with its attempt rows. Throws otherwise, failing the scenario.
+ */
+async function checkDeliveries(dbUrl, sql, expected, what, timeoutMs = 60_000) {
+  const c = new Client({ connectionString: dbUrl });
   await c.connect();
   try {
-    const { rows } = await c.query(
-      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
-    );
-    return rows.map((r) => r.pid);
+    const deadline = Date.now() + timeoutMs;
+    let log;
+    for (;;) {
+      log = (await c.query(sql)).rows[0];
+      if ((log.pending === 0 && log.deliveries >= expected) || Date.now() > deadline) break;
+      await sleep(100);
+    }
+    if (log.deliveries !== expected || log.delivered !== log.deliveries || log.unrecorded !== 0)
+      throw new Error(
+        `${what}: expected ${expected} deliveries, all delivered with their attempts; the log has ${log.deliveries}, ` +
+          `${log.delivered} delivered, ${log.pending} pending, ${log.unrecorded} whose attempts do not add up`,
+      );
+    return log;
   } finally {
     await c.end();
   }
 }
 
-module.exports = { connect, call, expectStatus, portal, seedAccessRequests, outboxIdle, backendPids, warmUp };
+/** checkDeliveries on the service's delivery log. */
+function checkServiceDeliveries(service, expected, what) {
+  return checkDeliveries(service.db.url, SERVICE_DELIVERY_LOG, expected, what);
+}
+
+/**
+ * CPU seconds of the Postgres backends serving a database over a run, sampled every 250 ms: pool connections
+ * open and close during the run (idle timeout), so a backend's CPU is taken from its last sample before it
+ * went; one first seen during the run counts all of its CPU. Local server only (reads /proc).
+ */
+async function watchBackends(dbUrl) {
+  const c = new Client({ connectionString: dbUrl });
+  await c.connect();
+  const base = new Map();
+  const last = new Map();
+  let first = true;
+  const sample = async () => {
+    const { rows } = await c.query(
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+    );
+    for (const { pid } of rows) {
+      const v = cpuSeconds(pid);
+      if (!base.has(pid)) base.set(pid, first ? v : 0);
+      if (v > 0) last.set(pid, v);
+    }
+    first = false;
+  };
+  await sample();
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      await sleep(250);
+      await sample().catch(() => undefined);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      await sample().catch(() => undefined);
+      await c.end();
+      let total = 0;
+      for (const [pid, v] of last) total += v - base.get(pid);
+      return round(total, 2);
+    },
+  };
+}
+
+/**
+ * CPU accounting of one side of a run: the named processes (name → pid, e.g. api and worker), the Postgres
+ * backends of its database (`postgres`, sampled through the run), and what watchCpu adds (every redis-server,
+ * shared, so attributed by the run's window; this bench process; the whole machine). stop() → CPU seconds by name.
+ */
+async function watchSide(named, dbUrl) {
+  const cpu = watchCpu(named);
+  const backends = dbUrl ? await watchBackends(dbUrl) : null;
+  return {
+    async stop() {
+      const spent = cpu.stop();
+      if (backends) spent.postgres = await backends.stop();
+      return spent;
+    },
+  };
+}
+
+module.exports = {
+  connect,
+  call,
+  expectStatus,
+  portal,
+  seedAccessRequests,
+  outboxIdle,
+  warmUp,
+  checkDeliveries,
+  checkServiceDeliveries,
+  watchBackends,
+  watchSide,
+};

@@ -1,7 +1,8 @@
 'use strict';
-// The equal-guarantees baseline's API process: bare Fastify + pg, PUT /portal-api/access_requests/:id/approve
-// as one transaction of six round trips (BEGIN; lock the request with its app; status; credential; both
-// outbox rows + one NOTIFY with their ids; COMMIT), the answer built from RETURNING, no read-back.
+// The equal-guarantees baseline's API process: bare Fastify + pg on the baseline's own schema
+// (equal-schema.sql), PUT /portal-api/access_requests/:id/approve as one transaction of six round trips (BEGIN;
+// lock the request with its app; status; sealed credential; both outbox rows + one NOTIFY with their ids;
+// COMMIT), the answer built from what the statements returned, no read-back.
 // Env: EQ_DATABASE_URL, EQ_PORT, EQ_PORTAL_TOKEN, EQ_KEY (hex), EQ_POOL (20).
 const { createHash, randomBytes, randomUUID, timingSafeEqual } = require('node:crypto');
 const Fastify = require('fastify');
@@ -26,7 +27,7 @@ const STATUS = {
 };
 const CREDENTIAL = {
   name: 'eq_credential',
-  text: `INSERT INTO portal_credentials (access_request_id, credential_encrypted, credential_hash, created_at) VALUES ($1, $2, $3, $4) RETURNING id, created_at`,
+  text: `INSERT INTO portal_credentials (access_request_id, credential_encrypted, credential_hash, created_at) VALUES ($1, $2, $3, $4)`,
 };
 const EVENTS = {
   name: 'eq_events',
@@ -58,7 +59,7 @@ app.put('/portal-api/access_requests/:id/approve', async (req, reply) => {
     const { updated_at } = (await c.query({ ...STATUS, values: [id, now] })).rows[0];
     const secret = randomBytes(32).toString('hex');
     const hash = createHash('sha256').update(secret).digest('hex');
-    const cred = (await c.query({ ...CREDENTIAL, values: [id, seal(key, secret), hash, now] })).rows[0];
+    await c.query({ ...CREDENTIAL, values: [id, seal(key, secret), hash, now] });
     const message = {
       ID: ar.id,
       AppID: ar.app_id,
@@ -78,7 +79,7 @@ app.put('/portal-api/access_requests/:id/approve', async (req, reply) => {
       UserID: ar.user_id,
       AuthType: ar.auth_type,
       OAuthClientID: '',
-      CreatedAt: time(cred.created_at),
+      CreatedAt: time(now),
     };
     const ids = [randomUUID(), randomUUID()];
     const at = Date.now();

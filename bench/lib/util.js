@@ -297,3 +297,31 @@ function watchCpu(named, groups = {}) {
 
 module.exports.cpuSeconds = cpuSeconds;
 module.exports.watchCpu = watchCpu;
+
+/**
+ * CPU ms per delivery by process group (from CPU seconds, e.g. watchSide's), and `pipeline`: the sum of the
+ * pipeline's own processes (API, worker, Postgres backends, Redis), without the bench's load generator and
+ * receiver. machineBusy is everyone's (other work on the machine included).
+ */
+function perDelivery(cpuSecs, n) {
+  const out = Object.fromEntries(
+    Object.entries(cpuSecs)
+      .filter(([k]) => k !== 'machineIdle')
+      .map(([k, v]) => [k, round((v * 1000) / n, 2)]),
+  );
+  out.pipeline = round(
+    (((cpuSecs.api ?? 0) + (cpuSecs.worker ?? 0) + (cpuSecs.postgres ?? 0) + (cpuSecs.redis ?? 0)) * 1000) / n,
+    2,
+  );
+  return out;
+}
+
+/** CPU seconds of several runs added up, name by name. */
+function addCpu(runs) {
+  const sum = {};
+  for (const r of runs) for (const [k, v] of Object.entries(r)) sum[k] = round((sum[k] ?? 0) + v, 2);
+  return sum;
+}
+
+module.exports.perDelivery = perDelivery;
+module.exports.addCpu = addCpu;

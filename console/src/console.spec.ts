@@ -40,7 +40,8 @@ describe('console error wording', () => {
 });
 
 describe('the console event catalogue', () => {
-  // the browser bundle keeps its own copy of the service's catalogue: a change on one side must reach the other
+  // the catalogue comes from the service's OpenAPI document, and the operational subset is the console's own copy:
+  // both must say what the service accepts, in its order
   it('lists exactly the events the service accepts, and the same operational events', async () => {
     const service = await import('../../src/events/event-names');
     const { WEBHOOK_EVENTS, OPERATIONAL_EVENTS } = await import('./types');

@@ -1,172 +1,57 @@
-// Shapes of the portal routes the console reads, as the service documents them in /docs-json.
+// Shapes of the portal routes the console reads and sends. They are the service's own: generated into
+// api-types.generated.ts from its OpenAPI document (`npm run generate`), so a change on the service reaches the
+// console's type check instead of drifting from a hand-kept copy.
+import {
+  type components,
+  deliveryResponseStatusValues,
+  accessRequestResponseStatusValues,
+  webhookResponseEventsValues,
+  webhookResponseMethodValues,
+} from './api-types.generated';
 
-export const WEBHOOK_EVENTS = [
-  'AccessRequestCreated',
-  'AccessRequestApproved',
-  'AccessRequestRejected',
-  'ApplicationRegistered',
-  'CredentialRegistered',
-  'OrganisationRequestCreated',
-  'OrganisationRequestApproved',
-  'OrganisationRequestRejected',
-  'OrganisationRegistered',
-  'UserRegistered',
-  'UserAccountActivated',
-  'UserAccountDeactivated',
-  'PasswordReset',
-  'RegisterInvite',
-  'WebhookDisabled',
-  'DeliveryFailed',
-  'WebhookEnabled',
-] as const;
+type Schemas = components['schemas'];
 
-/** Events about the dispatcher itself, for operators; never delivered to the webhook they are about. */
-export const OPERATIONAL_EVENTS: readonly string[] = ['WebhookDisabled', 'DeliveryFailed', 'WebhookEnabled'];
-
-export const WEBHOOK_METHODS = ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'] as const;
-export const SIGNATURE_SCHEMES = [
-  { value: 'v1', label: 'v1 — HMAC-SHA256 with a shared whsec_ secret' },
-  { value: 'v1a', label: 'v1a — Ed25519; receivers hold only the whpk_ public key' },
-] as const;
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
-export const ACCESS_REQUEST_STATUSES = ['pending', 'approved', 'rejected'] as const;
-
-export interface WebhookHeader {
-  ID?: string;
-  Name: string;
-  Value: string;
-}
-
-export interface Webhook {
-  ID: string;
-  Name: string;
-  URL: string;
-  Method: string;
-  Timeout: number;
-  Headers: WebhookHeader[];
-  Events: string[];
-  Active: boolean;
-  SignatureScheme: string;
-  /** Why it is inactive (gone, failing, manual); null while active. */
-  DisabledReason: string | null;
-  DisabledAt: string | null;
-  /** Deliveries per second at most; null: no limit. */
-  RateLimit: number | null;
-  Ordered: boolean;
-  CreatedAt: string;
-  UpdatedAt: string;
-}
-
-export interface WebhookStats {
-  WebhookID: string;
-  Since: string;
-  Until: string;
-  Delivered: number;
-  Failed: number;
-  Pending: number;
-  Retrying: number;
-  SuccessRate: number | null;
-  Attempts: number;
-  LatencyP50Ms: number | null;
-  LatencyP95Ms: number | null;
-  LastSuccessAt: string | null;
-  LastFailure: { At: string; StatusCode: number | null; Error: string; ResponseBody: string } | null;
-}
-
+export type Webhook = Schemas['WebhookResponse'];
+/** The answer to a create: the webhook with its signing secret, shown once, and any warnings. */
+export type CreatedWebhook = Schemas['CreatedWebhookResponse'];
+/** The answer to an update: the webhook and any warnings. */
+export type SavedWebhook = Schemas['SavedWebhookResponse'];
+export type WebhookStats = Schemas['WebhookStatsResponse'];
 /** What receivers verify signatures with, and the end of a rotation's overlap. */
-export interface WebhookSecret {
-  Secret: string;
-  SignatureScheme: string;
-  PublicKey: string | null;
-  PreviousSecretExpiresAt: string | null;
-}
+export type WebhookSecret = Schemas['WebhookSecretResponse'];
+export type WebhookTestResult = Schemas['WebhookTestResponse'];
+export type RecoverResult = Schemas['RecoverResponse'];
+/** The webhook form: every field the create route takes, filled in. */
+export type WebhookInput = Required<Schemas['CreateWebhookDto']>;
+export type WebhookEvent = Webhook['Events'][number];
+export type WebhookMethod = Webhook['Method'];
+export type SignatureScheme = Webhook['SignatureScheme'];
 
-export interface WebhookTestResult {
-  DeliveryID: string;
-  EventID: string;
-}
+export type Delivery = Schemas['DeliveryResponse'];
+export type Attempt = Schemas['AttemptResponse'];
+export type DeliveryWithAttempts = Schemas['DeliveryWithAttemptsResponse'];
 
-export interface WebhookInput {
-  Name: string;
-  URL: string;
-  Method: string;
-  Timeout: number;
-  Events: string[];
-  Headers: { Name: string; Value: string }[];
-  Active: boolean;
-  SignatureScheme: string;
-  RateLimit: number | null;
-  Ordered: boolean;
-}
+export type Credential = Schemas['CredentialResponse'];
+export type AccessRequest = Schemas['AccessRequestResponse'];
+export type App = Schemas['AppResponse'];
 
-export interface Delivery {
-  ID: string;
-  WebhookID: string;
-  EventID: string;
-  Event: string;
-  Status: (typeof DELIVERY_STATUSES)[number];
-  AttemptCount: number;
-  NextAttemptAt: string | null;
-  CreatedAt: string;
-  UpdatedAt: string;
-}
+export const WEBHOOK_EVENTS: readonly WebhookEvent[] = webhookResponseEventsValues;
+export const WEBHOOK_METHODS: readonly WebhookMethod[] = webhookResponseMethodValues;
+export const DELIVERY_STATUSES: readonly Delivery['Status'][] = deliveryResponseStatusValues;
+export const ACCESS_REQUEST_STATUSES: readonly AccessRequest['Status'][] = accessRequestResponseStatusValues;
 
-export interface Attempt {
-  Number: number;
-  StartedAt: string;
-  StatusCode: number | null;
-  DurationMs: number;
-  Error: string | null;
-  ResponseBody: string;
-  Trigger: 'scheduled' | 'manual';
-}
+/**
+ * Events about the dispatcher itself, for operators; never delivered to the webhook they are about. The document
+ * lists them with the others, so this subset is kept here (a console spec holds it to the service's).
+ */
+export const OPERATIONAL_EVENTS: readonly WebhookEvent[] = ['WebhookDisabled', 'DeliveryFailed', 'WebhookEnabled'];
 
-export interface DeliveryWithAttempts extends Delivery {
-  Attempts: Attempt[];
-}
-
-export interface Credential {
-  AccessRequest: string;
-  Credential: string;
-  CredentialHash: string;
-  OAuthClientID: string;
-  OAuthClientSecret: string;
-  RedirectURI: string;
-  Scope: string;
-  ResponseType: string;
-  TokenEndpoints: string;
-  Expires: string;
-  DCRRegistrationAccessToken: string;
-  DCRRegistrationClientURI: string;
-  DCRResponse: string;
-}
-
-export interface AccessRequest {
-  ID: number;
-  AppID: number;
-  Catalogue: string;
-  Client: string;
-  Plan: string;
-  User: string;
-  AuthType: string;
-  DCREnabled: boolean;
-  ProvisionImmediately: boolean;
-  Status: (typeof ACCESS_REQUEST_STATUSES)[number];
-  Products: string;
-  ProductIDs: number[];
-  PlanID: number;
-  Credentials: Credential[];
-  CreatedAt: string;
-  UpdatedAt: string;
-}
-
-export interface App {
-  ID: number;
-  Name: string;
-  Description: string;
-  RedirectURLs: string;
-  UserID: number;
-  Visibility: string;
-  AccessRequests: unknown[][];
-  CreatedAt: string;
-}
+/** How the form offers each signature scheme; the record type makes a new scheme need its label. */
+const SCHEME_LABELS: Record<SignatureScheme, string> = {
+  v1: 'v1 — HMAC-SHA256 with a shared whsec_ secret',
+  v1a: 'v1a — Ed25519; receivers hold only the whpk_ public key',
+};
+export const SIGNATURE_SCHEMES = (Object.keys(SCHEME_LABELS) as SignatureScheme[]).map((value) => ({
+  value,
+  label: SCHEME_LABELS[value],
+}));

@@ -157,13 +157,8 @@ export function StatusBadge({ status }: { status: string }) {
   );
 }
 
-/** RFC 3339 → `2026-11-22 10:15:03 UTC`, the way the portal routes print times (plus seconds). */
-export function formatTime(value: string | null | undefined): string {
-  if (!value) return '—';
-  const d = new Date(value);
-  if (Number.isNaN(d.getTime())) return value;
-  return `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
-}
+// the one formatter of every time on screen (a plain module, so the unit specs can load it)
+export { formatTime } from './time';
 
 /** Calls `fn` every `ms` while `on`, and not while the tab is hidden. */
 export function useInterval(fn: () => void, ms: number, on: boolean): void {

@@ -46,6 +46,8 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'redis-cluster://'],
     ['DELIVERY_RETENTION_DAYS', '0'],
     ['DELIVERY_RETENTION_DAYS', 'week'],
+    ['IDEMPOTENCY_KEY_TTL', '24'],
+    ['IDEMPOTENCY_KEY_TTL', '500ms'],
   ])('fails start-up naming %s when it is %p', (name, value) => {
     expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), [name]: value })).toThrow(name);
@@ -90,6 +92,14 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...base, WEBHOOK_DISABLE_AFTER: '30m' }).webhooks.disableAfterMs).toBe(30 * 60 * 1000);
     expect(loadConfig({ ...base, WEBHOOK_DISABLE_AFTER: '90s' }).webhooks.disableAfterMs).toBe(90 * 1000);
     expect(loadConfig({ ...base, WEBHOOK_DISABLE_AFTER: '12h' }).webhooks.disableAfterMs).toBe(12 * 3600 * 1000);
+  });
+
+  it('reads IDEMPOTENCY_KEY_TTL as a duration with its unit, 24 hours when unset', () => {
+    const base = { ...secrets, DATA_DIR: dataDir() };
+    expect(loadConfig(base).idempotency.keyTtlMs).toBe(24 * 3600 * 1000);
+    expect(loadConfig({ ...base, IDEMPOTENCY_KEY_TTL: '' }).idempotency.keyTtlMs).toBe(24 * 3600 * 1000);
+    expect(loadConfig({ ...base, IDEMPOTENCY_KEY_TTL: '48h' }).idempotency.keyTtlMs).toBe(48 * 3600 * 1000);
+    expect(loadConfig({ ...base, IDEMPOTENCY_KEY_TTL: '2s' }).idempotency.keyTtlMs).toBe(2000);
   });
 
   it('names a Redis Cluster by REDIS_CLUSTER_NODES or a redis-cluster:// URL, with a hash-tagged key prefix', () => {

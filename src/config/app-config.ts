@@ -10,6 +10,8 @@ import { EnvDto, parseDuration, Role, splitList } from './env.dto';
 export const DEFAULT_RETRY_SCHEDULE = [0, 5, 300, 1800, 7200, 18000, 36000, 36000];
 /** A webhook whose every attempt has failed for this long is switched off. */
 export const DEFAULT_DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
+/** How long an idempotency key's answer is kept (and the key refused for another request). */
+export const DEFAULT_IDEMPOTENCY_KEY_TTL_MS = 24 * 3600 * 1000;
 
 /** The one typed configuration object. Everything else injects this; nothing else reads process.env. */
 export class AppConfig {
@@ -35,6 +37,7 @@ export class AppConfig {
     retentionDays: number;
   };
   dcr: { registrationEndpoint?: string; initialAccessToken?: string };
+  idempotency: { keyTtlMs: number };
   /** Names of secrets that were generated into dataDir because the environment had none. */
   generatedSecrets: string[];
 
@@ -106,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     registrationEndpoint: dto.DCR_REGISTRATION_ENDPOINT,
     initialAccessToken: dto.DCR_INITIAL_ACCESS_TOKEN,
   };
+  config.idempotency = { keyTtlMs: parseDuration(dto.IDEMPOTENCY_KEY_TTL) ?? DEFAULT_IDEMPOTENCY_KEY_TTL_MS };
   config.generatedSecrets = generated;
   return config;
 }

@@ -10,6 +10,7 @@ import {
   MinLength,
   Validate,
   ValidatorConstraint,
+  ValidationArguments,
   ValidatorConstraintInterface,
 } from 'class-validator';
 import * as ipaddr from 'ipaddr.js';
@@ -60,8 +61,8 @@ class DurationConstraint implements ValidatorConstraintInterface {
     const parsed = parseDuration(value as string);
     return parsed !== null && parsed >= 1000;
   }
-  defaultMessage(): string {
-    return 'WEBHOOK_DISABLE_AFTER must be a duration of at least 1s with its unit, e.g. 5d, 12h, 30m or 90s';
+  defaultMessage(args: ValidationArguments): string {
+    return `${args.property} must be a duration of at least 1s with its unit, e.g. 5d, 12h, 30m or 90s`;
   }
 }
 
@@ -177,6 +178,11 @@ export class EnvDto {
   @Min(1)
   @Max(36500)
   DELIVERY_RETENTION_DAYS?: number;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Validate(DurationConstraint)
+  IDEMPOTENCY_KEY_TTL?: string;
 
   @IsOptional()
   @Transform(emptyToUndefined)

@@ -49,8 +49,10 @@ export function dataSourceOptions(url: string): DataSourceOptions {
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     entities: [],
-    // pg-pool options: 20 connections per process, each preparing the statements it runs
-    extra: { max: 20, Client: PreparingClient },
+    // pg-pool options: 20 connections per process, each preparing the statements it runs; a connection is
+    // replaced after an hour (once released), so the statements it prepared do not pile up: the dispatcher's hot
+    // statements name the day partition of their rows, a new text each day
+    extra: { max: 20, Client: PreparingClient, maxLifetimeSeconds: 3600 },
   };
 }
 

@@ -1,46 +1,189 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Pool, PoolClient } from 'pg';
-import { DataSource, EntityMetadata, EntityTarget, ObjectLiteral } from 'typeorm';
+import { DataSource, EntityManager, EntityMetadata, EntityTarget, ObjectLiteral } from 'typeorm';
+import { RequestTransaction, TransactionHook } from './request-transaction';
 
-/** A transaction opened by Sql.transaction: statements run on its one connection. */
-export interface SqlTransaction {
+/** What runs statements: the pool (Sql) or one connection (a transaction, a locked session). */
+export interface Queryable {
   /** The rows of `text` with `params`. */
   query<R = Record<string, any>>(text: string, params?: unknown[]): Promise<R[]>;
+  /** How many rows `text` changed (UPDATE, DELETE, INSERT without RETURNING). */
+  execute(text: string, params?: unknown[]): Promise<number>;
+}
+
+/** A transaction opened by Sql.transaction: statements run on its one connection. */
+export interface SqlTransaction extends Queryable {
+  /** Runs `fn` once the transaction has committed (for work outside Postgres, such as queueing jobs). */
+  afterCommit(fn: TransactionHook): void;
+  /** Runs `fn` if the transaction does not commit (to undo work done outside Postgres). */
+  afterRollback(fn: TransactionHook): void;
+}
+
+/** SQLSTATEs a caller may meet when it races another transaction over the same rows. */
+export const PG_ERRORS = {
+  serializationFailure: '40001',
+  deadlock: '40P01',
+  foreignKeyViolation: '23503',
+  uniqueViolation: '23505',
+  lockNotAvailable: '55P03',
+  undefinedTable: '42P01',
+} as const;
+
+/** The SQLSTATE of a Postgres error, if `err` is one. */
+export function pgCode(err: unknown): string | undefined {
+  return (err as { code?: string } | null)?.code;
 }
 
 /**
- * Raw SQL on the application's own pool (the one TypeORM uses, so its connections prepare every
- * parameterized statement once), for hot paths where TypeORM's query runners and hydration cost more
- * than the statement: one round trip per statement and nothing else.
+ * Raw SQL on the application's own pool (the one TypeORM uses, whose connections prepare every
+ * parameterized statement once: see PreparingClient), for every statement of the dispatcher and the hot
+ * paths of the portal: one round trip per statement and nothing else.
+ *
+ * Writes go through `transaction`, `write`, `execute` or the TypeORM counterparts. While a request transaction
+ * is open (an idempotent request: its answer is stored with its change), they all join it and commit with it;
+ * otherwise each commits on its own, exactly as written.
  */
 @Injectable()
-export class Sql {
+export class Sql implements Queryable {
+  private readonly logger = new Logger(Sql.name);
+
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   private get pool(): Pool {
     return (this.db.driver as unknown as { master: Pool }).master;
   }
 
+  /**
+   * A read on the pool. Once the open request transaction has written, its reads run inside it instead: they
+   * see its writes, and a request never holds one pooled connection while it waits for another.
+   */
   async query<R = Record<string, any>>(text: string, params: unknown[] = []): Promise<R[]> {
+    const request = RequestTransaction.current();
+    if (request?.begun) return request.query<R>(text, params);
     return (await this.pool.query(text, params)).rows;
   }
 
-  /** Runs `work` between BEGIN and COMMIT (ROLLBACK if it throws) on one connection. */
+  /** One write statement: on its own, or inside the open request transaction. */
+  async write<R = Record<string, any>>(text: string, params: unknown[] = []): Promise<R[]> {
+    const request = RequestTransaction.current();
+    if (request) return request.join(() => request.query<R>(text, params));
+    return (await this.pool.query(text, params)).rows;
+  }
+
+  /** One write statement, answering how many rows it changed: on its own, or inside the request transaction. */
+  async execute(text: string, params: unknown[] = []): Promise<number> {
+    const request = RequestTransaction.current();
+    if (request) return request.join(() => request.execute(text, params));
+    return (await this.pool.query(text, params)).rowCount ?? 0;
+  }
+
+  /**
+   * Runs `work` between BEGIN and COMMIT (ROLLBACK if it throws) on one connection; then the commit hooks, or
+   * the rollback hooks. Inside a request transaction, `work` joins it: BEGIN is sent with its first statement,
+   * and COMMIT (or ROLLBACK) and the hooks come when the request ends.
+   */
   async transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
+    const request = RequestTransaction.current();
+    if (request)
+      return request.join(() =>
+        work({
+          query: (text, params) => request.query(text, params),
+          execute: (text, params) => request.execute(text, params),
+          afterCommit: (fn) => request.afterCommit(fn),
+          afterRollback: (fn) => request.afterRollback(fn),
+        }),
+      );
+    const client: PoolClient = await this.pool.connect();
+    const onCommit: TransactionHook[] = [];
+    const onRollback: TransactionHook[] = [];
+    let broken = false;
+    let outcome: { ok: true; result: T } | { ok: false; err: unknown };
+    try {
+      await client.query('BEGIN');
+      const tx: SqlTransaction = {
+        query: async (text, params = []) => (await client.query(text, params)).rows,
+        execute: async (text, params = []) => (await client.query(text, params)).rowCount ?? 0,
+        afterCommit: (fn) => onCommit.push(fn),
+        afterRollback: (fn) => onRollback.push(fn),
+      };
+      const result = await work(tx);
+      await client.query('COMMIT');
+      outcome = { ok: true, result };
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => (broken = true));
+      outcome = { ok: false, err };
+    } finally {
+      // a connection that could not even roll back is not given to anyone else
+      client.release(broken);
+    }
+    // the hooks run with the connection back in the pool: they may wait on the world outside
+    if (!outcome.ok) {
+      for (const fn of onRollback) {
+        try {
+          await fn();
+        } catch (err) {
+          this.logger.warn({ err }, 'work to do after a rollback failed');
+        }
+      }
+      throw outcome.err;
+    }
+    for (const fn of onCommit) await fn();
+    return outcome.result;
+  }
+
+  /** TypeORM's `DataSource.transaction`, joining the request transaction when one is open. */
+  async entityTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const request = RequestTransaction.current();
+    if (request) return request.join(async () => work(await request.manager()));
+    return this.db.transaction(work);
+  }
+
+  /**
+   * TypeORM writes that need no transaction of their own: on the data source's manager, or inside the request
+   * transaction when one is open.
+   */
+  async entityWrite<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const request = RequestTransaction.current();
+    if (request) return request.join(async () => work(await request.manager()));
+    return work(this.db.manager);
+  }
+
+  /**
+   * Runs `fn` once what was written so far is committed: now, or when the open request transaction commits
+   * (and never if it rolls back). For work outside Postgres that must follow the change, such as queueing jobs.
+   */
+  async afterCommit(fn: TransactionHook): Promise<void> {
+    const request = RequestTransaction.current();
+    if (request) request.afterCommit(fn);
+    else await fn();
+  }
+
+  /**
+   * Runs `work` while this process holds the session-level advisory lock `key`, on a connection of its own that
+   * is idle (no transaction open) meanwhile; null, without running it, when another session holds the lock. The
+   * work's own statements go through the pool, so a pass that talks to Redis keeps no transaction open.
+   */
+  async withLock<T>(key: number, work: (session: Queryable) => Promise<T>): Promise<T | null> {
     const client: PoolClient = await this.pool.connect();
     let broken = false;
     try {
-      await client.query('BEGIN');
-      const tx: SqlTransaction = { query: async (text, params = []) => (await client.query(text, params)).rows };
-      const result = await work(tx);
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => (broken = true));
-      throw err;
+      const [{ locked }] = (await client.query(`SELECT pg_try_advisory_lock($1) AS locked`, [key])).rows;
+      if (!locked) return null;
+      const session: Queryable = {
+        query: async (text, params = []) => (await client.query(text, params)).rows,
+        execute: async (text, params = []) => (await client.query(text, params)).rowCount ?? 0,
+      };
+      try {
+        return await work(session);
+      } finally {
+        await client.query(`SELECT pg_advisory_unlock($1)`, [key]).catch((err) => {
+          // closing the connection is what releases a session lock then
+          broken = true;
+          this.logger.warn({ err, key }, 'could not release an advisory lock; closing its connection');
+        });
+      }
     } finally {
-      // a connection that could not even roll back is not given to anyone else
       client.release(broken);
     }
   }

@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
 import { EventsService } from './events.service';
+import { OutboxStore } from './outbox.store';
 
-/** The outbox writer: a feature that emits events imports this module and records them in its transactions. */
+/** The outbox: a feature that emits events imports this module and records them in its transactions. */
 @Module({
-  providers: [EventsService],
-  exports: [EventsService],
+  providers: [EventsService, OutboxStore],
+  exports: [EventsService, OutboxStore],
 })
 export class EventsModule {}

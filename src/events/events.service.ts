@@ -2,39 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { context, propagation } from '@opentelemetry/api';
 import { DirectedEvent, EmittedEvent } from './event-names';
+import { OutboxRow, OutboxStore, TransactionQuery } from './outbox.store';
 
-/** The channel a transaction that wrote events NOTIFYs on commit; the payload lists the events' ids. */
-export const OUTBOX_CHANNEL = 'outbox_events';
+export { OUTBOX_CHANNEL, parseOutboxNotification, TransactionQuery } from './outbox.store';
 
-/** NOTIFY payloads are limited to 8000 bytes: past this many ids the payload is left empty ("look for yourself"). */
-const MAX_IDS_PER_NOTIFY = 200;
-
-export interface RecordedEvent {
-  id: string;
+export interface RecordedEvent extends OutboxRow {
   name: EmittedEvent | DirectedEvent;
-  payload: Record<string, unknown>;
-  occurredAt: Date;
 }
-
-/**
- * What the writer needs of the caller's transaction: a TypeORM EntityManager inside `transaction()`,
- * or a pg client between BEGIN and COMMIT.
- */
-export interface TransactionQuery {
-  query(text: string, params?: unknown[]): Promise<unknown>;
-  queryRunner?: { isTransactionActive: boolean };
-}
-
-/**
- * The ids a NOTIFY on OUTBOX_CHANNEL announces, or null when it does not say (the listener should then
- * look for unrelayed events itself).
- */
-export function parseOutboxNotification(payload: string | undefined): string[] | null {
-  if (!payload) return null;
-  const ids = payload.split(',');
-  return ids.every((id) => UUID.test(id)) ? ids : null;
-}
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The trace context of the running operation as the configured propagator writes it (W3C: `traceparent`,
@@ -52,9 +26,11 @@ function traceJson(): string | null {
   return trace === null ? null : JSON.stringify(trace);
 }
 
-/** Writes events into the outbox inside the caller's transaction. */
+/** Records events into the outbox inside the caller's transaction (through the OutboxStore). */
 @Injectable()
 export class EventsService {
+  constructor(private readonly outbox: OutboxStore) {}
+
   /**
    * Records `name` with its `message` using `tx`, which must be the transaction that makes the change.
    * A NOTIFY in the same transaction wakes the relay the moment it commits (and never if it rolls back).
@@ -84,20 +60,7 @@ export class EventsService {
       payload: e.message,
       occurredAt: new Date(at + i),
     }));
-    const ids = recorded.map((e) => e.id);
-    await tx.query(
-      `WITH e AS (INSERT INTO outbox_events (id, name, payload, occurred_at, trace_context)
-                  SELECT u.*, $6::jsonb FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::timestamptz[]) AS u)
-       SELECT pg_notify('${OUTBOX_CHANNEL}', $5)`,
-      [
-        ids,
-        recorded.map((e) => e.name),
-        recorded.map((e) => JSON.stringify(e.payload)),
-        recorded.map((e) => e.occurredAt),
-        ids.length <= MAX_IDS_PER_NOTIFY ? ids.join(',') : '',
-        traceJson(),
-      ],
-    );
+    await this.outbox.insert(tx, recorded, traceJson());
     return recorded;
   }
 
@@ -114,11 +77,7 @@ export class EventsService {
     if (tx.queryRunner && !tx.queryRunner.isTransactionActive)
       throw new Error(`event ${name} must be recorded inside a transaction`);
     const event: RecordedEvent = { id: randomUUID(), name, payload: message, occurredAt: new Date() };
-    await tx.query(
-      `WITH e AS (INSERT INTO outbox_events (id, name, payload, occurred_at, target_webhook_id, trace_context) VALUES ($1, $2, $3, $4, $5, $6::jsonb))
-       SELECT pg_notify('${OUTBOX_CHANNEL}', $1::text)`,
-      [event.id, name, JSON.stringify(message), event.occurredAt, webhookId, traceJson()],
-    );
+    await this.outbox.insertForWebhook(tx, event, webhookId, traceJson());
     return event;
   }
 }

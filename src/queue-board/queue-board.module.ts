@@ -1,10 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { createReadStream, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter as BullBoardFastifyAdapter } from '@bull-board/fastify';
 import { BullModule, InjectQueue } from '@nestjs/bullmq';
-import { Module, OnModuleInit } from '@nestjs/common';
+import { Logger, Module, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
@@ -13,6 +13,7 @@ import { AppConfig } from '../config';
 import { QueueModule } from '../queue/queue.module';
 import { DELIVERY_QUEUE } from '../webhooks/delivery.queue';
 import { requireAdminSecret } from './basic-auth';
+import { BOARD_FONTS_DIR, BOARD_FONTS_STYLESHEET, boardFonts } from './board-fonts';
 
 export const QUEUE_BOARD_PATH = '/queues';
 
@@ -40,11 +41,17 @@ export function bullBoardStyleHashes(uiBasePath = bullBoardUiPath()): string[] {
   return [...styles].map(cspHash);
 }
 
-/** Bull Board for queue operators at /queues, behind HTTP Basic with the admin secret as the password. */
+/**
+ * Bull Board for queue operators at /queues, behind HTTP Basic with the admin secret as the password. Its page asks
+ * Google Fonts for its typefaces; it gets them from this process instead (see board-fonts.ts), so the page makes no
+ * request that leaves the machine and its policy stays `'self'` only.
+ */
 @Module({
   imports: [QueueModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
 })
 export class QueueBoardModule implements OnModuleInit {
+  private readonly logger = new Logger(QueueBoardModule.name);
+
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly config: AppConfig,
@@ -62,9 +69,31 @@ export class QueueBoardModule implements OnModuleInit {
       options: { uiBasePath, uiConfig: { boardTitle: 'Gateway queues', hideDocsLink: true } },
     });
     const csp = contentSecurityPolicy({ styleHashes: bullBoardStyleHashes(uiBasePath), baseUri: "'self'" });
+    const fonts = boardFonts(readFileSync(join(uiBasePath, 'dist', 'index.ejs'), 'utf8'));
+    if (fonts.missing.length)
+      this.logger.warn(
+        { families: fonts.missing },
+        'no local copy of fonts the queue board asks for; it uses its fallback',
+      );
     void fastify.register(async (scope) => {
       scope.addHook('onRequest', requireAdminSecret(this.config.secrets.admin));
       scope.addHook('onSend', pageSecurityHeaders(csp));
+      scope.addHook('onSend', async (_req, reply, payload) => {
+        const html = typeof payload === 'string' && /^text\/html/.test(String(reply.getHeader('content-type')));
+        return html ? fonts.rewrite(payload) : payload;
+      });
+      const fontsPath = `${QUEUE_BOARD_PATH}/${BOARD_FONTS_DIR}`;
+      scope.get(`${fontsPath}/${BOARD_FONTS_STYLESHEET}`, async (_req, reply) =>
+        reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=86400').send(fonts.stylesheet),
+      );
+      scope.get<{ Params: { file: string } }>(`${fontsPath}/:file`, async (req, reply) => {
+        const file = fonts.files.get(req.params.file);
+        if (!file) return reply.code(404).type('text/plain; charset=utf-8').send('Not Found');
+        return reply
+          .type(file.endsWith('.woff2') ? 'font/woff2' : 'font/woff')
+          .header('cache-control', 'public, max-age=86400')
+          .send(createReadStream(file));
+      });
       await scope.register(board.registerPlugin(), { prefix: QUEUE_BOARD_PATH });
     });
   }

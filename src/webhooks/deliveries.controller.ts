@@ -5,9 +5,11 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiTags,
+  ApiUnauthorizedResponse,
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
 import { PortalAuth } from '../common/auth';
+import { PortalErrorBody } from '../portal/portal-error.dto';
 import { DeliveriesService } from './deliveries.service';
 import { WebhookStatsService } from './webhook-stats.service';
 import { StatsQuery, WebhookStatsResponse } from './dto/stats.dto';
@@ -21,7 +23,8 @@ import {
 
 @ApiTags('portal webhooks')
 @PortalAuth()
-@ApiNotFoundResponse({ description: 'no such webhook or delivery' })
+@ApiUnauthorizedResponse({ type: PortalErrorBody, description: 'missing or wrong portal API token' })
+@ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such webhook or delivery' })
 @Controller('portal-api/webhooks/:id')
 export class DeliveriesController {
   constructor(
@@ -37,7 +40,7 @@ export class DeliveriesController {
     operationId: 'getWebhookStats',
   })
   @ApiOkResponse({ type: WebhookStatsResponse })
-  @ApiUnprocessableEntityResponse({ description: 'since is not an RFC 3339 date-time' })
+  @ApiUnprocessableEntityResponse({ type: PortalErrorBody, description: 'since is not an RFC 3339 date-time' })
   stats(@Param('id') id: string, @Query() q: StatsQuery) {
     return this.health.stats(id, q.since);
   }
@@ -60,7 +63,10 @@ export class DeliveriesController {
   @ApiOperation({ operationId: 'redeliverWebhookDelivery', summary: 'Attempt a delivery once more, now' })
   @HttpCode(200)
   @ApiOkResponse({ type: DeliveryResponse })
-  @ApiConflictResponse({ description: 'the delivery is still pending, or the webhook is inactive' })
+  @ApiConflictResponse({
+    type: PortalErrorBody,
+    description: 'the delivery is still pending, or the webhook is inactive',
+  })
   redeliver(@Param('id') id: string, @Param('deliveryId') deliveryId: string) {
     return this.service.redeliver(id, deliveryId);
   }
@@ -72,7 +78,7 @@ export class DeliveriesController {
   })
   @HttpCode(200)
   @ApiOkResponse({ type: RecoverResponse })
-  @ApiConflictResponse({ description: 'the webhook is inactive' })
+  @ApiConflictResponse({ type: PortalErrorBody, description: 'the webhook is inactive' })
   recover(@Param('id') id: string, @Body() dto: RecoverDto) {
     return this.service.recover(id, dto.since);
   }

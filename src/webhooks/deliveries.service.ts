@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { isUuidId } from '../common/http/ids';
-import { DataSource } from 'typeorm';
 import { portalPaging } from '../common/http/pagination';
+import { notRfc3339Message, parseRfc3339 } from '../common/http/time';
+import { ValidationFailed } from '../common/errors';
+import { Sql } from '../database/sql';
 import { DeliveryQueue } from './delivery.queue';
-import { DELIVERY_COLUMNS, DeliveryRow, DeliveryStore } from './delivery.store';
+import { DeliveryRow, DeliveryStore } from './delivery.store';
 import {
   AttemptResponse,
   DeliveryListQuery,
@@ -12,45 +13,31 @@ import {
   DeliveryWithAttemptsResponse,
   RecoverResponse,
 } from './dto/delivery.dto';
+import { WebhookStore } from './webhook.store';
 import { WebhookError } from './webhooks.errors';
 
 /**
- * The log routes' statements (the scale spec checks their plans at millions of rows): each is served by an
- * index of every partition, and the attempts of a delivery are read from its one partition (they share its
- * partition key).
+ * The delivery log of a webhook, and redelivery by hand: the store makes the change (one statement, safe
+ * against any other change of the same rows), then the jobs are queued after it committed.
  */
-export const DELIVERY_LOG_SQL = {
-  list: `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
-  listByStatus: `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = $1 AND status = $4 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
-  one: `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1 AND webhook_id = $2`,
-  attempts: `SELECT number, started_at, status_code, duration_ms, error, response_body, trigger
-               FROM webhook_delivery_attempts WHERE delivery_id = $1 AND delivery_finished_at = $2::timestamptz ORDER BY number, id`,
-};
-
-/** The delivery log of a webhook, and redelivery by hand (the store makes the change, then the jobs are queued). */
 @Injectable()
 export class DeliveriesService {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
     private readonly store: DeliveryStore,
+    private readonly webhooks: WebhookStore,
     private readonly queue: DeliveryQueue,
+    private readonly sql: Sql,
   ) {}
 
   async list(webhookId: string, q: DeliveryListQuery): Promise<DeliveryResponse[]> {
     await this.webhook(webhookId);
     const { skip, take } = portalPaging(q);
-    const params: unknown[] = [webhookId, take, skip];
-    if (q.status) params.push(q.status);
-    const rows: DeliveryRow[] = await this.db.query(
-      q.status ? DELIVERY_LOG_SQL.listByStatus : DELIVERY_LOG_SQL.list,
-      params,
-    );
-    return rows.map(toResponse);
+    return (await this.store.list(webhookId, take, skip, q.status)).map(toResponse);
   }
 
   async get(webhookId: string, deliveryId: string): Promise<DeliveryWithAttemptsResponse> {
     const d = await this.delivery(webhookId, deliveryId);
-    const attempts: Record<string, any>[] = await this.db.query(DELIVERY_LOG_SQL.attempts, [d.id, d.finished_at]);
+    const attempts = await this.store.attempts(d);
     return {
       ...toResponse(d),
       Attempts: attempts.map((a): AttemptResponse => ({
@@ -71,8 +58,17 @@ export class DeliveriesService {
     await this.delivery(webhookId, deliveryId);
     if (!active) throw WebhookError.inactive();
     const row = await this.store.redeliver(webhookId, deliveryId);
-    if (!row) throw WebhookError.deliveryPending();
-    await this.queue.enqueue([{ id: row.id, webhookId, attemptCount: row.attempt_count }]);
+    if (!row) {
+      // pending already, or gone meanwhile (its webhook deleted, its day past retention)
+      if (await this.store.get(webhookId, deliveryId)) throw WebhookError.deliveryPending();
+      throw WebhookError.deliveryNotFound();
+    }
+    await this.sql.afterCommit(() =>
+      this.queue.enqueueCommitted(
+        [{ id: row.id, at: row.at, webhookId, attemptCount: row.attempt_count }],
+        'a redelivery',
+      ),
+    );
     return toResponse(row);
   }
 
@@ -80,23 +76,26 @@ export class DeliveriesService {
   async recover(webhookId: string, since: string): Promise<RecoverResponse> {
     const active = await this.webhook(webhookId);
     if (!active) throw WebhookError.inactive();
-    const due = await this.store.recover(webhookId, new Date(since));
-    await this.queue.enqueue(due);
+    // the DTO has checked it; this guards callers that skip the validation pipe
+    const from = parseRfc3339(since);
+    if (!from) throw new ValidationFailed([notRfc3339Message('since')]);
+    const due = await this.store.recover(webhookId, from);
+    await this.sql.afterCommit(() => this.queue.enqueueCommitted(due, 'recovered deliveries'));
     return { Requeued: due.length };
   }
 
   /** Whether the webhook is active; 404 if it does not exist. */
   private async webhook(webhookId: string): Promise<boolean> {
     if (!isUuidId(webhookId)) throw WebhookError.notFound();
-    const [w] = await this.db.query(`SELECT active FROM webhooks WHERE id = $1`, [webhookId]);
-    if (!w) throw WebhookError.notFound();
-    return w.active;
+    const active = await this.webhooks.isActive(webhookId);
+    if (active === null) throw WebhookError.notFound();
+    return active;
   }
 
   private async delivery(webhookId: string, deliveryId: string): Promise<DeliveryRow> {
     await this.webhook(webhookId);
     if (!isUuidId(deliveryId)) throw WebhookError.deliveryNotFound();
-    const [d] = await this.db.query(DELIVERY_LOG_SQL.one, [deliveryId, webhookId]);
+    const d = await this.store.get(webhookId, deliveryId);
     if (!d) throw WebhookError.deliveryNotFound();
     return d;
   }

@@ -1,5 +1,5 @@
 import { InjectQueue } from '@nestjs/bullmq';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { JobsOptions, Queue } from 'bullmq';
 import { TraceCarrier, traceCarrier } from './trace-context';
 
@@ -10,6 +10,11 @@ export const DELIVERY_JOB = 'delivery.send';
 /** A job carries ids only: the delivery row in Postgres is the truth for status, attempts and next try. */
 export interface DeliveryJobData {
   deliveryId: string;
+  /**
+   * The rest of the delivery's key: its partition key (its event's time, as Postgres text), so the worker's
+   * statements read one partition. Absent from jobs queued before deliveries had it.
+   */
+  at?: string;
   webhookId: string;
   /** The trace the attempt joins (the relay of its event, or the request that asked for it); only when traced. */
   trace?: TraceCarrier;
@@ -18,6 +23,8 @@ export interface DeliveryJobData {
 /** A delivery that should have a job for its next attempt. */
 export interface DueDelivery {
   id: string;
+  /** Its partition key (DeliveryKey.at). */
+  at: string;
   webhookId: string;
   /** Attempts made so far; the job is for attempt attemptCount + 1. */
   attemptCount: number;
@@ -44,13 +51,43 @@ export function deliveryJobOptions(jobId: string, delayMs?: number): JobsOptions
 
 function jobData(d: DueDelivery): DeliveryJobData {
   const trace = d.trace ?? traceCarrier();
-  return trace ? { deliveryId: d.id, webhookId: d.webhookId, trace } : { deliveryId: d.id, webhookId: d.webhookId };
+  const data: DeliveryJobData = { deliveryId: d.id, at: d.at, webhookId: d.webhookId };
+  if (trace) data.trace = trace;
+  return data;
 }
 
 /** The one place that puts delivery work on the queue. */
 @Injectable()
 export class DeliveryQueue {
+  private readonly logger = new Logger(DeliveryQueue.name);
+
   constructor(@InjectQueue(DELIVERY_QUEUE) readonly queue: Queue<DeliveryJobData>) {}
+
+  /**
+   * Queues work whose change Postgres has already committed (new, redelivered, recovered or retried
+   * deliveries). The one policy for a queue that refuses it (Redis down): the change stands, so this never
+   * throws; it logs, and the reconciler queues the deliveries once they are overdue. Answers whether they
+   * were queued.
+   */
+  async enqueueCommitted(items: DueDelivery[], what: string): Promise<boolean> {
+    try {
+      await this.enqueue(items);
+      return true;
+    } catch (err) {
+      this.logger.warn({ err, deliveries: items.length }, `could not queue ${what}; the reconciler will`);
+      return false;
+    }
+  }
+
+  /** As enqueueCommitted, for requeueOverdue. */
+  async requeueCommitted(items: DueDelivery[], what: string): Promise<number> {
+    try {
+      return await this.requeueOverdue(items);
+    } catch (err) {
+      this.logger.warn({ err, deliveries: items.length }, `could not queue ${what}; the reconciler will`);
+      return 0;
+    }
+  }
 
   async enqueue(items: DueDelivery[]): Promise<void> {
     if (items.length === 0) return;

@@ -1,17 +1,27 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import { Sql } from '../database/sql';
+import { pgCode, PG_ERRORS, Queryable, Sql } from '../database/sql';
+import { relayClaim } from '../events/outbox.store';
+import { OPERATIONAL_EVENTS } from '../events/event-names';
 import { DueDelivery } from './delivery.queue';
 import { TraceCarrier } from './trace-context';
 import { SignatureScheme } from './send/signing';
-import { OPERATIONAL_EVENTS } from '../events/event-names';
-import { DisabledReason, WebhookSummary } from './operational-events';
-import { FILTER_ACCEPTS, FILTERED_ENVELOPE } from './filter/filter-sql';
+import { FILTER_ACCEPTS } from './filter/filter-sql';
+
+/**
+ * A delivery's address: its id and its partition key (the time of its event, as Postgres text: exact to the
+ * microsecond). Statements that name both read one partition only. `at` is null for a job queued before the
+ * key existed; such a delivery is looked up by id alone.
+ */
+export interface DeliveryKey {
+  id: string;
+  at: string | null;
+}
 
 /** A claimed delivery with everything needed to send it, read in one round trip. */
 export interface ClaimedDelivery {
   id: string;
+  /** The delivery's partition key (DeliveryKey.at). */
+  at: string;
   attemptCount: number;
   trigger: 'scheduled' | 'manual';
   webhookId: string;
@@ -32,9 +42,7 @@ export interface ClaimedDelivery {
   previousSignatureScheme: SignatureScheme | null;
   headers: { name: string; value: string }[];
   eventName: string;
-  /**
-   * The event's Message and time; null if retention removed the event (a delivery redelivered long after it finished).
-   */
+  /** The event's Message and time; null if the event is gone (trimmed from a default partition before it). */
   payload: Record<string, unknown> | null;
   occurredAt: Date | null;
   eventId: string;
@@ -53,6 +61,8 @@ export interface ClaimedDelivery {
 
 export interface AttemptRecord {
   deliveryId: string;
+  /** The delivery's partition key (ClaimedDelivery.at). */
+  at: string;
   webhookId: string;
   number: number;
   startedAt: Date;
@@ -69,65 +79,10 @@ export interface AttemptRecord {
 
 /**
  * What became of an attempt to record: `recorded`, or `superseded` when the delivery no longer holds the
- * claim it was made under (the lease lapsed and another worker took the delivery over, or it was finished
- * meanwhile): the late answer is dropped, never recorded twice.
+ * claim it was made under (the lease lapsed and another worker took the delivery over, or it was finished,
+ * redelivered or deleted meanwhile): the late answer is dropped, never recorded twice.
  */
 export type RecordOutcome = 'recorded' | 'superseded';
-
-/**
- * A pending delivery has `finished_at = 'infinity'`: it lives in the open partition, which every statement
- * about pending work names so that Postgres looks only there (see the partitioned-delivery-log migration).
- */
-const PENDING = `'infinity'::timestamptz`;
-
-const SERIALIZATION_FAILURE = '40001';
-
-/**
- * The reconciler's scan: pending, past due by $1 seconds, unclaimed; at most $2; of an ordered webhook only
- * the oldest pending one (the others wait for it, not for a job). Reads the open partition only.
- */
-export const OVERDUE_SQL = `SELECT d.id, d.webhook_id, d.attempt_count FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-        WHERE d.finished_at = ${PENDING} AND d.status = 'pending' AND d.next_attempt_at < now() - make_interval(secs => $1)
-          AND (d.locked_until IS NULL OR d.locked_until < now())
-          AND (NOT w.ordered OR NOT EXISTS (
-                SELECT 1 FROM webhook_deliveries p
-                 WHERE p.finished_at = ${PENDING} AND p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq))
-        ORDER BY d.next_attempt_at LIMIT $2`;
-
-/**
- * A CTE (after one named d, of deliveries made pending again) that brings their attempts back to the open partition.
- */
-const ATTEMPTS_BACK_TO_OPEN = `a AS (
-         UPDATE webhook_delivery_attempts SET delivery_finished_at = ${PENDING}
-          WHERE delivery_id IN (SELECT id FROM d) AND delivery_finished_at <> ${PENDING})`;
-
-/**
- * Records attempts given as rows of v (delivery_id, number, started_at, status_code, duration_ms, error,
- * response_body, trigger, status, next_attempt_at, lease, webhook_id): only for deliveries still pending
- * under that very lease and at that attempt number. A delivery that finishes gets its finished_at (moving
- * it to that day's partition), and so do the attempts it made while pending, and the new one.
- */
-const RECORD_FROM_V = `d AS (
-         UPDATE webhook_deliveries d
-            SET attempt_count = v.number, status = v.status, next_attempt_at = v.next_attempt_at, next_trigger = 'scheduled',
-                locked_until = NULL, updated_at = now(),
-                finished_at = CASE WHEN v.status = 'pending' THEN ${PENDING} ELSE now() END
-           FROM v
-          WHERE d.id = v.delivery_id AND d.finished_at = ${PENDING} AND d.status = 'pending'
-            AND d.locked_until = v.lease AND d.attempt_count = v.number - 1
-         RETURNING d.id, d.finished_at),
-       moved AS (
-         UPDATE webhook_delivery_attempts a SET delivery_finished_at = d.finished_at
-           FROM d
-          WHERE d.finished_at <> ${PENDING} AND a.delivery_id = d.id AND a.delivery_finished_at = ${PENDING}),
-       inserted AS (
-         INSERT INTO webhook_delivery_attempts (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, webhook_id, delivery_finished_at)
-         SELECT v.delivery_id, v.number, v.started_at, v.status_code, v.duration_ms, v.error, v.response_body, v.trigger, v.webhook_id, d.finished_at
-           FROM v JOIN d ON d.id = v.delivery_id)
-       SELECT d.id AS delivery_id FROM d`;
-
-/** Extra seconds a claim outlives the webhook's timeout before another worker may take the delivery over. */
-export const CLAIM_SLACK_SECONDS = 5;
 
 /** A delivery as the delivery log shows it. */
 export interface DeliveryRow {
@@ -140,11 +95,191 @@ export interface DeliveryRow {
   next_attempt_at: Date | null;
   created_at: Date;
   updated_at: Date;
-  /** When it became delivered or failed ('infinity' while pending): the partition key, as Postgres text (exact). */
-  finished_at: string;
+  /** The partition key (the event's time), as Postgres text (exact). */
+  at: string;
 }
 
-export const DELIVERY_COLUMNS = `id, webhook_id, event_id, event_name, status, attempt_count, next_attempt_at, created_at, updated_at, finished_at::text AS finished_at`;
+/** An attempt as the delivery log shows it. */
+export interface AttemptRow {
+  number: number;
+  started_at: Date;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  response_body: string;
+  trigger: string;
+}
+
+/** Health counts of one webhook over a window (see WebhookStatsService). */
+export interface DeliveryStats {
+  counts: { delivered: number; failed: number; pending: number; retrying: number };
+  latency: { attempts: number; p50: number | null; p95: number | null };
+  lastSuccess: { started_at: Date } | null;
+  lastFailure: { started_at: Date; status_code: number | null; error: string; response_body: string } | null;
+}
+
+/** Extra seconds a claim outlives the webhook's timeout before another worker may take the delivery over. */
+export const CLAIM_SLACK_SECONDS = 5;
+
+/**
+ * A partition key as text: UTC, to the microsecond (exact), so its day (the partition) is its first ten
+ * characters, whatever the session's time zone.
+ */
+const keyText = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/**
+ * "Pending", for statements that address rows by their key: said so that no partial index of pending rows can
+ * serve it (the status can only be one of three, by its check), so Postgres looks each row up by its key even
+ * when its statistics, taken while few deliveries were pending, would make a scan of every pending row look
+ * cheaper (a plan that a backlog would make slow, and that a prepared statement would keep).
+ */
+const BY_KEY_PENDING = (alias?: string) => {
+  const status = alias ? `${alias}.status` : 'status';
+  return `${status} <> 'delivered' AND ${status} <> 'failed'`;
+};
+
+const COLUMNS = `id, webhook_id, event_id, event_name, status, attempt_count, next_attempt_at, created_at, updated_at, ${keyText('event_occurred_at')} AS at`;
+
+/**
+ * The log routes' statements (the scale spec checks their plans at millions of rows): each is served by an
+ * index of every partition, and the attempts of a delivery are read from its one partition. The status filters
+ * are separate texts, so that even a prepared statement's generic plan uses the partial index of its status.
+ */
+export const DELIVERY_LOG_SQL = {
+  list: `SELECT ${COLUMNS} FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+  byStatus: {
+    // the common status: the newest-first walk of the stats index finds them at once
+    delivered: `SELECT ${COLUMNS} FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered' ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+    failed: `SELECT ${COLUMNS} FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'failed' ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+    pending: `SELECT ${COLUMNS} FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending' ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+  } as Record<string, string>,
+  one: `SELECT ${COLUMNS} FROM webhook_deliveries WHERE id = $1 AND webhook_id = $2`,
+  attempts: `SELECT number, started_at, status_code, duration_ms, error, response_body, trigger
+               FROM webhook_delivery_attempts WHERE delivery_id = $1 AND event_occurred_at = $2::timestamptz ORDER BY number`,
+};
+
+/**
+ * The reconciler's scan: pending, past due by $1 seconds, unclaimed; at most $2; of an ordered webhook only
+ * the oldest pending one (the others wait for it, not for a job). Reads the partial `due` index of each partition.
+ */
+export const OVERDUE_SQL = `SELECT d.id, ${keyText('d.event_occurred_at')} AS at, d.webhook_id, d.attempt_count, d.event_id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+        WHERE d.status = 'pending' AND d.next_attempt_at < now() - make_interval(secs => $1)
+          AND (d.locked_until IS NULL OR d.locked_until < now())
+          AND (NOT w.ordered OR NOT EXISTS (
+                SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq))
+        ORDER BY d.next_attempt_at LIMIT $2`;
+
+/**
+ * The trace contexts of the events $1 (at their times $2, so only their days' partitions are read), of those
+ * recorded while traced: one statement for a whole reconciler pass.
+ */
+export const EVENT_TRACES_SQL = `SELECT id, trace_context FROM outbox_events
+  WHERE id = ANY($1::uuid[]) AND occurred_at = ANY($2::timestamptz[]) AND trace_context IS NOT NULL`;
+
+/**
+ * Claims due, pending, unclaimed deliveries ($1 ids, $2 their partition keys) for one attempt each: a lease of
+ * the webhook's timeout + slack, written to `locked_until` alone (a HOT update: no index holds it). Returns what
+ * the attempt needs, webhook, headers and the event's payload included. Every table it reads is named with the
+ * partition keys, so Postgres plans it for those partitions alone; the order of an ordered webhook, which needs
+ * all of its pending deliveries, is checked apart (RELEASE_NOT_HEAD_SQL), for the few claims that need it.
+ */
+export const claimSql = (deliveries: string, events: string) => `UPDATE ${deliveries} d
+          SET locked_until = now() + make_interval(secs => w.timeout_seconds + ${CLAIM_SLACK_SECONDS}), held = NULL
+         FROM webhooks w
+        WHERE d.id = ANY($1::uuid[]) AND d.event_occurred_at = ANY($2::timestamptz[]) AND w.id = d.webhook_id
+          AND ${BY_KEY_PENDING('d')}
+          AND (d.locked_until IS NULL OR d.locked_until < now())
+          AND d.next_attempt_at <= now() + interval '1 second'
+      RETURNING d.id, ${keyText('d.event_occurred_at')} AS at, d.attempt_count, d.next_trigger, d.locked_until::text AS lease, d.event_seq,
+                w.id AS webhook_id, w.type, w.url, w.destination_encrypted, w.destination_options, w.method, w.timeout_seconds,
+                w.active, w.secret_encrypted, w.signature_scheme,
+                -- keys are read as the attempt is sent: a rotation applies to retries queued before it
+                CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_encrypted END AS previous_secret_encrypted,
+                CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_signature_scheme END AS previous_signature_scheme,
+                d.event_name, d.event_id, w.name AS webhook_name,
+                (SELECT json_build_array(e.payload, e.occurred_at) FROM ${events} e
+                  WHERE e.id = d.event_id AND e.occurred_at = d.event_occurred_at AND e.occurred_at = ANY($2::timestamptz[])) AS event,
+                w.failing_since, w.rate_limit, w.ordered,
+                (SELECT coalesce(json_agg(json_build_object('name', h.name, 'value', h.value) ORDER BY h.created_at, h.id), '[]'::json)
+                   FROM webhook_headers h WHERE h.webhook_id = w.id) AS headers`;
+
+/**
+ * An ordered webhook's deliveries go one at a time, in event order: of the claims just made ($1 ids, $2 keys,
+ * $3 leases) for ordered webhooks, those with an older pending delivery of the same webhook are given back at
+ * once (unsent), whether that one is out (claimed) or waiting for a retry. Returns the ids given back.
+ */
+export const releaseNotHeadSql = (deliveries: string) => `UPDATE ${deliveries} d SET locked_until = NULL
+         FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS c(id, at, lease)
+        WHERE d.id = c.id AND d.event_occurred_at = c.at AND d.event_occurred_at = ANY($2::timestamptz[]) AND d.locked_until = c.lease
+          AND EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq)
+      RETURNING d.id`;
+
+/**
+ * Records attempts ($1..$13 arrays: delivery id, partition key, number, started_at, status_code, duration_ms,
+ * error, response_body, trigger, status, next_attempt_at, lease, webhook id): each only for a delivery still
+ * pending under that very lease and at that attempt number, which gets its new state, and its attempt is
+ * appended, in one statement. The partition keys are named on their own too, so the statement reads only
+ * their partitions.
+ */
+export const recordSql = (deliveries: string, attempts: string) => `WITH v AS (
+         SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::int[], $4::timestamptz[], $5::int[], $6::int[], $7::text[], $8::text[],
+                              $9::text[], $10::text[], $11::timestamptz[], $12::timestamptz[], $13::uuid[])
+           AS v(delivery_id, at, number, started_at, status_code, duration_ms, error, response_body, trigger, status, next_attempt_at, lease, webhook_id)),
+       d AS (
+         UPDATE ${deliveries} d
+            SET attempt_count = v.number, status = v.status, next_attempt_at = v.next_attempt_at, next_trigger = 'scheduled',
+                locked_until = NULL, updated_at = now()
+           FROM v
+          WHERE d.id = v.delivery_id AND d.event_occurred_at = v.at AND d.event_occurred_at = ANY($2::timestamptz[])
+            AND ${BY_KEY_PENDING('d')} AND d.locked_until = v.lease AND d.attempt_count = v.number - 1
+         RETURNING d.id),
+       inserted AS (
+         INSERT INTO ${attempts} (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, webhook_id, event_occurred_at)
+         SELECT v.delivery_id, v.number, v.started_at, v.status_code, v.duration_ms, v.error, v.response_body, v.trigger, v.webhook_id, v.at
+           FROM v JOIN d ON d.id = v.delivery_id)
+       SELECT d.id AS delivery_id FROM d`;
+
+/** The webhooks subscribed to event `e` (active, created no later than it), but for the one it is about. */
+const SUBSCRIBED = `e.target_webhook_id IS NULL AND w.active AND w.events @> ARRAY[e.name] AND w.created_at <= e.occurred_at
+                    -- an operational event is never delivered to the webhook it is about
+                    AND (e.name <> ALL($2::text[]) OR e.about IS DISTINCT FROM w.id::text)`;
+
+/**
+ * The relay statement: claims committed outbox events (the outbox's claim, `e`) and creates one delivery per
+ * webhook subscribed to each, in one statement, so an event is marked relayed exactly when its deliveries exist.
+ * A delivery carries its event's time as its partition key.
+ * A webhook with a filter gets the event only if its compiled filter accepts it: those pairs are judged apart
+ * (`f`, which the partial index of filtered webhooks keeps empty and cheap when no webhook has a filter), so
+ * that the pairs without a filter cost what they did, and the refused ones are counted, for the metric.
+ * An event with a target_webhook_id (a test send) goes to that webhook alone, active or not (an inactive one
+ * fails it without an attempt), filter or not, and never to the webhooks subscribed to its name.
+ */
+function relayStatement(named: boolean, events: string, deliveries: string): string {
+  return `WITH ${relayClaim(named, events)},
+          f AS MATERIALIZED (
+            SELECT w.id AS webhook_id, e.id AS event_id, e.name AS event_name, e.occurred_at, e.seq, ${FILTER_ACCEPTS('w', 'e')} AS accepted
+              FROM e JOIN webhooks w ON ${SUBSCRIBED} AND w.filter_path IS NOT NULL),
+          d AS (
+            INSERT INTO ${deliveries} (id, webhook_id, event_id, event_name, next_attempt_at, event_seq, event_occurred_at)
+            SELECT gen_random_uuid(), x.webhook_id, x.event_id, x.event_name, now(), x.seq, x.occurred_at
+              FROM (SELECT w.id AS webhook_id, e.id AS event_id, e.name AS event_name, e.occurred_at, e.seq
+                      FROM e JOIN webhooks w ON ${SUBSCRIBED} AND w.filter_path IS NULL
+                    UNION ALL
+                    SELECT f.webhook_id, f.event_id, f.event_name, f.occurred_at, f.seq FROM f WHERE f.accepted
+                    UNION ALL
+                    SELECT w.id, e.id, e.name, e.occurred_at, e.seq FROM e JOIN webhooks w ON w.id = e.target_webhook_id) x
+             ORDER BY x.seq, x.occurred_at, x.event_id
+            ON CONFLICT (event_id, webhook_id, event_occurred_at) DO NOTHING
+            RETURNING id, ${keyText('event_occurred_at')} AS at, webhook_id, event_id)
+     SELECT (SELECT count(*) FROM e)::int AS events,
+            (SELECT count(*) FROM f WHERE NOT f.accepted)::int AS refused,
+            coalesce((SELECT json_agg(json_build_array(d.id, d.at, d.webhook_id, e.id, e.name, e.trace_context)) FROM d JOIN e ON e.id = d.event_id), '[]'::json)
+              AS deliveries`;
+}
+const RELAY_OLDEST = relayStatement(false, 'outbox_events', 'webhook_deliveries');
+
+/** Which outbox events a relay statement claims: those a NOTIFY named (within their time range), or the oldest. */
+export type RelayClaim = { ids: string[]; from: Date | null; to: Date | null } | null;
 
 /**
  * What one relay statement did: how many outbox events it claimed, the deliveries it created for them, and how
@@ -163,75 +298,60 @@ export interface RelayedDelivery extends DueDelivery {
   eventTrace: TraceCarrier | null;
 }
 
-// Committed, unrelayed events: those named (the ids a NOTIFY carried), or the oldest (the safety-net scan).
-// SKIP LOCKED, so relays of several workers never wait for each other nor take the same event.
-const CLAIM_NAMED = `SELECT id FROM outbox_events WHERE id = ANY($1::uuid[]) AND relayed_at IS NULL FOR UPDATE SKIP LOCKED`;
-const CLAIM_OLDEST = `SELECT id FROM outbox_events WHERE relayed_at IS NULL ORDER BY occurred_at LIMIT $1::int FOR UPDATE SKIP LOCKED`;
-
-// An event with a target_webhook_id (a test send) goes to that webhook alone, active or not (an inactive
-// one fails it without an attempt), filter or not, and never to the webhooks subscribed to its name.
-// A subscribed webhook with a filter gets the event only if its compiled filter (a jsonpath predicate)
-// accepts the envelope as delivered; the pairs refused are counted, for the metric.
-function relayStatement(claim: string): string {
-  return `WITH e AS (
-            UPDATE outbox_events SET relayed_at = now() WHERE id IN (${claim})
-            RETURNING id, name, occurred_at, seq, trace_context, target_webhook_id, payload->>'WebhookID' AS about,
-                      ${FILTERED_ENVELOPE} AS envelope),
-          s AS (
-            SELECT w.id AS webhook_id, e.id AS event_id, e.name AS event_name, e.occurred_at, e.seq,
-                   ${FILTER_ACCEPTS('w', 'e.envelope')} AS accepted
-              FROM e JOIN webhooks w ON e.target_webhook_id IS NULL AND w.active AND w.events @> ARRAY[e.name] AND w.created_at <= e.occurred_at
-                                    -- an operational event is never delivered to the webhook it is about
-                                    AND (e.name <> ALL($2::text[]) OR e.about IS DISTINCT FROM w.id::text)),
-          d AS (
-            INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, next_attempt_at, event_seq)
-            SELECT gen_random_uuid(), x.webhook_id, x.event_id, x.event_name, now(), x.seq
-              FROM (SELECT s.webhook_id, s.event_id, s.event_name, s.occurred_at, s.seq FROM s WHERE s.accepted
-                    UNION ALL
-                    SELECT w.id, e.id, e.name, e.occurred_at, e.seq FROM e JOIN webhooks w ON w.id = e.target_webhook_id) x
-             ORDER BY x.seq, x.occurred_at, x.event_id
-            -- a new delivery is pending (the open partition): the unique key carries the partition key
-            ON CONFLICT (event_id, webhook_id, finished_at) DO NOTHING
-            RETURNING id, webhook_id, event_id)
-     SELECT (SELECT count(*) FROM e)::int AS events,
-            (SELECT count(*) FROM s WHERE NOT s.accepted)::int AS refused,
-            coalesce((SELECT json_agg(json_build_array(d.id, d.webhook_id, e.id, e.name, e.trace_context)) FROM d JOIN e ON e.id = d.event_id), '[]'::json)
-              AS deliveries`;
-}
-const RELAY_NAMED = relayStatement(CLAIM_NAMED);
-const RELAY_OLDEST = relayStatement(CLAIM_OLDEST);
+const pending = (r: { id: string; at: string; webhook_id: string; attempt_count: number }): DueDelivery => ({
+  id: r.id,
+  at: r.at,
+  webhookId: r.webhook_id,
+  attemptCount: r.attempt_count,
+});
 
 /**
- * The one writer of deliveries, their attempts and the outbox's relay column: Postgres is the record of
- * every delivery and attempt, and every change to them goes through here.
+ * The statements of deliveries and their attempts, and the one writer of both: Postgres is the record of every
+ * delivery and attempt, and every change to them goes through here. Its relay statement is also the one that
+ * marks outbox events relayed (with the outbox's own claim), as that must be one statement with the fan-out.
  */
 @Injectable()
 export class DeliveryStore {
-  constructor(
-    private readonly sql: Sql,
-    @InjectDataSource() private readonly db: DataSource,
-  ) {}
+  private readonly days: DayPartitions;
+
+  constructor(private readonly sql: Sql) {
+    this.days = new DayPartitions(sql);
+  }
 
   /**
-   * Claims committed outbox events and creates one delivery per webhook subscribed to each (active,
-   * created no later than the event), in one statement: an event is marked relayed exactly when its
-   * deliveries exist. `eventIds` names the events to claim; null takes the `limit` oldest unrelayed ones.
-   * Deliveries are unique per (event, webhook), so relaying an event again creates nothing.
-   * `tx` lets the transaction that wrote an event relay it before it commits (a test send answers its delivery's id).
+   * Claims committed outbox events and creates their deliveries (see relayStatement). `claim` names the events;
+   * null takes the `limit` oldest unrelayed ones. Deliveries are unique per (event, webhook), so relaying an
+   * event again creates nothing. `tx` lets the transaction that wrote an event relay it before it commits (a
+   * test send answers its delivery's id).
    */
-  async relay(eventIds: string[] | null, limit: number, tx?: Pick<EntityManager, 'query'>): Promise<Relayed> {
-    const text = eventIds === null ? RELAY_OLDEST : RELAY_NAMED;
-    const params = [eventIds ?? limit, OPERATIONAL_EVENTS];
-    const [row]: {
-      events: number;
-      refused: number;
-      deliveries: [string, string, string, string, TraceCarrier | null][];
-    }[] = tx ? await tx.query(text, params) : await this.sql.query(text, params);
+  async relay(claim: RelayClaim, limit: number, tx?: Queryable): Promise<Relayed> {
+    const params = [claim?.ids ?? limit, OPERATIONAL_EVENTS, claim?.from ?? '-infinity', claim?.to ?? 'infinity'];
+    const [row] = await this.days.run(
+      async (names) => {
+        if (claim === null) return RELAY_OLDEST;
+        // events of one day (as nearly always): that day's partitions, named
+        const day = claim.from && claim.to && sameDay(claim.from, claim.to) ? claim.from : null;
+        const events = day ? await names.of('outbox_events', day) : 'outbox_events';
+        const deliveries = day ? await names.of('webhook_deliveries', day) : 'webhook_deliveries';
+        return relayStatement(true, events, deliveries);
+      },
+      async (text) => {
+        try {
+          return await (tx ?? this.sql).query<RelayRow>(text, params);
+        } catch (err) {
+          // a webhook deleted while the statement ran: asked again, the relay no longer sees it
+          if (tx || pgCode(err) !== PG_ERRORS.foreignKeyViolation) throw err;
+          return this.sql.query<RelayRow>(text, params);
+        }
+      },
+      tx !== undefined,
+    );
     return {
       events: row.events,
       refused: row.refused,
-      deliveries: row.deliveries.map(([id, webhookId, eventId, eventName, eventTrace]) => ({
+      deliveries: row.deliveries.map(([id, at, webhookId, eventId, eventName, eventTrace]) => ({
         id,
+        at,
         webhookId,
         attemptCount: 0,
         eventId,
@@ -243,13 +363,9 @@ export class DeliveryStore {
 
   /** Makes a delivered or failed delivery of the webhook pending for one manual attempt now; null if it is pending. */
   async redeliver(webhookId: string, deliveryId: string): Promise<DeliveryRow | null> {
-    const rows = await this.sql.query<DeliveryRow>(
-      `WITH d AS (
-         UPDATE webhook_deliveries SET status = 'pending', finished_at = ${PENDING}, next_attempt_at = now(), next_trigger = 'manual',
-                locked_until = NULL, updated_at = now()
-          WHERE id = $1 AND webhook_id = $2 AND status <> 'pending' RETURNING ${DELIVERY_COLUMNS}),
-       ${ATTEMPTS_BACK_TO_OPEN}
-       SELECT * FROM d`,
+    const rows = await this.sql.write<DeliveryRow>(
+      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), next_trigger = 'manual', locked_until = NULL, updated_at = now()
+        WHERE id = $1 AND webhook_id = $2 AND status <> 'pending' RETURNING ${COLUMNS}`,
       [deliveryId, webhookId],
     );
     return rows[0] ?? null;
@@ -257,66 +373,60 @@ export class DeliveryStore {
 
   /** Makes every failed delivery of the webhook created since `since` pending for one manual attempt now. */
   async recover(webhookId: string, since: Date): Promise<DueDelivery[]> {
-    const rows = await this.sql.query<{ id: string; attempt_count: number }>(
-      `WITH d AS (
-         UPDATE webhook_deliveries SET status = 'pending', finished_at = ${PENDING}, next_attempt_at = now(), next_trigger = 'manual',
-                locked_until = NULL, updated_at = now()
-          WHERE webhook_id = $1 AND status = 'failed' AND created_at >= $2 RETURNING id, attempt_count),
-       ${ATTEMPTS_BACK_TO_OPEN}
-       SELECT * FROM d`,
+    const rows = await this.sql.write<{ id: string; at: string; webhook_id: string; attempt_count: number }>(
+      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), next_trigger = 'manual', locked_until = NULL, updated_at = now()
+        WHERE webhook_id = $1 AND status = 'failed' AND created_at >= $2
+        RETURNING id, ${keyText('event_occurred_at')} AS at, webhook_id, attempt_count`,
       [webhookId, since],
     );
-    return rows.map((r) => ({ id: r.id, webhookId, attemptCount: r.attempt_count }));
+    return rows.map(pending);
   }
 
   /**
    * Takes due, pending, unclaimed deliveries for one attempt each (a lease of timeout + slack), in one
-   * statement; one answer per id, in order: what the attempt needs, or null if that delivery is not due,
-   * already taken, no longer pending, or (ordered webhook) not the oldest pending one of its webhook.
+   * statement (and one more when some belong to ordered webhooks); one answer per key, in order: what the
+   * attempt needs, or null if that delivery is not due, already taken, no longer pending, or (ordered webhook)
+   * not the oldest pending one of its webhook.
    */
-  async claimMany(deliveryIds: string[]): Promise<(ClaimedDelivery | null)[]> {
-    try {
-      return await this.claimOnce(deliveryIds);
-    } catch (err) {
-      // a delivery that another transaction moved out of the open partition (finished) while this statement
-      // waited for its row: Postgres refuses rather than follow it; asked again, the claim just skips it
-      if ((err as { code?: string }).code !== SERIALIZATION_FAILURE) throw err;
-      return this.claimOnce(deliveryIds);
+  async claimMany(keys: DeliveryKey[]): Promise<(ClaimedDelivery | null)[]> {
+    const at = new Map<string, string>();
+    for (const k of keys) if (k.at !== null) at.set(k.id, k.at);
+    const unknown = keys.filter((k) => k.at === null).map((k) => k.id);
+    if (unknown.length > 0) {
+      // jobs queued before deliveries carried their key: found by id in every partition
+      const found = await this.sql.query<{ id: string; at: string }>(
+        `SELECT id, ${keyText('event_occurred_at')} AS at FROM webhook_deliveries WHERE id = ANY($1::uuid[])`,
+        [unknown],
+      );
+      for (const f of found) at.set(f.id, f.at);
     }
-  }
-
-  private async claimOnce(deliveryIds: string[]): Promise<(ClaimedDelivery | null)[]> {
-    const rows = await this.sql.query<Record<string, any>>(
-      `UPDATE webhook_deliveries d
-          SET locked_until = now() + make_interval(secs => w.timeout_seconds + ${CLAIM_SLACK_SECONDS}), held = NULL
-         FROM webhooks w
-        WHERE d.id = ANY($1::uuid[]) AND w.id = d.webhook_id
-          AND d.finished_at = ${PENDING} AND d.status = 'pending'
-          AND (d.locked_until IS NULL OR d.locked_until < now())
-          AND d.next_attempt_at <= now() + interval '1 second'
-          -- an ordered webhook's deliveries go one at a time, in event order: only its oldest pending one is
-          -- taken, and while it is out (claimed) or waiting for a retry the others stay where they are
-          AND (NOT w.ordered OR NOT EXISTS (
-                SELECT 1 FROM webhook_deliveries p
-                 WHERE p.finished_at = ${PENDING} AND p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq))
-      RETURNING d.id, d.attempt_count, d.next_trigger, d.locked_until::text AS lease, w.id AS webhook_id, w.url, w.method, w.timeout_seconds, w.active,
-                w.type, w.destination_encrypted, w.destination_options,
-                w.secret_encrypted, w.signature_scheme,
-                -- keys are read as the attempt is sent: a rotation applies to retries queued before it
-                CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_encrypted END AS previous_secret_encrypted,
-                CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_signature_scheme END AS previous_signature_scheme,
-                d.event_name, d.event_id, w.name AS webhook_name,
-                -- the event may be gone with retention (a finished delivery redelivered long after)
-                (SELECT json_build_array(e.payload, e.occurred_at) FROM outbox_events e WHERE e.id = d.event_id) AS event,
-                w.failing_since, w.rate_limit, w.ordered,
-                (SELECT coalesce(json_agg(json_build_object('name', h.name, 'value', h.value) ORDER BY h.created_at, h.id), '[]'::json)
-                   FROM webhook_headers h WHERE h.webhook_id = w.id) AS headers`,
-      [deliveryIds],
-    );
+    const rows = (
+      await Promise.all(
+        groupByDay([...at].map(([id, key]) => ({ id, at: key }))).map((group) =>
+          this.days.run(
+            async (names) =>
+              claimSql(await names.of('webhook_deliveries', group[0].at), await names.of('outbox_events', group[0].at)),
+            (text) => this.sql.query(text, [group.map((k) => k.id), [...new Set(group.map((k) => k.at))]]),
+          ),
+        ),
+      )
+    ).flat();
+    const ordered = rows.filter((r) => r.ordered && r.event_seq !== null);
+    const released = new Set<string>();
+    if (ordered.length > 0) {
+      const back = await this.sql.query<{ id: string }>(releaseNotHeadSql('webhook_deliveries'), [
+        ordered.map((r) => r.id),
+        ordered.map((r) => r.at),
+        ordered.map((r) => r.lease),
+      ]);
+      for (const b of back) released.add(b.id);
+    }
     const byId = new Map<string, ClaimedDelivery>();
     for (const r of rows) {
+      if (released.has(r.id)) continue;
       byId.set(r.id, {
         id: r.id,
+        at: r.at,
         attemptCount: r.attempt_count,
         trigger: r.next_trigger,
         webhookId: r.webhook_id,
@@ -344,45 +454,24 @@ export class DeliveryStore {
       });
     }
     // one claim per delivery: should two jobs of one delivery share a batch, only the first gets it
-    return deliveryIds.map((id) => {
-      const claimed = byId.get(id) ?? null;
-      byId.delete(id);
+    return keys.map((k) => {
+      const claimed = byId.get(k.id) ?? null;
+      byId.delete(k.id);
       return claimed;
     });
   }
 
   /**
    * Records the attempt and the delivery's new state in one statement (in `tx` when given), if the delivery
-   * still holds the attempt's claim (see RecordOutcome). A finished delivery leaves the open partition for
-   * its day's, and takes the attempts made while it was pending along.
+   * still holds the attempt's claim (see RecordOutcome).
    */
-  async recordAttempt(a: AttemptRecord, tx?: Pick<EntityManager, 'query'>): Promise<RecordOutcome> {
-    const rows = (await (tx ?? this.sql).query(
-      `WITH v AS (
-         SELECT $1::uuid AS delivery_id, $2::int AS number, $3::timestamptz AS started_at, $4::int AS status_code, $5::int AS duration_ms,
-                $6::text AS error, $7::text AS response_body, $8::text AS trigger, $9::text AS status, $10::timestamptz AS next_attempt_at,
-                $11::timestamptz AS lease, $12::uuid AS webhook_id),
-       ${RECORD_FROM_V}`,
-      [
-        a.deliveryId,
-        a.number,
-        a.startedAt,
-        a.statusCode,
-        a.durationMs,
-        a.error,
-        a.responseBody,
-        a.trigger,
-        a.status,
-        a.nextAttemptAt,
-        a.lease,
-        a.webhookId,
-      ],
-    )) as { delivery_id: string }[];
+  async recordAttempt(a: AttemptRecord, tx?: Queryable): Promise<RecordOutcome> {
+    const rows = await this.record([a], tx);
     return rows.length > 0 ? 'recorded' : 'superseded';
   }
 
   /**
-   * recordAttempt for several attempts (of different deliveries) in one statement. If the statement fails
+   * recordAttempt for several attempts (of different deliveries) in one statement per day. If a statement fails
    * (e.g. one delivery was deleted meanwhile), each attempt is recorded on its own, so one bad row cannot
    * cost the others their record; the answer per attempt is then that attempt's own outcome.
    */
@@ -391,126 +480,277 @@ export class DeliveryStore {
       return [await this.recordAttempt(attempts[0]).catch((err: Error) => err)];
     }
     try {
-      const rows = await this.sql.query<{ delivery_id: string }>(
-        `WITH v AS (
-           SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[],
-                                $10::timestamptz[], $11::timestamptz[], $12::uuid[])
-             AS v(delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, status, next_attempt_at, lease, webhook_id)),
-         ${RECORD_FROM_V}`,
-        [
-          attempts.map((a) => a.deliveryId),
-          attempts.map((a) => a.number),
-          attempts.map((a) => a.startedAt),
-          attempts.map((a) => a.statusCode),
-          attempts.map((a) => a.durationMs),
-          attempts.map((a) => a.error),
-          attempts.map((a) => a.responseBody),
-          attempts.map((a) => a.trigger),
-          attempts.map((a) => a.status),
-          attempts.map((a) => a.nextAttemptAt),
-          attempts.map((a) => a.lease),
-          attempts.map((a) => a.webhookId),
-        ],
+      const recorded = new Set(
+        (await Promise.all(groupByDay(attempts).map((group) => this.record(group)))).flat().map((r) => r.delivery_id),
       );
-      const recorded = new Set(rows.map((r) => r.delivery_id));
       return attempts.map((a) => (recorded.has(a.deliveryId) ? 'recorded' : 'superseded'));
     } catch {
       return Promise.all(attempts.map((a) => this.recordAttempt(a).catch((err: Error) => err)));
     }
   }
 
+  /** The record statement for attempts of one day. */
+  private record(attempts: AttemptRecord[], tx?: Queryable): Promise<{ delivery_id: string }[]> {
+    const at = attempts[0].at;
+    return this.days.run(
+      async (names) =>
+        recordSql(await names.of('webhook_deliveries', at), await names.of('webhook_delivery_attempts', at)),
+      (text) => (tx ?? this.sql).query<{ delivery_id: string }>(text, recordParams(attempts)),
+      tx !== undefined,
+    );
+  }
+
   /**
    * A delivery whose webhook was switched off (or whose event is gone) fails without an attempt, if the claim is still
    * its own; it can be recovered later.
    */
-  async failWithoutAttempt(deliveryId: string, lease: string): Promise<void> {
-    await this.sql.query(
-      `WITH d AS (
-         UPDATE webhook_deliveries SET status = 'failed', finished_at = now(), next_attempt_at = NULL, locked_until = NULL, updated_at = now()
-          WHERE id = $1 AND finished_at = ${PENDING} AND status = 'pending' AND locked_until = $2::timestamptz
-          RETURNING id, finished_at)
-       UPDATE webhook_delivery_attempts a SET delivery_finished_at = d.finished_at FROM d
-        WHERE a.delivery_id = d.id AND a.delivery_finished_at = ${PENDING}`,
-      [deliveryId, lease],
+  async failWithoutAttempt(d: { id: string; at: string }, lease: string): Promise<void> {
+    await this.days.run(
+      async (names) =>
+        `UPDATE ${await names.of('webhook_deliveries', d.at)} SET status = 'failed', next_attempt_at = NULL, locked_until = NULL, updated_at = now()
+          WHERE id = $1 AND event_occurred_at = $2::timestamptz AND ${BY_KEY_PENDING()} AND locked_until = $3::timestamptz`,
+      (text) => this.sql.query(text, [d.id, d.at, lease]),
     );
-  }
-
-  /**
-   * Switches an active webhook off with its reason; `failing` only while its run of failures has lasted at
-   * least `failingForMs` (a success meanwhile cancels it). The webhook when this call switched it off, else
-   * null (already off, or no longer failing): so only one caller reports it.
-   */
-  async disableWebhook(
-    tx: EntityManager,
-    webhookId: string,
-    reason: DisabledReason,
-    failingForMs = 0,
-  ): Promise<(WebhookSummary & { disabledAt: Date }) | null> {
-    const [rows] = await tx.query<[{ id: string; name: string; url: string; disabled_at: Date }[], number]>(
-      `UPDATE webhooks SET active = false, disabled_reason = $2, disabled_at = now(), updated_at = now()
-        WHERE id = $1 AND active
-          AND ($2 <> 'failing' OR failing_since <= now() - make_interval(secs => $3::float8 / 1000))
-        RETURNING id, name, url, disabled_at`,
-      [webhookId, reason, failingForMs],
-    );
-    const w = rows[0];
-    return w ? { id: w.id, name: w.name, url: w.url, disabledAt: w.disabled_at } : null;
-  }
-
-  /** Erases the previous signing keys whose grace period has ended; answers how many. */
-  async eraseExpiredSigningKeys(): Promise<number> {
-    const [, count] = await this.db.query<[unknown, number]>(
-      `UPDATE webhooks SET previous_secret_encrypted = NULL, previous_signature_scheme = NULL, previous_secret_expires_at = NULL
-        WHERE previous_secret_expires_at <= now()`,
-    );
-    return count;
-  }
-
-  /** Starts the webhook's failing clock at `since`, unless it is already running. */
-  async markFailing(webhookId: string, since: Date): Promise<void> {
-    await this.db.query(`UPDATE webhooks SET failing_since = $2 WHERE id = $1 AND failing_since IS NULL`, [
-      webhookId,
-      since,
-    ]);
-  }
-
-  /** A success stops the webhook's failing clock. */
-  async markHealthy(webhookId: string): Promise<void> {
-    await this.db.query(`UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, [
-      webhookId,
-    ]);
   }
 
   /**
    * Gives a claimed delivery back without an attempt, to be tried at `until` (its webhook's rate limit is
-   * used up): neither an attempt nor a failure.
+   * used up): neither an attempt nor a failure. Only while the claim is still its own.
    */
-  async hold(deliveryId: string, until: Date): Promise<void> {
-    await this.db.query(
-      `UPDATE webhook_deliveries SET locked_until = NULL, next_attempt_at = $2, held = 'rate_limit' WHERE id = $1 AND finished_at = ${PENDING} AND status = 'pending'`,
-      [deliveryId, until],
+  async hold(d: { id: string; at: string }, lease: string, until: Date): Promise<void> {
+    await this.days.run(
+      async (names) =>
+        `UPDATE ${await names.of('webhook_deliveries', d.at)} SET locked_until = NULL, next_attempt_at = $3, held = 'rate_limit'
+          WHERE id = $1 AND event_occurred_at = $2::timestamptz AND ${BY_KEY_PENDING()} AND locked_until = $4::timestamptz`,
+      (text) => this.sql.query(text, [d.id, d.at, until, lease]),
     );
   }
 
   /** The oldest pending delivery of an ordered webhook (the one to send next), if any. */
   async nextInOrder(webhookId: string): Promise<(DueDelivery & { nextAttemptAt: Date | null }) | null> {
-    const [r]: { id: string; attempt_count: number; next_attempt_at: Date | null }[] = await this.db.query(
-      `SELECT id, attempt_count, next_attempt_at FROM webhook_deliveries
-        WHERE webhook_id = $1 AND finished_at = ${PENDING} AND status = 'pending' ORDER BY event_seq NULLS FIRST LIMIT 1`,
+    const [r] = await this.sql.query<{
+      id: string;
+      at: string;
+      webhook_id: string;
+      attempt_count: number;
+      next_attempt_at: Date | null;
+    }>(
+      `SELECT id, ${keyText('event_occurred_at')} AS at, webhook_id, attempt_count, next_attempt_at FROM webhook_deliveries
+        WHERE webhook_id = $1 AND status = 'pending' ORDER BY event_seq NULLS FIRST LIMIT 1`,
       [webhookId],
     );
-    return r ? { id: r.id, webhookId, attemptCount: r.attempt_count, nextAttemptAt: r.next_attempt_at } : null;
+    return r ? { ...pending(r), nextAttemptAt: r.next_attempt_at } : null;
   }
 
   /**
    * Pending deliveries due for more than `graceSeconds` and not claimed by a live worker; of an ordered
-   * webhook only the oldest pending one (the others wait for it, not for a job).
+   * webhook only the oldest pending one (the others wait for it, not for a job). Each with the trace context
+   * of its event, so a job queued again continues the event's trace instead of starting one.
    */
   async overdueDeliveries(graceSeconds: number, limit: number): Promise<DueDelivery[]> {
-    const rows: { id: string; webhook_id: string; attempt_count: number }[] = await this.sql.query(OVERDUE_SQL, [
-      graceSeconds,
-      limit,
+    const rows = await this.sql.query<{
+      id: string;
+      at: string;
+      webhook_id: string;
+      attempt_count: number;
+      event_id: string;
+    }>(OVERDUE_SQL, [graceSeconds, limit]);
+    if (rows.length === 0) return [];
+    // the job carries on the trace of the request that recorded the event
+    const traces = await this.sql.query<{ id: string; trace_context: TraceCarrier }>(EVENT_TRACES_SQL, [
+      rows.map((r) => r.event_id),
+      rows.map((r) => r.at),
     ]);
-    return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, attemptCount: r.attempt_count }));
+    const traceOf = new Map(traces.map((e) => [e.id, e.trace_context]));
+    return rows.map((r) => {
+      const trace = traceOf.get(r.event_id);
+      return trace ? { ...pending(r), trace } : pending(r);
+    });
+  }
+
+  /** A page of the webhook's delivery log, newest first, optionally of one status. */
+  async list(webhookId: string, take: number, skip: number, status?: string): Promise<DeliveryRow[]> {
+    const text = status ? DELIVERY_LOG_SQL.byStatus[status] : DELIVERY_LOG_SQL.list;
+    if (!text) return [];
+    return this.sql.query<DeliveryRow>(text, [webhookId, take, skip]);
+  }
+
+  /** One delivery of the webhook, or null. */
+  async get(webhookId: string, deliveryId: string): Promise<DeliveryRow | null> {
+    const [d] = await this.sql.query<DeliveryRow>(DELIVERY_LOG_SQL.one, [deliveryId, webhookId]);
+    return d ?? null;
+  }
+
+  /** The attempts of a delivery, in order (from its one partition). */
+  async attempts(d: { id: string; at: string }): Promise<AttemptRow[]> {
+    return this.sql.query<AttemptRow>(DELIVERY_LOG_SQL.attempts, [d.id, d.at]);
+  }
+
+  /**
+   * Health of one webhook since `from`, read from indexes alone where it counts: deliveries by status from
+   * (webhook_id, created_at) INCLUDE (status, attempt_count); attempt latency from the two partial attempt
+   * indexes (successes, failures) INCLUDE (duration_ms); the last success and the last failure from the top
+   * of each. The cost grows with the deliveries in the window, never with the webhook's whole history.
+   */
+  async stats(webhookId: string, from: Date): Promise<DeliveryStats> {
+    const [[counts], [latency], [success], [failure]] = await Promise.all([
+      this.sql.query<DeliveryStats['counts']>(
+        `SELECT count(*) FILTER (WHERE status = 'delivered')::int AS delivered,
+                count(*) FILTER (WHERE status = 'failed')::int AS failed,
+                count(*) FILTER (WHERE status = 'pending' AND attempt_count = 0)::int AS pending,
+                count(*) FILTER (WHERE status = 'pending' AND attempt_count > 0)::int AS retrying
+           FROM webhook_deliveries WHERE webhook_id = $1 AND created_at >= $2`,
+        [webhookId, from],
+      ),
+      this.sql.query<DeliveryStats['latency']>(
+        `SELECT count(*)::int AS attempts,
+                percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50,
+                percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95
+           FROM (SELECT duration_ms FROM webhook_delivery_attempts WHERE webhook_id = $1 AND started_at >= $2 AND error IS NULL
+                 UNION ALL
+                 SELECT duration_ms FROM webhook_delivery_attempts WHERE webhook_id = $1 AND started_at >= $2 AND error IS NOT NULL) a`,
+        [webhookId, from],
+      ),
+      this.sql.query<{ started_at: Date }>(
+        `SELECT started_at FROM webhook_delivery_attempts WHERE webhook_id = $1 AND error IS NULL ORDER BY started_at DESC LIMIT 1`,
+        [webhookId],
+      ),
+      this.sql.query<NonNullable<DeliveryStats['lastFailure']>>(
+        `SELECT started_at, status_code, error, response_body FROM webhook_delivery_attempts
+          WHERE webhook_id = $1 AND error IS NOT NULL ORDER BY started_at DESC LIMIT 1`,
+        [webhookId],
+      ),
+    ]);
+    return { counts, latency, lastSuccess: success ?? null, lastFailure: failure ?? null };
+  }
+
+  /** Age in seconds of the oldest pending delivery (0 when none). */
+  async oldestPendingAge(): Promise<number> {
+    const [row] = await this.sql.query<{ age: number }>(
+      `SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM webhook_deliveries WHERE status = 'pending'`,
+    );
+    return Number(row.age);
+  }
+
+  /** Pending deliveries waiting for their turn under their webhook's rate limit. */
+  async rateLimitedCount(): Promise<number> {
+    const [row] = await this.sql.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND held = 'rate_limit'`,
+    );
+    return row.n;
+  }
+
+  /** Ordered webhooks whose oldest pending delivery has failed at least once while later ones wait behind it. */
+  async orderedBlockedCount(): Promise<number> {
+    const [row] = await this.sql.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM webhooks w
+         CROSS JOIN LATERAL (SELECT attempt_count, event_seq FROM webhook_deliveries
+                              WHERE webhook_id = w.id AND status = 'pending' ORDER BY event_seq LIMIT 1) head
+        WHERE w.ordered AND w.active AND head.attempt_count > 0
+          AND EXISTS (SELECT 1 FROM webhook_deliveries b WHERE b.webhook_id = w.id AND b.status = 'pending' AND b.event_seq > head.event_seq)`,
+    );
+    return row.n;
+  }
+}
+
+function recordParams(attempts: AttemptRecord[]): unknown[] {
+  return [
+    attempts.map((a) => a.deliveryId),
+    attempts.map((a) => a.at),
+    attempts.map((a) => a.number),
+    attempts.map((a) => a.startedAt),
+    attempts.map((a) => a.statusCode),
+    attempts.map((a) => a.durationMs),
+    attempts.map((a) => a.error),
+    attempts.map((a) => a.responseBody),
+    attempts.map((a) => a.trigger),
+    attempts.map((a) => a.status),
+    attempts.map((a) => a.nextAttemptAt),
+    attempts.map((a) => a.lease),
+    attempts.map((a) => a.webhookId),
+  ];
+}
+
+type RelayRow = {
+  events: number;
+  refused: number;
+  deliveries: [string, string, string, string, string, TraceCarrier | null][];
+};
+
+const DAY_KEY = /^(\d{4})-(\d{2})-(\d{2})T/;
+
+function sameDay(a: Date, b: Date): boolean {
+  return a.toISOString().slice(0, 10) === b.toISOString().slice(0, 10);
+}
+
+/** Items by the day of their partition key, in first-seen order. */
+function groupByDay<T extends { at: string }>(items: T[]): T[][] {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const day = item.at.slice(0, 10);
+    const group = groups.get(day);
+    if (group) group.push(item);
+    else groups.set(day, [item]);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * The day partitions of the log that exist, so that the hot statements can name the partition that holds their
+ * rows: Postgres then plans them (once per connection, as prepared statements) for that one plain table, instead
+ * of planning the partitioned table at every call or locking all of its partitions at every call. A row of a day
+ * without a partition (it sits in the default one) is addressed through the partitioned table, as is any day
+ * not known yet; the list is read again when a day is missing, at most every few seconds, and at once when a
+ * named partition turns out to be gone (dropped by retention: its rows were done).
+ */
+class DayPartitions {
+  private names = new Set<string>();
+  private readAt = 0;
+  private reading?: Promise<void>;
+
+  constructor(private readonly sql: Queryable) {}
+
+  /** The partition of `parent` holding the day of `at` (a key as keyText writes it, or a time), else `parent`. */
+  async of(parent: string, at: string | Date): Promise<string> {
+    const m = DAY_KEY.exec(typeof at === 'string' ? at : at.toISOString());
+    if (!m) return parent;
+    const name = `${parent}_p${m[1]}${m[2]}${m[3]}`;
+    if (this.names.has(name)) return name;
+    if (Date.now() - this.readAt > 5000) await this.read();
+    return this.names.has(name) ? name : parent;
+  }
+
+  /**
+   * Builds a statement with the partitions' names and runs it; should a named partition be gone, once more with
+   * the list read afresh. `inTransaction`: no second try (the failed statement aborted the transaction).
+   */
+  async run<T>(
+    build: (names: DayPartitions) => Promise<string>,
+    exec: (text: string) => Promise<T>,
+    inTransaction = false,
+  ): Promise<T> {
+    const text = await build(this);
+    try {
+      return await exec(text);
+    } catch (err) {
+      if (inTransaction || pgCode(err) !== PG_ERRORS.undefinedTable) throw err;
+      this.readAt = 0;
+      await this.read();
+      return exec(await build(this));
+    }
+  }
+
+  private read(): Promise<void> {
+    this.reading ??= this.sql
+      .query<{ name: string }>(
+        `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+          WHERE i.inhparent IN ('outbox_events'::regclass, 'webhook_deliveries'::regclass, 'webhook_delivery_attempts'::regclass)`,
+      )
+      .then((rows) => {
+        this.names = new Set(rows.map((r) => r.name));
+        this.readAt = Date.now();
+      })
+      .finally(() => (this.reading = undefined));
+    return this.reading;
   }
 }

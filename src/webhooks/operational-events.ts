@@ -6,8 +6,9 @@ import {
 } from '../events/event-messages';
 import { OPERATIONAL_EVENTS } from '../events/event-names';
 
-/** Why a webhook is inactive. */
-export type DisabledReason = 'gone' | 'failing' | 'manual';
+/** Why a webhook is inactive: 410 Gone, failing for WEBHOOK_DISABLE_AFTER, or switched off by PUT. */
+export const DISABLED_REASONS = ['gone', 'failing', 'manual'] as const;
+export type DisabledReason = (typeof DISABLED_REASONS)[number];
 
 /** What the operational events say about a webhook. */
 export interface WebhookSummary {

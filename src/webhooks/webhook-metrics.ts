@@ -1,13 +1,21 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { DataSource } from 'typeorm';
+import { Sql } from '../database/sql';
+import { OutboxStore } from '../events/outbox.store';
 import { MetricsRegistry } from '../metrics/metrics.registry';
+import { AttemptError, AttemptOutcome, NO_ERROR } from './attempt-outcome';
 import { DELIVERY_QUEUE } from './delivery.queue';
+import { DISABLED_REASONS, DisabledReason } from './operational-events';
+import { DeliveryStore } from './delivery.store';
+import { WebhookStore } from './webhook.store';
 
-/** Counters of this worker process: attempts by outcome and their latency, rows removed by retention. */
+/**
+ * The dispatcher's counters, defined once for every role: attempts by outcome and their latency, rate-limit holds
+ * and rows removed by retention (worker), and switch-offs (worker: gone, failing; API: manual). Each process counts
+ * what it did itself.
+ */
 @Injectable()
 export class DeliveryMetrics {
   private readonly attempts: Counter<'outcome' | 'error'>;
@@ -15,6 +23,7 @@ export class DeliveryMetrics {
   private readonly disables: Counter<'reason'>;
   private readonly holds: Counter;
   private readonly retention: Counter<'table'>;
+  private readonly blocked: Gauge;
   private readonly refused: Counter;
 
   constructor(registry: MetricsRegistry) {
@@ -25,10 +34,12 @@ export class DeliveryMetrics {
     });
     this.disables = new Counter({
       name: 'webhooks_disabled_total',
-      help: 'Webhooks this process switched off, by reason (gone: 410; failing: every attempt failed for WEBHOOK_DISABLE_AFTER)',
+      help: 'Webhooks this process switched off, by reason (gone: 410; failing: every attempt failed for WEBHOOK_DISABLE_AFTER; manual: PUT Active false)',
       labelNames: ['reason'],
       registers: [registry],
     });
+    // every reason from the start, so a rate over the first switch-off has a series to start from
+    for (const reason of DISABLED_REASONS) this.disables.inc({ reason }, 0);
     this.holds = new Counter({
       name: 'webhook_rate_limited_total',
       help: 'Times a delivery was put back to wait for its turn under its webhook rate limit (not an attempt)',
@@ -36,7 +47,7 @@ export class DeliveryMetrics {
     });
     this.attempts = new Counter({
       name: 'webhook_delivery_attempts_total',
-      help: 'Delivery attempts by resulting delivery status (delivered, pending = will retry, failed) and error kind',
+      help: 'Delivery attempts by outcome (delivered, retry, failed, webhook_disabled, superseded) and error (timeout, connection, blocked_address, http_status, none)',
       labelNames: ['outcome', 'error'],
       registers: [registry],
     });
@@ -53,6 +64,16 @@ export class DeliveryMetrics {
       labelNames: ['table'],
       registers: [registry],
     });
+    this.blocked = new Gauge({
+      name: 'webhook_retention_blocked_days',
+      help: 'Days of the delivery log past DELIVERY_RETENTION_DAYS kept because they still hold pending deliveries or unrelayed events (as of the last retention pass)',
+      registers: [registry],
+    });
+  }
+
+  /** Days past retention that the last retention pass of this process had to keep for their pending work. */
+  retentionBlocked(days: number): void {
+    this.blocked.set(days);
   }
 
   filterRefused(count: number): void {
@@ -63,7 +84,7 @@ export class DeliveryMetrics {
     this.retention.inc({ table }, rows);
   }
 
-  disabled(reason: string): void {
+  disabled(reason: DisabledReason): void {
     this.disables.inc({ reason });
   }
 
@@ -71,8 +92,8 @@ export class DeliveryMetrics {
     this.holds.inc();
   }
 
-  attempt(outcome: string, error: string | null, durationMs: number): void {
-    this.attempts.inc({ outcome, error: error ?? 'none' });
+  attempt(outcome: AttemptOutcome, error: AttemptError | null, durationMs: number): void {
+    this.attempts.inc({ outcome, error: error ?? NO_ERROR });
     this.latency.observe({ outcome }, durationMs / 1000);
   }
 }
@@ -82,7 +103,10 @@ export class DeliveryMetrics {
 export class DispatchGauges implements OnModuleInit {
   constructor(
     private readonly registry: MetricsRegistry,
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly store: DeliveryStore,
+    private readonly webhooks: WebhookStore,
+    private readonly outbox: OutboxStore,
+    private readonly sql: Sql,
     @InjectQueue(DELIVERY_QUEUE) private readonly deliveries: Queue,
   ) {}
 
@@ -98,28 +122,24 @@ export class DispatchGauges implements OnModuleInit {
         for (const [state, n] of Object.entries(counts)) this.set({ queue: DELIVERY_QUEUE, state }, n);
       },
     });
-    const db = this.db;
+    const store = this.store;
+    const webhooks = this.webhooks;
+    const outbox = this.outbox;
+    const sql = this.sql;
     new Gauge({
       name: 'webhook_oldest_pending_delivery_age_seconds',
       help: 'Age of the oldest delivery still pending (0 when none)',
       registers: [this.registry],
       collect: async function (this: Gauge) {
-        const [row] = await db.query(
-          `SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM webhook_deliveries WHERE finished_at = 'infinity' AND status = 'pending'`,
-        );
-        this.set(Number(row.age));
+        this.set(await store.oldestPendingAge());
       },
     });
     new Gauge({
       name: 'webhook_deliveries_rate_limited',
       help: 'Pending deliveries waiting for their turn under their webhook rate limit',
       registers: [this.registry],
-      // pending work lives in the open partition (finished_at 'infinity'): naming it keeps the scan there
       collect: async function (this: Gauge) {
-        const [row] = await db.query(
-          `SELECT count(*)::int AS n FROM webhook_deliveries WHERE finished_at = 'infinity' AND held = 'rate_limit' AND status = 'pending'`,
-        );
-        this.set(row.n);
+        this.set(await store.rateLimitedCount());
       },
     });
     new Gauge({
@@ -127,14 +147,7 @@ export class DispatchGauges implements OnModuleInit {
       help: 'Ordered webhooks whose oldest pending delivery has failed at least once while later deliveries wait behind it',
       registers: [this.registry],
       collect: async function (this: Gauge) {
-        const [row] = await db.query(
-          `SELECT count(*)::int AS n FROM webhooks w
-             CROSS JOIN LATERAL (SELECT attempt_count, event_seq FROM webhook_deliveries
-                                  WHERE finished_at = 'infinity' AND webhook_id = w.id AND status = 'pending' ORDER BY event_seq LIMIT 1) head
-            WHERE w.ordered AND w.active AND head.attempt_count > 0
-              AND EXISTS (SELECT 1 FROM webhook_deliveries b WHERE b.finished_at = 'infinity' AND b.webhook_id = w.id AND b.status = 'pending' AND b.event_seq > head.event_seq)`,
-        );
-        this.set(row.n);
+        this.set(await store.orderedBlockedCount());
       },
     });
     new Gauge({
@@ -143,12 +156,9 @@ export class DispatchGauges implements OnModuleInit {
       labelNames: ['reason'],
       registers: [this.registry],
       collect: async function (this: Gauge) {
-        const rows: { reason: string; n: number }[] = await db.query(
-          `SELECT coalesce(disabled_reason, 'manual') AS reason, count(*)::int AS n FROM webhooks WHERE NOT active GROUP BY 1`,
-        );
+        const rows = await webhooks.disabledCounts();
         this.reset();
-        for (const reason of ['gone', 'failing', 'manual'])
-          this.set({ reason }, rows.find((r) => r.reason === reason)?.n ?? 0);
+        for (const reason of DISABLED_REASONS) this.set({ reason }, rows.find((r) => r.reason === reason)?.n ?? 0);
       },
     });
     new Gauge({
@@ -156,8 +166,7 @@ export class DispatchGauges implements OnModuleInit {
       help: 'Events committed but not yet turned into deliveries',
       registers: [this.registry],
       collect: async function (this: Gauge) {
-        const [row] = await db.query(`SELECT count(*)::int AS n FROM outbox_events WHERE relayed_at IS NULL`);
-        this.set(row.n);
+        this.set(await outbox.unrelayedCount(sql));
       },
     });
   }

@@ -9,9 +9,12 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiTags,
+  ApiUnauthorizedResponse,
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
 import { PortalAuth } from '../common/auth';
+import { PortalDeleteResponse } from '../portal/delete-response.dto';
+import { PortalErrorBody } from '../portal/portal-error.dto';
 import { PortalPageQuery } from '../common/http/pagination';
 import { ApiEventCallbacks, WebhookTestEvent } from '../events/event-messages';
 import {
@@ -31,14 +34,10 @@ import {
 } from './dto/webhook.dto';
 import { WebhooksService } from './webhooks.service';
 
-class DeletedResponse {
-  status: string;
-  message: string;
-}
-
 @ApiTags('portal webhooks')
 @PortalAuth()
-@ApiNotFoundResponse({ description: 'no such webhook (or header)' })
+@ApiUnauthorizedResponse({ type: PortalErrorBody, description: 'missing or wrong portal API token' })
+@ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such webhook (or header)' })
 @Controller('portal-api/webhooks')
 export class WebhooksController {
   constructor(private readonly service: WebhooksService) {}
@@ -47,7 +46,10 @@ export class WebhooksController {
   @ApiOperation({ operationId: 'createWebhook', summary: 'Register a webhook (the answer carries its signing Secret)' })
   @ApiCreatedResponse({ type: CreatedWebhookResponse })
   @ApiEventCallbacks()
-  @ApiUnprocessableEntityResponse({ description: 'validation failed; errors lists every reason' })
+  @ApiUnprocessableEntityResponse({
+    type: PortalErrorBody,
+    description: 'validation failed; errors lists every reason',
+  })
   create(@Body() dto: CreateWebhookDto) {
     return this.service.create(dto);
   }
@@ -87,7 +89,7 @@ export class WebhooksController {
 
   @Delete(':id')
   @ApiOperation({ operationId: 'deleteWebhook', summary: 'Delete a webhook' })
-  @ApiOkResponse({ type: DeletedResponse })
+  @ApiOkResponse({ type: PortalDeleteResponse })
   remove(@Param('id') id: string) {
     return this.service.remove(id);
   }
@@ -110,7 +112,10 @@ export class WebhooksController {
   })
   @ApiBody({ type: RotateSecretDto, required: false })
   @ApiOkResponse({ type: WebhookSecretResponse, description: 'the new key' })
-  @ApiUnprocessableEntityResponse({ description: 'GracePeriodSeconds is not an integer from 0 to 604800' })
+  @ApiUnprocessableEntityResponse({
+    type: PortalErrorBody,
+    description: 'GracePeriodSeconds is not an integer from 0 to 604800',
+  })
   rotateSecret(@Param('id') id: string, @Body() dto: RotateSecretDto) {
     return this.service.rotateSecret(id, dto);
   }
@@ -128,8 +133,14 @@ export class WebhooksController {
     description:
       'the delivery is queued and already in the delivery log; the webhook receives a WebhookTestEvent body, signed, and retried like any delivery',
   })
-  @ApiConflictResponse({ description: 'the webhook is inactive (inactive webhooks get no deliveries)' })
-  @ApiUnprocessableEntityResponse({ description: 'Note is not a string of at most 1024 characters' })
+  @ApiConflictResponse({
+    type: PortalErrorBody,
+    description: 'the webhook is inactive (inactive webhooks get no deliveries)',
+  })
+  @ApiUnprocessableEntityResponse({
+    type: PortalErrorBody,
+    description: 'Note is not a string of at most 1024 characters',
+  })
   sendTest(@Param('id') id: string, @Body() dto: WebhookTestDto) {
     return this.service.sendTest(id, dto);
   }
@@ -165,7 +176,7 @@ export class WebhooksController {
   @Delete(':id/headers/:headerId')
   @ApiOperation({ operationId: 'deleteWebhookHeader', summary: 'Delete one header of a webhook' })
   @HttpCode(200)
-  @ApiOkResponse({ type: DeletedResponse })
+  @ApiOkResponse({ type: PortalDeleteResponse })
   removeHeader(@Param('id') id: string, @Param('headerId') headerId: string) {
     return this.service.removeHeader(id, headerId);
   }

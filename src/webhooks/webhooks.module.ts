@@ -1,19 +1,19 @@
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module, Provider, Type } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventsModule } from '../events/events.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { QueueModule } from '../queue/queue.module';
 import { DeliveriesController } from './deliveries.controller';
 import { DeliveriesService } from './deliveries.service';
 import { DELIVERY_QUEUE, DeliveryQueue } from './delivery.queue';
+import { DeliveryLogStore } from './delivery-log.store';
 import { DeliveryStore } from './delivery.store';
+import { WebhookStore } from './webhook.store';
+import { PeriodicRunner } from '../common/periodic/periodic.runner';
 import { DeliverySigner } from './send/delivery-signer';
 import { HttpSender } from './send/http-sender';
 import { DestinationRegistry, DESTINATIONS } from './send/destination-registry';
-import { WebhookHeaderEntity } from './webhook-header.entity';
 import { DeliveryMetrics, DispatchGauges } from './webhook-metrics';
-import { WebhookEntity } from './webhook.entity';
 import { WebhooksController } from './webhooks.controller';
 import { WebhookStatsService } from './webhook-stats.service';
 import { WebhooksService } from './webhooks.service';
@@ -28,9 +28,10 @@ import { DeliveryRetention } from './worker/delivery-retention';
 /**
  * The webhook dispatcher. API side: subscriptions, their headers and the delivery log (portal routes).
  * Worker side: the outbox relay (events → deliveries → one job each), the delivery processor (sign, send,
- * record, retry), the reconciler and the delivery log's retention. Both sides share the store, the only writer of
- * deliveries and attempts,
- * and the delivery queue.
+ * record, retry), and the periodic work (reconciler, retention, signing-key eraser) on one runner. Both sides
+ * share the stores (WebhookStore: webhooks and headers; DeliveryStore: deliveries and attempts; the outbox's
+ * OutboxStore), each the only writer of its tables, and the delivery queue. Every statement is raw SQL on the
+ * one pool (Sql); nothing here goes through TypeORM.
  */
 @Module({})
 export class WebhooksModule {
@@ -39,7 +40,9 @@ export class WebhooksModule {
     // destinations check and mask configurations on the API side, and send on the worker side
     const providers: Provider[] = [
       DeliveryStore,
+      WebhookStore,
       DeliveryQueue,
+      DeliveryMetrics,
       DispatchGauges,
       HttpSender,
       ...DESTINATIONS,
@@ -48,11 +51,12 @@ export class WebhooksModule {
     if (roles.api) providers.push(WebhooksService, DeliveriesService, WebhookStatsService);
     if (roles.worker)
       providers.push(
+        PeriodicRunner,
+        DeliveryLogStore,
         OutboxRelay,
         DeliveryProcessor,
         Reconciler,
         DeliveryRetention,
-        DeliveryMetrics,
         DeliverySigner,
         SigningKeyEraser,
         RateLimits,
@@ -60,13 +64,7 @@ export class WebhooksModule {
       );
     return {
       module: WebhooksModule,
-      imports: [
-        TypeOrmModule.forFeature([WebhookEntity, WebhookHeaderEntity]),
-        EventsModule,
-        QueueModule,
-        BullModule.registerQueue({ name: DELIVERY_QUEUE }),
-        MetricsModule,
-      ],
+      imports: [EventsModule, QueueModule, BullModule.registerQueue({ name: DELIVERY_QUEUE }), MetricsModule],
       controllers,
       providers,
     };

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { isUuidId } from '../common/http/ids';
-import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config';
+import { Sql, SqlTransaction } from '../database/sql';
 import { AddressGuard } from './send/address-guard';
 import { SecretBox } from '../common/crypto/secret-box';
 import { PortalPageQuery, portalPaging } from '../common/http/pagination';
@@ -12,6 +11,7 @@ import { WEBHOOK_TEST_EVENT } from '../events/event-names';
 import { EventsService } from '../events/events.service';
 import { DeliveryQueue } from './delivery.queue';
 import { DeliveryStore } from './delivery.store';
+import { DeliveryMetrics } from './webhook-metrics';
 import { newSigningKey, SignatureScheme, verificationKey } from './send/signing';
 import {
   CreatedWebhookResponse,
@@ -29,8 +29,7 @@ import {
   FilterTestDto,
   FilterTestResponse,
 } from './dto/webhook.dto';
-import { WebhookHeaderEntity } from './webhook-header.entity';
-import { WebhookEntity } from './webhook.entity';
+import { Webhook, WebhookHeader, WebhookStore, WebhookWithHeaders } from './webhook.store';
 import { targetWarnings } from './target-warnings';
 import { webhookDisabledMessage, webhookEnabledMessage } from './operational-events';
 import { WebhookError } from './webhooks.errors';
@@ -47,11 +46,13 @@ export class WebhooksService {
   private readonly logger = new Logger(WebhooksService.name);
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly sql: Sql,
+    private readonly webhooks: WebhookStore,
     private readonly secrets: SecretBox,
     private readonly events: EventsService,
     private readonly store: DeliveryStore,
     private readonly queue: DeliveryQueue,
+    private readonly metrics: DeliveryMetrics,
     private readonly destinations: DestinationRegistry,
     config: AppConfig,
   ) {
@@ -60,14 +61,15 @@ export class WebhooksService {
 
   async create(dto: CreateWebhookDto): Promise<CreatedWebhookResponse> {
     const destination = this.destination(dto.Type ?? 'http', dto.URL, dto.Options ?? {});
+    const filter = compileFilter(dto.Filter);
     const key = newSigningKey(dto.SignatureScheme ?? 'v1');
     const now = new Date();
-    const webhook = await this.db.transaction(async (tx) => {
-      const w = tx.create(WebhookEntity, {
+    const webhook = await this.sql.transaction(async (tx) => {
+      const w: Webhook = {
         id: randomUUID(),
         name: dto.Name,
         ...destination,
-        ...compileFilter(dto.Filter),
+        ...filter,
         method: destination.type === 'http' ? (dto.Method ?? 'POST') : 'POST',
         timeoutSeconds: dto.Timeout ?? 30,
         events: uniq(dto.Events),
@@ -84,10 +86,9 @@ export class WebhooksService {
         failingSince: null,
         rateLimit: dto.RateLimit ?? null,
         ordered: dto.Ordered ?? false,
-      });
-      await tx.insert(WebhookEntity, w);
-      w.headers = await this.insertHeaders(tx, w.id, dto.Headers ?? [], now);
-      return w;
+      };
+      await this.webhooks.insert(tx, w);
+      return { ...w, headers: await this.insertHeaders(tx, w.id, dto.Headers ?? [], now) };
     });
     const shown = verificationKey(key);
     return {
@@ -105,19 +106,17 @@ export class WebhooksService {
 
   async list(q: PortalPageQuery): Promise<WebhookResponse[]> {
     const { skip, take } = portalPaging(q);
-    const rows = await this.db
-      .getRepository(WebhookEntity)
-      .find({ order: { createdAt: 'ASC', id: 'ASC' }, skip, take, relations: { headers: true } });
+    const rows = await this.webhooks.list(skip, take);
     return rows.map((w) => this.toResponse(w));
   }
 
   async get(id: string): Promise<WebhookResponse> {
-    return this.toResponse(await this.find(this.db.manager, id));
+    return this.toResponse(await this.find(id));
   }
 
   async update(id: string, dto: UpdateWebhookDto): Promise<SavedWebhookResponse> {
-    const webhook = await this.db.transaction(async (tx) => {
-      const w = await this.find(tx, id, true);
+    const { w: webhook, switchedOff } = await this.sql.transaction(async (tx) => {
+      const w = await this.find(id, tx);
       const now = new Date();
       if (dto.Name !== undefined) w.name = dto.Name;
       if (dto.URL !== undefined || dto.Type !== undefined || dto.Options !== undefined) {
@@ -144,7 +143,7 @@ export class WebhooksService {
       }
       w.updatedAt = now;
       const { headers, ...columns } = w;
-      await tx.update(WebhookEntity, { id }, columns);
+      await this.webhooks.update(tx, id, columns);
       if (switched) {
         await this.events.record(
           tx,
@@ -153,24 +152,25 @@ export class WebhooksService {
         );
       }
       if (dto.Headers !== undefined) {
-        await tx.delete(WebhookHeaderEntity, { webhookId: id });
+        await this.webhooks.deleteHeaders(tx, id);
         w.headers = await this.insertHeaders(tx, id, dto.Headers, now);
       } else {
         w.headers = headers;
       }
-      return w;
+      return { w, switchedOff: switched && !w.active };
     });
+    // counted like the WebhookDisabled event it recorded: once per switch-off, once it has committed
+    if (switchedOff) await this.sql.afterCommit(() => this.metrics.disabled('manual'));
     return { ...this.toResponse(webhook), ...this.warnings(this.clearUrl(webhook)) };
   }
 
   async remove(id: string): Promise<{ status: string; message: string }> {
-    await this.find(this.db.manager, id);
-    await this.db.getRepository(WebhookEntity).delete({ id });
+    if (!isUuidId(id) || !(await this.webhooks.delete(id))) throw WebhookError.notFound();
     return { status: 'ok', message: 'webhook deleted' };
   }
 
   async secret(id: string): Promise<WebhookSecretResponse> {
-    return this.toSecretResponse(await this.find(this.db.manager, id), new Date());
+    return this.toSecretResponse(await this.find(id), new Date());
   }
 
   /**
@@ -180,27 +180,25 @@ export class WebhooksService {
    */
   async rotateSecret(id: string, dto: RotateSecretDto): Promise<WebhookSecretResponse> {
     const now = new Date();
-    const w = await this.db.transaction(async (tx) => {
-      const w = await this.find(tx, id, true);
+    const w = await this.sql.transaction(async (tx) => {
+      const w = await this.find(id, tx);
       this.rotateKeys(w, w.signatureScheme, dto.GracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS, now);
       w.updatedAt = now;
-      await tx.update(
-        WebhookEntity,
-        { id },
-        {
-          secretEncrypted: w.secretEncrypted,
-          signatureScheme: w.signatureScheme,
-          previousSecretEncrypted: w.previousSecretEncrypted,
-          previousSignatureScheme: w.previousSignatureScheme,
-          previousSecretExpiresAt: w.previousSecretExpiresAt,
-          updatedAt: w.updatedAt,
-        },
-      );
+      await this.webhooks.update(tx, id, {
+        secretEncrypted: w.secretEncrypted,
+        signatureScheme: w.signatureScheme,
+        previousSecretEncrypted: w.previousSecretEncrypted,
+        previousSignatureScheme: w.previousSignatureScheme,
+        previousSecretExpiresAt: w.previousSecretExpiresAt,
+        updatedAt: w.updatedAt,
+      });
       return w;
     });
-    this.logger.log(
-      { webhookId: id, scheme: w.signatureScheme, previousKeyUntil: w.previousSecretExpiresAt },
-      'webhook signing key rotated',
+    await this.sql.afterCommit(() =>
+      this.logger.log(
+        { webhookId: id, scheme: w.signatureScheme, previousKeyUntil: w.previousSecretExpiresAt },
+        'webhook signing key rotated',
+      ),
     );
     return this.toSecretResponse(w, now);
   }
@@ -212,36 +210,40 @@ export class WebhooksService {
    * like any other delivery. An inactive webhook gets no deliveries, so it cannot be tested either.
    */
   async sendTest(id: string, dto: WebhookTestDto): Promise<WebhookTestResponse> {
-    const { eventId, deliveries } = await this.db.transaction(async (tx) => {
+    const { eventId, deliveries } = await this.sql.transaction(async (tx) => {
       // locked so that the webhook cannot be deleted or switched off between the check and the relay
-      const w = await this.find(tx, id, true);
+      const w = await this.find(id, tx);
       if (!w.active) throw WebhookError.inactive();
       const event = await this.events.recordForWebhook(tx, id, WEBHOOK_TEST_EVENT, {
         WebhookID: id,
         Note: dto.Note ?? '',
       });
-      const { deliveries } = await this.store.relay([event.id], 1, tx);
+      const claim = { ids: [event.id], from: event.occurredAt, to: event.occurredAt };
+      const { deliveries } = await this.store.relay(claim, 1, tx);
       if (deliveries.length !== 1)
         throw new Error(`test event ${event.id} was relayed to ${deliveries.length} webhooks, not 1`);
       return { eventId: event.id, deliveries };
     });
-    try {
-      await this.queue.enqueue(deliveries);
-    } catch (err) {
-      // the delivery is pending in Postgres: the reconciler queues it once it is overdue
-      this.logger.warn({ err, webhookId: id }, 'could not queue the test delivery; the reconciler will');
-    }
+    await this.sql.afterCommit(() => this.queue.enqueueCommitted(deliveries, 'test delivery'));
     return { DeliveryID: deliveries[0].id, EventID: eventId };
   }
 
   async listHeaders(id: string): Promise<WebhookHeaderResponse[]> {
-    return (await this.find(this.db.manager, id)).headers!.map(toHeaderResponse);
+    return (await this.find(id)).headers.map(toHeaderResponse);
   }
 
   async addHeader(id: string, dto: WebhookHeaderInput): Promise<WebhookHeaderResponse> {
-    await this.find(this.db.manager, id);
-    const [h] = await this.insertHeaders(this.db.manager, id, [dto], new Date());
-    await this.touch(id);
+    if (!isUuidId(id)) throw WebhookError.notFound();
+    const now = new Date();
+    const h: WebhookHeader = {
+      id: randomUUID(),
+      webhookId: id,
+      name: dto.Name,
+      value: dto.Value,
+      createdAt: now,
+      updatedAt: now,
+    };
+    if (!(await this.webhooks.addHeader(h))) throw WebhookError.notFound();
     return toHeaderResponse(h);
   }
 
@@ -250,64 +252,55 @@ export class WebhooksService {
   }
 
   async updateHeader(id: string, headerId: string, dto: WebhookHeaderInput): Promise<WebhookHeaderResponse> {
-    const h = await this.findHeader(id, headerId);
-    h.name = dto.Name;
-    h.value = dto.Value;
-    h.updatedAt = new Date();
-    await this.db
-      .getRepository(WebhookHeaderEntity)
-      .update({ id: h.id }, { name: h.name, value: h.value, updatedAt: h.updatedAt });
-    await this.touch(id);
+    await this.findHeader(id, headerId);
+    const h = await this.webhooks.updateHeader(id, headerId, { name: dto.Name, value: dto.Value }, new Date());
+    if (!h) throw WebhookError.headerNotFound();
     return toHeaderResponse(h);
   }
 
   async removeHeader(id: string, headerId: string): Promise<{ status: string; message: string }> {
-    const h = await this.findHeader(id, headerId);
-    await this.db.getRepository(WebhookHeaderEntity).delete({ id: h.id });
-    await this.touch(id);
+    await this.findHeader(id, headerId);
+    if (!(await this.webhooks.deleteHeader(id, headerId, new Date()))) throw WebhookError.headerNotFound();
     return { status: 'ok', message: 'header deleted' };
   }
 
-  private async find(manager: EntityManager, id: string, lock = false): Promise<WebhookEntity> {
+  /** The webhook with its headers (404 if none); in `tx`, locked until it ends. */
+  private async find(id: string, tx?: SqlTransaction): Promise<WebhookWithHeaders> {
     if (!isUuidId(id)) throw WebhookError.notFound();
-    const w = lock
-      ? await manager.getRepository(WebhookEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } })
-      : await manager.getRepository(WebhookEntity).findOne({ where: { id }, relations: { headers: true } });
+    const w = await this.webhooks.get(id, tx);
     if (!w) throw WebhookError.notFound();
-    if (lock) w.headers = await manager.getRepository(WebhookHeaderEntity).find({ where: { webhookId: id } });
     return w;
   }
 
-  private async findHeader(id: string, headerId: string): Promise<WebhookHeaderEntity> {
-    await this.find(this.db.manager, id);
+  private async findHeader(id: string, headerId: string): Promise<WebhookHeader> {
+    if (!isUuidId(id)) throw WebhookError.notFound();
+    if ((await this.webhooks.isActive(id)) === null) throw WebhookError.notFound();
     if (!isUuidId(headerId)) throw WebhookError.headerNotFound();
-    const h = await this.db.getRepository(WebhookHeaderEntity).findOne({ where: { id: headerId, webhookId: id } });
+    const h = await this.webhooks.getHeader(id, headerId);
     if (!h) throw WebhookError.headerNotFound();
     return h;
   }
 
   private async insertHeaders(
-    manager: EntityManager,
+    tx: SqlTransaction,
     webhookId: string,
     headers: WebhookHeaderInput[],
     now: Date,
-  ): Promise<WebhookHeaderEntity[]> {
-    const rows = headers.map((h, i) =>
-      manager.create(WebhookHeaderEntity, {
-        id: randomUUID(),
-        webhookId,
-        name: h.Name,
-        value: h.Value,
-        createdAt: new Date(now.getTime() + i),
-        updatedAt: now,
-      }),
-    );
-    if (rows.length) await manager.insert(WebhookHeaderEntity, rows);
+  ): Promise<WebhookHeader[]> {
+    const rows: WebhookHeader[] = headers.map((h, i) => ({
+      id: randomUUID(),
+      webhookId,
+      name: h.Name,
+      value: h.Value,
+      createdAt: new Date(now.getTime() + i),
+      updatedAt: now,
+    }));
+    await this.webhooks.insertHeaders(tx, rows);
     return rows;
   }
 
   /** Gives `w` a new key of `scheme`; with a grace period the current key stays in use beside it until then. */
-  private rotateKeys(w: WebhookEntity, scheme: SignatureScheme, graceSeconds: number, now: Date): void {
+  private rotateKeys(w: Webhook, scheme: SignatureScheme, graceSeconds: number, now: Date): void {
     const key = newSigningKey(scheme);
     if (graceSeconds > 0) {
       w.previousSecretEncrypted = w.secretEncrypted;
@@ -322,7 +315,7 @@ export class WebhooksService {
     w.signatureScheme = scheme;
   }
 
-  private toSecretResponse(w: WebhookEntity, now: Date): WebhookSecretResponse {
+  private toSecretResponse(w: Webhook, now: Date): WebhookSecretResponse {
     const shown = verificationKey({ scheme: w.signatureScheme, secret: this.secrets.decrypt(w.secretEncrypted) });
     const expiresAt = w.previousSecretExpiresAt && w.previousSecretExpiresAt > now ? w.previousSecretExpiresAt : null;
     return {
@@ -333,10 +326,6 @@ export class WebhooksService {
     };
   }
 
-  private async touch(id: string): Promise<void> {
-    await this.db.getRepository(WebhookEntity).update({ id }, { updatedAt: new Date() });
-  }
-
   /**
    * The columns of a destination of `type` at `url` with `options`, once checked (a 422 naming every problem):
    * a broker's URL is stored sealed, and shown masked.
@@ -345,7 +334,7 @@ export class WebhooksService {
     type: string,
     url: string,
     options: Record<string, string>,
-  ): Pick<WebhookEntity, 'type' | 'url' | 'destinationEncrypted' | 'destinationOptions'> {
+  ): Pick<Webhook, 'type' | 'url' | 'destinationEncrypted' | 'destinationOptions'> {
     const errors = this.destinations.validate(type, url, options);
     if (errors.length) throw new ValidationFailed(errors);
     if (type === 'http') return { type, url, destinationEncrypted: null, destinationOptions: {} };
@@ -358,7 +347,7 @@ export class WebhooksService {
   }
 
   /** The type, URL and options a PUT leaves: those given, else the stored ones (the masked URL: the stored one). */
-  private destinationUpdate(w: WebhookEntity, dto: UpdateWebhookDto): [string, string, Record<string, string>] {
+  private destinationUpdate(w: Webhook, dto: UpdateWebhookDto): [string, string, Record<string, string>] {
     const type = dto.Type ?? w.type;
     const sameType = type === w.type;
     if (!sameType && dto.URL === undefined) {
@@ -370,7 +359,7 @@ export class WebhooksService {
   }
 
   /** The webhook's URL in clear: a broker's is stored sealed. */
-  private clearUrl(w: WebhookEntity): string {
+  private clearUrl(w: Webhook): string {
     return w.destinationEncrypted ? this.secrets.decrypt(w.destinationEncrypted) : w.url;
   }
 
@@ -380,7 +369,7 @@ export class WebhooksService {
     return warnings.length ? { Warnings: warnings } : {};
   }
 
-  private toResponse(w: WebhookEntity): WebhookResponse {
+  private toResponse(w: WebhookWithHeaders): WebhookResponse {
     const headers = [...(w.headers ?? [])].sort(
       (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id),
     );
@@ -401,19 +390,19 @@ export class WebhooksService {
       RateLimit: w.rateLimit,
       Ordered: w.ordered,
       // an http webhook without a filter answers exactly as before: the new fields appear only when used
-      ...(w.type !== 'http' ? { Type: w.type, Options: w.destinationOptions ?? {} } : {}),
-      ...(w.filter !== null && w.filter !== undefined ? { Filter: w.filter } : {}),
+      ...(w.type !== 'http' ? { Type: w.type, Options: w.destinationOptions } : {}),
+      ...(w.filter !== null ? { Filter: w.filter } : {}),
     };
   }
 }
 
 /** The filter columns for a filter as given: kept as given, and compiled for fan-out; null clears it. */
-function compileFilter(filter: unknown): Pick<WebhookEntity, 'filter' | 'filterPath'> {
+function compileFilter(filter: unknown): Pick<Webhook, 'filter' | 'filterPath'> {
   if (filter === undefined || filter === null) return { filter: null, filterPath: null };
-  return { filter: filter, filterPath: toJsonPath(parseEventFilter(filter)) };
+  return { filter, filterPath: toJsonPath(parseEventFilter(filter)) };
 }
 
-function toHeaderResponse(h: WebhookHeaderEntity): WebhookHeaderResponse {
+function toHeaderResponse(h: WebhookHeader): WebhookHeaderResponse {
   return { ID: h.id, Name: h.name, Value: h.value };
 }
 

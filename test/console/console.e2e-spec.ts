@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { launchChromium, LaunchedBrowser } from '../helpers/chromium';
-import { HttpClient } from '../helpers/http';
+import { HttpClient } from '../helpers/http-client';
+import { createAccessRequest, createApp } from '../helpers/portal';
 import { ServiceProcess } from '../helpers/service-process';
 import { Sink } from '../helpers/sink';
 import { startTestApp, TestApp } from '../helpers/test-app';
@@ -30,6 +31,20 @@ async function rowsSettleAt(page: Page, selector: string, n: number): Promise<vo
   expect(seen).toBe(n);
 }
 
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+
+/**
+ * Every time the page shows is ISO 8601 in UTC to the second (`2026-11-22T10:15:03Z`), none in a locale's form (a
+ * 12-hour clock, a month/day date); answers how many times it shows.
+ */
+async function timesShownAsIso(page: Page): Promise<number> {
+  const text = await page.locator('body').innerText();
+  expect(text).not.toMatch(/\b\d{1,2}\/\d{1,2}\/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?\s?[AP]M\b/i);
+  const times = text.match(/\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z| ?UTC|[+-]\d{2}:\d{2})?/g) ?? [];
+  for (const t of times) expect(t).toMatch(ISO_UTC);
+  return times.length;
+}
+
 describe('operator console in a browser', () => {
   let env: TestEnv;
   let apiProcess: ServiceProcess;
@@ -50,7 +65,8 @@ describe('operator console in a browser', () => {
       ServiceProcess.start({ ...env.vars, ROLE: 'api', LOG_LEVEL: 'debug' }),
       startTestApp({ env, vars: { ROLE: 'worker' } }),
       Sink.start('127.0.0.1'),
-      launchChromium(),
+      // a 12-hour locale in a zone far from UTC: the console must show neither
+      launchChromium({ locale: 'en-US', timezoneId: 'America/Los_Angeles' }),
     ]);
     base = `http://127.0.0.1:${apiProcess.port}`;
     portal = new HttpClient(base).with({ authorization: TOKEN });
@@ -90,30 +106,18 @@ describe('operator console in a browser', () => {
     }
   };
 
-  const newAccessRequest = async (appId: number, product: string) => {
-    const ar = await portal.post('/portal-api/access_requests', {
-      AppID: appId,
-      Catalogue: 'Payments',
-      Plan: 'Gold',
-      Products: [product],
-      AuthType: 'authToken',
-      DCREnabled: false,
-      ProvisionImmediately: false,
-      User: 'User#1',
-    });
-    expect(ar.status).toBe(201);
-    return ar.body.ID as number;
-  };
+  const newAccessRequest = async (appId: number, product: string) =>
+    (await createAccessRequest(portal, { AppID: appId, Catalogue: 'Payments', Plan: 'Gold', Products: [product] }))
+      .ID as number;
 
   it('walks the story: sign in, create a webhook, approve, delivered; a failing receiver, its attempts, redeliver, delivered', async () => {
-    const app = await portal.post('/portal-api/apps', {
+    const app = await createApp(portal, {
       Name: 'Weather app',
       Description: 'Reads the weather',
       RedirectURLs: 'https://app.example.com/cb',
       UserID: 1,
     });
-    expect(app.status).toBe(200);
-    const firstRequest = await newAccessRequest(app.body.ID, 'weather-api');
+    const firstRequest = await newAccessRequest(app.ID, 'weather-api');
     // two receivers behind one loopback server: /crm (the story's) and /billing, down until recovered below
     let crmDown = false;
     let billingDown = true;
@@ -218,6 +222,8 @@ describe('operator console in a browser', () => {
     expect(await credential.textContent()).not.toContain(issued);
     await credential.getByRole('button', { name: 'Reveal Credential' }).click();
     expect(await credential.textContent()).toContain(issued);
+    // created / updated
+    expect(await timesShownAsIso(page)).toBeGreaterThanOrEqual(2);
     await shot('access-request');
 
     // the delivery arrives, and the console shows it delivered
@@ -232,9 +238,10 @@ describe('operator console in a browser', () => {
 
     // the receiver fails: the next delivery fails after its two scheduled attempts, each with its error
     crmDown = true;
-    const secondRequest = await newAccessRequest(app.body.ID, 'maps-api');
+    const secondRequest = await newAccessRequest(app.ID, 'maps-api');
     await page.getByRole('banner').getByRole('link', { name: 'Access requests' }).click();
     await page.locator(`tr[data-request="${secondRequest}"]`).getByRole('button', { name: 'Approve' }).waitFor();
+    expect(await timesShownAsIso(page)).toBeGreaterThanOrEqual(2);
     await shot('access-requests');
     await page.locator(`tr[data-request="${secondRequest}"]`).getByRole('button', { name: 'Approve' }).click();
     await page.locator(`tr[data-request="${secondRequest}"] [data-status=approved]`).waitFor();
@@ -252,6 +259,8 @@ describe('operator console in a browser', () => {
     await page.locator('tr[data-delivery]').nth(2).waitFor();
     // newest first
     expect(await page.locator('tr[data-delivery]').first().getAttribute('data-status')).toBe('failed');
+    // the webhook's creation and each delivery's
+    expect(await timesShownAsIso(page)).toBeGreaterThanOrEqual(4);
     await shot('webhook');
     await page.locator('tr[data-status=failed] a').click();
     const attempts = page.getByTestId('attempts');
@@ -263,7 +272,11 @@ describe('operator console in a browser', () => {
       expect(await a.textContent()).toContain('500');
       expect(await a.textContent()).toContain('receiver down for maintenance');
       expect(await a.textContent()).toContain('scheduled');
+      expect(await a.locator('td[data-label=Started]').textContent()).toMatch(ISO_UTC);
     }
+    // the way back names the webhook
+    expect(await page.getByTestId('webhook-crumb').textContent()).toBe('CRM');
+    expect(await timesShownAsIso(page)).toBeGreaterThanOrEqual(3);
     await shot('delivery-failed');
 
     // the receiver is back: redeliver by hand, see it delivered
@@ -287,12 +300,23 @@ describe('operator console in a browser', () => {
     expect(
       await page.locator('tr[data-webhook=Legacy] [data-disabled-reason]').getAttribute('data-disabled-reason'),
     ).toBe('gone');
+    // switched off since a time
+    expect(await timesShownAsIso(page)).toBeGreaterThanOrEqual(1);
     await shot('webhooks');
 
     // Billing is back: recover every failed delivery since a time, and they arrive
     billingDown = false;
     await page.locator('tr[data-webhook=Billing] a', { hasText: 'Billing' }).click();
     await refreshUntil('tr[data-status=failed] >> nth=1', 'button:text-is("Refresh")');
+    // the field comes filled in with a day ago in the form times are shown; a date alone is refused in the API's words
+    const since = page.getByLabel(/Recover failed deliveries created since/);
+    const dayAgo = await since.inputValue();
+    expect(dayAgo).toMatch(ISO_UTC);
+    expect(Math.abs(Date.parse(dayAgo) - (Date.now() - 24 * 3600_000))).toBeLessThan(10 * 60_000);
+    await since.fill(dayAgo.slice(0, 10));
+    await page.getByRole('button', { name: 'Recover' }).click();
+    await page.locator('.recover [role=alert]', { hasText: 'since must be an RFC 3339 date-time' }).waitFor();
+    await since.fill(dayAgo);
     await page.getByRole('button', { name: 'Recover' }).click();
     expect(await page.getByRole('status').textContent()).toBe('2 deliveries queued again.');
     await refreshUntil('tr[data-status=delivered] >> nth=1', 'button:text-is("Refresh")');
@@ -312,6 +336,7 @@ describe('operator console in a browser', () => {
     // the applications list, and deleting a webhook from its page
     await page.getByRole('banner').getByRole('link', { name: 'Apps' }).click();
     expect(await page.getByTestId('apps').locator('tbody tr').first().textContent()).toContain('Weather app');
+    expect(await timesShownAsIso(page)).toBeGreaterThanOrEqual(1);
     await page.getByRole('banner').getByRole('link', { name: 'Webhooks' }).click();
     await page.locator('tr[data-webhook=Legacy] a', { hasText: 'Legacy' }).click();
     await page.getByText('Delete this webhook').click();
@@ -363,6 +388,41 @@ describe('operator console in a browser', () => {
     expect(boardCsp).toContain("script-src 'self'");
     expect(boardCsp).not.toContain('unsafe-inline');
     expect(boardCsp).toMatch(/style-src 'self' 'unsafe-hashes'( 'sha256-[A-Za-z0-9+/=]+')+;/);
+    expect(boardCsp).toContain("font-src 'self' data:");
+  });
+
+  it('serves Bull Board’s page, styles and fonts itself: nothing they name is on another host', async () => {
+    const http = new HttpClient(base).with({ authorization: basic('admin', TEST_SECRETS.ADMIN_SECRET) });
+    const boardPage = await http.get('/queues');
+    expect(boardPage.status).toBe(200);
+    const page = boardPage.text;
+    expect(page).toContain('<base href="/queues/"');
+    // every address the page names is on this server (relative, or absolute without a host)
+    const refs = [...page.matchAll(/\s(?:href|src)="([^"]*)"/g)].map((m) => m[1]);
+    expect(refs).toContain('fonts/fonts.css');
+    for (const ref of refs) expect(ref).not.toMatch(/^(?:[a-z][a-z0-9+.-]*:)?\/\//i);
+    expect(page).not.toContain('googleapis');
+
+    const stylesheets = refs.filter((r) => r.endsWith('.css'));
+    expect(stylesheets.length).toBeGreaterThanOrEqual(2);
+    const fontFiles = new Set<string>();
+    for (const sheet of stylesheets) {
+      const css = await http.get(`/queues/${sheet}`);
+      expect(css.status).toBe(200);
+      expect(String(css.headers['content-type'])).toMatch(/^text\/css/);
+      expect(css.text).not.toMatch(/@import|url\(\s*['"]?(?:[a-z][a-z0-9+.-]*:)?\/\//i);
+      if (sheet === 'fonts/fonts.css') for (const m of css.text.matchAll(/url\(([^)]+)\)/g)) fontFiles.add(m[1]);
+    }
+    expect(fontFiles.size).toBeGreaterThan(0);
+    const woff2 = [...fontFiles].find((f) => f.endsWith('-latin-400-normal.woff2'))!;
+    const font = await http.get(`/queues/fonts/${woff2}`);
+    expect(font.status).toBe(200);
+    expect(font.headers['content-type']).toBe('font/woff2');
+    // only the files the stylesheet names, nothing else from the packages' folders
+    for (const other of ['package.json', '..%2Fpackage.json', 'ibm-plex-sans-latin-100-normal.woff2'])
+      expect((await http.get(`/queues/fonts/${other}`)).status).toBe(404);
+    // behind the same password as the board
+    expect((await new HttpClient(base).get(`/queues/fonts/${woff2}`)).status).toBe(401);
   });
 
   it('keeps Bull Board behind HTTP Basic with the admin secret as the password', async () => {
@@ -384,15 +444,27 @@ describe('operator console in a browser', () => {
     // and it renders in the browser under its policy
     const board = await context.newPage();
     const violations: string[] = [];
+    const requested: string[] = [];
     board.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text()) && !m.text().includes('fonts.googleapis.com'))
-        violations.push(m.text());
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
     });
+    board.on('request', (r) => requested.push(r.url()));
     await board.setExtraHTTPHeaders({ authorization: basic('admin', TEST_SECRETS.ADMIN_SECRET) });
     await board.goto(`${base}/queues`);
     await board.getByText('deliveries').first().waitFor({ timeout: 15_000 });
+    // the page's own fonts, from this server
+    await board.evaluate('document.fonts.ready');
+    expect(
+      await board.evaluate(
+        `[...document.fonts].some((f) => f.family.replace(/"/g, '') === 'IBM Plex Sans' && f.status === 'loaded')`,
+      ),
+    ).toBe(true);
+    expect(requested.some((u) => /\/queues\/fonts\/[\w.-]+\.woff2$/.test(u))).toBe(true);
     if (SHOTS) await board.screenshot({ path: join(SHOTS, 'console-queues.png') });
     await board.close();
     expect(violations).toEqual([]);
+    // no request left the machine: every one went to this server
+    expect(requested.length).toBeGreaterThan(3);
+    for (const url of requested) expect(new URL(url).origin).toBe(base);
   });
 });

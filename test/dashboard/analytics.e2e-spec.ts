@@ -1,5 +1,5 @@
 import { startTestApp, TestApp } from '../helpers/test-app';
-import { GATEWAY, seedUser, SeededUser } from './support';
+import { GATEWAY, seedUser, SeededUser } from '../helpers/dashboard';
 
 type Rec = Record<string, unknown>;
 

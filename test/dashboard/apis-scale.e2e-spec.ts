@@ -1,7 +1,7 @@
 import { buildApiListQuery, ApiListFilters } from '../../src/dashboard/apis/api-list.query';
 import type { ApiSort } from '../../src/dashboard/apis/dto/list-apis-query.dto';
 import { startTestApp, TestApp } from '../helpers/test-app';
-import { seedUser, SeededUser } from './support';
+import { seedUser, SeededUser } from '../helpers/dashboard';
 
 const TOTAL = 100_000;
 

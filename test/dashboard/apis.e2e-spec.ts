@@ -1,5 +1,5 @@
 import { startTestApp, TestApp } from '../helpers/test-app';
-import { createApi, EXT, GATEWAY, oasDoc, seedUser, SeededUser } from './support';
+import { createApi, EXT, GATEWAY, oasDoc, seedUser, SeededUser } from '../helpers/dashboard';
 
 const SCHEMES = {
   key: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },

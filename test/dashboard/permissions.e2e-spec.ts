@@ -1,8 +1,8 @@
 import { PERMISSION_AREAS } from '../../src/common/auth';
-import { HttpResponse } from '../helpers/http';
+import { HttpResponse } from '../helpers/http-client';
 import { startTestApp, TestApp } from '../helpers/test-app';
 import { TEST_SECRETS } from '../helpers/test-env';
-import { ADMIN, bearer, createApi, GATEWAY, oasDoc, seedUser, SeededUser } from './support';
+import { ADMIN, bearer, createApi, GATEWAY, oasDoc, seedUser, SeededUser } from '../helpers/dashboard';
 
 const ORG = 'perm-org';
 const OTHER = 'perm-other';

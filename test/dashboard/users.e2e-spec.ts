@@ -1,5 +1,5 @@
 import { startTestApp, TestApp } from '../helpers/test-app';
-import { ADMIN, bearer, seedUser, SeededUser } from './support';
+import { ADMIN, bearer, seedUser, SeededUser } from '../helpers/dashboard';
 
 const HEX24 = /^[0-9a-f]{24}$/;
 const HEX32 = /^[0-9a-f]{32}$/;

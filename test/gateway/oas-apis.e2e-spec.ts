@@ -1,6 +1,6 @@
 import { startTestApp, TestApp } from '../helpers/test-app';
 import { TEST_SECRETS } from '../helpers/test-env';
-import { ADMIN, createApi, EXT, GATEWAY, oasDoc, seedUser } from '../dashboard/support';
+import { ADMIN, createApi, EXT, GATEWAY, oasDoc, seedUser } from '../helpers/dashboard';
 
 const HEX32 = /^[0-9a-f]{32}$/;
 const FORBIDDEN = { status: 'error', message: 'Attempted administrative access with invalid or missing key!' };

@@ -49,8 +49,11 @@ export interface LaunchedBrowser {
   close(): Promise<void>;
 }
 
-/** Launches the Chromium found above with a fresh profile (--user-data-dir), removed on close. */
-export async function launchChromium(): Promise<LaunchedBrowser> {
+/**
+ * Launches the Chromium found above with a fresh profile (--user-data-dir), removed on close; `locale` and
+ * `timezoneId` set what the pages see of the browser's language and zone.
+ */
+export async function launchChromium(opts: { locale?: string; timezoneId?: string } = {}): Promise<LaunchedBrowser> {
   const { path, source } = await findChromium();
   const profile = mkdtempSync(join(tmpdir(), 'console-test-profile-'));
   try {
@@ -59,6 +62,7 @@ export async function launchChromium(): Promise<LaunchedBrowser> {
       headless: true,
       args: CHROMIUM_ARGS,
       viewport: { width: 1280, height: 860 },
+      ...opts,
     });
     return {
       context,

@@ -8,3 +8,16 @@ export async function emitEvent(t: TestApp, name: EmittedEvent, message: Record<
   const e = await t.db.transaction((tx) => events.record(tx, name, message));
   return e.id;
 }
+
+/** How many deliveries `webhookId` has (in `status`, if given). */
+export async function deliveryCount(
+  t: TestApp,
+  webhookId: string,
+  status?: 'pending' | 'delivered' | 'failed',
+): Promise<number> {
+  const [row] = await t.db.query(
+    `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND ($2::text IS NULL OR status = $2)`,
+    [webhookId, status ?? null],
+  );
+  return row.n;
+}

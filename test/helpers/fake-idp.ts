@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { DcrClient } from '../../src/portal/access-requests/dcr.client';
+import { AppInput, PortalSetup, startPortal } from './portal';
+import { StartOptions } from './test-app';
 
 /** ok: registers; fail: HTTP 500; hang: never answers; no-client-id: 201 without a client_id. */
 export type IdpMode = 'ok' | 'fail' | 'hang' | 'no-client-id';
@@ -25,6 +28,8 @@ export class FakeIdp {
    * change the database while the service waits on the provider; a hook that throws answers HTTP 500.
    */
   beforeReply: ((clientId: string) => Promise<void>) | null = null;
+  /** Runs when an RFC 7592 deletion arrives, before it is answered, so a spec can see the database at that moment. */
+  beforeDelete: ((clientId: string) => Promise<void>) | null = null;
   /** Registration access tokens of the clients that exist, by client id. */
   private readonly clients = new Map<string, string>();
 
@@ -48,6 +53,13 @@ export class FakeIdp {
     return idp;
   }
 
+  /** Back to registering, with secrets that never expire and no hook: for a spec's beforeEach. */
+  reset(): void {
+    this.mode = 'ok';
+    this.secretExpiresAt = 0;
+    this.beforeReply = null;
+  }
+
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -60,7 +72,16 @@ export class FakeIdp {
     res: import('node:http').ServerResponse,
     path = '',
   ): void {
-    if (method === 'DELETE') return this.delete(headers, path, res);
+    if (method === 'DELETE') {
+      const hook = this.beforeDelete;
+      if (!hook) return this.delete(headers, path, res);
+      const clientId = decodeURIComponent(path.split('/').pop() ?? '');
+      hook(clientId).then(
+        () => this.delete(headers, path, res),
+        () => res.writeHead(500).end(),
+      );
+      return;
+    }
     const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
     const record: IdpRegistration = { headers, body, reply: '' };
     this.registrations.push(record);
@@ -122,4 +143,34 @@ export class FakeIdp {
   has(clientId: string): boolean {
     return this.clients.has(clientId);
   }
+}
+
+export interface DcrSetup extends PortalSetup {
+  /** The fake provider the service registers clients at, closed by `t.close()`. */
+  idp: FakeIdp;
+  /** The service's provider client, whose time limit a spec may shorten. */
+  dcr: DcrClient;
+}
+
+/**
+ * The set-up of DCR specs: a fake provider, the service configured to register clients there (with
+ * `initialAccessToken` if given) waiting at most `timeoutMs` on it, a portal client, and, given `app`, a portal app.
+ */
+export async function startWithIdp(
+  opts: StartOptions & { app?: AppInput; initialAccessToken?: string; timeoutMs?: number } = {},
+): Promise<DcrSetup> {
+  const idp = await FakeIdp.start();
+  const vars: Record<string, string> = { ...opts.vars, DCR_REGISTRATION_ENDPOINT: idp.url };
+  if (opts.initialAccessToken) vars.DCR_INITIAL_ACCESS_TOKEN = opts.initialAccessToken;
+  let setup: PortalSetup;
+  try {
+    setup = await startPortal({ ...opts, vars });
+  } catch (err) {
+    await idp.close();
+    throw err;
+  }
+  setup.t.adopt(idp);
+  const dcr = setup.t.app.get(DcrClient);
+  if (opts.timeoutMs !== undefined) dcr.timeoutMs = opts.timeoutMs;
+  return { ...setup, idp, dcr };
 }

@@ -1,9 +1,19 @@
-import { HttpClient } from './http';
-import { TestApp } from './test-app';
+import type { components } from '../../console/src/api-types.generated';
+import { HttpClient } from './http-client';
+import { Sink } from './sink';
+import { StartOptions, startTestApp, TestApp } from './test-app';
 import { TEST_SECRETS } from './test-env';
+
+export type CreatedWebhook = components['schemas']['CreatedWebhookResponse'];
 
 /** Portal times: `YYYY-MM-DD HH:MM` (UTC). */
 export const PORTAL_TIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01]) ([01]\d|2[0-3]):[0-5]\d$/;
+
+/** Event and delivery times: RFC 3339, UTC, with milliseconds. */
+export const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Webhook, delivery and event ids. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A positive integer (ids are integers on the portal). */
 export const anInteger = (): any => ({
@@ -36,14 +46,9 @@ export interface AccessRequestInput {
   User?: string;
 }
 
-export async function createApp(portal: HttpClient, input: AppInput): Promise<any> {
-  const res = await portal.post('/portal-api/apps', input);
-  if (res.status !== 200) throw new Error(`creating an app: ${res.status} ${res.text}`);
-  return res.body;
-}
-
-export async function createAccessRequest(portal: HttpClient, input: AccessRequestInput): Promise<any> {
-  const res = await portal.post('/portal-api/access_requests', {
+/** The body of a POST /portal-api/access_requests: an authToken request for two products, with `input` on top. */
+export function accessRequestBody(input: AccessRequestInput): AccessRequestInput {
+  return {
     Catalogue: 'Public catalogue',
     Plan: 'Free plan',
     Products: ['weather-api', 'maps-api'],
@@ -52,9 +57,81 @@ export async function createAccessRequest(portal: HttpClient, input: AccessReque
     ProvisionImmediately: false,
     User: 'User#1',
     ...input,
-  });
+  };
+}
+
+/** A request provisioned at once with dynamic client registration: the provider is called on creation. */
+export const PROVISIONED_WITH_DCR: Omit<AccessRequestInput, 'AppID'> = {
+  Catalogue: 'c',
+  Plan: 'p',
+  Products: ['x'],
+  AuthType: 'oauth2.0',
+  DCREnabled: true,
+  ProvisionImmediately: true,
+};
+
+export async function createApp(portal: HttpClient, input: AppInput): Promise<any> {
+  const res = await portal.post('/portal-api/apps', input);
+  if (res.status !== 200) throw new Error(`creating an app: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+export async function createAccessRequest(portal: HttpClient, input: AccessRequestInput): Promise<any> {
+  const res = await portal.post('/portal-api/access_requests', accessRequestBody(input));
   if (res.status !== 201) throw new Error(`creating an access request: ${res.status} ${res.text}`);
   return res.body;
+}
+
+/** Registers a webhook; anything but 201 fails the spec with the service's answer. */
+export async function createWebhook(
+  portal: HttpClient,
+  input: { URL: string; Name?: string; Events?: string[] } & Record<string, unknown>,
+): Promise<CreatedWebhook> {
+  const res = await portal.post('/portal-api/webhooks', { Name: 'w', Events: ['AccessRequestApproved'], ...input });
+  if (res.status !== 201) throw new Error(`creating a webhook: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+export interface PortalSetup {
+  t: TestApp;
+  /** A client holding the portal API token. */
+  portal: HttpClient;
+  /** The portal application made for the spec (with `app` given), for access requests to hang on. */
+  app: any;
+}
+
+/**
+ * The set-up of portal specs: the app (as startTestApp), a portal client, and, given `app`, a portal application.
+ * `afterAll(() => t.close())` ends it.
+ */
+export async function startPortal(opts: StartOptions & { app?: AppInput } = {}): Promise<PortalSetup> {
+  const t = await startTestApp(opts);
+  const portal = portalClient(t);
+  return { t, portal, app: opts.app ? await createApp(portal, opts.app) : undefined };
+}
+
+export interface ReceiverSetup extends PortalSetup {
+  /** The webhook receiver on loopback, closed by `t.close()`. */
+  sink: Sink;
+  /**
+   * Registers a webhook at a path of its own on the sink (`path`, also its Name), subscribed to
+   * AccessRequestApproved unless `input` says otherwise.
+   */
+  webhook(input?: Record<string, unknown>): Promise<CreatedWebhook & { path: string }>;
+}
+
+/** The set-up of delivery specs: a portal set-up and a webhook receiver on `sinkHost` (127.0.0.1 unless given). */
+export async function startWithReceiver(
+  opts: StartOptions & { app?: AppInput; sinkHost?: string } = {},
+): Promise<ReceiverSetup> {
+  const setup = await startPortal(opts);
+  const sink = setup.t.adopt(await Sink.start(opts.sinkHost));
+  let n = 0;
+  const webhook = async (input: Record<string, unknown> = {}) => {
+    const path = `/w${++n}`;
+    return { ...(await createWebhook(setup.portal, { Name: path, URL: sink.url(path), ...input })), path };
+  };
+  return { ...setup, sink, webhook };
 }
 
 export interface OutboxRow {
@@ -70,6 +147,27 @@ export async function outboxRows(t: TestApp, name: string, key: string, value: n
     `SELECT id, name, payload, relayed_at FROM outbox_events WHERE name = $1 AND payload->>$2 = $3 ORDER BY occurred_at`,
     [name, key, String(value)],
   );
+}
+
+/** How many credential rows (revoked ones too) access request `id` has. */
+export async function credentialCount(t: TestApp, id: number): Promise<number> {
+  const [row] = await t.db.query(`SELECT count(*)::int AS count FROM portal_credentials WHERE access_request_id = $1`, [
+    id,
+  ]);
+  return row.count;
+}
+
+/** How many access requests exist, and how many outbox events have a name LIKE `eventPattern`. */
+export async function accessRequestTally(
+  t: TestApp,
+  eventPattern: string,
+): Promise<{ requests: number; events: number }> {
+  const [row] = await t.db.query(
+    `SELECT (SELECT count(*)::int FROM portal_access_requests) AS requests,
+            (SELECT count(*)::int FROM outbox_events WHERE name LIKE $1) AS events`,
+    [eventPattern],
+  );
+  return row;
 }
 
 /** Polls `check` until it returns something truthy, or fails after `timeoutMs`. */

@@ -4,7 +4,18 @@ import { DataSource } from 'typeorm';
 import { createApp } from '../../src/bootstrap';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { createTestEnv, TestEnv } from './test-env';
-import { HttpClient } from './http';
+import { HttpClient } from './http-client';
+
+/** Something a spec starts beside the app (a receiver, a fake provider) and must stop. */
+export interface Closable {
+  close(): unknown;
+}
+
+export interface StartOptions {
+  env?: TestEnv;
+  vars?: Record<string, string>;
+  extraModules?: Type[];
+}
 
 export interface TestApp {
   app: NestFastifyApplication;
@@ -13,17 +24,17 @@ export interface TestApp {
   baseUrl: string;
   http: HttpClient;
   db: DataSource;
-  /** Closes the app (and, if it created it, drops the test's database and queue keys). */
+  /** Closes what it adopted, then the app (and, if it created it, drops the test's database and queue keys). */
   close(): Promise<void>;
+  /** Has close() stop `thing` too, before the app: the spec's afterAll then needs only `t.close()`. */
+  adopt<T extends Closable>(thing: T): T;
 }
 
 /**
  * Starts the real application in-process on 127.0.0.1 with a random port, exactly as `npm start`
  * builds it, against the spec file's own database and queue prefix.
  */
-export async function startTestApp(
-  opts: { env?: TestEnv; vars?: Record<string, string>; extraModules?: Type[] } = {},
-): Promise<TestApp> {
+export async function startTestApp(opts: StartOptions = {}): Promise<TestApp> {
   const ownEnv = !opts.env;
   const env = opts.env ?? (await createTestEnv());
   const config = loadConfig({ ...env.vars, ...opts.vars });
@@ -32,6 +43,7 @@ export async function startTestApp(
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const baseUrl = `http://127.0.0.1:${port}`;
+  const adopted: Closable[] = [];
   return {
     app,
     config,
@@ -40,8 +52,14 @@ export async function startTestApp(
     http: new HttpClient(baseUrl),
     db: app.get(DataSource),
     close: async () => {
+      // receivers and providers first: a request hanging on one would hold the app's close up
+      for (const thing of adopted.splice(0).reverse()) await thing.close();
       await app.close();
       if (ownEnv) await env.drop();
+    },
+    adopt: (thing) => {
+      adopted.push(thing);
+      return thing;
     },
   };
 }

@@ -1,7 +1,18 @@
 import { sha256Hex } from '../../src/common/crypto/secret-box';
-import { HttpClient } from '../helpers/http';
-import { anInteger, createAccessRequest, createApp, outboxRows, PORTAL_TIME, portalClient } from '../helpers/portal';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { HttpClient } from '../helpers/http-client';
+import {
+  accessRequestBody,
+  accessRequestTally,
+  anInteger,
+  createAccessRequest,
+  createApp,
+  credentialCount,
+  outboxRows,
+  PORTAL_TIME,
+  PROVISIONED_WITH_DCR,
+  startPortal,
+} from '../helpers/portal';
+import { TestApp } from '../helpers/test-app';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -12,25 +23,17 @@ describe('portal access requests', () => {
 
   beforeAll(async () => {
     // no DCR_REGISTRATION_ENDPOINT here: DCR has its own spec with a fake identity provider
-    t = await startTestApp();
-    portal = portalClient(t);
-    app = await createApp(portal, { Name: 'Weather app', RedirectURLs: 'https://app.example.com/callback', UserID: 7 });
+    ({ t, portal, app } = await startPortal({
+      app: { Name: 'Weather app', RedirectURLs: 'https://app.example.com/callback', UserID: 7 },
+    }));
   });
   afterAll(() => t.close());
 
   const countEvents = async (name: string, id: number) => (await outboxRows(t, name, 'ID', id)).length;
 
   it('drives the whole flow: create app → request access → approve → GET shows the credential', async () => {
-    const created = await portal.post('/portal-api/access_requests', {
-      AppID: app.ID,
-      Catalogue: 'Public catalogue',
-      Plan: 'Free plan',
-      Products: ['weather-api', 'maps-api'],
-      AuthType: 'authToken',
-      DCREnabled: false,
-      ProvisionImmediately: false,
-      User: 'User#1',
-    });
+    // every field given: Catalogue 'Public catalogue', Plan 'Free plan', Products weather-api and maps-api, authToken
+    const created = await portal.post('/portal-api/access_requests', accessRequestBody({ AppID: app.ID }));
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       ID: anInteger(),
@@ -271,11 +274,7 @@ describe('portal access requests', () => {
         expect(new Set(results.map((r) => r.body.Credentials[0].Credential)).size).toBe(1);
         expect(await countEvents('AccessRequestApproved', ar.ID)).toBe(1);
         expect(await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID)).toHaveLength(1);
-        const [{ count }] = await t.db.query(
-          `SELECT count(*)::int AS count FROM portal_credentials WHERE access_request_id = $1`,
-          [ar.ID],
-        );
-        expect(count).toBe(1);
+        expect(await credentialCount(t, ar.ID)).toBe(1);
       }
     });
 
@@ -297,27 +296,13 @@ describe('portal access requests', () => {
     });
 
     it('ProvisionImmediately with DCR and no identity provider creates nothing at all', async () => {
-      const [{ before }] = await t.db.query(`SELECT count(*)::int AS before FROM portal_access_requests`);
-      const [{ eventsBefore }] = await t.db.query(
-        `SELECT count(*)::int AS "eventsBefore" FROM outbox_events WHERE name = 'AccessRequestCreated'`,
+      const before = await accessRequestTally(t, 'AccessRequestCreated');
+      const res = await portal.post(
+        '/portal-api/access_requests',
+        accessRequestBody({ AppID: app.ID, ...PROVISIONED_WITH_DCR }),
       );
-      const res = await portal.post('/portal-api/access_requests', {
-        AppID: app.ID,
-        Catalogue: 'c',
-        Plan: 'p',
-        Products: ['x'],
-        AuthType: 'oauth2.0',
-        DCREnabled: true,
-        ProvisionImmediately: true,
-        User: 'User#1',
-      });
       expect(res.status).toBe(502);
-      const [{ after }] = await t.db.query(`SELECT count(*)::int AS after FROM portal_access_requests`);
-      const [{ eventsAfter }] = await t.db.query(
-        `SELECT count(*)::int AS "eventsAfter" FROM outbox_events WHERE name = 'AccessRequestCreated'`,
-      );
-      expect(after).toBe(before);
-      expect(eventsAfter).toBe(eventsBefore);
+      expect(await accessRequestTally(t, 'AccessRequestCreated')).toEqual(before);
     });
   });
 
@@ -376,11 +361,7 @@ describe('portal access requests', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok', message: 'Access request deleted' });
     expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).status).toBe(404);
-    const [{ count }] = await t.db.query(
-      `SELECT count(*)::int AS count FROM portal_credentials WHERE access_request_id = $1`,
-      [ar.ID],
-    );
-    expect(count).toBe(0);
+    expect(await credentialCount(t, ar.ID)).toBe(0);
     expect((await portal.delete(`/portal-api/access_requests/${ar.ID}`)).status).toBe(404);
     expect((await portal.get(`/portal-api/apps/${app.ID}`)).body.AccessRequests[0].map((r: any) => r.ID)).not.toContain(
       ar.ID,

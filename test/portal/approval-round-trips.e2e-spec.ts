@@ -1,8 +1,8 @@
 import { PreparingClient } from '../../src/database/data-source';
-import { FakeIdp } from '../helpers/fake-idp';
-import { HttpClient } from '../helpers/http';
-import { createAccessRequest, createApp, portalClient } from '../helpers/portal';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { FakeIdp, startWithIdp } from '../helpers/fake-idp';
+import { HttpClient } from '../helpers/http-client';
+import { createAccessRequest, createApp } from '../helpers/portal';
+import { TestApp } from '../helpers/test-app';
 
 /**
  * The statements each access-request route sends to Postgres, counted at the connection (an API-only
@@ -18,9 +18,7 @@ describe('access-request routes: round trips to Postgres', () => {
   let spy: jest.SpyInstance;
 
   beforeAll(async () => {
-    idp = await FakeIdp.start();
-    t = await startTestApp({ vars: { ROLE: 'api', DCR_REGISTRATION_ENDPOINT: idp.url } });
-    portal = portalClient(t);
+    ({ idp, t, portal } = await startWithIdp({ vars: { ROLE: 'api' } }));
     const original = PreparingClient.prototype.query;
     spy = jest.spyOn(PreparingClient.prototype, 'query').mockImplementation(function (
       this: PreparingClient,
@@ -34,7 +32,6 @@ describe('access-request routes: round trips to Postgres', () => {
   afterAll(async () => {
     spy.mockRestore();
     await t.close();
-    await idp.close();
   });
 
   async function statementsOf(call: () => Promise<{ status: number }>, status = 200): Promise<string[]> {
@@ -85,6 +82,26 @@ describe('access-request routes: round trips to Postgres', () => {
     } finally {
       idp.beforeReply = null;
     }
+  });
+
+  it('with an Idempotency-Key, approves in eight: the claim first, and the answer stored just before COMMIT', async () => {
+    const app = await createApp(portal, { Name: 'Keyed app' });
+    const ar = await createAccessRequest(portal, { AppID: app.ID });
+    const key = { 'idempotency-key': `approve-${ar.ID}` };
+    const approve = await statementsOf(() =>
+      portal.put(`/portal-api/access_requests/${ar.ID}/approve`, undefined, key),
+    );
+    expect(approve).toHaveLength(8);
+    expect(approve[0]).toMatch(/^WITH claimed AS \(\s*INSERT INTO idempotency_keys/);
+    expect(approve[1]).toMatch(/^SELECT /);
+    expect(approve[2]).toBe('START TRANSACTION');
+    expect(approve[6]).toMatch(/^UPDATE idempotency_keys SET status/);
+    expect(approve[7]).toBe('COMMIT');
+    expect(notifies(approve)).toBe(1);
+    // the retry: the claim statement finds the stored answer, and that is all
+    expect(
+      await statementsOf(() => portal.put(`/portal-api/access_requests/${ar.ID}/approve`, undefined, key)),
+    ).toHaveLength(1);
   });
 
   it('creates a request provisioned at once in one transaction with one NOTIFY for its three events', async () => {

@@ -1,14 +1,21 @@
-import { HttpClient } from '../helpers/http';
-import { anInteger, createAccessRequest, createApp, outboxRows, PORTAL_TIME, portalClient } from '../helpers/portal';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { HttpClient } from '../helpers/http-client';
+import {
+  anInteger,
+  createAccessRequest,
+  createApp,
+  credentialCount,
+  outboxRows,
+  PORTAL_TIME,
+  startPortal,
+} from '../helpers/portal';
+import { TestApp } from '../helpers/test-app';
 
 describe('portal applications', () => {
   let t: TestApp;
   let portal: HttpClient;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    portal = portalClient(t);
+    ({ t, portal } = await startPortal());
   });
   afterAll(() => t.close());
 
@@ -204,11 +211,7 @@ describe('portal applications', () => {
     const gone = await portal.get(`/portal-api/access_requests/${ar.ID}`);
     expect(gone.status).toBe(404);
     expect(gone.body).toEqual({ status: 'error', errors: ['Access request not found'] });
-    const [{ count }] = await t.db.query(
-      `SELECT count(*)::int AS count FROM portal_credentials WHERE access_request_id = $1`,
-      [ar.ID],
-    );
-    expect(count).toBe(0);
+    expect(await credentialCount(t, ar.ID)).toBe(0);
     expect((await portal.delete(`/portal-api/apps/${app.ID}`)).status).toBe(404);
   });
 

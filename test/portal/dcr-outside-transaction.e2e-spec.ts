@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { DcrClient } from '../../src/portal/access-requests/dcr.client';
-import { FakeIdp } from '../helpers/fake-idp';
-import { HttpClient } from '../helpers/http';
-import { createAccessRequest, createApp, outboxRows, portalClient } from '../helpers/portal';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { FakeIdp, startWithIdp } from '../helpers/fake-idp';
+import { HttpClient } from '../helpers/http-client';
+import { accessRequestBody, createAccessRequest, createApp, outboxRows, PROVISIONED_WITH_DCR } from '../helpers/portal';
+import { TestApp } from '../helpers/test-app';
 
 /** How long the service waits on the provider in these specs. */
 const PROVIDER_TIMEOUT_MS = 6000;
@@ -25,25 +25,36 @@ describe('DCR registration outside the approval transaction', () => {
   let portal: HttpClient;
   let app: any;
 
+  let dcr: DcrClient;
+
   beforeAll(async () => {
-    idp = await FakeIdp.start();
-    t = await startTestApp({ vars: { DCR_REGISTRATION_ENDPOINT: idp.url } });
-    t.app.get(DcrClient).timeoutMs = PROVIDER_TIMEOUT_MS;
-    portal = portalClient(t);
-    app = await createApp(portal, { Name: 'Registered app', RedirectURLs: 'https://a.example/cb', UserID: 7 });
+    ({ idp, t, portal, app, dcr } = await startWithIdp({
+      timeoutMs: PROVIDER_TIMEOUT_MS,
+      app: { Name: 'Registered app', RedirectURLs: 'https://a.example/cb', UserID: 7 },
+    }));
   });
-  afterAll(async () => {
-    await t.close();
-    await idp.close();
-  });
-  beforeEach(() => {
-    idp.mode = 'ok';
-    idp.beforeReply = null;
-  });
+  afterAll(() => t.close());
+  beforeEach(() => idp.reset());
 
   const dcrRequest = (appId = app.ID) =>
     createAccessRequest(portal, { AppID: appId, AuthType: 'oauth2.0', DCREnabled: true, Products: ['weather-api'] });
   const clientIdOf = (registration: { reply: string }) => JSON.parse(registration.reply).client_id as string;
+
+  /** Runs `call` with Nest's log lines at `levels` kept instead of printed: its result, and those lines as JSON. */
+  async function withLogs<T>(levels: ('log' | 'warn' | 'error')[], call: () => Promise<T>) {
+    const logged: unknown[] = [];
+    const spies = levels.map((level) =>
+      jest.spyOn(Logger.prototype, level).mockImplementation(function (this: Logger, ...args: unknown[]) {
+        logged.push(args);
+      }),
+    );
+    try {
+      const result = await call();
+      return { result, log: JSON.stringify(logged) };
+    } finally {
+      spies.forEach((spy) => spy.mockRestore());
+    }
+  }
 
   /** Still pending, no credential row, no approval or credential event. */
   async function expectPendingAndBare(id: number): Promise<void> {
@@ -132,18 +143,13 @@ describe('DCR registration outside the approval transaction', () => {
       `CREATE CONSTRAINT TRIGGER refuse_commit AFTER INSERT ON portal_credentials DEFERRABLE INITIALLY DEFERRED
          FOR EACH ROW WHEN (NEW.access_request_id = ${Number(ar.ID)}) EXECUTE FUNCTION refuse_commit_for_spec()`,
     );
-    const logged: unknown[] = [];
-    const spies = (['log', 'warn', 'error'] as const).map((level) =>
-      jest.spyOn(Logger.prototype, level).mockImplementation(function (this: Logger, ...args: unknown[]) {
-        logged.push(args);
-      }),
-    );
     const before = idp.registrations.length;
-    let res;
+    let res, log;
     try {
-      res = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+      ({ result: res, log } = await withLogs(['log', 'warn', 'error'], () =>
+        portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
+      ));
     } finally {
-      spies.forEach((s) => s.mockRestore());
       await t.db.query(`DROP TRIGGER refuse_commit ON portal_credentials`);
       await t.db.query(`DROP FUNCTION refuse_commit_for_spec()`);
     }
@@ -157,7 +163,6 @@ describe('DCR registration outside the approval transaction', () => {
     await expectPendingAndBare(ar.ID);
 
     // the withdrawal is logged by client id, never with the token or the secret
-    const log = JSON.stringify(logged);
     expect(log).toContain(registration.client_id);
     expect(log).toContain('dynamic client registration withdrawn');
     expect(log).not.toContain(registration.registration_access_token);
@@ -187,28 +192,23 @@ describe('DCR registration outside the approval transaction', () => {
 
   it('a withdrawal the provider does not answer still lets the approval answer, and is logged as left to do (without the token)', async () => {
     const ar = await dcrRequest();
-    const dcr = t.app.get(DcrClient);
     idp.beforeReply = async () => {
       await t.db.query(`DELETE FROM portal_access_requests WHERE id = $1`, [ar.ID]);
       idp.mode = 'hang'; // the registration is answered; the deletion that follows is not
       dcr.timeoutMs = 300;
     };
-    const logged: unknown[] = [];
-    const spy = jest.spyOn(Logger.prototype, 'warn').mockImplementation(function (this: Logger, ...args: unknown[]) {
-      logged.push(args);
-    });
     const before = idp.registrations.length;
-    let res;
+    let res, log;
     try {
-      res = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+      ({ result: res, log } = await withLogs(['warn'], () =>
+        portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
+      ));
     } finally {
-      spy.mockRestore();
       dcr.timeoutMs = PROVIDER_TIMEOUT_MS;
     }
     expect(res.status).toBe(404);
     const registration = JSON.parse(idp.registrations[before].reply);
     expect(idp.has(registration.client_id)).toBe(true);
-    const log = JSON.stringify(logged);
     expect(log).toContain('dynamic client registration could not be withdrawn');
     expect(log).toContain(registration.client_id);
     expect(log).toContain('the identity provider did not answer within 300 ms');
@@ -239,16 +239,7 @@ describe('DCR registration outside the approval transaction', () => {
   });
 
   describe('ProvisionImmediately with DCR', () => {
-    const provisioned = (appId: number) => ({
-      AppID: appId,
-      Catalogue: 'c',
-      Plan: 'p',
-      Products: ['x'],
-      AuthType: 'oauth2.0',
-      DCREnabled: true,
-      ProvisionImmediately: true,
-      User: 'User#1',
-    });
+    const provisioned = (appId: number) => accessRequestBody({ AppID: appId, ...PROVISIONED_WITH_DCR });
 
     it('registers before the transaction and keeps the registration it commits', async () => {
       const before = idp.registrations.length;

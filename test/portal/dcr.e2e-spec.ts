@@ -1,8 +1,14 @@
-import { DcrClient } from '../../src/portal/access-requests/dcr.client';
-import { FakeIdp } from '../helpers/fake-idp';
-import { HttpClient } from '../helpers/http';
-import { createAccessRequest, createApp, outboxRows, portalClient } from '../helpers/portal';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { FakeIdp, startWithIdp } from '../helpers/fake-idp';
+import { HttpClient } from '../helpers/http-client';
+import {
+  accessRequestBody,
+  accessRequestTally,
+  createAccessRequest,
+  credentialCount,
+  outboxRows,
+  PROVISIONED_WITH_DCR,
+} from '../helpers/portal';
+import { TestApp } from '../helpers/test-app';
 
 const INITIAL_ACCESS_TOKEN = 'initial-access-token-0123456789';
 
@@ -13,27 +19,14 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
   let app: any;
 
   beforeAll(async () => {
-    idp = await FakeIdp.start();
-    t = await startTestApp({
-      vars: { DCR_REGISTRATION_ENDPOINT: idp.url, DCR_INITIAL_ACCESS_TOKEN: INITIAL_ACCESS_TOKEN },
-    });
-    t.app.get(DcrClient).timeoutMs = 500;
-    portal = portalClient(t);
-    app = await createApp(portal, {
-      Name: 'Partner app',
-      RedirectURLs: 'https://a.example/cb,https://b.example/cb',
-      UserID: 5,
-    });
+    ({ idp, t, portal, app } = await startWithIdp({
+      initialAccessToken: INITIAL_ACCESS_TOKEN,
+      timeoutMs: 500,
+      app: { Name: 'Partner app', RedirectURLs: 'https://a.example/cb,https://b.example/cb', UserID: 5 },
+    }));
   });
-  afterAll(async () => {
-    await t.close();
-    await idp.close();
-  });
-  beforeEach(() => {
-    idp.mode = 'ok';
-    idp.secretExpiresAt = 0;
-    idp.beforeReply = null;
-  });
+  afterAll(() => t.close());
+  beforeEach(() => idp.reset());
 
   const dcrRequest = () =>
     createAccessRequest(portal, {
@@ -49,11 +42,7 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
     expect(now.body).toEqual(ar);
     expect(await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID)).toHaveLength(0);
     expect(await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID)).toHaveLength(0);
-    const [{ count }] = await t.db.query(
-      `SELECT count(*)::int AS count FROM portal_credentials WHERE access_request_id = $1`,
-      [ar.ID],
-    );
-    expect(count).toBe(0);
+    expect(await credentialCount(t, ar.ID)).toBe(0);
   }
 
   it('registers the client at the identity provider on approval and keeps its reply', async () => {
@@ -190,27 +179,13 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
 
   it('ProvisionImmediately with a failing provider creates nothing and emits nothing', async () => {
     idp.mode = 'fail';
-    const [{ before }] = await t.db.query(`SELECT count(*)::int AS before FROM portal_access_requests`);
-    const [{ eventsBefore }] = await t.db.query(
-      `SELECT count(*)::int AS "eventsBefore" FROM outbox_events WHERE name LIKE 'AccessRequest%'`,
+    const before = await accessRequestTally(t, 'AccessRequest%');
+    const res = await portal.post(
+      '/portal-api/access_requests',
+      accessRequestBody({ AppID: app.ID, ...PROVISIONED_WITH_DCR }),
     );
-    const res = await portal.post('/portal-api/access_requests', {
-      AppID: app.ID,
-      Catalogue: 'c',
-      Plan: 'p',
-      Products: ['x'],
-      AuthType: 'oauth2.0',
-      DCREnabled: true,
-      ProvisionImmediately: true,
-      User: 'User#1',
-    });
     expect(res.status).toBe(502);
-    const [{ after }] = await t.db.query(`SELECT count(*)::int AS after FROM portal_access_requests`);
-    const [{ eventsAfter }] = await t.db.query(
-      `SELECT count(*)::int AS "eventsAfter" FROM outbox_events WHERE name LIKE 'AccessRequest%'`,
-    );
-    expect(after).toBe(before);
-    expect(eventsAfter).toBe(eventsBefore);
+    expect(await accessRequestTally(t, 'AccessRequest%')).toEqual(before);
   });
 
   it('racing approvals make one transition; the registration of the one that lost is deleted at the provider again', async () => {

@@ -1,9 +1,9 @@
 import { Webhook } from 'standardwebhooks';
 import { EMITTED_EVENTS } from '../../src/events/event-names';
-import { HttpClient } from '../helpers/http';
-import { createAccessRequest, createApp, portalClient } from '../helpers/portal';
+import { HttpClient } from '../helpers/http-client';
+import { createAccessRequest, createApp, createWebhook, startWithReceiver } from '../helpers/portal';
 import { Sink } from '../helpers/sink';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { TestApp } from '../helpers/test-app';
 
 /** RFC 3339 with a fraction of a second, in UTC or with an offset. */
 const RFC3339 =
@@ -64,22 +64,16 @@ describe('a webhook receiver subscribed to every event reads typed Messages', ()
   let doc: any;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    portal = portalClient(t);
-    sink = await Sink.start('127.0.0.1');
-    const hook = await portal.post('/portal-api/webhooks', {
+    ({ t, portal, sink } = await startWithReceiver());
+    const hook = await createWebhook(portal, {
       Name: 'receiver',
       URL: sink.url('/events'),
       Events: [...EMITTED_EVENTS],
     });
-    expect(hook.status).toBe(201);
-    secret = hook.body.Secret;
+    secret = hook.Secret;
     doc = (await t.http.get('/docs-json')).body;
   });
-  afterAll(async () => {
-    await sink.close();
-    await t.close();
-  });
+  afterAll(() => t.close());
 
   it('delivers every emitted event with the documented keys and types, integers as integers and times as RFC 3339', async () => {
     const app = await createApp(portal, {

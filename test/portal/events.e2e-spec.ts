@@ -2,10 +2,10 @@ import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import { hashTaggedPrefix, redisOptionsFromUrl } from '../../src/queue/redis-connection';
 import { OutboxRelay } from '../../src/webhooks/worker/outbox-relay';
-import { HttpClient } from '../helpers/http';
-import { createAccessRequest, createApp, eventually, outboxRows, portalClient } from '../helpers/portal';
+import { HttpClient } from '../helpers/http-client';
+import { createAccessRequest, createApp, eventually, outboxRows, startWithReceiver } from '../helpers/portal';
 import { Sink } from '../helpers/sink';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { TestApp } from '../helpers/test-app';
 
 describe('portal events: written with the change, relayed into one queued job per delivery', () => {
   let t: TestApp;
@@ -15,9 +15,7 @@ describe('portal events: written with the change, relayed into one queued job pe
   let sink: Sink;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    portal = portalClient(t);
-    sink = await Sink.start();
+    ({ t, portal, sink } = await startWithReceiver());
     queue = new Queue('deliveries', {
       connection: redisOptionsFromUrl(t.env.redisUrl),
       prefix: hashTaggedPrefix(t.env.queuePrefix),
@@ -30,7 +28,6 @@ describe('portal events: written with the change, relayed into one queued job pe
     await queue.close();
     redis.disconnect();
     await t.close();
-    await sink.close();
   });
 
   /** The queue's own event log (a Redis stream): every job added, and every add refused as a duplicate. */
@@ -118,12 +115,13 @@ describe('portal events: written with the change, relayed into one queued job pe
     for (const d of deliveries) {
       const job = await queue.getJob(`${d.id}-1`);
       expect(job?.name).toBe('delivery.send');
-      expect(job?.data).toEqual({ deliveryId: d.id, webhookId: d.webhook_id });
+      expect(job?.data).toEqual({ deliveryId: d.id, at: expect.any(String), webhookId: d.webhook_id });
     }
 
     // relaying the same event again creates no delivery and adds no job
     await t.db.query(`UPDATE outbox_events SET relayed_at = NULL WHERE id = $1`, [event.id]);
-    await t.app.get(OutboxRelay).relay([event.id]); // (or the relay's own poll takes it first)
+    // (or the relay's own poll takes it first)
+    await t.app.get(OutboxRelay).relay({ ids: [event.id], from: null, to: null });
     await eventually(() => relayedAt(event.id), 'the second relay');
     expect(await deliveriesOf(event.id)).toHaveLength(2);
     expect((await queueLog()).map((e) => e.jobId).sort()).toEqual(jobIds);

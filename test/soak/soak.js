@@ -406,7 +406,7 @@ async function runSoak(o) {
       // what Postgres and Redis hold about deliveries that did not arrive, and what the processes said about them
       const stuckRows = (
         await db.query(
-          `SELECT d.id, d.status, d.attempt_count, d.next_attempt_at, d.locked_until, d.finished_at::text AS finished_at, d.created_at, d.updated_at, d.next_trigger,
+          `SELECT d.id, d.status, d.attempt_count, d.next_attempt_at, d.locked_until, d.event_occurred_at::text AS event_occurred_at, d.created_at, d.updated_at, d.next_trigger,
                   (SELECT json_agg(json_build_object('n', a.number, 'at', a.started_at, 'code', a.status_code, 'error', a.error) ORDER BY a.number) FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id) AS attempts
              FROM webhook_deliveries d WHERE d.status <> 'delivered' ORDER BY d.created_at LIMIT 10`,
         )

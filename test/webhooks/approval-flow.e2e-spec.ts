@@ -1,25 +1,19 @@
 import { Webhook } from 'standardwebhooks';
 import { Sink } from '../helpers/sink';
-import { startTestApp, TestApp } from '../helpers/test-app';
-import { TEST_SECRETS } from '../helpers/test-env';
-
-/** Event times: RFC 3339, UTC, with milliseconds. */
-const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+import { RFC3339, startWithReceiver } from '../helpers/portal';
+import { HttpClient } from '../helpers/http-client';
+import { TestApp } from '../helpers/test-app';
 
 describe('portal changes reach subscribers end to end', () => {
   let t: TestApp;
-  let api: TestApp['http'];
+  let api: HttpClient;
   let sink: Sink;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    api = t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN });
-    sink = await Sink.start('::1'); // an IPv6 loopback subscriber
+    // an IPv6 loopback subscriber
+    ({ t, portal: api, sink } = await startWithReceiver({ sinkHost: '::1' }));
   });
-  afterAll(async () => {
-    await sink.close();
-    await t.close();
-  });
+  afterAll(() => t.close());
 
   it('approve → one signed AccessRequestApproved delivery with the access request as Message, no secrets', async () => {
     const hook = await api.post('/portal-api/webhooks', {
@@ -86,8 +80,8 @@ describe('portal changes reach subscribers end to end', () => {
       Status: 'approved',
       ProductIDs: [],
       PlanID: 0,
-      CreatedAt: expect.stringMatching(TIME),
-      UpdatedAt: expect.stringMatching(TIME),
+      CreatedAt: expect.stringMatching(RFC3339),
+      UpdatedAt: expect.stringMatching(RFC3339),
       UserID: 1,
       Catalogue: 'Payments',
       Client: 'My app',

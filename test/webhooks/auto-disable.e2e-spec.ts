@@ -1,12 +1,11 @@
 import { Webhook } from 'standardwebhooks';
-import { emitEvent } from '../helpers/events';
+import { deliveryCount, emitEvent } from '../helpers/events';
+import { createWebhook, portalClient, RFC3339 } from '../helpers/portal';
 import { eventually, ReceivedRequest, Sink } from '../helpers/sink';
 import { startTestApp, TestApp } from '../helpers/test-app';
-import { TEST_SECRETS } from '../helpers/test-env';
 
 const MESSAGE = { ID: 7, AppID: 3, UserID: 1, Status: 'approved' };
 const OPERATIONAL = ['WebhookDisabled', 'DeliveryFailed', 'WebhookEnabled'];
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 interface Delivered {
   Event: string;
@@ -21,22 +20,8 @@ function bodies(received: ReceivedRequest[], secret: string): Delivered[] {
   return distinct.map((r) => wh.verify(r.body, r.headers as Record<string, string>) as Delivered);
 }
 
-async function webhook(
-  t: TestApp,
-  url: string,
-  events: string[],
-  extra: Record<string, unknown> = {},
-): Promise<{ ID: string; Secret: string }> {
-  const res = await t.http.post(
-    '/portal-api/webhooks',
-    { Name: 'w', URL: url, Events: events, ...extra },
-    { authorization: TEST_SECRETS.PORTAL_API_TOKEN },
-  );
-  expect(res.status).toBe(201);
-  return res.body;
-}
-
-const portal = (t: TestApp) => t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN });
+const webhook = (t: TestApp, url: string, events: string[], extra: Record<string, unknown> = {}) =>
+  createWebhook(portalClient(t), { URL: url, Events: events, ...extra });
 
 describe('automatic disabling and operational events', () => {
   let failing: Sink;
@@ -63,7 +48,7 @@ describe('automatic disabling and operational events', () => {
 
       const off = await eventually(
         async () => {
-          const got = (await portal(t).get(`/portal-api/webhooks/${w.ID}`)).body;
+          const got = (await portalClient(t).get(`/portal-api/webhooks/${w.ID}`)).body;
           return got.Active === false ? got : null;
         },
         30_000,
@@ -99,13 +84,7 @@ describe('automatic disabling and operational events', () => {
       });
       // no further attempts once off: the pending deliveries fail without one
       await eventually(
-        async () => {
-          const [p] = await t.db.query(
-            `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending'`,
-            [w.ID],
-          );
-          return p.n === 0;
-        },
+        async () => (await deliveryCount(t, w.ID, 'pending')) === 0,
         15_000,
         'no delivery of the switched-off webhook left pending',
       );
@@ -119,10 +98,10 @@ describe('automatic disabling and operational events', () => {
 
       // re-enabled by hand: the reason and time are cleared, and operators hear of it
       failing.responder = () => ({ status: 200 });
-      const put = await portal(t).put(`/portal-api/webhooks/${w.ID}`, { Active: true });
+      const put = await portalClient(t).put(`/portal-api/webhooks/${w.ID}`, { Active: true });
       expect(put.status).toBe(200);
       expect(put.body).toMatchObject({ Active: true, DisabledReason: null, DisabledAt: null });
-      expect((await portal(t).get(`/portal-api/webhooks/${w.ID}`)).body).toMatchObject({
+      expect((await portalClient(t).get(`/portal-api/webhooks/${w.ID}`)).body).toMatchObject({
         Active: true,
         DisabledReason: null,
         DisabledAt: null,
@@ -205,7 +184,7 @@ describe('automatic disabling and operational events', () => {
       });
       const goneOff = bodies(operator.received, op.Secret).filter((b) => b.Event === 'WebhookDisabled');
       expect(goneOff).toHaveLength(1);
-      const gw = (await portal(t).get(`/portal-api/webhooks/${g.ID}`)).body;
+      const gw = (await portalClient(t).get(`/portal-api/webhooks/${g.ID}`)).body;
       expect(gw).toMatchObject({ Active: false, DisabledReason: 'gone', DisabledAt: expect.stringMatching(RFC3339) });
       expect(goneOff[0].Message).toEqual({
         WebhookID: g.ID,
@@ -218,7 +197,7 @@ describe('automatic disabling and operational events', () => {
       expect(failing.received.every((r) => !r.body.includes('"DeliveryFailed"'))).toBe(true);
 
       // switched off by hand: reason manual, and operators hear of it
-      const put = await portal(t).put(`/portal-api/webhooks/${f.ID}`, { Active: false });
+      const put = await portalClient(t).put(`/portal-api/webhooks/${f.ID}`, { Active: false });
       expect(put.body).toMatchObject({
         Active: false,
         DisabledReason: 'manual',
@@ -230,9 +209,9 @@ describe('automatic disabling and operational events', () => {
         'WebhookDisabled (manual)',
       );
       // PUT with Active unchanged says nothing more
-      expect((await portal(t).put(`/portal-api/webhooks/${f.ID}`, { Active: false, Name: 'still off' })).status).toBe(
-        200,
-      );
+      expect(
+        (await portalClient(t).put(`/portal-api/webhooks/${f.ID}`, { Active: false, Name: 'still off' })).status,
+      ).toBe(200);
       const [events] = await t.db.query(
         `SELECT count(*)::int AS n FROM outbox_events WHERE name = 'WebhookDisabled' AND payload->>'WebhookID' = $1`,
         [f.ID],
@@ -254,13 +233,7 @@ describe('automatic disabling and operational events', () => {
       await emitEvent(t, 'AccessRequestApproved', MESSAGE);
       // the operator's delivery of DeliveryFailed about f fails its whole schedule too
       await eventually(
-        async () => {
-          const [row] = await t.db.query(
-            `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'failed'`,
-            [op.ID],
-          );
-          return row.n === 1;
-        },
+        async () => (await deliveryCount(t, op.ID, 'failed')) === 1,
         20_000,
         "the operator's delivery failed",
       );

@@ -181,7 +181,7 @@ describe.each(BROKERS)('deliveries to $type', (broker) => {
       expect(failed.Attempts[0]).toMatchObject({ StatusCode: null, Error: 'connection' });
       expect(failed.Attempts[0].ResponseBody).toMatch(/cannot reach the (broker|NATS server).*(ECONNREFUSED|refused)/i);
       expect(
-        await metric(t, /^webhook_delivery_attempts_total\{outcome="pending",error="connection"\}/),
+        await metric(t, /^webhook_delivery_attempts_total\{outcome="retry",error="connection"\}/),
       ).toBeGreaterThanOrEqual(2);
 
       const fixed = await portal(t).put(`/portal-api/webhooks/${w.ID}`, { URL: target.url });

@@ -1,7 +1,16 @@
 import { Client } from 'pg';
-import { DELIVERY_LOG_SQL } from '../../src/webhooks/deliveries.service';
-import { OVERDUE_SQL } from '../../src/webhooks/delivery.store';
+import {
+  claimSql,
+  DELIVERY_LOG_SQL,
+  EVENT_TRACES_SQL,
+  OVERDUE_SQL,
+  recordSql,
+} from '../../src/webhooks/delivery.store';
 import { createTestEnv, TestEnv } from '../helpers/test-env';
+
+// the hot statements through the partitioned tables (as for a day whose partition is not known yet)
+const CLAIM_SQL = claimSql('webhook_deliveries', 'outbox_events');
+const RECORD_SQL = recordSql('webhook_deliveries', 'webhook_delivery_attempts');
 
 /**
  * The delivery log's statements at scale: a month of deliveries built with SQL (generate_series), ANALYZEd,
@@ -46,17 +55,17 @@ describe(`delivery log at ${ATTEMPTS.toLocaleString('en')} attempts`, () => {
          FROM (SELECT e, now() - (e * 2.0 / ${DELIVERIES}) * interval '${DAYS} days' AS t FROM generate_series(0, ${Math.ceil(DELIVERIES / 2)}) e) s`,
     );
     await db.query(
-      `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, status, attempt_count, next_attempt_at, created_at, updated_at, finished_at)
+      `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, status, attempt_count, next_attempt_at, created_at, updated_at, event_occurred_at)
        SELECT ${uuid('00000000-0000-4000-a000-', 'i')}, ${uuid('00000000-0000-4000-8000-', `i % ${WEBHOOKS} + 1`)}, ${uuid('00000000-0000-4000-9000-', 'i / 2')},
               'AccessRequestApproved', st, CASE st WHEN 'failed' THEN 3 ELSE 1 END, CASE WHEN st = 'pending' THEN t + interval '5 minutes' END,
-              t, t, CASE WHEN st = 'pending' THEN 'infinity' ELSE t + interval '1 second' END
+              t, t, t
          FROM (SELECT i, now() - (i::float8 / ${DELIVERIES}) * interval '${DAYS} days' AS t,
                       CASE WHEN i % 100 < 2 THEN 'pending' WHEN i % 100 < 10 THEN 'failed' ELSE 'delivered' END AS st
                  FROM generate_series(0, ${DELIVERIES - 1}) i) s`,
     );
     await db.query(
-      `INSERT INTO webhook_delivery_attempts (delivery_id, webhook_id, number, started_at, status_code, duration_ms, error, response_body, trigger, delivery_finished_at)
-       SELECT d.id, d.webhook_id, n, d.created_at, CASE d.status WHEN 'failed' THEN 500 ELSE 200 END, 12, CASE d.status WHEN 'failed' THEN 'http_status' END, 'ok', 'scheduled', d.finished_at
+      `INSERT INTO webhook_delivery_attempts (delivery_id, webhook_id, number, started_at, status_code, duration_ms, error, response_body, trigger, event_occurred_at)
+       SELECT d.id, d.webhook_id, n, d.created_at, CASE d.status WHEN 'failed' THEN 500 ELSE 200 END, 12, CASE d.status WHEN 'failed' THEN 'http_status' END, 'ok', 'scheduled', d.event_occurred_at
          FROM webhook_deliveries d, generate_series(1, d.attempt_count) n`,
     );
     await db.query(`ANALYZE outbox_events, webhook_deliveries, webhook_delivery_attempts`);
@@ -115,8 +124,8 @@ describe(`delivery log at ${ATTEMPTS.toLocaleString('en')} attempts`, () => {
   it('lists a webhook’s deliveries, newest first, first and a later page, also by status, from the indexes', async () => {
     await check('list page 1', DELIVERY_LOG_SQL.list, [webhook, 20, 0]);
     await check('list page 50', DELIVERY_LOG_SQL.list, [webhook, 20, 980]);
-    await check('list failed', DELIVERY_LOG_SQL.listByStatus, [webhook, 20, 0, 'failed']);
-    await check('list pending', DELIVERY_LOG_SQL.listByStatus, [webhook, 20, 0, 'pending']);
+    for (const status of ['delivered', 'failed', 'pending'])
+      await check(`list ${status}`, DELIVERY_LOG_SQL.byStatus[status], [webhook, 20, 0]);
   });
 
   it('reads one delivery and its attempts from one partition', async () => {
@@ -127,22 +136,84 @@ describe(`delivery log at ${ATTEMPTS.toLocaleString('en')} attempts`, () => {
     await check('one delivery', DELIVERY_LOG_SQL.one, [id, owner]);
     const [d] = (await db.query(DELIVERY_LOG_SQL.one, [id, owner])).rows;
     expect(d.status).toBe('failed');
-    await check('its attempts', DELIVERY_LOG_SQL.attempts, [id, d.finished_at]);
-    expect((await db.query(DELIVERY_LOG_SQL.attempts, [id, d.finished_at])).rows).toHaveLength(3);
-    const plan = (await db.query(`EXPLAIN (FORMAT JSON) ${DELIVERY_LOG_SQL.attempts}`, [id, d.finished_at])).rows[0][
+    await check('its attempts', DELIVERY_LOG_SQL.attempts, [id, d.at]);
+    expect((await db.query(DELIVERY_LOG_SQL.attempts, [id, d.at])).rows).toHaveLength(3);
+    const plan = (await db.query(`EXPLAIN (FORMAT JSON) ${DELIVERY_LOG_SQL.attempts}`, [id, d.at])).rows[0][
       'QUERY PLAN'
     ][0];
     expect(JSON.stringify(plan)).not.toMatch(/"Node Type":"Append"/); // pruned to the one partition
   });
 
-  it('the reconciler’s scan reads only the open partition of pending deliveries', async () => {
+  /** The partitions of `table` an analyzed plan read (nodes that ran; pruned and unused ones did not). */
+  const partitionsRead = (plan: any, table: string): string[] => {
+    const read = new Set<string>();
+    const walk = (node: any) => {
+      const name: string | undefined = node['Relation Name'];
+      if (name?.startsWith(`${table}_`) && node['Actual Loops'] > 0) read.add(name);
+      for (const child of node.Plans ?? []) walk(child);
+    };
+    walk(plan.Plan);
+    return [...read];
+  };
+
+  it('the reconciler’s scan reads pending deliveries from the partial index of each partition', async () => {
     await check('overdue scan', OVERDUE_SQL, [3, 2000]);
-    const plan = JSON.stringify(
-      (await db.query(`EXPLAIN (FORMAT JSON) ${OVERDUE_SQL}`, [3, 2000])).rows[0]['QUERY PLAN'][0],
-    );
-    const partitions = [...new Set([...plan.matchAll(/"Relation Name":"([^"]+)"/g)].map((m) => m[1]))].filter((r) =>
-      r.startsWith('webhook_deliveries'),
-    );
-    expect(partitions).toEqual(['webhook_deliveries_open']);
+    // then the trace contexts of the events of what it found, in one statement that reads only their days
+    const overdue = (await db.query(OVERDUE_SQL, [3, 2000])).rows;
+    expect(overdue.length).toBeGreaterThan(0);
+    await check('event traces of the overdue', EVENT_TRACES_SQL, [
+      `{${overdue.map((r) => r.event_id).join(',')}}`,
+      `{${overdue.map((r) => `"${r.at}"`).join(',')}}`,
+    ]);
+  });
+
+  it('claims and records a delivery in its one partition: the hot statements read nothing else', async () => {
+    // a pending delivery from the middle of the month
+    const i = Math.floor(DELIVERIES / 2 / 100) * 100 + 1;
+    const id = `00000000-0000-4000-a000-${i.toString(16).padStart(12, '0')}`;
+    const [d] = (
+      await db.query(`SELECT event_occurred_at::text AS at, status, webhook_id FROM webhook_deliveries WHERE id = $1`, [
+        id,
+      ])
+    ).rows;
+    expect(d.status).toBe('pending');
+    await db.query('BEGIN');
+    try {
+      await db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE id = $1`, [id]);
+      const claim = (await db.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${CLAIM_SQL}`, [[id], [d.at]])).rows[0][
+        'QUERY PLAN'
+      ][0];
+      figures.push(`claim: ${claim['Execution Time'].toFixed(2)} ms`);
+      expect(partitionsRead(claim, 'webhook_deliveries')).toEqual([`webhook_deliveries_${partitionOf(d.at)}`]);
+      expect(partitionsRead(claim, 'outbox_events')).toEqual([`outbox_events_${partitionOf(d.at)}`]);
+      const [lease] = (await db.query(`SELECT locked_until::text AS lease FROM webhook_deliveries WHERE id = $1`, [id]))
+        .rows;
+      const record = (
+        await db.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${RECORD_SQL}`, [
+          [id],
+          [d.at],
+          [2],
+          [new Date()],
+          [200],
+          [5],
+          [null],
+          ['ok'],
+          ['scheduled'],
+          ['delivered'],
+          [null],
+          [lease.lease],
+          [d.webhook_id],
+        ])
+      ).rows[0]['QUERY PLAN'][0];
+      figures.push(`record: ${record['Execution Time'].toFixed(2)} ms`);
+      expect(partitionsRead(record, 'webhook_deliveries')).toEqual([`webhook_deliveries_${partitionOf(d.at)}`]);
+    } finally {
+      await db.query('ROLLBACK');
+    }
   });
 });
+
+/** The day partition suffix (pYYYYMMDD) of a partition key as Postgres writes it. */
+function partitionOf(at: string): string {
+  return `p${new Date(at.replace(' ', 'T').replace(/\+00$/, 'Z')).toISOString().slice(0, 10).replace(/-/g, '')}`;
+}

@@ -1,8 +1,9 @@
 import { Webhook } from 'standardwebhooks';
 import { emitEvent } from '../helpers/events';
 import { eventually, Sink } from '../helpers/sink';
-import { startTestApp, TestApp } from '../helpers/test-app';
-import { TEST_SECRETS } from '../helpers/test-env';
+import { HttpClient } from '../helpers/http-client';
+import { createWebhook, startPortal } from '../helpers/portal';
+import { TestApp } from '../helpers/test-app';
 
 const MESSAGE = {
   ID: 7,
@@ -20,13 +21,12 @@ const MESSAGE = {
 
 describe('webhook delivery', () => {
   let t: TestApp;
-  let api: TestApp['http'];
+  let api: HttpClient;
   let sink: Sink;
 
   beforeAll(async () => {
     // a short retry schedule: first attempt at once, then 1 s, then 1 s
-    t = await startTestApp({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1,1' } });
-    api = t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN });
+    ({ t, portal: api } = await startPortal({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1,1' } }));
   });
   afterAll(() => t.close());
   beforeEach(async () => {
@@ -34,16 +34,7 @@ describe('webhook delivery', () => {
   });
   afterEach(() => sink.close());
 
-  async function webhook(body: Record<string, unknown>) {
-    const res = await api.post('/portal-api/webhooks', {
-      Name: 'w',
-      URL: sink.url(),
-      Events: ['AccessRequestApproved'],
-      ...body,
-    });
-    expect(res.status).toBe(201);
-    return res.body as { ID: string; Secret: string };
-  }
+  const webhook = (body: Record<string, unknown>) => createWebhook(api, { URL: sink.url(), ...body });
 
   async function deliveries(webhookId: string) {
     return (await api.get(`/portal-api/webhooks/${webhookId}/deliveries`)).body as any[];
@@ -253,6 +244,29 @@ describe('webhook delivery', () => {
     expect((await api.post(`/portal-api/webhooks/${w.ID}/deliveries/${list[0].ID}/redeliver`)).status).toBe(200);
   });
 
+  it('recovers from an RFC 3339 since in its own offset, and refuses a date alone or a time without an offset (422 naming since)', async () => {
+    sink.responder = () => ({ status: 500 });
+    const w = await webhook({});
+    await emitEvent(t, 'AccessRequestApproved', MESSAGE);
+    const failed = await settled(w.ID, 'failed');
+    const created = Date.parse(failed.CreatedAt);
+    const recover = (since: unknown) => api.post(`/portal-api/webhooks/${w.ID}/recover`, { since });
+    for (const since of ['2026-11-22', '2026-11-22T10:00:00', '2026-11-22T10:00:00.000', '2026-11-22T10:00Z', 17e8]) {
+      const bad = await recover(since);
+      expect(bad.status).toBe(422);
+      expect(bad.body).toEqual({
+        status: 'error',
+        errors: ['since must be an RFC 3339 date-time with seconds and a time zone, e.g. 2026-11-22T10:00:00Z'],
+      });
+    }
+    // half a minute after the delivery, written five hours behind UTC: read as UTC it would take the delivery
+    expect((await recover(inOffset(created + 30_000, -5 * 60))).body).toEqual({ Requeued: 0 });
+    sink.responder = () => ({ status: 200 });
+    // half a minute before it, five hours ahead: read as UTC it would miss it
+    expect((await recover(inOffset(created - 30_000, 5 * 60))).body).toEqual({ Requeued: 1 });
+    await settled(w.ID, 'delivered');
+  });
+
   it('exposes Prometheus metrics for deliveries, latency, queue depth and the oldest pending delivery', async () => {
     const res = await t.http.get('/metrics');
     expect(res.status).toBe(200);
@@ -262,3 +276,11 @@ describe('webhook delivery', () => {
     expect(res.text).toMatch(/webhook_oldest_pending_delivery_age_seconds \d/);
   });
 });
+
+/** `ms` as an RFC 3339 date-time in the offset `minutes` east of UTC, e.g. 2026-11-22T15:00:00.000+05:00. */
+function inOffset(ms: number, minutes: number): string {
+  const local = new Date(ms + minutes * 60_000).toISOString().slice(0, -1);
+  const abs = Math.abs(minutes);
+  const hhmm = `${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  return `${local}${minutes < 0 ? '-' : '+'}${hhmm}`;
+}

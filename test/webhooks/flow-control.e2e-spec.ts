@@ -1,4 +1,5 @@
-import { emitEvent } from '../helpers/events';
+import { deliveryCount, emitEvent } from '../helpers/events';
+import { createWebhook, portalClient } from '../helpers/portal';
 import { ServiceProcess } from '../helpers/service-process';
 import { eventually, ReceivedRequest, Sink } from '../helpers/sink';
 import { startTestApp, TestApp } from '../helpers/test-app';
@@ -10,15 +11,8 @@ const distinct = (received: ReceivedRequest[]) => [
 ];
 const messageId = (r: ReceivedRequest): number => JSON.parse(r.body).Message.ID;
 
-async function subscribe(t: TestApp, url: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await t.http.post(
-    '/portal-api/webhooks',
-    { Name: 'f', URL: url, Events: ['AccessRequestApproved'], ...extra },
-    { authorization: TEST_SECRETS.PORTAL_API_TOKEN },
-  );
-  expect(res.status).toBe(201);
-  return res.body.ID;
-}
+const subscribe = async (t: TestApp, url: string, extra: Record<string, unknown> = {}): Promise<string> =>
+  (await createWebhook(portalClient(t), { Name: 'f', URL: url, ...extra })).ID;
 
 /** A gauge's value in the Prometheus text of GET /metrics. */
 async function gauge(t: TestApp, name: string): Promise<number> {
@@ -108,17 +102,7 @@ describe('flow control across worker processes (API and two workers apart)', () 
       const id = await subscribe(api, sink.url(), { Ordered: true });
       for (let i = 0; i < 50; i++) await emitEvent(api, 'AccessRequestApproved', { ID: i });
       await sink.waitFor((r) => r.filter((x) => messageId(x) === 49).length >= 1, 60_000, 'the 50th event');
-      await eventually(
-        async () => {
-          const [row] = await api.db.query(
-            `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered'`,
-            [id],
-          );
-          return row.n === 50;
-        },
-        10_000,
-        'all 50 delivered',
-      );
+      await eventually(async () => (await deliveryCount(api, id, 'delivered')) === 50, 10_000, 'all 50 delivered');
 
       const expected = [...Array(50).keys()].flatMap((i) => (i === 17 ? [17, 17, 17] : [i]));
       // in order, and one at a time: never a request for an event before the previous one was answered 2xx

@@ -1,10 +1,10 @@
 import IORedis from 'ioredis';
 import { hashTaggedPrefix, redisOptionsFromUrl } from '../../src/queue/redis-connection';
 import { DeliveryQueue } from '../../src/webhooks/delivery.queue';
-import { emitEvent } from '../helpers/events';
-import { portalClient } from '../helpers/portal';
+import { deliveryCount, emitEvent } from '../helpers/events';
+import { portalClient, startWithReceiver } from '../helpers/portal';
 import { eventually, Sink } from '../helpers/sink';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { TestApp } from '../helpers/test-app';
 
 // Keys deleted while the queue runs (a wipe racing the workers) can leave half a job behind: its data
 // without its place in a list, or its id in a list without its data. Re-adding the same job id is then a
@@ -15,13 +15,11 @@ describe('the reconciler and half-deleted jobs', () => {
   let redis: IORedis;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    sink = await Sink.start();
+    ({ t, sink } = await startWithReceiver());
     redis = new IORedis(redisOptionsFromUrl(t.env.redisUrl));
   });
   afterAll(async () => {
     redis.disconnect();
-    await sink.close();
     await t.close();
   });
 
@@ -60,13 +58,7 @@ describe('the reconciler and half-deleted jobs', () => {
     expect(await redis.del(`${prefix}:${orphanEntry}`)).toBe(1);
     await queue.resume();
     await eventually(
-      async () => {
-        const [r] = await t.db.query(
-          `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered'`,
-          [res.body.ID],
-        );
-        return r.n === 2;
-      },
+      async () => (await deliveryCount(t, res.body.ID, 'delivered')) === 2,
       30_000,
       'both delivered through fresh jobs',
     );

@@ -3,7 +3,7 @@ import { Cluster } from 'ioredis';
 import { RedisConnection } from '../../src/queue/queue.module';
 import { DeliveryProcessor } from '../../src/webhooks/worker/delivery.processor';
 import { RateLimits } from '../../src/webhooks/worker/rate-limits';
-import { emitEvent } from '../helpers/events';
+import { deliveryCount, emitEvent } from '../helpers/events';
 import { portalClient } from '../helpers/portal';
 import { RedisCluster } from '../helpers/redis-cluster';
 import { ServiceProcess } from '../helpers/service-process';
@@ -131,13 +131,7 @@ describe('on a three-master Redis Cluster', () => {
       expect(await cluster.keys(`{${env.queuePrefix}}:*`)).toEqual([]);
       worker.resume();
       await eventually(
-        async () => {
-          const [row] = await t.db.query(
-            `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered'`,
-            [webhookId],
-          );
-          return row.n === 20;
-        },
+        async () => (await deliveryCount(t, webhookId, 'delivered')) === 20,
         40_000,
         'all 20 delivered after the queue was rebuilt by the reconciler',
       );
@@ -177,13 +171,7 @@ describe('on a three-master Redis Cluster', () => {
         expect(arrivals.filter((at) => at >= start && at < start + 1000).length).toBeLessThanOrEqual(4);
       // recorded once each (the receiver may see the last one before its attempt is recorded)
       await eventually(
-        async () => {
-          const [row] = await t.db.query(
-            `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered'`,
-            [webhookId],
-          );
-          return row.n === N;
-        },
+        async () => (await deliveryCount(t, webhookId, 'delivered')) === N,
         10_000,
         `all ${N} recorded as delivered`,
       );

@@ -1,30 +1,16 @@
 import { DeliveryProcessor } from '../../src/webhooks/worker/delivery.processor';
-import { emitEvent } from '../helpers/events';
+import { deliveryCount, emitEvent } from '../helpers/events';
+import { createWebhook, portalClient } from '../helpers/portal';
 import { ServiceProcess } from '../helpers/service-process';
 import { eventually, ReceivedRequest, Sink } from '../helpers/sink';
 import { startTestApp, TestApp } from '../helpers/test-app';
-import { createTestEnv, deleteQueueKeys, TEST_SECRETS, TestEnv } from '../helpers/test-env';
+import { createTestEnv, deleteQueueKeys, TestEnv } from '../helpers/test-env';
 
 const msg = (i: number) => ({ ID: i, AppID: 1, UserID: 1, Status: 'approved' });
 const ids = (received: ReceivedRequest[]) => new Set(received.map((r) => r.headers['webhook-id'] as string));
 
-async function subscribe(t: TestApp, url: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await t.http.post(
-    '/portal-api/webhooks',
-    { Name: 'r', URL: url, Events: ['AccessRequestApproved'], ...extra },
-    { authorization: TEST_SECRETS.PORTAL_API_TOKEN },
-  );
-  expect(res.status).toBe(201);
-  return res.body.ID;
-}
-
-async function deliveredCount(t: TestApp, webhookId: string): Promise<number> {
-  const [row] = await t.db.query(
-    `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered'`,
-    [webhookId],
-  );
-  return row.n;
-}
+const subscribe = async (t: TestApp, url: string, extra: Record<string, unknown> = {}): Promise<string> =>
+  (await createWebhook(portalClient(t), { Name: 'r', URL: url, ...extra })).ID;
 
 describe('no lost events', () => {
   let sink: Sink;
@@ -49,7 +35,7 @@ describe('no lost events', () => {
       worker = await ServiceProcess.start({ ...env.vars, ROLE: 'worker', PORT: '0' });
       await sink.waitFor((r) => ids(r).size >= N, 60_000, `all ${N} deliveries`);
       await eventually(
-        async () => (await deliveredCount(api, webhookId)) === N,
+        async () => (await deliveryCount(api, webhookId, 'delivered')) === N,
         30_000,
         'every delivery marked delivered',
       );
@@ -93,7 +79,7 @@ describe('no lost events', () => {
       open = true;
       worker.resume();
       await eventually(
-        async () => (await deliveredCount(t, webhookId)) === 30,
+        async () => (await deliveryCount(t, webhookId, 'delivered')) === 30,
         40_000,
         'all 30 delivered after the queue was rebuilt',
       );
@@ -124,7 +110,7 @@ describe('no lost events', () => {
       await sink.listen(port);
       await sink.waitFor((r) => ids(r).size >= 25, 30_000, 'all 25 after the subscriber came back');
       await eventually(
-        async () => (await deliveredCount(t, webhookId)) === 25,
+        async () => (await deliveryCount(t, webhookId, 'delivered')) === 25,
         20_000,
         'every delivery marked delivered',
       );

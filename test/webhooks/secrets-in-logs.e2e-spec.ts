@@ -1,6 +1,6 @@
 import { SecretBox } from '../../src/common/crypto/secret-box';
 import { loadConfig } from '../../src/config/app-config';
-import { HttpClient } from '../helpers/http';
+import { HttpClient } from '../helpers/http-client';
 import { ServiceProcess } from '../helpers/service-process';
 import { eventually, Sink } from '../helpers/sink';
 import { createTestEnv, TEST_SECRETS, TestEnv } from '../helpers/test-env';

@@ -2,41 +2,24 @@ import { SecretBox } from '../../src/common/crypto/secret-box';
 import { emitEvent } from '../helpers/events';
 import { ed25519Verifies, signatureSchemes, v1Verifies } from '../helpers/receivers';
 import { eventually, ReceivedRequest, Sink } from '../helpers/sink';
-import { startTestApp, TestApp } from '../helpers/test-app';
-import { TEST_SECRETS } from '../helpers/test-env';
+import { HttpClient } from '../helpers/http-client';
+import { ReceiverSetup, startWithReceiver } from '../helpers/portal';
+import { TestApp } from '../helpers/test-app';
 
 const MESSAGE = { ID: 7, AppID: 3, UserID: 1, Status: 'approved' };
 const DAY_MS = 86_400_000;
 
 describe('webhook signatures: schemes and key rotation', () => {
   let t: TestApp;
-  let api: TestApp['http'];
+  let api: HttpClient;
   let sink: Sink;
-  let n = 0;
+  let webhook: ReceiverSetup['webhook'];
 
   beforeAll(async () => {
     // a short retry schedule: first attempt at once, then after 2 s
-    t = await startTestApp({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,2' } });
-    api = t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN });
-    sink = await Sink.start();
+    ({ t, portal: api, sink, webhook } = await startWithReceiver({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,2' } }));
   });
-  afterAll(async () => {
-    await sink.close();
-    await t.close();
-  });
-
-  /** A webhook with its own path on the sink, subscribed to AccessRequestApproved. */
-  async function webhook(body: Record<string, unknown> = {}) {
-    const path = `/w${++n}`;
-    const res = await api.post('/portal-api/webhooks', {
-      Name: path,
-      URL: sink.url(path),
-      Events: ['AccessRequestApproved'],
-      ...body,
-    });
-    expect(res.status).toBe(201);
-    return { ...(res.body as { ID: string; Secret: string; PublicKey: string | null; SignatureScheme: string }), path };
-  }
+  afterAll(() => t.close());
 
   /** Emits an event and answers the request it brings to the webhook at `path`. */
   async function deliver(path: string): Promise<ReceivedRequest> {

@@ -1,30 +1,21 @@
 import { emitEvent } from '../helpers/events';
 import { eventually, Sink } from '../helpers/sink';
-import { startTestApp, TestApp } from '../helpers/test-app';
-import { TEST_SECRETS } from '../helpers/test-env';
-
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+import { HttpClient } from '../helpers/http-client';
+import { createWebhook, RFC3339, startWithReceiver } from '../helpers/portal';
+import { TestApp } from '../helpers/test-app';
 
 describe('GET /portal-api/webhooks/{id}/stats', () => {
   let t: TestApp;
-  let api: TestApp['http'];
+  let api: HttpClient;
   let sink: Sink;
 
   beforeAll(async () => {
-    t = await startTestApp({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1,1' } });
-    api = t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN });
-    sink = await Sink.start();
+    ({ t, portal: api, sink } = await startWithReceiver({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1,1' } }));
   });
-  afterAll(async () => {
-    await sink.close();
-    await t.close();
-  });
+  afterAll(() => t.close());
 
-  async function webhook(path: string, events = ['AccessRequestApproved']): Promise<string> {
-    const res = await api.post('/portal-api/webhooks', { Name: 's', URL: sink.url(path), Events: events });
-    expect(res.status).toBe(201);
-    return res.body.ID;
-  }
+  const webhook = async (path: string, events = ['AccessRequestApproved']): Promise<string> =>
+    (await createWebhook(api, { Name: 's', URL: sink.url(path), Events: events })).ID;
   const settled = (webhookId: string, n: number) =>
     eventually(
       async () => {
@@ -136,19 +127,43 @@ describe('GET /portal-api/webhooks/{id}/stats', () => {
     expect(stats.LastFailure).toMatchObject({ StatusCode: 503, Error: 'http_status' });
   });
 
-  it('answers 404 for an unknown or malformed id and 422 for a since that is not RFC 3339, in the portal error body', async () => {
+  it('answers 404 for an unknown or malformed id and 422 naming since for a since that is not an RFC 3339 date-time with seconds and an offset', async () => {
     const id = await webhook('/x');
     expect((await api.get(`/portal-api/webhooks/00000000-0000-4000-8000-000000000000/stats`)).status).toBe(404);
     const malformed = await api.get(`/portal-api/webhooks/nope/stats`);
     expect(malformed.status).toBe(404);
     expect(malformed.body).toEqual({ status: 'error', errors: [expect.any(String)] });
-    for (const since of ['yesterday', '2026-13-01T00:00:00Z', '1700000000']) {
-      const bad = await api.get(`/portal-api/webhooks/${id}/stats?since=${since}`);
+    // a date alone or a time without an offset would be read in the server's time zone: refused
+    for (const since of [
+      'yesterday',
+      '2026-13-01T00:00:00Z',
+      '1700000000',
+      '2026-11-22',
+      '2026-11-22T10:00:00',
+      '2026-11-22T10:00Z',
+      '2026-02-30T00:00:00Z',
+    ]) {
+      const bad = await api.get(`/portal-api/webhooks/${id}/stats?since=${encodeURIComponent(since)}`);
       expect(bad.status).toBe(422);
-      expect(bad.body).toEqual({ status: 'error', errors: [expect.stringContaining('since')] });
+      expect(bad.body).toEqual({
+        status: 'error',
+        errors: ['since must be an RFC 3339 date-time with seconds and a time zone, e.g. 2026-11-22T10:00:00Z'],
+      });
     }
     expect((await t.http.get(`/portal-api/webhooks/${id}/stats`)).status).toBe(401);
-    expect((await api.get(`/portal-api/webhooks/${id}/stats?since=2026-01-01T00:00:00%2B02:00`)).status).toBe(200);
+    const withOffset = await api.get(`/portal-api/webhooks/${id}/stats?since=2026-01-01T00:00:00%2B02:00`);
+    expect(withOffset.status).toBe(200);
+    expect(withOffset.body.Since).toBe('2025-12-31T22:00:00.000Z');
+    // lower case, a space for T, and a leap second are RFC 3339 too
+    for (const [since, read] of [
+      ['2026-01-01t10:00:00.25z', '2026-01-01T10:00:00.250Z'],
+      ['2026-01-01 10:00:00Z', '2026-01-01T10:00:00.000Z'],
+      ['2016-12-31T23:59:60Z', '2017-01-01T00:00:00.000Z'],
+    ]) {
+      const ok = await api.get(`/portal-api/webhooks/${id}/stats?since=${encodeURIComponent(since)}`);
+      expect(ok.status).toBe(200);
+      expect(ok.body.Since).toBe(read);
+    }
   });
 
   it('is documented in /docs-json with the new webhook fields and the operational events as callbacks', async () => {
@@ -200,11 +215,11 @@ describe('GET /portal-api/webhooks/{id}/stats', () => {
       `WITH e AS (INSERT INTO outbox_events (id, name, payload, occurred_at, relayed_at)
                   SELECT gen_random_uuid(), 'AccessRequestApproved', '{}', now() - (g * interval '16 seconds'), now() FROM generate_series(1, 100000) g
                   RETURNING id, occurred_at),
-            d AS (INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, status, attempt_count, created_at, updated_at, finished_at)
+            d AS (INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, status, attempt_count, created_at, updated_at, event_occurred_at)
                   SELECT gen_random_uuid(), $1, e.id, 'AccessRequestApproved', 'delivered', 1, e.occurred_at, e.occurred_at, e.occurred_at FROM e
-                  RETURNING id, created_at, finished_at)
-       INSERT INTO webhook_delivery_attempts (delivery_id, webhook_id, number, started_at, status_code, duration_ms, error, trigger, delivery_finished_at)
-       SELECT d.id, $1, 1, d.created_at, CASE WHEN random() < 0.1 THEN 500 ELSE 200 END, (random() * 200)::int, NULL, 'scheduled', d.finished_at FROM d`,
+                  RETURNING id, created_at, event_occurred_at)
+       INSERT INTO webhook_delivery_attempts (delivery_id, webhook_id, number, started_at, status_code, duration_ms, error, trigger, event_occurred_at)
+       SELECT d.id, $1, 1, d.created_at, CASE WHEN random() < 0.1 THEN 500 ELSE 200 END, (random() * 200)::int, NULL, 'scheduled', d.event_occurred_at FROM d`,
       [id],
     );
     await t.db.query(

@@ -2,38 +2,24 @@ import { WEBHOOK_EVENTS } from '../../src/events/event-names';
 import { emitEvent } from '../helpers/events';
 import { ed25519Verifies, v1Verifies } from '../helpers/receivers';
 import { eventually, Sink } from '../helpers/sink';
-import { startTestApp, TestApp } from '../helpers/test-app';
-import { TEST_SECRETS } from '../helpers/test-env';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+import { HttpClient } from '../helpers/http-client';
+import { ReceiverSetup, startWithReceiver, UUID } from '../helpers/portal';
+import { TestApp } from '../helpers/test-app';
 
 describe('webhook test sends', () => {
   let t: TestApp;
-  let api: TestApp['http'];
+  let api: HttpClient;
   let sink: Sink;
-  let n = 0;
+  let receiver: ReceiverSetup;
 
   beforeAll(async () => {
-    t = await startTestApp({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1' } });
-    api = t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN });
-    sink = await Sink.start();
+    receiver = await startWithReceiver({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1' } });
+    ({ t, portal: api, sink } = receiver);
   });
-  afterAll(async () => {
-    await sink.close();
-    await t.close();
-  });
+  afterAll(() => t.close());
 
-  async function webhook(body: Record<string, unknown> = {}) {
-    const path = `/t${++n}`;
-    const res = await api.post('/portal-api/webhooks', {
-      Name: path,
-      URL: sink.url(path),
-      Events: [...WEBHOOK_EVENTS],
-      ...body,
-    });
-    expect(res.status).toBe(201);
-    return { ...(res.body as { ID: string; Secret: string; PublicKey: string | null }), path };
-  }
+  /** A webhook with its own path on the sink, subscribed to every event there is. */
+  const webhook = (body: Record<string, unknown> = {}) => receiver.webhook({ Events: [...WEBHOOK_EVENTS], ...body });
 
   const at = (path: string) => sink.received.filter((r) => r.url === path);
 

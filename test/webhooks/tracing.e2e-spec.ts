@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { HttpClient } from '../helpers/http';
+import { HttpClient } from '../helpers/http-client';
 import { OtlpReceiver, ReceivedSpan } from '../helpers/otlp-receiver';
 import { ServiceProcess } from '../helpers/service-process';
 import { eventually, Sink } from '../helpers/sink';
-import { createTestEnv, TEST_SECRETS, TestEnv } from '../helpers/test-env';
+import { createTestEnv, deleteQueueKeys, TEST_SECRETS, TestEnv } from '../helpers/test-env';
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -153,7 +153,7 @@ describe.each(TOPOLOGIES)('OpenTelemetry tracing with $name', ({ roles }) => {
       'webhook.delivery.attempt': 1,
       'http.response.status_code': 503,
       'webhook.delivery.outcome': 'retry',
-      'error.type': '503',
+      'error.type': 'http_status',
     });
     expect(attempts[0].status).toBe(ERROR);
     expect(attempts[1].attributes).toMatchObject({
@@ -207,6 +207,99 @@ describe.each(TOPOLOGIES)('OpenTelemetry tracing with $name', ({ roles }) => {
     for (const r of sink.received) {
       expect(r.headers.traceparent).toBeUndefined();
       expect(r.headers.tracestate).toBeUndefined();
+    }
+  });
+
+  it('continues the event’s trace when the reconciler queues a delivery whose job Redis lost', async () => {
+    const portal = new HttpClient(`http://127.0.0.1:${processes[0].port}`, {
+      authorization: TEST_SECRETS.PORTAL_API_TOKEN,
+    });
+    // the first attempt is told to come back in ten minutes: its retry job waits in Redis
+    let answered = 0;
+    sink.responder = (req) =>
+      req.url === '/lost' && answered++ === 0
+        ? { status: 503, headers: { 'retry-after': '600' }, body: 'later' }
+        : { status: 200, body: 'ok' };
+    const hook = await portal.post('/portal-api/webhooks', {
+      Name: 'lost job',
+      URL: sink.url('/lost'),
+      Events: ['AccessRequestCreated'],
+    });
+    expect(hook.status).toBe(201);
+    const app = await portal.post('/portal-api/apps', { Name: 'Reconciled app', UserID: 1 });
+    const ar = await portal.post('/portal-api/access_requests', {
+      AppID: app.body.ID,
+      Catalogue: 'c',
+      Plan: 'p',
+      Products: ['weather-api'],
+      AuthType: 'authToken',
+      User: 'User#1',
+    });
+    expect(ar.status).toBe(201);
+
+    const db = new Client({ connectionString: env.databaseUrl });
+    await db.connect();
+    try {
+      const pendingAfterOne = async () =>
+        (
+          await db.query(
+            `SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending' AND attempt_count = 1`,
+            [hook.body.ID],
+          )
+        ).rows[0];
+      await eventually(pendingAfterOne, 20_000, 'the first attempt recorded, the retry waiting');
+      // Redis loses every job; Postgres still says the delivery is pending, and now due
+      expect(await deleteQueueKeys(env.redisUrl, env.queuePrefix)).toBeGreaterThan(0);
+      await db.query(
+        `UPDATE webhook_deliveries SET next_attempt_at = now() - interval '10 seconds'
+          WHERE webhook_id = $1 AND status = 'pending'`,
+        [hook.body.ID],
+      );
+      await eventually(
+        async () =>
+          (
+            await db.query(`SELECT 1 FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered'`, [
+              hook.body.ID,
+            ])
+          ).rows[0],
+        30_000,
+        'the delivery delivered by a job the reconciler queued',
+      );
+      const { rows } = await db.query(
+        `SELECT trace_context FROM outbox_events WHERE name = 'AccessRequestCreated' AND payload->>'ID' = $1`,
+        [String(ar.body.ID)],
+      );
+      const [, traceId, eventSpanId] = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(rows[0].trace_context.traceparent)!;
+
+      const attempts = await eventually(
+        async () => {
+          const found = receiver
+            .trace(traceId)
+            .filter((s) => s.name === 'deliver AccessRequestCreated')
+            .sort(
+              (a, b) =>
+                Number(a.attributes['webhook.delivery.attempt']) - Number(b.attributes['webhook.delivery.attempt']),
+            );
+          return found.length >= 2 ? found : undefined;
+        },
+        15_000,
+        'both attempts in the trace of the request that created the access request',
+      );
+      expect(attempts).toHaveLength(2);
+      const relay = receiver.trace(traceId).find((s) => s.name === 'relay AccessRequestCreated')!;
+      // the first through the relay's job; the second through the reconciler's, from the event's own context
+      expect(attempts[0]).toMatchObject({ parentSpanId: relay.spanId });
+      expect(attempts[0].attributes).toMatchObject({ 'webhook.delivery.attempt': 1, 'http.response.status_code': 503 });
+      expect(attempts[1]).toMatchObject({ service: serviceOf('worker'), kind: CLIENT, parentSpanId: eventSpanId });
+      expect(attempts[1].attributes).toMatchObject({
+        'webhook.id': hook.body.ID,
+        'webhook.delivery.attempt': 2,
+        'webhook.delivery.trigger': 'scheduled',
+        'http.response.status_code': 200,
+        'webhook.delivery.outcome': 'delivered',
+      });
+    } finally {
+      await db.end();
     }
   });
 });

@@ -1,6 +1,6 @@
-import { HttpClient } from '../helpers/http';
-import { portalClient } from '../helpers/portal';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { HttpClient } from '../helpers/http-client';
+import { startPortal } from '../helpers/portal';
+import { TestApp } from '../helpers/test-app';
 
 /** An explicit null is not "left out": PUT refuses it with 422 naming the field, as POST does. */
 describe('webhooks: explicit nulls', () => {
@@ -15,8 +15,7 @@ describe('webhooks: explicit nulls', () => {
 
   beforeAll(async () => {
     // role api: nothing is ever delivered to the webhook made here
-    t = await startTestApp({ vars: { ROLE: 'api' } });
-    portal = portalClient(t);
+    ({ t, portal } = await startPortal({ vars: { ROLE: 'api' } }));
   });
   afterAll(() => t.close());
 

@@ -1,16 +1,14 @@
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { PORTAL_TIME, startPortal, UUID } from '../helpers/portal';
+import { HttpClient } from '../helpers/http-client';
+import { TestApp } from '../helpers/test-app';
 import { TEST_SECRETS } from '../helpers/test-env';
-
-const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('webhook subscriptions (portal API)', () => {
   let t: TestApp;
-  let api: TestApp['http'];
+  let api: HttpClient;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    api = t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN });
+    ({ t, portal: api } = await startPortal());
   });
   afterAll(() => t.close());
 
@@ -30,8 +28,8 @@ describe('webhook subscriptions (portal API)', () => {
       Headers: [],
       Events: ['AccessRequestApproved'],
       Active: true,
-      CreatedAt: expect.stringMatching(TIME),
-      UpdatedAt: expect.stringMatching(TIME),
+      CreatedAt: expect.stringMatching(PORTAL_TIME),
+      UpdatedAt: expect.stringMatching(PORTAL_TIME),
       DisabledReason: null,
       DisabledAt: null,
       RateLimit: null,

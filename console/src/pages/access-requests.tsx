@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, query } from '../api';
 import { ACCESS_REQUEST_STATUSES, type AccessRequest, type Credential } from '../types';
-import { Empty, ErrorBox, Loading, Masked, Pager, StatusBadge, useAction, useLoad } from '../ui';
+import { Empty, ErrorBox, formatTime, Loading, Masked, Pager, StatusBadge, useAction, useLoad } from '../ui';
 
 const PER_PAGE = 20;
 
@@ -68,7 +68,7 @@ export function AccessRequestsPage() {
                   <td data-label="Status">
                     <StatusBadge status={r.Status} />
                   </td>
-                  <td data-label="Updated">{r.UpdatedAt} UTC</td>
+                  <td data-label="Updated">{formatTime(r.UpdatedAt)}</td>
                   <td>
                     <Decide request={r} onDone={list.reload} compact />
                   </td>
@@ -160,7 +160,7 @@ export function AccessRequestPage({ id }: { id: string }) {
             </dd>
             <dt>Created / updated</dt>
             <dd>
-              {r.CreatedAt} / {r.UpdatedAt} UTC
+              {formatTime(r.CreatedAt)} / {formatTime(r.UpdatedAt)}
             </dd>
           </div>
         </dl>
@@ -190,7 +190,7 @@ function CredentialCard({ credential: c }: { credential: Credential }) {
     ['Scope', c.Scope, false],
     ['Registration access token', c.DCRRegistrationAccessToken, true],
     ['Registration client URI', c.DCRRegistrationClientURI, false],
-    ['Expires', c.Expires === '1970-01-01 00:00' ? 'never' : `${c.Expires} UTC`, false],
+    ['Expires', c.Expires === '1970-01-01 00:00' ? 'never' : formatTime(c.Expires), false],
   ];
   return (
     <article class="credential" data-testid="credential">

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, query } from '../api';
 import type { App } from '../types';
-import { Empty, ErrorBox, Loading, Pager, useLoad } from '../ui';
+import { Empty, ErrorBox, formatTime, Loading, Pager, useLoad } from '../ui';
 
 const PER_PAGE = 20;
 
@@ -41,7 +41,7 @@ export function AppsPage() {
                   <td data-label="Owner">{a.UserID ? `User#${a.UserID}` : <span class="muted">—</span>}</td>
                   <td data-label="Visibility">{a.Visibility}</td>
                   <td data-label="Access requests">{(a.AccessRequests[0] ?? []).length}</td>
-                  <td data-label="Created">{a.CreatedAt} UTC</td>
+                  <td data-label="Created">{formatTime(a.CreatedAt)}</td>
                 </tr>
               ))}
             </tbody>

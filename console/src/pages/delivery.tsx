@@ -1,5 +1,5 @@
 import { api } from '../api';
-import type { DeliveryWithAttempts } from '../types';
+import type { DeliveryWithAttempts, Webhook } from '../types';
 import { useState } from 'preact/hooks';
 import { AutoRefresh, Empty, ErrorBox, formatTime, Loading, StatusBadge, useAction, useInterval, useLoad } from '../ui';
 
@@ -11,8 +11,11 @@ const ERROR_WORDS: Record<string, string> = {
 };
 
 export function DeliveryPage({ webhookId, deliveryId }: { webhookId: string; deliveryId: string }) {
-  const path = `/portal-api/webhooks/${encodeURIComponent(webhookId)}/deliveries/${encodeURIComponent(deliveryId)}`;
+  const hookPath = `/portal-api/webhooks/${encodeURIComponent(webhookId)}`;
+  const path = `${hookPath}/deliveries/${encodeURIComponent(deliveryId)}`;
   const delivery = useLoad(() => api.get<DeliveryWithAttempts>(path), [path]);
+  // for the breadcrumb: the webhook by its name
+  const hook = useLoad(() => api.get<Webhook>(hookPath), [hookPath]);
   const redeliver = useAction();
   const [auto, setAuto] = useState(false);
   // a finished delivery changes only by hand, so refreshing on its own stops there
@@ -29,7 +32,9 @@ export function DeliveryPage({ webhookId, deliveryId }: { webhookId: string; del
             <a href="#/webhooks">Webhooks</a>
           </li>
           <li>
-            <a href={`#/webhooks/${webhookId}`}>Webhook</a>
+            <a href={`#/webhooks/${webhookId}`} data-testid="webhook-crumb">
+              {hook.data?.Name ?? 'Webhook'}
+            </a>
           </li>
           <li>Delivery</li>
         </ul>

@@ -6,8 +6,13 @@ import {
   SIGNATURE_SCHEMES,
   WEBHOOK_EVENTS,
   WEBHOOK_METHODS,
+  type CreatedWebhook,
+  type SavedWebhook,
+  type SignatureScheme,
   type Webhook,
+  type WebhookEvent,
   type WebhookInput,
+  type WebhookMethod,
 } from '../types';
 import { ErrorBox, Loading, useAction, useLoad } from '../ui';
 
@@ -52,12 +57,12 @@ function fromWebhook(w: Webhook): WebhookInput {
 
 function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
   const [form, setForm] = useState<WebhookInput>(initial);
-  const [created, setCreated] = useState<(Webhook & { Secret: string; Warnings?: string[] }) | undefined>(undefined);
+  const [created, setCreated] = useState<CreatedWebhook | undefined>(undefined);
   const [savedWarnings, setSavedWarnings] = useState<string[] | undefined>(undefined);
   const save = useAction();
   const set = <K extends keyof WebhookInput>(key: K, value: WebhookInput[K]) =>
     setForm((f) => ({ ...f, [key]: value }));
-  const toggleEvent = (e: string) =>
+  const toggleEvent = (e: WebhookEvent) =>
     set('Events', form.Events.includes(e) ? form.Events.filter((x) => x !== e) : [...form.Events, e]);
 
   if (created) {
@@ -90,15 +95,12 @@ function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
     };
     void save.run(async () => {
       if (id) {
-        const saved = await api.put<Webhook & { Warnings?: string[] }>(
-          `/portal-api/webhooks/${encodeURIComponent(id)}`,
-          body,
-        );
+        const saved = await api.put<SavedWebhook>(`/portal-api/webhooks/${encodeURIComponent(id)}`, body);
         // a warning (a target the delivery guard refuses, say) is worth reading before moving on
         if (saved.Warnings?.length) setSavedWarnings(saved.Warnings);
         else navigate(`/webhooks/${id}`);
       } else {
-        setCreated(await api.post<Webhook & { Secret: string; Warnings?: string[] }>('/portal-api/webhooks', body));
+        setCreated(await api.post<CreatedWebhook>('/portal-api/webhooks', body));
       }
     });
   };
@@ -142,7 +144,7 @@ function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
             <select
               name="Method"
               value={form.Method}
-              onChange={(e) => set('Method', (e.target as HTMLSelectElement).value)}
+              onChange={(e) => set('Method', (e.target as HTMLSelectElement).value as WebhookMethod)}
             >
               {WEBHOOK_METHODS.map((m) => (
                 <option key={m} value={m}>
@@ -204,7 +206,7 @@ function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
           <select
             name="SignatureScheme"
             value={form.SignatureScheme}
-            onChange={(e) => set('SignatureScheme', (e.target as HTMLSelectElement).value)}
+            onChange={(e) => set('SignatureScheme', (e.target as HTMLSelectElement).value as SignatureScheme)}
           >
             {SIGNATURE_SCHEMES.map((s) => (
               <option key={s.value} value={s.value}>

@@ -4,6 +4,7 @@ import { navigate } from '../router';
 import {
   DELIVERY_STATUSES,
   type Delivery,
+  type RecoverResult,
   type Webhook,
   type WebhookSecret,
   type WebhookStats,
@@ -77,7 +78,7 @@ export function WebhookPage({ id }: { id: string }) {
           <dt>Headers</dt>
           <dd>{w.Headers.length ? w.Headers.map((h) => h.Name).join(', ') : <span class="muted">none</span>}</dd>
           <dt>Created</dt>
-          <dd>{w.CreatedAt} UTC</dd>
+          <dd>{formatTime(w.CreatedAt)}</dd>
         </dl>
       </article>
       <Health stats={stats} />
@@ -356,7 +357,8 @@ function Deliveries({ webhook, onRefresh }: { webhook: Webhook; onRefresh: () =>
 
 /** Re-queues every failed delivery created since a time. */
 function Recover({ path, onDone }: { path: string; onDone: () => void }) {
-  const [since, setSince] = useState(() => new Date(Date.now() - 24 * 3600_000).toISOString().slice(0, 16));
+  // typed as the console shows times (a date-time picker would show the browser's locale and time zone)
+  const [since, setSince] = useState(() => formatTime(new Date(Date.now() - 24 * 3600_000).toISOString()));
   const [result, setResult] = useState<number | undefined>(undefined);
   const action = useAction();
   return (
@@ -365,20 +367,22 @@ function Recover({ path, onDone }: { path: string; onDone: () => void }) {
       onSubmit={(e) => {
         e.preventDefault();
         setResult(undefined);
-        // the picker's value is UTC (the console prints every time in UTC)
+        // sent as typed: the service says what is wrong with a time it cannot take
         void action.run(async () => {
-          const r = await api.post<{ Requeued: number }>(`${path}/recover`, { since: `${since}:00Z` });
+          const r = await api.post<RecoverResult>(`${path}/recover`, { since: since.trim() });
           setResult(r.Requeued);
           onDone();
         });
       }}
     >
       <label>
-        Recover failed deliveries created since (UTC)
+        Recover failed deliveries created since (RFC 3339, e.g. 2026-11-22T10:00:00Z)
         <div role="group">
           <input
-            type="datetime-local"
+            type="text"
             name="since"
+            spellcheck={false}
+            autocomplete="off"
             required
             value={since}
             onInput={(e) => setSince((e.target as HTMLInputElement).value)}

@@ -1,7 +1,6 @@
-import { ApiError } from '../../common/errors';
+import { ApiError, ValidationFailed } from '../../common/errors';
 
 export enum UserErrorCode {
-  Invalid = 'user_invalid',
   NotFound = 'user_not_found',
   EmailTaken = 'user_email_taken',
   CannotGrant = 'user_cannot_grant',
@@ -13,9 +12,9 @@ export class UserError extends ApiError {
     super(status, message, code);
   }
 
-  /** 400 `User object validation failed.` plus the reasons. */
-  static invalid(reasons: string[]): UserError {
-    return new UserError(400, `User object validation failed. ${reasons.join('; ')}`, UserErrorCode.Invalid);
+  /** 400 `User object validation failed.` plus the reasons (a validation failure like any other). */
+  static invalid(reasons: string[]): ValidationFailed {
+    return new ValidationFailed([`User object validation failed. ${reasons.join('; ')}`]);
   }
 
   static notFound(): UserError {

@@ -6,6 +6,7 @@ import { DashboardActor } from '../../common/auth';
 import { randomHex, SecretBox, sha256Hex } from '../../common/crypto/secret-box';
 import { rfc3339 } from '../../common/http/time';
 import { AppConfig } from '../../config';
+import { Sql } from '../../database/sql';
 import { pageCount, pageWindow } from '../paging';
 import { CreateUserDto } from './dto/create-user.dto';
 import {
@@ -29,6 +30,7 @@ export class UsersService {
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
     private readonly secretBox: SecretBox,
     private readonly config: AppConfig,
+    private readonly sql: Sql,
   ) {}
 
   /** POST /admin/users: bootstrap and administration; permissions default to the admin flags, org as given. */
@@ -74,7 +76,7 @@ export class UsersService {
     const user = await this.find(actor, id);
     const beyond = beyondCaller(actor.permissions, user.userPermissions ?? {});
     if (beyond.length) throw UserError.cannotGrant(beyond);
-    await this.users.delete({ id: user.id });
+    await this.sql.write(`DELETE FROM dashboard_users WHERE id = $1`, [user.id]);
     return { Status: 'OK', Message: 'User deleted', Meta: null };
   }
 
@@ -110,7 +112,8 @@ export class UsersService {
       lastLoginDate: null,
     });
     try {
-      await this.users.insert(user as QueryDeepPartialEntity<UserEntity>);
+      // through Sql, so that an idempotent request commits it with its stored answer
+      await this.sql.entityWrite((m) => m.insert(UserEntity, user as QueryDeepPartialEntity<UserEntity>));
       return { user, accessKey };
     } catch (err) {
       if (

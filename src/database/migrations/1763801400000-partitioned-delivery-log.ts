@@ -114,7 +114,7 @@ export class PartitionedDeliveryLog1763801400000 implements MigrationInterface {
     );
     await q.query(`CREATE TABLE webhook_delivery_attempts_default PARTITION OF webhook_delivery_attempts DEFAULT`);
 
-    await q.query(ENSURE_PARTITIONS_FUNCTION);
+    await q.query(ENSURE_PARTITIONS_BY_FINISH);
     // a partition for each day of the default retention (30 days) and a few ahead; older rows wait in the
     // default partitions, which retention trims in batches
     await q.query(
@@ -223,7 +223,7 @@ export class PartitionedDeliveryLog1763801400000 implements MigrationInterface {
  * parent only in SHARE UPDATE EXCLUSIVE mode (reads and writes go on). Used by this migration and by the
  * workers' retention pass, which keeps a few days ahead.
  */
-const ENSURE_PARTITIONS_FUNCTION = `
+export const ENSURE_PARTITIONS_BY_FINISH = `
 CREATE FUNCTION delivery_log_ensure_partitions(from_day date, to_day date) RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
   d date;

@@ -7,8 +7,10 @@ import { OneJobPerDelivery1763800600000 } from './1763800600000-one-job-per-deli
 import { OutboxTraceContext1763801100000 } from './1763801100000-outbox-trace-context';
 import { WebhookSigningKeys1763801200000 } from './1763801200000-webhook-signing-keys';
 import { WebhookFlowControl1763801300000 } from './1763801300000-webhook-flow-control';
+import { DeliveryLogByEventTime1763801500000 } from './1763801500000-delivery-log-by-event-time';
 import { PartitionedDeliveryLog1763801400000 } from './1763801400000-partitioned-delivery-log';
-import { WebhookDestinationsAndFilters1763801600000 } from './1763801600000-webhook-destinations-and-filters';
+import { IdempotencyKeys1763801700000 } from './1763801700000-idempotency-keys';
+import { WebhookDestinationsAndFilters1763801800000 } from './1763801800000-webhook-destinations-and-filters';
 
 /** Every migration, in order. Add new ones at the end (raw SQL up/down). */
 export const MIGRATIONS = [
@@ -22,5 +24,7 @@ export const MIGRATIONS = [
   WebhookSigningKeys1763801200000,
   WebhookFlowControl1763801300000,
   PartitionedDeliveryLog1763801400000,
-  WebhookDestinationsAndFilters1763801600000,
+  DeliveryLogByEventTime1763801500000,
+  IdempotencyKeys1763801700000,
+  WebhookDestinationsAndFilters1763801800000,
 ];

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createTestEnv, TestEnv } from '../../../test/helpers/test-env';
-import { DeliveryStore } from '../../webhooks/delivery.store';
 import { dataSourceOptions } from '../data-source';
-import { Sql } from '../sql';
 import { PartitionedDeliveryLog1763801400000 } from './1763801400000-partitioned-delivery-log';
+import { DeliveryLogByEventTime1763801500000 } from './1763801500000-delivery-log-by-event-time';
 
 const LOG_TABLES = ['outbox_events', 'webhook_deliveries', 'webhook_delivery_attempts'];
 
@@ -52,8 +51,10 @@ describe('migration PartitionedDeliveryLog', () => {
 
   it('keeps every row, column value, default, check and index of the log; pending work lands in the open partitions', async () => {
     const migration = new PartitionedDeliveryLog1763801400000();
+    const byEventTime = new DeliveryLogByEventTime1763801500000();
     const runner = db.createQueryRunner();
     try {
+      await byEventTime.down(runner);
       await migration.down(runner);
       const [cols, idx, chk] = [await columns(), await indexes(), await checks()];
       expect(cols.join('\n')).toMatch(/outbox_events\.seq bigint YES nextval\('outbox_events_seq'::regclass\)/);
@@ -151,12 +152,12 @@ describe('migration PartitionedDeliveryLog', () => {
         [randomUUID()],
       );
       expect(Number(next.seq)).toBeGreaterThan(maxSeq);
-      await runner.query(`UPDATE outbox_events SET relayed_at = NULL WHERE id = $1`, [recent]);
-      const store = new DeliveryStore(new Sql(db), db);
-      const relayed = await store.relay([recent], 10);
-      expect(relayed.events).toBe(1);
-      expect(relayed.deliveries).toEqual([]); // its pending delivery to this webhook exists already
-      expect((await store.relay([test], 10)).deliveries.map((d) => d.webhookId)).toEqual([webhook]);
+      const relayed = await runner.query(
+        `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name) VALUES ($1, $2, $3, 'AccessRequestApproved')
+         ON CONFLICT (event_id, webhook_id, finished_at) DO NOTHING RETURNING id`,
+        [randomUUID(), webhook, recent],
+      );
+      expect(relayed).toEqual([]); // its pending delivery to this webhook exists already
 
       // deleting the webhook takes its deliveries and their attempts, in every partition
       await runner.query(`DELETE FROM webhooks WHERE id = $1`, [webhook]);
@@ -170,6 +171,7 @@ describe('migration PartitionedDeliveryLog', () => {
       expect(
         (await runner.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1`, [webhook]))[0].n,
       ).toBe(0);
+      await byEventTime.up(runner);
     } finally {
       await runner.release();
     }

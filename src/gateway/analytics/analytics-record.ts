@@ -1,3 +1,5 @@
+import { parseRfc3339 } from '../../common/http/time';
+
 /** One request record as a gateway pushes it to POST /gateway/analytics; latencies in milliseconds. */
 export interface AnalyticsRecord {
   timestamp: Date;
@@ -19,22 +21,6 @@ export interface AnalyticsRecord {
 
 /** Reasons reported for a rejected batch, at most (the batch is rejected as a whole). */
 export const MAX_REPORTED_ERRORS = 20;
-
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/;
-
-/** An RFC 3339 date-time, or undefined: impossible dates (30 February, 25:00) are not rolled over. */
-export function parseTimestamp(value: unknown): Date | undefined {
-  if (typeof value !== 'string') return undefined;
-  const m = RFC3339.exec(value);
-  if (!m) return undefined;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number);
-  const calendar = new Date(Date.UTC(year, month - 1, day));
-  if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) return undefined;
-  if (hour > 23 || minute > 59 || second > 59) return undefined;
-  if (m[9] !== undefined && (Number(m[9]) > 23 || Number(m[10]) > 59)) return undefined;
-  const time = new Date(value);
-  return Number.isNaN(time.getTime()) ? undefined : time;
-}
 
 type Field = { name: keyof AnalyticsRecord; required: boolean; max: number };
 const STRING_FIELDS: Field[] = [
@@ -72,7 +58,7 @@ export function parseAnalyticsBatch(body: unknown): { records: AnalyticsRecord[]
     let ok = true;
     const out = {} as Record<string, unknown>;
 
-    const time = parseTimestamp(r.timestamp);
+    const time = parseRfc3339(r.timestamp);
     if (!time) {
       ok = false;
       fail(`${at}: timestamp must be an RFC 3339 date-time`);

@@ -4,6 +4,11 @@ const CREDENTIALS_IN_FORCE = `(SELECT coalesce(jsonb_agg(to_jsonb(c) ORDER BY c.
 /** A request, its app and its credentials in force (the bench's bare baseline runs the same statement). */
 export const GET_ONE = `SELECT to_jsonb(ar) AS ar, to_jsonb(app) AS app, ${CREDENTIALS_IN_FORCE} AS credentials
                    FROM portal_access_requests ar JOIN portal_apps app ON app.id = ar.app_id WHERE ar.id = $1`;
+/** The requests of several apps ($1), each with its credentials in force, by ID. */
+export const OF_APPS = `SELECT to_jsonb(ar) AS ar,
+                          (SELECT coalesce(jsonb_agg(to_jsonb(c) ORDER BY c.id), '[]'::jsonb) FROM portal_credentials c
+                            WHERE c.access_request_id = ar.id AND c.revoked_at IS NULL) AS credentials
+                     FROM portal_access_requests ar WHERE ar.app_id = ANY($1::int[]) ORDER BY ar.id`;
 /** An app, read without a lock (before an identity provider is called). */
 export const APP_ONE = `SELECT to_jsonb(app) AS app FROM portal_apps app WHERE app.id = $1`;
 // FOR SHARE: the app cannot be deleted until the new request is committed.
@@ -19,3 +24,18 @@ export const SET_STATUS = `
   revoked AS (
     UPDATE portal_credentials c SET revoked_at = $3 FROM changed WHERE $4::boolean AND c.access_request_id = changed.id AND c.revoked_at IS NULL)
   SELECT to_jsonb(changed) AS row FROM changed`;
+/**
+ * Locks a request before it is deleted, so that an approval racing the delete has either committed its credential
+ * (which the next statement, with a fresh snapshot, then sees) or will find the request gone.
+ */
+export const LOCK_FOR_DELETE = `SELECT id FROM portal_access_requests WHERE id = $1 FOR UPDATE`;
+/**
+ * Deletes a locked request (its credentials go by ON DELETE CASCADE) and returns the credentials registered at the
+ * identity provider by DCR, revoked ones included: their clients still exist there, and after this nobody holds
+ * their registration access token.
+ */
+export const DELETE_RETURNING_REGISTERED = `
+  WITH registered AS (
+    SELECT to_jsonb(c) AS row FROM portal_credentials c WHERE c.access_request_id = $1 AND c.dcr_response_encrypted IS NOT NULL),
+  deleted AS (DELETE FROM portal_access_requests WHERE id = $1)
+  SELECT row FROM registered`;

@@ -17,7 +17,15 @@ import {
   credentialMessage,
   nestedAccessRequestResponse,
 } from './access-request.mapper';
-import { APP_FOR_SHARE, APP_ONE, GET_ONE, SET_STATUS } from './access-request.sql';
+import {
+  APP_FOR_SHARE,
+  APP_ONE,
+  DELETE_RETURNING_REGISTERED,
+  GET_ONE,
+  LOCK_FOR_DELETE,
+  OF_APPS,
+  SET_STATUS,
+} from './access-request.sql';
 import { AccessRequestError } from './access-requests.errors';
 import { CredentialEntity } from './credential.entity';
 import { CredentialDraft, CredentialIssuer } from './credential-issuer';
@@ -77,26 +85,25 @@ export class AccessRequestsService {
       const [found] = await this.sql.query<{ app: Record<string, unknown> }>(APP_ONE, [dto.AppID]);
       registered = await this.issuer.prepare(draft, this.checkedApp(found, dto));
     }
-    return this.commitOrWithdraw(registered, 'the access request could not be created', () =>
-      this.sql.transaction(async (tx) => {
-        const [found] = await tx.query<{ app: Record<string, unknown> }>(APP_FOR_SHARE, [dto.AppID]);
-        const app = this.checkedApp(found, dto);
-        // Provisioned at once: the credential is made before anything is written
-        const credential = registered ?? (draft.provisionImmediately ? await this.issuer.prepare(draft, app) : null);
-        const insert = this.requests.insert({ ...draft, status: credential ? 'approved' : 'pending' }, 'ar');
-        const ar = this.requests.fromJson((await tx.query(insert.text, insert.params))[0].row);
-        const issued = credential ? await this.insertCredential(tx, ar, credential) : null;
-        const events: { name: EmittedEvent; message: Record<string, unknown> }[] = [
-          { name: 'AccessRequestCreated', message: accessRequestMessage({ ...ar, status: 'pending' }, app) },
-        ];
-        if (issued) {
-          events.push({ name: 'AccessRequestApproved', message: accessRequestMessage(ar, app) });
-          events.push({ name: 'CredentialRegistered', message: credentialMessage(issued, ar, app) });
-        }
-        await this.events.recordAll(tx, events);
-        return accessRequestResponse(ar, app, issued ? [issued] : [], this.box);
-      }),
-    );
+    const withdraw = this.withdrawal(registered, 'the access request could not be created');
+    return this.commitOrWithdraw(withdraw, async (tx) => {
+      const [found] = await tx.query<{ app: Record<string, unknown> }>(APP_FOR_SHARE, [dto.AppID]);
+      const app = this.checkedApp(found, dto);
+      // Provisioned at once: the credential is made before anything is written
+      const credential = registered ?? (draft.provisionImmediately ? await this.issuer.prepare(draft, app) : null);
+      const insert = this.requests.insert({ ...draft, status: credential ? 'approved' : 'pending' }, 'ar');
+      const ar = this.requests.fromJson((await tx.query(insert.text, insert.params))[0].row);
+      const issued = credential ? await this.insertCredential(tx, ar, credential) : null;
+      const events: { name: EmittedEvent; message: Record<string, unknown> }[] = [
+        { name: 'AccessRequestCreated', message: accessRequestMessage({ ...ar, status: 'pending' }, app) },
+      ];
+      if (issued) {
+        events.push({ name: 'AccessRequestApproved', message: accessRequestMessage(ar, app) });
+        events.push({ name: 'CredentialRegistered', message: credentialMessage(issued, ar, app) });
+      }
+      await this.events.recordAll(tx, events);
+      return accessRequestResponse(ar, app, issued ? [issued] : [], this.box);
+    });
   }
 
   /** The app a new request names, or the 422 saying why it cannot have one. */
@@ -157,51 +164,73 @@ export class AccessRequestsService {
       if (plan.kind === 'conflict') throw AccessRequestError.invalidTransition(plan.message);
 
       const credential = plan.issueCredentials ? await this.issuer.prepare(current.ar, current.app) : null;
-      const answer = await this.commitOrWithdraw(credential, `the access request could not become ${to}`, () =>
-        this.sql.transaction(async (tx) => {
-          const [updated] = await tx.query(SET_STATUS, [id, to, new Date(), plan.revokeCredentials, current.ar.status]);
-          if (!updated) return null; // changed since it was read: nothing is written
-          const ar = this.requests.fromJson(updated.row);
-          const issued = credential ? await this.insertCredential(tx, ar, credential) : null;
-          const events: { name: EmittedEvent; message: Record<string, unknown> }[] = [
-            { name: plan.event, message: accessRequestMessage(ar, current.app) },
-          ];
-          if (issued)
-            events.push({ name: 'CredentialRegistered', message: credentialMessage(issued, ar, current.app) });
-          await this.events.recordAll(tx, events);
-          // A transition leaves in force only what it issued: a pending request has no credentials yet (they
-          // come with approval, and a rejected request cannot be approved), and a rejection revokes them all.
-          return accessRequestResponse(ar, current.app, issued ? [issued] : [], this.box);
-        }),
-      );
+      const withdraw = this.withdrawal(credential, `the access request could not become ${to}`);
+      const answer = await this.commitOrWithdraw(withdraw, async (tx) => {
+        const [updated] = await tx.query(SET_STATUS, [id, to, new Date(), plan.revokeCredentials, current.ar.status]);
+        if (!updated) return null; // changed since it was read: nothing is written
+        const ar = this.requests.fromJson(updated.row);
+        const issued = credential ? await this.insertCredential(tx, ar, credential) : null;
+        const events: { name: EmittedEvent; message: Record<string, unknown> }[] = [
+          { name: plan.event, message: accessRequestMessage(ar, current.app) },
+        ];
+        if (issued) events.push({ name: 'CredentialRegistered', message: credentialMessage(issued, ar, current.app) });
+        await this.events.recordAll(tx, events);
+        // A transition leaves in force only what it issued: a pending request has no credentials yet (they
+        // come with approval, and a rejected request cannot be approved), and a rejection revokes them all.
+        return accessRequestResponse(ar, current.app, issued ? [issued] : [], this.box);
+      });
       if (answer) return answer;
-      if (credential)
-        await this.issuer.withdraw(credential, 'the access request changed while its client was being registered');
+      const changed = 'the access request changed while its client was being registered';
+      if (withdraw) await withdraw(changed);
     }
   }
 
+  /** Withdraws `credential`'s registration at the identity provider, once at most; null without a credential. */
+  private withdrawal(credential: CredentialDraft | null, why: string): ((reason?: string) => Promise<void>) | null {
+    if (!credential) return null;
+    let done: Promise<void> | undefined;
+    return (reason = why) => (done ??= this.issuer.withdraw(credential, reason));
+  }
+
   /**
-   * Runs `commit`, the transaction that writes a credential made before it; when the transaction fails or
-   * does not commit, the credential's registration at the identity provider is withdrawn before the error
-   * goes back to the caller.
+   * Runs `work` in a transaction that writes a credential made before it; when the transaction fails or does not
+   * commit, the credential's registration at the identity provider is withdrawn before the error goes back to the
+   * caller. (Joined to an idempotent request's transaction, it commits only when the request does: the
+   * withdrawal then waits for that.)
    */
   private async commitOrWithdraw<T>(
-    credential: CredentialDraft | null,
-    why: string,
-    commit: () => Promise<T>,
+    withdraw: ((reason?: string) => Promise<void>) | null,
+    work: (tx: SqlTransaction) => Promise<T>,
   ): Promise<T> {
     try {
-      return await commit();
+      return await this.sql.transaction(async (tx) => {
+        if (withdraw) tx.afterRollback(() => withdraw());
+        return work(tx);
+      });
     } catch (err) {
-      if (credential) await this.issuer.withdraw(credential, why);
+      if (withdraw) await withdraw();
       throw err;
     }
   }
 
-  /** Deletes the request; its credentials go with it (ON DELETE CASCADE), so they no longer exist to be used. */
+  /**
+   * Deletes the request; its credentials go with it (ON DELETE CASCADE), so they no longer exist to be used. Clients
+   * registered for it at the identity provider (DCR) are withdrawn there once the delete has committed, as an
+   * approval that does not commit withdraws its own: deleted with their registration access token (RFC 7592),
+   * best effort. The delete stands whatever the provider answers; a client it keeps is logged by client id.
+   */
   async remove(id: number): Promise<PortalDeleteResponse> {
-    const result = await this.db.getRepository(AccessRequestEntity).delete({ id });
-    if (!result.affected) throw AccessRequestError.notFound();
+    const found = await this.sql.transaction(async (tx) => {
+      if ((await tx.query(LOCK_FOR_DELETE, [id])).length === 0) return false;
+      const rows = await tx.query<{ row: Record<string, unknown> }>(DELETE_RETURNING_REGISTERED, [id]);
+      const registered = rows.map((r) => this.credentialRows.fromJson(r.row));
+      // never before the delete is committed: a keyed request commits when its answer is stored
+      tx.afterCommit(async () => {
+        await Promise.all(registered.map((c) => this.issuer.withdraw(c, 'its access request was deleted')));
+      });
+      return true;
+    });
+    if (!found) throw AccessRequestError.notFound();
     return { status: 'ok', message: 'Access request deleted' };
   }
 
@@ -210,14 +239,13 @@ export class AccessRequestsService {
     const out = new Map<number, NestedAccessRequestResponse[]>(apps.map((a) => [a.id, []]));
     if (apps.length === 0) return out;
     const byId = new Map(apps.map((a) => [a.id, a]));
-    const rows = await this.db
-      .getRepository(AccessRequestEntity)
-      .find({ where: { appId: In([...byId.keys()]) }, order: { id: 'ASC' } });
-    const credentials = await this.credentialsOf(rows);
-    for (const ar of rows)
+    const rows = await this.sql.query(OF_APPS, [[...byId.keys()]]);
+    for (const row of rows) {
+      const ar = this.requests.fromJson(row.ar);
       out
         .get(ar.appId)!
-        .push(nestedAccessRequestResponse(ar, byId.get(ar.appId)!, credentials.get(ar.id) ?? [], this.box));
+        .push(nestedAccessRequestResponse(ar, byId.get(ar.appId)!, this.credentials(row.credentials), this.box));
+    }
     return out;
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { EntityRows, Sql } from '../../database/sql';
 import { portalPaging, PortalPageQuery } from '../../common/http/pagination';
 import { portalTime, rfc3339 } from '../../common/http/time';
 import { ApplicationRegisteredMessage, MessageOf } from '../../events/event-messages';
@@ -28,20 +29,35 @@ export function applicationMessage(app: AppEntity): MessageOf<ApplicationRegiste
   };
 }
 
-/** Developer-portal applications; an app's access requests are nested in it as the interface shows. */
+/** An app's fields, each replaced only when given ($2-$6 NULL: kept); the app as it is afterwards. */
+const UPDATE_APP = `
+  UPDATE portal_apps app SET name = coalesce($2, name), description = coalesce($3, description),
+         redirect_urls = coalesce($4, redirect_urls), user_id = coalesce($5, user_id),
+         visibility = coalesce($6, visibility), updated_at = $7
+   WHERE app.id = $1 RETURNING to_jsonb(app) AS row`;
+
+/**
+ * Developer-portal applications; an app's access requests are nested in it as the interface shows. Writes go
+ * through Sql, so an idempotent request commits them with its stored answer.
+ */
 @Injectable()
 export class AppsService {
+  private readonly apps: EntityRows<AppEntity>;
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
+    private readonly sql: Sql,
     private readonly events: EventsService,
     private readonly accessRequests: AccessRequestsService,
-  ) {}
+  ) {
+    this.apps = sql.rows(AppEntity);
+  }
 
   async create(dto: CreateAppDto): Promise<AppResponse> {
-    const app = await this.db.transaction(async (m) => {
+    const app = await this.sql.transaction(async (tx) => {
       const now = new Date();
-      const saved = await m.save(
-        m.create(AppEntity, {
+      const insert = this.apps.insert(
+        {
           name: dto.Name,
           description: dto.Description ?? '',
           redirectUrls: dto.RedirectURLs ?? '',
@@ -49,9 +65,11 @@ export class AppsService {
           visibility: dto.Visibility ?? 'organisation',
           createdAt: now,
           updatedAt: now,
-        }),
+        },
+        'app',
       );
-      await this.events.record(m, 'ApplicationRegistered', applicationMessage(saved));
+      const saved = this.apps.fromJson((await tx.query(insert.text, insert.params))[0].row);
+      await this.events.record(tx, 'ApplicationRegistered', applicationMessage(saved));
       return saved;
     });
     return this.toResponse(app, []);
@@ -72,21 +90,25 @@ export class AppsService {
 
   /** The fields given replace the stored ones; fields left out keep their value. */
   async update(id: number, dto: UpdateAppDto): Promise<AppResponse> {
-    const changes: Partial<AppEntity> = {};
-    if (dto.Name !== undefined) changes.name = dto.Name;
-    if (dto.Description !== undefined) changes.description = dto.Description;
-    if (dto.RedirectURLs !== undefined) changes.redirectUrls = dto.RedirectURLs;
-    if (dto.UserID !== undefined) changes.userId = dto.UserID;
-    if (dto.Visibility !== undefined) changes.visibility = dto.Visibility;
-    const result = await this.db.getRepository(AppEntity).update({ id }, { ...changes, updatedAt: new Date() });
-    if (!result.affected) throw AppError.notFound();
-    return this.get(id);
+    const [updated] = await this.sql.write(UPDATE_APP, [
+      id,
+      dto.Name ?? null,
+      dto.Description ?? null,
+      dto.RedirectURLs ?? null,
+      dto.UserID ?? null,
+      dto.Visibility ?? null,
+      new Date(),
+    ]);
+    if (!updated) throw AppError.notFound();
+    const app = this.apps.fromJson(updated.row);
+    const nested = await this.accessRequests.nestedByApp([app]);
+    return this.toResponse(app, nested.get(app.id) ?? []);
   }
 
   /** Deletes the app; its access requests and their credentials go with it (ON DELETE CASCADE). */
   async remove(id: number): Promise<PortalDeleteResponse> {
-    const result = await this.db.getRepository(AppEntity).delete({ id });
-    if (!result.affected) throw AppError.notFound();
+    const deleted = await this.sql.write(`DELETE FROM portal_apps WHERE id = $1 RETURNING id`, [id]);
+    if (deleted.length === 0) throw AppError.notFound();
     return { status: 'ok', message: 'Application deleted' };
   }
 

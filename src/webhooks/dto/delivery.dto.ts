@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsISO8601, IsOptional } from 'class-validator';
+import { IsIn, IsOptional } from 'class-validator';
+import { IsRfc3339 } from '../../common/http/is-rfc3339.decorator';
 import { PortalPageQuery } from '../../common/http/pagination';
+import { ATTEMPT_ERRORS } from '../attempt-outcome';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
-export const ATTEMPT_ERRORS = ['timeout', 'connection', 'blocked_address', 'http_status'] as const;
 
 export class DeliveryListQuery extends PortalPageQuery {
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES })
@@ -14,10 +15,11 @@ export class DeliveryListQuery extends PortalPageQuery {
 
 export class RecoverDto {
   @ApiProperty({
-    description: 'RFC 3339 time: failed deliveries created since then are queued again',
+    description:
+      'RFC 3339 date-time with seconds and a time zone (`Z` or ±hh:mm): failed deliveries created since then are queued again',
     example: '2026-11-22T00:00:00Z',
   })
-  @IsISO8601({ strict: true }, { message: 'since must be an RFC 3339 date-time' })
+  @IsRfc3339()
   since: string;
 }
 

@@ -1,14 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsISO8601, IsOptional } from 'class-validator';
-import { ATTEMPT_ERRORS } from './delivery.dto';
+import { IsOptional } from 'class-validator';
+import { IsRfc3339 } from '../../common/http/is-rfc3339.decorator';
+import { ATTEMPT_ERRORS } from '../attempt-outcome';
 
 export class StatsQuery {
   @ApiPropertyOptional({
-    description: 'RFC 3339: start of the window (default: 24 hours ago)',
+    description:
+      'RFC 3339 date-time with seconds and a time zone (`Z` or ±hh:mm): start of the window (default: 24 hours ago)',
     example: '2026-11-22T00:00:00Z',
   })
   @IsOptional()
-  @IsISO8601({ strict: true }, { message: 'since must be an RFC 3339 date-time' })
+  @IsRfc3339()
   since?: string;
 }
 

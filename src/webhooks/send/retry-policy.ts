@@ -1,3 +1,5 @@
+import type { AttemptError } from '../attempt-outcome';
+
 /**
  * What to do after an attempt: no error (a 2xx, or a broker's confirmation) delivered,
  * 410 switches the webhook off, a blocked address fails at once, anything
@@ -8,9 +10,6 @@ export type Outcome =
   | { kind: 'disable' } // 410 Gone: the webhook is switched off, the delivery fails
   | { kind: 'final' } // failed for good (schedule exhausted, or the target address is blocked)
   | { kind: 'retry'; delayMs: number };
-
-/** Why an attempt failed; null when it was delivered (a 2xx, or a broker's confirmation). */
-export type AttemptError = 'timeout' | 'connection' | 'blocked_address' | 'http_status' | 'unroutable' | 'rejected';
 
 export interface AttemptResult {
   statusCode: number | null;

@@ -2,23 +2,16 @@ import { context, ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, trace } from '@o
 import { suppressTracing } from '@opentelemetry/core';
 import type { ClaimedDelivery } from '../delivery.store';
 import type { SendResult } from '../send/destination';
-import type { Outcome } from '../send/retry-policy';
+import type { AttemptOutcome } from '../attempt-outcome';
 import { contextFromCarrier, dispatcherTracer, TraceCarrier, traceCarrier } from '../trace-context';
 
+/** A target's port when its URL names none, by scheme. */
 const DEFAULT_PORTS: Record<string, number> = {
   'https:': 443,
   'amqp:': 5672,
   'amqps:': 5671,
   'nats:': 4222,
   'tls:': 4222,
-};
-
-/** What became of the delivery after this attempt, as the span reports it. */
-const OUTCOME: Record<Outcome['kind'], string> = {
-  delivered: 'delivered',
-  retry: 'retry',
-  final: 'failed',
-  disable: 'webhook_disabled',
 };
 
 /**
@@ -74,19 +67,21 @@ export class AttemptTrace {
     return this.retryCarrier ?? this.carrier;
   }
 
-  /** Ends the span with the attempt's result and what it means for the delivery. */
-  end(result: SendResult, outcome: Outcome['kind'], recordError: Error | null): void {
+  /**
+   * Ends the span with the attempt's result and what it means for the delivery, in the words the metrics use:
+   * `webhook.delivery.outcome` and `error.type` (the attempt's error kind; the status code has its own attribute).
+   */
+  end(result: SendResult, outcome: AttemptOutcome, recordError: Error | null): void {
     const span = this.span;
     if (!span) return;
     this.span = undefined;
     if (result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode);
-    span.setAttribute('webhook.delivery.outcome', OUTCOME[outcome]);
+    span.setAttribute('webhook.delivery.outcome', outcome);
     span.setAttribute('webhook.delivery.duration_ms', result.durationMs);
-    if (result.error)
-      span.setAttribute('error.type', result.error === 'http_status' ? String(result.statusCode) : result.error);
+    if (result.error) span.setAttribute('error.type', result.error);
     if (recordError) span.recordException(recordError);
     if (outcome !== 'delivered' || recordError)
-      span.setStatus({ code: SpanStatusCode.ERROR, message: recordError ? 'attempt not recorded' : OUTCOME[outcome] });
+      span.setStatus({ code: SpanStatusCode.ERROR, message: recordError ? 'attempt not recorded' : outcome });
     span.end();
   }
 

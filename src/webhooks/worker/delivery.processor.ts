@@ -3,11 +3,12 @@ import { BeforeApplicationShutdown, Logger, OnApplicationBootstrap } from '@nest
 import { DelayedError, Job } from 'bullmq';
 import { AppConfig } from '../../config';
 import { DELIVERY_QUEUE, DeliveryJobData, DeliveryQueue } from '../delivery.queue';
-import { AttemptRecord, ClaimedDelivery, DeliveryStore, RecordOutcome } from '../delivery.store';
+import { AttemptRecord, ClaimedDelivery, DeliveryKey, DeliveryStore, RecordOutcome } from '../delivery.store';
 import { DestinationRegistry } from '../send/destination-registry';
 import { OutgoingMessage } from '../send/destination';
 import { SecretBox } from '../../common/crypto/secret-box';
 import { decide } from '../send/retry-policy';
+import { attemptOutcome } from '../attempt-outcome';
 import { DeliverySigner } from '../send/delivery-signer';
 import { DeliveryMetrics } from '../webhook-metrics';
 import { AttemptTrace } from './attempt-trace';
@@ -38,7 +39,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   private readonly logger = new Logger(DeliveryProcessor.name);
   private closing = false;
   private readonly gate: WebhookGate;
-  private readonly claims: Batcher<string, ClaimedDelivery | null>;
+  private readonly claims: Batcher<DeliveryKey, ClaimedDelivery | null>;
   private readonly records: Batcher<AttemptRecord, RecordOutcome | Error>;
 
   constructor(
@@ -55,7 +56,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     super();
     this.gate = new WebhookGate(Math.max(2, Math.floor(config.webhooks.concurrency / 4)), MAX_SLOT_WAIT_MS);
     const size = Math.max(1, config.webhooks.concurrency);
-    this.claims = new Batcher((ids) => this.store.claimMany(ids), { maxBatch: size, maxConcurrent: 2 });
+    this.claims = new Batcher((keys) => this.store.claimMany(keys), { maxBatch: size, maxConcurrent: 2 });
     this.records = new Batcher((attempts) => this.store.recordAttempts(attempts), { maxBatch: size, maxConcurrent: 2 });
   }
 
@@ -78,7 +79,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     const traced = new AttemptTrace(job.data.trace);
     let heldMs: number;
     try {
-      heldMs = await this.attempt(job.data.deliveryId, traced);
+      heldMs = await this.attempt({ id: job.data.deliveryId, at: job.data.at ?? null }, traced);
     } catch (err) {
       traced.abandon(err);
       throw err;
@@ -93,19 +94,19 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   }
 
   /** One attempt of the delivery, if it is due and ours; answers how long to wait when its rate limit is used up. */
-  private async attempt(deliveryId: string, traced: AttemptTrace): Promise<number> {
-    const d = await this.claims.call(deliveryId);
+  private async attempt(key: DeliveryKey, traced: AttemptTrace): Promise<number> {
+    const d = await this.claims.call(key);
     if (!d) return 0; // not due, taken by another worker, no longer pending, or waiting for its turn in order
     if (!d.active || d.payload === null) {
       // switched off, or the event outlived by its delivery went with retention: nothing to send
-      await this.store.failWithoutAttempt(d.id, d.lease);
+      await this.store.failWithoutAttempt(d, d.lease);
       await this.afterFinal(d);
       return 0;
     }
     if (d.rateLimit !== null) {
       const waitMs = await this.rateLimits.admit(d.webhookId, d.rateLimit);
       if (waitMs > 0) {
-        await this.store.hold(d.id, new Date(Date.now() + waitMs));
+        await this.store.hold(d, d.lease, new Date(Date.now() + waitMs));
         this.metrics.rateLimited();
         return waitMs;
       }
@@ -131,6 +132,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     const status = outcome.kind === 'delivered' ? 'delivered' : outcome.kind === 'retry' ? 'pending' : 'failed';
     const record: AttemptRecord = {
       deliveryId: d.id,
+      at: d.at,
       webhookId: d.webhookId,
       number,
       startedAt,
@@ -150,8 +152,10 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     } else {
       recorded = await this.records.call(record);
     }
-    traced.end(result, outcome.kind, recorded instanceof Error ? recorded : null);
+    const said = recorded === 'superseded' ? 'superseded' : attemptOutcome(outcome.kind);
+    traced.end(result, said, recorded instanceof Error ? recorded : null);
     if (recorded instanceof Error) throw recorded;
+    this.metrics.attempt(said, result.error, result.durationMs);
     if (recorded === 'superseded') {
       // this worker's claim lapsed (it was frozen or cut off) and another one took the delivery over
       this.logger.warn(
@@ -160,12 +164,21 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       );
       return;
     }
-    this.metrics.attempt(status, result.error, result.durationMs);
     if (!gone) await this.health.observe(d, result.error === null, startedAt);
     if (outcome.kind === 'retry') {
-      await this.queue.enqueue([
-        { id: d.id, webhookId: d.webhookId, attemptCount: number, delayMs: outcome.delayMs, trace: traced.next },
-      ]);
+      await this.queue.enqueueCommitted(
+        [
+          {
+            id: d.id,
+            at: d.at,
+            webhookId: d.webhookId,
+            attemptCount: number,
+            delayMs: outcome.delayMs,
+            trace: traced.next,
+          },
+        ],
+        'a retry',
+      );
     } else {
       await this.afterFinal(d);
     }
@@ -178,7 +191,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     if (!next) return;
     const delayMs = next.nextAttemptAt ? new Date(next.nextAttemptAt).getTime() - Date.now() : 0;
     // its own job may be running right now, about to find it still blocked: then it gets a fresh one
-    await this.queue.requeueOverdue([{ ...next, delayMs: delayMs > 0 ? delayMs : undefined }]);
+    await this.queue.requeueCommitted([{ ...next, delayMs: delayMs > 0 ? delayMs : undefined }], 'the next in order');
   }
 
   /** The same body and headers for every destination type; only an HTTP GET or DELETE goes without a body. */

@@ -3,10 +3,11 @@ import { ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, trace } from '@openteleme
 import { Client } from 'pg';
 import { AppConfig } from '../../config';
 import { DeliveryMetrics } from '../webhook-metrics';
-import { OUTBOX_CHANNEL, parseOutboxNotification } from '../../events/events.service';
+import { OUTBOX_CHANNEL, OutboxNotification, parseOutboxNotification } from '../../events/outbox.store';
 import { DELIVERY_QUEUE, DeliveryQueue } from '../delivery.queue';
-import { DeliveryStore, RelayedDelivery } from '../delivery.store';
+import { DeliveryStore, RelayClaim, RelayedDelivery } from '../delivery.store';
 import { contextFromCarrier, dispatcherTracer, traceCarrier } from '../trace-context';
+import { PeriodicRunner } from '../../common/periodic/periodic.runner';
 
 /** Events one relay statement claims at most. */
 const BATCH = 500;
@@ -16,43 +17,42 @@ const POLL_MS = 2000;
 /**
  * Turns committed outbox events into deliveries and queues one job per delivery.
  *
- * The NOTIFY sent by the transaction that wrote the events carries their ids: the relay claims exactly
- * those (by primary key), so its cost does not grow with the outbox. A scan of the oldest unrelayed events
- * runs at start-up and every 2 s as a safety net. Claiming an event and creating its deliveries is one
- * statement (DeliveryStore.relay); an event nobody subscribes to is marked relayed and queues nothing.
- * Should the queue refuse the jobs, the deliveries are still pending in Postgres and the reconciler
- * queues them. Claims use SKIP LOCKED, so any number of worker processes can run it.
+ * The NOTIFY sent by the transaction that wrote the events carries their ids and times: the relay claims
+ * exactly those (by primary key, in their days' partitions), so its cost does not grow with the outbox. A
+ * scan of the oldest unrelayed events runs at start-up and every 2 s (PeriodicRunner) as a safety net.
+ * Claiming an event and creating its deliveries is one statement (DeliveryStore.relay); an event nobody
+ * subscribes to is marked relayed and queues nothing. Should the queue refuse the jobs, the deliveries are
+ * still pending in Postgres and the reconciler queues them (DeliveryQueue.enqueueCommitted). Claims use
+ * SKIP LOCKED, so any number of worker processes can run it.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(OutboxRelay.name);
   private listener?: Client;
-  private timer?: NodeJS.Timeout;
   private running = false;
   private stopped = false;
   private idle?: Promise<void>;
-  /** Event ids announced by NOTIFY and not yet claimed. */
-  private readonly announced = new Set<string>();
+  /** Events announced by NOTIFY and not yet claimed, with the range of their times when the NOTIFY said. */
+  private readonly announced = new Map<string, { from: Date; to: Date } | null>();
   private scanWanted = false;
 
   constructor(
     private readonly config: AppConfig,
     private readonly store: DeliveryStore,
     private readonly queue: DeliveryQueue,
+    private readonly runner: PeriodicRunner,
     private readonly metrics: DeliveryMetrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await this.listen();
-    this.timer = setInterval(() => this.scan(), POLL_MS);
-    this.timer.unref();
+    this.runner.schedule({ name: 'outbox safety scan', intervalMs: POLL_MS, run: async () => this.scan() });
     this.scan();
   }
 
   /** Before the database goes away: stop claiming, let the running pass finish, close the LISTEN connection. */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
     await this.idle;
     const listener = this.listener;
     this.listener = undefined;
@@ -65,9 +65,9 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     this.wake();
   }
 
-  private announce(ids: string[] | null): void {
-    if (ids === null) this.scanWanted = true;
-    else for (const id of ids) this.announced.add(id);
+  private announce(n: OutboxNotification | null): void {
+    if (n === null) this.scanWanted = true;
+    else for (const id of n.ids) this.announced.set(id, n.from && n.to ? { from: n.from, to: n.to } : null);
     this.wake();
   }
 
@@ -85,9 +85,9 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   private async drain(): Promise<void> {
     while (!this.stopped) {
       if (this.announced.size > 0) {
-        const ids = [...this.announced].slice(0, BATCH);
-        for (const id of ids) this.announced.delete(id);
-        await this.relay(ids);
+        const batch = [...this.announced].slice(0, BATCH);
+        for (const [id] of batch) this.announced.delete(id);
+        await this.relay(claimOf(batch));
       } else if (this.scanWanted) {
         this.scanWanted = false;
         // keep scanning while batches come back full
@@ -99,16 +99,12 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   /** One relay statement, then its deliveries' jobs; returns how many events it claimed. */
-  async relay(eventIds: string[] | null): Promise<number> {
+  async relay(claim: RelayClaim): Promise<number> {
     const startTime = Date.now();
-    const { events, refused, deliveries } = await this.store.relay(eventIds, BATCH);
+    const { events, refused, deliveries } = await this.store.relay(claim, BATCH);
     this.metrics.filterRefused(refused);
     const spans = startRelaySpans(deliveries, startTime);
-    try {
-      await this.queue.enqueue(deliveries);
-    } catch (err) {
-      // the deliveries are pending in Postgres: the reconciler queues them once they are overdue
-      this.logger.warn({ err, deliveries: deliveries.length }, 'could not queue new deliveries; the reconciler will');
+    if (!(await this.queue.enqueueCommitted(deliveries, 'new deliveries'))) {
       for (const span of spans) span.setStatus({ code: SpanStatusCode.ERROR, message: 'deliveries not queued' });
     }
     for (const span of spans) span.end();
@@ -142,6 +138,21 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       setTimeout(() => void this.listen().catch(() => undefined), 2000).unref();
     }
   }
+}
+
+/**
+ * The claim of announced events: their ids, within the range of their times (all-time when a NOTIFY did not
+ * say, as one from an older version would not).
+ */
+function claimOf(batch: [string, { from: Date; to: Date } | null][]): RelayClaim {
+  let from: Date | null = null;
+  let to: Date | null = null;
+  for (const [, range] of batch) {
+    if (range === null) return { ids: batch.map(([id]) => id), from: null, to: null };
+    if (from === null || range.from < from) from = range.from;
+    if (to === null || range.to > to) to = range.to;
+  }
+  return { ids: batch.map(([id]) => id), from, to };
 }
 
 /**

@@ -1,8 +1,7 @@
-import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DeliveryQueue } from '../delivery.queue';
 import { DeliveryStore } from '../delivery.store';
+import { PeriodicRunner, PeriodicTask } from '../../common/periodic/periodic.runner';
 
 export const RECONCILE_INTERVAL_MS = 2000;
 /** How long work may be overdue before the reconciler assumes its job was lost. */
@@ -12,49 +11,40 @@ const LOCK_KEY = 4242_0002;
 
 /**
  * Re-queues deliveries Postgres says are due but Redis may not hold: pending, past due and unclaimed
- * (Redis restarted empty, keys deleted, a worker killed mid-delivery, the relay could not queue them).
- * Job ids are deterministic, so re-adding work that is still queued is a no-op.
- * One process at a time does it (transaction-scoped advisory lock).
+ * (Redis restarted empty, keys deleted, a worker killed mid-delivery, the relay or an API call could not
+ * queue them after their change committed). Job ids are deterministic, so re-adding work that is still
+ * queued is a no-op. One process at a time does it (advisory lock); no transaction is open while it
+ * talks to Redis.
  */
 @Injectable()
-export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class Reconciler implements OnApplicationBootstrap {
   private readonly logger = new Logger(Reconciler.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly task: PeriodicTask<{ deliveries: number }> = {
+    name: 'reconciler',
+    intervalMs: RECONCILE_INTERVAL_MS,
+    lock: LOCK_KEY,
+    run: () => this.pass(),
+  };
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
     private readonly store: DeliveryStore,
     private readonly queue: DeliveryQueue,
+    private readonly runner: PeriodicRunner,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.tick(), RECONCILE_INTERVAL_MS);
-    this.timer.unref();
+    this.runner.schedule(this.task);
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+  /** One pass; how many deliveries it re-queued (null when another pass or process is at it). */
+  async reconcile(): Promise<{ deliveries: number } | null> {
+    return this.runner.runOnce(this.task);
   }
 
-  private tick(): void {
-    if (this.running) return;
-    this.running = this.reconcile()
-      .catch((err) => this.logger.warn({ err }, 'reconcile pass failed; will retry'))
-      .finally(() => (this.running = undefined))
-      .then(() => undefined);
-  }
-
-  /** One pass; returns how many deliveries it re-queued. */
-  async reconcile(): Promise<{ deliveries: number }> {
-    return this.db.transaction(async (tx) => {
-      const [{ locked }] = await tx.query(`SELECT pg_try_advisory_xact_lock($1) AS locked`, [LOCK_KEY]);
-      if (!locked) return { deliveries: 0 };
-      const overdue = await this.store.overdueDeliveries(RECONCILE_GRACE_SECONDS, BATCH);
-      const deliveries = await this.queue.requeueOverdue(overdue);
-      if (deliveries) this.logger.log({ deliveries }, 're-queued overdue deliveries');
-      return { deliveries };
-    });
+  private async pass(): Promise<{ deliveries: number }> {
+    const overdue = await this.store.overdueDeliveries(RECONCILE_GRACE_SECONDS, BATCH);
+    const deliveries = await this.queue.requeueOverdue(overdue);
+    if (deliveries) this.logger.log({ deliveries }, 're-queued overdue deliveries');
+    return { deliveries };
   }
 }

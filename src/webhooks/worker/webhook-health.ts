@@ -1,12 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config';
+import { Sql } from '../../database/sql';
 import { EmittedEvent } from '../../events/event-names';
 import { EventsService } from '../../events/events.service';
 import { AttemptRecord, ClaimedDelivery, DeliveryStore, RecordOutcome } from '../delivery.store';
 import { deliveryFailedMessage, raisesDeliveryFailed, webhookDisabledMessage } from '../operational-events';
 import { DeliveryMetrics } from '../webhook-metrics';
+import { WebhookStore } from '../webhook.store';
 
 /**
  * What an attempt means for its webhook beyond its own delivery: the failing clock that switches a webhook
@@ -19,8 +19,9 @@ export class WebhookHealth {
   private readonly logger = new Logger(WebhookHealth.name);
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly sql: Sql,
     private readonly store: DeliveryStore,
+    private readonly webhooks: WebhookStore,
     private readonly events: EventsService,
     private readonly config: AppConfig,
     private readonly metrics: DeliveryMetrics,
@@ -39,7 +40,7 @@ export class WebhookHealth {
    */
   async recordClosing(d: ClaimedDelivery, a: AttemptRecord, gone: boolean): Promise<RecordOutcome> {
     let outcome: RecordOutcome = 'superseded';
-    const disabled = await this.db.transaction(async (tx) => {
+    const disabled = await this.sql.transaction(async (tx) => {
       outcome = await this.store.recordAttempt(a, tx);
       if (outcome === 'superseded') return null;
       const events: { name: EmittedEvent; message: Record<string, unknown> }[] = [];
@@ -61,7 +62,7 @@ export class WebhookHealth {
           ),
         });
       }
-      const off = gone ? await this.store.disableWebhook(tx, d.webhookId, 'gone') : null;
+      const off = gone ? await this.webhooks.disable(tx, d.webhookId, 'gone') : null;
       if (off) events.push({ name: 'WebhookDisabled', message: webhookDisabledMessage(off, 'gone', off.disabledAt) });
       await this.events.recordAll(tx, events);
       return off;
@@ -76,17 +77,17 @@ export class WebhookHealth {
   /** Keeps the webhook's failing clock after an attempt, and switches it off once it has run too long. */
   async observe(d: ClaimedDelivery, succeeded: boolean, startedAt: Date): Promise<void> {
     if (succeeded) {
-      if (d.failingSince) await this.store.markHealthy(d.webhookId);
+      if (d.failingSince) await this.webhooks.markHealthy(d.webhookId);
       return;
     }
     if (!d.failingSince) {
-      await this.store.markFailing(d.webhookId, startedAt);
+      await this.webhooks.markFailing(d.webhookId, startedAt);
       return;
     }
     const limit = this.config.webhooks.disableAfterMs;
     if (startedAt.getTime() - new Date(d.failingSince).getTime() < limit) return;
-    const off = await this.db.transaction(async (tx) => {
-      const w = await this.store.disableWebhook(tx, d.webhookId, 'failing', limit);
+    const off = await this.sql.transaction(async (tx) => {
+      const w = await this.webhooks.disable(tx, d.webhookId, 'failing', limit);
       if (w) await this.events.record(tx, 'WebhookDisabled', webhookDisabledMessage(w, 'failing', w.disabledAt));
       return w;
     });

@@ -1,6 +1,6 @@
-import { HttpClient } from '../helpers/http';
-import { TestApp } from '../helpers/test-app';
-import { TEST_SECRETS } from '../helpers/test-env';
+import { HttpClient } from './http-client';
+import { TestApp } from './test-app';
+import { TEST_SECRETS } from './test-env';
 
 export const EXT = 'x-gateway-api-gateway';
 export const ADMIN = { 'admin-auth': TEST_SECRETS.ADMIN_SECRET };

@@ -1,0 +1,158 @@
+import { Logger } from '@nestjs/common';
+import { DcrClient } from '../../src/portal/access-requests/dcr.client';
+import { FakeIdp } from '../helpers/fake-idp';
+import { HttpClient } from '../helpers/http-client';
+import { createAccessRequest, createApp, portalClient } from '../helpers/portal';
+import { startTestApp, TestApp } from '../helpers/test-app';
+
+const PROVIDER_TIMEOUT_MS = 5000;
+
+/**
+ * DELETE /portal-api/access_requests/{id} withdraws, once the delete has committed, every client the identity
+ * provider registered for the request by DCR (RFC 7592, with its registration access token), as an approval that
+ * does not commit withdraws its own. The provider is a fake on 127.0.0.1.
+ */
+describe('deleting an access request withdraws its DCR clients at the provider', () => {
+  let idp: FakeIdp;
+  let t: TestApp;
+  let portal: HttpClient;
+  let app: any;
+
+  beforeAll(async () => {
+    idp = await FakeIdp.start();
+    t = await startTestApp({ vars: { DCR_REGISTRATION_ENDPOINT: idp.url } });
+    t.app.get(DcrClient).timeoutMs = PROVIDER_TIMEOUT_MS;
+    portal = portalClient(t);
+    app = await createApp(portal, { Name: 'Registered app', RedirectURLs: 'https://a.example/cb', UserID: 7 });
+  });
+  afterAll(async () => {
+    await t.close();
+    await idp.close();
+  });
+  beforeEach(() => {
+    idp.mode = 'ok';
+    idp.beforeDelete = null;
+  });
+
+  /** An approved DCR request and what the provider answered its registration with. */
+  async function approvedDcrRequest(): Promise<{ id: number; registration: Record<string, string> }> {
+    const ar = await createAccessRequest(portal, {
+      AppID: app.ID,
+      AuthType: 'oauth2.0',
+      DCREnabled: true,
+      Products: ['weather-api'],
+    });
+    const before = idp.registrations.length;
+    expect((await portal.put(`/portal-api/access_requests/${ar.ID}/approve`)).status).toBe(200);
+    return { id: ar.ID, registration: JSON.parse(idp.registrations[before].reply) };
+  }
+
+  const requestRows = async (id: number) =>
+    (
+      await t.db.query(
+        `SELECT (SELECT count(*)::int FROM portal_access_requests WHERE id = $1) AS requests,
+                (SELECT count(*)::int FROM portal_credentials WHERE access_request_id = $1) AS credentials`,
+        [id],
+      )
+    )[0];
+
+  /** Captures what the service logs while `work` runs. */
+  async function logsOf<T>(work: () => Promise<T>): Promise<{ result: T; log: string }> {
+    const logged: unknown[] = [];
+    const spies = (['log', 'warn', 'error'] as const).map((level) =>
+      jest.spyOn(Logger.prototype, level).mockImplementation(function (this: Logger, ...args: unknown[]) {
+        logged.push(args);
+      }),
+    );
+    try {
+      const result = await work();
+      return { result, log: JSON.stringify(logged) };
+    } finally {
+      spies.forEach((s) => s.mockRestore());
+    }
+  }
+
+  it('deletes the client at its registration_client_uri with its registration access token, once the delete has committed', async () => {
+    const { id, registration } = await approvedDcrRequest();
+    expect(idp.has(registration.client_id)).toBe(true);
+    // what the database holds when the provider is asked: the delete has committed
+    let atDeletion: unknown;
+    idp.beforeDelete = async () => {
+      atDeletion = await requestRows(id);
+    };
+    const before = idp.deletions.length;
+    const { result: res, log } = await logsOf(() => portal.delete(`/portal-api/access_requests/${id}`));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok', message: 'Access request deleted' });
+    // the fake provider accepts a deletion only at the client's own URI with its own registration access token
+    expect(idp.deletions.slice(before)).toEqual([{ clientId: registration.client_id, authorized: true }]);
+    expect(registration.registration_client_uri).toBe(`${idp.url}/${registration.client_id}`);
+    expect(idp.has(registration.client_id)).toBe(false);
+    expect(atDeletion).toEqual({ requests: 0, credentials: 0 });
+    expect((await portal.get(`/portal-api/access_requests/${id}`)).status).toBe(404);
+    // logged by client id, never with the token or the secret
+    expect(log).toContain('dynamic client registration withdrawn');
+    expect(log).toContain(registration.client_id);
+    expect(log).not.toContain(registration.registration_access_token);
+    expect(log).not.toContain(registration.client_secret);
+  });
+
+  it('withdraws the client of a revoked credential too (approved, then rejected): nobody could after the delete', async () => {
+    const { id, registration } = await approvedDcrRequest();
+    expect((await portal.put(`/portal-api/access_requests/${id}/reject`)).status).toBe(200);
+    expect(idp.has(registration.client_id)).toBe(true);
+    expect((await portal.delete(`/portal-api/access_requests/${id}`)).status).toBe(200);
+    expect(idp.has(registration.client_id)).toBe(false);
+    expect(idp.deletions.at(-1)).toEqual({ clientId: registration.client_id, authorized: true });
+  });
+
+  it('deletes the request even when the provider does not answer, and logs the client left there (without the token)', async () => {
+    const { id, registration } = await approvedDcrRequest();
+    const dcr = t.app.get(DcrClient);
+    idp.mode = 'hang';
+    dcr.timeoutMs = 300;
+    let res;
+    let log: string;
+    try {
+      ({ result: res, log } = await logsOf(() => portal.delete(`/portal-api/access_requests/${id}`)));
+    } finally {
+      dcr.timeoutMs = PROVIDER_TIMEOUT_MS;
+    }
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok', message: 'Access request deleted' });
+    expect(await requestRows(id)).toEqual({ requests: 0, credentials: 0 });
+    expect(idp.has(registration.client_id)).toBe(true);
+    expect(log).toContain('dynamic client registration could not be withdrawn');
+    expect(log).toContain(registration.client_id);
+    expect(log).toContain('the identity provider did not answer within 300 ms');
+    expect(log).not.toContain(registration.registration_access_token);
+    expect(log).not.toContain(registration.client_secret);
+  });
+
+  it('deletes the request when the provider refuses the deletion (the client already gone there)', async () => {
+    const { id, registration } = await approvedDcrRequest();
+    // someone removed the client at the provider first: it now answers 401 for it
+    const removed = await fetch(registration.registration_client_uri, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${registration.registration_access_token}` },
+    });
+    expect(removed.status).toBe(204);
+    const { result: res, log } = await logsOf(() => portal.delete(`/portal-api/access_requests/${id}`));
+    expect(res.status).toBe(200);
+    expect(await requestRows(id)).toEqual({ requests: 0, credentials: 0 });
+    expect(log).toContain('the identity provider answered HTTP 401');
+  });
+
+  it('asks the provider nothing for a request without a registered client, nor for one that does not exist', async () => {
+    const before = idp.deletions.length;
+    const plain = await createAccessRequest(portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: false });
+    expect((await portal.put(`/portal-api/access_requests/${plain.ID}/approve`)).status).toBe(200);
+    expect((await portal.delete(`/portal-api/access_requests/${plain.ID}`)).status).toBe(200);
+    const pendingDcr = await createAccessRequest(portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
+    expect((await portal.delete(`/portal-api/access_requests/${pendingDcr.ID}`)).status).toBe(200);
+    const missing = await portal.delete(`/portal-api/access_requests/${plain.ID}`);
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ status: 'error', errors: ['Access request not found'] });
+    expect(idp.deletions.length).toBe(before);
+  });
+});
