@@ -910,13 +910,17 @@ export interface components {
         };
         AttemptResponse: {
             DurationMs: number;
-            /** @enum {string|null} */
+            /**
+             * @description why it failed (null: delivered): timeout, connection, blocked_address, http_status (a non-2xx answer); for a broker also unroutable (no queue or stream took the message) and rejected (the broker refused it)
+             * @enum {string|null}
+             */
             Error: "timeout" | "connection" | "blocked_address" | "http_status" | "unroutable" | "rejected" | null;
             Number: number;
-            /** @description first 4 KiB of the response body */
+            /** @description first 4 KiB of the response body; for a broker, its answer (the confirmation, the stream's acknowledgement) or why the message was not taken */
             ResponseBody: string;
             /** Format: date-time */
             StartedAt: string;
+            /** @description the HTTP status of the answer; null without one (no answer, or a broker destination) */
             StatusCode: number | null;
             /** @enum {string} */
             Trigger: "scheduled" | "manual";
@@ -1471,7 +1475,7 @@ export interface components {
             At: string;
             /** @enum {string} */
             Error: "timeout" | "connection" | "blocked_address" | "http_status" | "unroutable" | "rejected";
-            /** @description first 4 KiB of the response body */
+            /** @description first 4 KiB of the response body, or a broker's reason */
             ResponseBody: string;
             /** @description null when there was no HTTP answer */
             StatusCode: number | null;

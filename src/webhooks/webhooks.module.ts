@@ -12,7 +12,7 @@ import { WebhookStore } from './webhook.store';
 import { PeriodicRunner } from '../common/periodic/periodic.runner';
 import { DeliverySigner } from './send/delivery-signer';
 import { HttpSender } from './send/http-sender';
-import { DestinationRegistry, DESTINATIONS } from './send/destination-registry';
+import { DESTINATION_PROVIDERS, DestinationRegistry } from './send/destination-registry';
 import { DeliveryMetrics, DispatchGauges } from './webhook-metrics';
 import { WebhooksController } from './webhooks.controller';
 import { WebhookStatsService } from './webhook-stats.service';
@@ -45,7 +45,7 @@ export class WebhooksModule {
       DeliveryMetrics,
       DispatchGauges,
       HttpSender,
-      ...DESTINATIONS,
+      ...DESTINATION_PROVIDERS,
       DestinationRegistry,
     ];
     if (roles.api) providers.push(WebhooksService, DeliveriesService, WebhookStatsService);

@@ -1,13 +1,24 @@
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown, Provider, Type } from '@nestjs/common';
 import { Destination, DestinationTarget, OutgoingMessage, SendResult } from './destination';
 import { HttpDestination } from './http-destination';
 import { NatsDestination } from './nats-destination';
 import { RabbitMqDestination } from './rabbitmq-destination';
 
-/** Every destination type, by name: a new type is a class in its own file, listed here and in DESTINATIONS. */
+/**
+ * Every destination type: a new type is a class implementing Destination in a file of its own, listed in
+ * DESTINATIONS, with its name in DESTINATION_TYPES (what the API accepts; the registry checks both agree).
+ */
 export const DESTINATION_TYPES = ['http', 'rabbitmq', 'nats'] as const;
 export type DestinationType = (typeof DESTINATION_TYPES)[number];
-export const DESTINATIONS = [HttpDestination, RabbitMqDestination, NatsDestination];
+export const DESTINATIONS: Type<Destination>[] = [HttpDestination, RabbitMqDestination, NatsDestination];
+
+const EVERY_DESTINATION = Symbol('every destination');
+
+/** The destinations and the registry, for a module's providers. */
+export const DESTINATION_PROVIDERS: Provider[] = [
+  ...DESTINATIONS,
+  { provide: EVERY_DESTINATION, useFactory: (...all: Destination[]) => all, inject: DESTINATIONS },
+];
 
 /**
  * Maps a webhook's type to its destination: checks and masks configurations on write, sends on delivery,
@@ -17,9 +28,11 @@ export const DESTINATIONS = [HttpDestination, RabbitMqDestination, NatsDestinati
 export class DestinationRegistry implements OnApplicationShutdown {
   private readonly byType: Map<string, Destination>;
 
-  constructor(http: HttpDestination, rabbitmq: RabbitMqDestination, nats: NatsDestination) {
-    this.byType = new Map([http, rabbitmq, nats].map((d) => [d.type, d]));
-    for (const t of DESTINATION_TYPES) if (!this.byType.has(t)) throw new Error(`no destination for type ${t}`);
+  constructor(@Inject(EVERY_DESTINATION) destinations: Destination[]) {
+    this.byType = new Map(destinations.map((d) => [d.type, d]));
+    const names = [...this.byType.keys()].sort().join(', ');
+    if (names !== [...DESTINATION_TYPES].sort().join(', ') || destinations.length !== DESTINATION_TYPES.length)
+      throw new Error(`destination types (${names}) are not DESTINATION_TYPES (${DESTINATION_TYPES.join(', ')})`);
   }
 
   get(type: string): Destination {
