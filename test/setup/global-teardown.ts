@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import IORedis from 'ioredis';
-import { takeLeftoverStreams } from '../helpers/brokers';
+import { takeLeftoverRabbitObjects, takeLeftoverStreams, takeRabbitNames } from '../helpers/brokers';
 import { ENV_ADMIN_URL, ENV_REDIS_URL, ENV_RUN_ID, ENV_TEMPLATE, testQueuePrefix, withAdminClient } from './test-infra';
 
 const SUMMARY = join(__dirname, '..', '..', 'test-results', 'summary.json');
@@ -11,9 +11,11 @@ export default async function globalTeardown(): Promise<void> {
   const template = process.env[ENV_TEMPLATE];
   let leftovers: string[];
   let streams: string[];
+  let rabbit: string[];
   try {
     leftovers = await takeLeftoverQueueKeys();
     streams = await takeLeftoverStreams();
+    rabbit = await takeLeftoverRabbitObjects(takeRabbitNames());
   } finally {
     if (adminUrl && template) {
       await withAdminClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`)).catch(
@@ -23,6 +25,10 @@ export default async function globalTeardown(): Promise<void> {
     const embedded = (globalThis as Record<string, unknown>).__embeddedPostgres as
       { stop(): Promise<void> } | undefined;
     await embedded?.stop();
+  }
+  if (rabbit.length) {
+    markSummaryFailed('exchanges or queues left in RabbitMQ');
+    throw new Error(`the tests left ${rabbit.length} RabbitMQ object(s) (deleted now): ${rabbit.join(', ')}`);
   }
   if (streams.length) {
     markSummaryFailed('streams left in NATS');

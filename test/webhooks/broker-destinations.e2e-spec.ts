@@ -1,12 +1,11 @@
 import { Webhook } from 'standardwebhooks';
 import { emitEvent } from '../helpers/events';
 import { BrokerMessage, closedPort, JetStreamSubject, NATS_URL, RABBITMQ_URL, RabbitTopic } from '../helpers/brokers';
+import { createWebhook, CreatedWebhook, portalClient, RFC3339 } from '../helpers/portal';
 import { eventually } from '../helpers/sink';
 import { startTestApp, TestApp } from '../helpers/test-app';
-import { TEST_SECRETS } from '../helpers/test-env';
 
-const portal = (t: TestApp) => t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN });
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const portal = portalClient;
 
 /** A place on one broker that a webhook publishes to, and what a subscriber there has received. */
 interface Target {
@@ -62,10 +61,8 @@ const BROKERS: Broker[] = [
   },
 ];
 
-async function create(t: TestApp, body: Record<string, unknown>): Promise<{ ID: string; Secret: string }> {
-  const res = await portal(t).post('/portal-api/webhooks', { Name: 'bus', Events: ['AccessRequestApproved'], ...body });
-  expect(res.status).toBe(201);
-  return res.body;
+function create(t: TestApp, body: { URL: string } & Record<string, unknown>): Promise<CreatedWebhook> {
+  return createWebhook(portal(t), { Name: 'bus', ...body });
 }
 
 async function deliveries(t: TestApp, id: string): Promise<any[]> {

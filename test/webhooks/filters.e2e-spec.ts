@@ -1,9 +1,8 @@
 import { emitEvent } from '../helpers/events';
+import { HttpClient } from '../helpers/http-client';
+import { createWebhook, startWithReceiver } from '../helpers/portal';
 import { eventually, Sink } from '../helpers/sink';
-import { startTestApp, TestApp } from '../helpers/test-app';
-import { TEST_SECRETS } from '../helpers/test-env';
-
-const portal = (t: TestApp) => t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN });
+import { TestApp } from '../helpers/test-app';
 
 async function refusedCount(t: TestApp): Promise<number> {
   const line = (await t.http.get('/metrics')).text
@@ -14,13 +13,12 @@ async function refusedCount(t: TestApp): Promise<number> {
 
 describe('webhook filters', () => {
   let t: TestApp;
+  let portal: HttpClient;
   let sink: Sink;
   beforeAll(async () => {
-    t = await startTestApp();
-    sink = await Sink.start();
+    ({ t, portal, sink } = await startWithReceiver());
   });
   afterAll(async () => {
-    await sink?.close();
     await t?.close();
   });
 
@@ -32,20 +30,10 @@ describe('webhook filters', () => {
         { path: 'Timestamp', gte: '2000-01-01T00:00:00.000Z' },
       ],
     };
-    const res = await portal(t).post('/portal-api/webhooks', {
-      Name: 'gold only',
-      URL: sink.url(),
-      Events: ['AccessRequestApproved'],
-      Filter: filter,
-    });
-    expect(res.status).toBe(201);
-    expect(res.body.Filter).toEqual(filter);
-    const unfiltered = await portal(t).post('/portal-api/webhooks', {
-      Name: 'all',
-      URL: sink.url('/all'),
-      Events: ['AccessRequestApproved'],
-    });
-    expect(unfiltered.body.Filter).toBeUndefined();
+    const w = await createWebhook(portal, { Name: 'gold only', URL: sink.url('/hook'), Filter: filter });
+    expect(w.Filter).toEqual(filter);
+    const unfiltered = await createWebhook(portal, { Name: 'all', URL: sink.url('/all') });
+    expect(unfiltered.Filter).toBeUndefined();
     const before = await refusedCount(t);
 
     await emitEvent(t, 'AccessRequestApproved', { ID: 1, Plan: { Name: 'Silver' }, Catalogue: 'public' });
@@ -55,17 +43,15 @@ describe('webhook filters', () => {
 
     await sink.waitFor((r) => r.filter((x) => x.url === '/all').length >= 4, 20_000, 'four on the unfiltered webhook');
     await eventually(async () => (await refusedCount(t)) - before === 3, 10_000, 'three refusals counted');
-    const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1`, [
-      res.body.ID,
-    ]);
+    const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1`, [w.ID]);
     expect(n).toBe(1);
     await sink.waitFor((r) => r.some((x) => x.url === '/hook'), 10_000, 'the accepted one');
     expect(sink.received.filter((x) => x.url === '/hook').map((x) => JSON.parse(x.body).Message.ID)).toEqual([3]);
-    const stats = (await portal(t).get(`/portal-api/webhooks/${res.body.ID}/stats`)).body;
+    const stats = (await portal.get(`/portal-api/webhooks/${w.ID}/stats`)).body;
     expect(stats).toMatchObject({ Delivered: 1 });
 
     // PUT Filter null removes it: every event goes again
-    const cleared = await portal(t).put(`/portal-api/webhooks/${res.body.ID}`, { Filter: null });
+    const cleared = await portal.put(`/portal-api/webhooks/${w.ID}`, { Filter: null });
     expect(cleared.status).toBe(200);
     expect(cleared.body.Filter).toBeUndefined();
     await emitEvent(t, 'AccessRequestApproved', { ID: 5 });
@@ -73,13 +59,12 @@ describe('webhook filters', () => {
   }, 60_000);
 
   it('a test send reaches a webhook whatever its filter', async () => {
-    const w = await portal(t).post('/portal-api/webhooks', {
+    const w = await createWebhook(portal, {
       Name: 'never',
       URL: sink.url('/never'),
-      Events: ['AccessRequestApproved'],
       Filter: { path: 'Event', eq: 'NoSuchEvent' },
     });
-    const res = await portal(t).post(`/portal-api/webhooks/${w.body.ID}/test`, {});
+    const res = await portal.post(`/portal-api/webhooks/${w.ID}/test`, {});
     expect(res.status).toBe(202);
     await sink.waitFor((r) => r.some((x) => x.url === '/never'), 10_000, 'the test delivery');
   });
@@ -87,7 +72,7 @@ describe('webhook filters', () => {
   it('tests a filter against a sample event', async () => {
     const sample = { Event: 'AccessRequestApproved', Message: { Plan: { Name: 'gold plan' }, ID: 9 }, Timestamp: 't' };
     const ask = (Filter: unknown, Event: unknown = sample) =>
-      portal(t).post('/portal-api/webhooks/filters/test', { Filter, Event });
+      portal.post('/portal-api/webhooks/filters/test', { Filter, Event });
     const yes = await ask({ path: 'Message.Plan.Name', regex: '^GOLD', ignoreCase: true });
     expect(yes.status).toBe(200);
     expect(yes.body).toEqual({ Matches: true });
@@ -113,7 +98,7 @@ describe('webhook filters', () => {
 
   it('answers 422 naming the wrong part of a filter on create and update, and saves nothing', async () => {
     const bad = async (Filter: unknown) => {
-      const res = await portal(t).post('/portal-api/webhooks', {
+      const res = await portal.post('/portal-api/webhooks', {
         Name: 'bad',
         URL: sink.url(),
         Events: ['AccessRequestApproved'],
@@ -139,12 +124,8 @@ describe('webhook filters', () => {
     const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM webhooks WHERE name = 'bad'`);
     expect(n).toBe(0);
 
-    const ok = await portal(t).post('/portal-api/webhooks', {
-      Name: 'ok',
-      URL: sink.url(),
-      Events: ['AccessRequestApproved'],
-    });
-    const put = await portal(t).put(`/portal-api/webhooks/${ok.body.ID}`, { Filter: { path: 'Message.A', gt: [] } });
+    const ok = await createWebhook(portal, { Name: 'ok', URL: sink.url() });
+    const put = await portal.put(`/portal-api/webhooks/${ok.ID}`, { Filter: { path: 'Message.A', gt: [] } });
     expect(put.status).toBe(422);
     expect(JSON.stringify(put.body)).toContain('Filter.gt: must be a number or a string');
   });

@@ -1,22 +1,23 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { connect } from 'amqplib';
 import { emitEvent } from '../helpers/events';
-import { brokerPrefix, RABBITMQ_URL } from '../helpers/brokers';
+import { RABBITMQ_URL, rabbitName } from '../helpers/brokers';
+import { createWebhook, startPortal } from '../helpers/portal';
 import { eventually } from '../helpers/sink';
-import { startTestApp, TestApp } from '../helpers/test-app';
-import { TEST_SECRETS } from '../helpers/test-env';
+import { TestApp } from '../helpers/test-app';
+import { HttpClient } from '../helpers/http-client';
 
 // The README's RabbitMQ subscriber, end to end: a webhook of Type rabbitmq, the example consumer verifying
 // what it receives, an approval event in between.
 describe('examples/rabbitmq-consumer.js', () => {
   let t: TestApp;
+  let portal: HttpClient;
   let consumer: ChildProcess | undefined;
-  const name = `${brokerPrefix()}${randomBytes(4).toString('hex')}`;
+  const name = rabbitName();
 
   beforeAll(async () => {
-    t = await startTestApp();
+    ({ t, portal } = await startPortal());
   });
   afterAll(async () => {
     consumer?.kill('SIGKILL');
@@ -29,22 +30,16 @@ describe('examples/rabbitmq-consumer.js', () => {
   });
 
   it('receives an approval published by a rabbitmq webhook and verifies its signature', async () => {
-    const res = await t.http.post(
-      '/portal-api/webhooks',
-      {
-        Name: 'to the bus',
-        Type: 'rabbitmq',
-        URL: RABBITMQ_URL,
-        Options: { Exchange: name, RoutingKey: 'portal.access.approved' },
-        Events: ['AccessRequestApproved'],
-      },
-      { authorization: TEST_SECRETS.PORTAL_API_TOKEN },
-    );
-    expect(res.status).toBe(201);
+    const webhook = await createWebhook(portal, {
+      Name: 'to the bus',
+      Type: 'rabbitmq',
+      URL: RABBITMQ_URL,
+      Options: { Exchange: name, RoutingKey: 'portal.access.approved' },
+    });
     let out = '';
     let err = '';
     consumer = spawn(process.execPath, [join(__dirname, '..', '..', 'examples', 'rabbitmq-consumer.js')], {
-      env: { ...process.env, AMQP_URL: RABBITMQ_URL, EXCHANGE: name, QUEUE: name, WEBHOOK_SECRET: res.body.Secret },
+      env: { ...process.env, AMQP_URL: RABBITMQ_URL, EXCHANGE: name, QUEUE: name, WEBHOOK_SECRET: webhook.Secret },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     consumer.stdout!.on('data', (c: Buffer) => (out += c.toString()));
