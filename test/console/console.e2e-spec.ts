@@ -387,6 +387,7 @@ describe('operator console in a browser', () => {
       await sample.fill((await sample.inputValue()).replace('"Payments"', '"Internal"'));
       await tryIt.click();
       await page.locator('[data-testid=filter-result][data-matches=false]').waitFor();
+      await shot('webhook-form-broker');
       await page.getByRole('button', { name: 'Create webhook' }).click();
       expect(await page.getByTestId('new-secret').textContent()).toMatch(/^whsec_/);
       await page.getByRole('button', { name: 'Open the webhook' }).click();
