@@ -38,6 +38,7 @@ import { DestinationRegistry } from './send/destination-registry';
 import { parseEventFilter } from './filter/event-filter';
 import { matchesFilter } from './filter/filter-evaluator';
 import { toJsonPath } from './filter/filter-jsonpath';
+import { jsonPathRefusal } from './filter/filter-sql';
 
 /** Webhook subscriptions, their headers and signing keys, and test sends (portal family). */
 @Injectable()
@@ -61,7 +62,7 @@ export class WebhooksService {
 
   async create(dto: CreateWebhookDto): Promise<CreatedWebhookResponse> {
     const destination = this.destination(dto.Type ?? 'http', dto.URL, dto.Options ?? {});
-    const filter = compileFilter(dto.Filter);
+    const filter = await this.compileFilter(dto.Filter);
     const key = newSigningKey(dto.SignatureScheme ?? 'v1');
     const now = new Date();
     const webhook = await this.sql.transaction(async (tx) => {
@@ -100,8 +101,11 @@ export class WebhooksService {
   }
 
   /** Whether a filter accepts a sample event, read as fan-out reads it (the same rules compile to its jsonpath). */
-  testFilter(dto: FilterTestDto): FilterTestResponse {
-    return { Matches: matchesFilter(parseEventFilter(dto.Filter), dto.Event) };
+  async testFilter(dto: FilterTestDto): Promise<FilterTestResponse> {
+    const rule = parseEventFilter(dto.Filter);
+    // a filter fan-out could not evaluate is refused here as on save
+    await this.compileFilter(dto.Filter);
+    return { Matches: matchesFilter(rule, dto.Event) };
   }
 
   async list(q: PortalPageQuery): Promise<WebhookResponse[]> {
@@ -115,6 +119,7 @@ export class WebhooksService {
   }
 
   async update(id: string, dto: UpdateWebhookDto): Promise<SavedWebhookResponse> {
+    const filter = dto.Filter !== undefined ? await this.compileFilter(dto.Filter) : undefined;
     const { w: webhook, switchedOff } = await this.sql.transaction(async (tx) => {
       const w = await this.find(id, tx);
       const now = new Date();
@@ -122,7 +127,7 @@ export class WebhooksService {
       if (dto.URL !== undefined || dto.Type !== undefined || dto.Options !== undefined) {
         Object.assign(w, this.destination(...this.destinationUpdate(w, dto)));
       }
-      if (dto.Filter !== undefined) Object.assign(w, compileFilter(dto.Filter));
+      if (filter) Object.assign(w, filter);
       if (dto.Method !== undefined && w.type === 'http') w.method = dto.Method;
       if (w.type !== 'http') w.method = 'POST';
       if (dto.Timeout !== undefined) w.timeoutSeconds = dto.Timeout;
@@ -327,6 +332,18 @@ export class WebhooksService {
   }
 
   /**
+   * The filter columns for a filter as given: kept as given, and compiled for fan-out (a 422 if PostgreSQL
+   * would not read the compiled rule); null clears it.
+   */
+  private async compileFilter(filter: unknown): Promise<Pick<Webhook, 'filter' | 'filterPath'>> {
+    if (filter === undefined || filter === null) return { filter: null, filterPath: null };
+    const filterPath = toJsonPath(parseEventFilter(filter));
+    const refusal = await jsonPathRefusal(this.sql, filterPath);
+    if (refusal) throw new ValidationFailed([`Filter: cannot be evaluated by the database (${refusal})`]);
+    return { filter, filterPath };
+  }
+
+  /**
    * The columns of a destination of `type` at `url` with `options`, once checked (a 422 naming every problem):
    * a broker's URL is stored sealed, and shown masked.
    */
@@ -394,12 +411,6 @@ export class WebhooksService {
       ...(w.filter !== null ? { Filter: w.filter } : {}),
     };
   }
-}
-
-/** The filter columns for a filter as given: kept as given, and compiled for fan-out; null clears it. */
-function compileFilter(filter: unknown): Pick<Webhook, 'filter' | 'filterPath'> {
-  if (filter === undefined || filter === null) return { filter: null, filterPath: null };
-  return { filter, filterPath: toJsonPath(parseEventFilter(filter)) };
 }
 
 function toHeaderResponse(h: WebhookHeader): WebhookHeaderResponse {

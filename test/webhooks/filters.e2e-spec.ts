@@ -120,6 +120,10 @@ describe('webhook filters', () => {
       'Filter.all[0].regex: could backtrack catastrophically',
     );
     expect(await bad({ path: 'Body.A', eq: 1 })).toContain('Filter.path: must start with Event, Message, Timestamp');
+    // JavaScript reads it, PostgreSQL would not: refused before it could reach fan-out
+    expect(await bad({ any: [{ path: 'Message.A', regex: 'a[^]' }] })).toContain(
+      'Filter.any[0].regex: must not use an empty class',
+    );
     expect(await bad('Event == x')).toContain('Filter: must be an object');
     const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM webhooks WHERE name = 'bad'`);
     expect(n).toBe(0);

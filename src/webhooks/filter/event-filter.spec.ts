@@ -74,6 +74,10 @@ describe('parseEventFilter', () => {
     expect(regex('(\\w+\\s?)*$')).toMatch(/could backtrack catastrophically/);
     expect(regex('(a|a)*b')).toMatch(/could backtrack catastrophically/);
     expect(regex('a{1,1000}')).toBe('Filter.regex: must not repeat more than 255 times ({n,m})');
+    expect(regex('a{300,}')).toBe('Filter.regex: must not repeat more than 255 times ({n,m})');
+    // nothing and anything in JavaScript, but not a class at all in PostgreSQL
+    expect(regex('[^]')).toBe('Filter.regex: must not use an empty class [] or [^]: use . for any character');
+    expect(regex('x[]')).toBe('Filter.regex: must not use an empty class [] or [^]: use . for any character');
   });
 
   it('accepts every operator and compiles it to a jsonpath predicate', () => {

@@ -87,6 +87,9 @@ function emit(n: Node): string {
       return n.value === n.value!.toLowerCase() ? `[${set}]` : `[^${set}]`;
     }
     case 'characterClass':
+      // [] and [^] (nothing, anything) are JavaScript's alone: in PostgreSQL a ] first in a class is a literal
+      if (n.body!.length === 0)
+        throw new RegexRefused('must not use an empty class [] or [^]: use . for any character');
       return `[${n.negative ? '^' : ''}${n.body!.map(classPart).join('')}]`;
     case 'group':
       if (n.behavior === 'normal' || n.behavior === 'ignore') return `(?:${n.body!.map(emit).join('')})`;
@@ -98,8 +101,9 @@ function emit(n: Node): string {
       if (min === 0 && max === undefined) return `${body}*`;
       if (min === 1 && max === undefined) return `${body}+`;
       if (min === 0 && max === 1) return `${body}?`;
+      // PostgreSQL counts repetitions up to 255
+      if (min > 255 || (max ?? 0) > 255) throw new RegexRefused('must not repeat more than 255 times ({n,m})');
       if (max === undefined) return `${body}{${min},}`;
-      if (min > 255 || max > 255) throw new RegexRefused('must not repeat more than 255 times ({n,m})');
       return min === max ? `${body}{${min}}` : `${body}{${min},${max}}`;
     }
     case 'reference':

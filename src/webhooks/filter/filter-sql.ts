@@ -1,3 +1,5 @@
+import { pgCode, Queryable } from '../../database/sql';
+
 /**
  * The event as delivered (`{"Event", "Message", "Timestamp"}`), built in SQL from the outbox columns of `e`
  * (name, payload, occurred_at): what a filter's paths read. Timestamp is spelled as the delivery body spells it
@@ -14,3 +16,20 @@ export const FILTERED_ENVELOPE = (e: string): string =>
  */
 export const FILTER_ACCEPTS = (w: string, e: string): string =>
   `(${w}.filter_path IS NULL OR jsonb_path_match(${FILTERED_ENVELOPE(e)}, ${w}.filter_path, '{}', true) IS TRUE)`;
+
+/**
+ * Why PostgreSQL cannot read compiled filter `path`, or null when it can: the last word on a filter, as fan-out
+ * evaluates it there (the compiler and the checks before it are meant to make this never answer). Only the
+ * database's refusal of the path is answered; any other failure is thrown.
+ */
+export async function jsonPathRefusal(db: Queryable, path: string): Promise<string | null> {
+  try {
+    await db.query(`SELECT $1::jsonpath`, [path]);
+    return null;
+  } catch (err) {
+    const code = pgCode(err) ?? '';
+    // data exceptions (an invalid regular expression...) and syntax errors
+    if (code.startsWith('22') || code.startsWith('42')) return (err as Error).message;
+    throw err;
+  }
+}
