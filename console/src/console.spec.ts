@@ -49,33 +49,3 @@ describe('the console event catalogue', () => {
     expect([...OPERATIONAL_EVENTS]).toEqual([...service.OPERATIONAL_EVENTS]);
   });
 });
-
-describe('the console destination types', () => {
-  // the form asks for each type's options by its own table: it must name what the service takes, no more, no less
-  it("asks for exactly the options each destination type of the service takes, required where the service's are", async () => {
-    const { Test } = await import('@nestjs/testing');
-    const { AppConfig, loadConfig } = await import('../../src/config/app-config');
-    const { HttpSender } = await import('../../src/webhooks/send/http-sender');
-    const registry = await import('../../src/webhooks/send/destination-registry');
-    const { DESTINATIONS, DESTINATION_TYPES } = await import('./types');
-    const module = await Test.createTestingModule({
-      providers: [
-        { provide: AppConfig, useValue: loadConfig({ NODE_ENV: 'test' }) },
-        HttpSender,
-        ...registry.DESTINATION_PROVIDERS,
-        registry.DestinationRegistry,
-      ],
-    }).compile();
-    try {
-      const service = module.get(registry.DestinationRegistry);
-      expect([...DESTINATION_TYPES]).toEqual([...registry.DESTINATION_TYPES]);
-      for (const type of registry.DESTINATION_TYPES) {
-        const theirs = Object.entries(service.get(type).options).map(([name, o]) => [name, o.required]);
-        const ours = DESTINATIONS[type].options.map((o) => [o.name, o.required]);
-        expect(ours).toEqual(theirs);
-      }
-    } finally {
-      await module.close();
-    }
-  });
-});
