@@ -4664,12 +4664,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description the filter is not valid: errors names the wrong part; or: Idempotency-Key: the key was already used for a different request */
+            /** @description the filter or the event is not valid: errors names the wrong part; or: Idempotency-Key: the key was already used for a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
         };
     };

@@ -61,7 +61,10 @@ export class WebhooksController {
     summary: 'Whether a filter accepts a sample event (as fan-out would read it); nothing is saved or sent',
   })
   @ApiOkResponse({ type: FilterTestResponse })
-  @ApiUnprocessableEntityResponse({ description: 'the filter is not valid: errors names the wrong part' })
+  @ApiUnprocessableEntityResponse({
+    type: PortalErrorBody,
+    description: 'the filter or the event is not valid: errors names the wrong part',
+  })
   testFilter(@Body() dto: FilterTestDto) {
     return this.service.testFilter(dto);
   }
