@@ -166,6 +166,16 @@ function summary(res) {
       'ratio / figure': `${r2(worst(f.ours) / worst(f.baseline))} ×`,
       result: verdict(f.met),
     });
+    if (f.filtered) {
+      rows.push({
+        scenario: `fan-out to ${f.settings.webhooks} webhooks, each with a filter`,
+        target: `≤ ${f.filterTargetRatio} × without filters`,
+        measured: `${worst(f.filtered)} ms (slowest of ${f.settings.rounds})`,
+        baseline: `${worst(f.ours)} ms (no filters)`,
+        'ratio / figure': `${r2(worst(f.filtered) / worst(f.ours))} × without filters`,
+        result: verdict(f.filterMet),
+      });
+    }
   }
   const iso = res.isolation;
   if (iso) {

@@ -539,6 +539,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal-api/webhooks/filters/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Whether a filter accepts a sample event (as fan-out would read it); nothing is saved or sent */
+        post: operations["testWebhookFilter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -893,13 +910,17 @@ export interface components {
         };
         AttemptResponse: {
             DurationMs: number;
-            /** @enum {string|null} */
-            Error: "timeout" | "connection" | "blocked_address" | "http_status" | null;
+            /**
+             * @description why it failed (null: delivered): timeout, connection, blocked_address, http_status (a non-2xx answer); for a broker also unroutable (no queue or stream took the message) and rejected (the broker refused it)
+             * @enum {string|null}
+             */
+            Error: "timeout" | "connection" | "blocked_address" | "http_status" | "unroutable" | "rejected" | null;
             Number: number;
-            /** @description first 4 KiB of the response body */
+            /** @description first 4 KiB of the response body; for a broker, its answer (the confirmation, the stream's acknowledgement) or why the message was not taken */
             ResponseBody: string;
             /** Format: date-time */
             StartedAt: string;
+            /** @description the HTTP status of the answer; null without one (no answer, or a broker destination) */
             StatusCode: number | null;
             /** @enum {string} */
             Trigger: "scheduled" | "manual";
@@ -1001,12 +1022,20 @@ export interface components {
              */
             DisabledReason: "gone" | "failing" | "manual" | null;
             Events: ("AccessRequestCreated" | "AccessRequestApproved" | "AccessRequestRejected" | "ApplicationRegistered" | "CredentialRegistered" | "OrganisationRequestCreated" | "OrganisationRequestApproved" | "OrganisationRequestRejected" | "OrganisationRegistered" | "UserRegistered" | "UserAccountActivated" | "UserAccountDeactivated" | "PasswordReset" | "RegisterInvite" | "WebhookDisabled" | "DeliveryFailed" | "WebhookEnabled")[];
+            /** @description only events this filter accepts are delivered (null: every event of Events). A rule: {"path": "Message.Plan.Name", "eq": "gold"} with one of eq, in, gt, gte, lt, lte, exists, prefix, regex (+ ignoreCase), over the delivered event (paths start with Event, Message or Timestamp); combine with {"all": [...]}, {"any": [...]}, {"not": rule}. Absent when the webhook has none */
+            Filter?: {
+                [key: string]: unknown;
+            };
             Headers: components["schemas"]["WebhookHeaderResponse"][];
             /** Format: uuid */
             ID: string;
             /** @enum {string} */
             Method: "POST" | "PUT" | "PATCH" | "GET" | "DELETE";
             Name: string;
+            /** @description the type's options: rabbitmq takes Exchange (default '': the default exchange) and RoutingKey (default: the event name); nats takes Subject (required); http takes none. Absent for http */
+            Options?: {
+                [key: string]: string;
+            };
             /** @description deliveries are sent one at a time in event order */
             Ordered: boolean;
             /**
@@ -1028,6 +1057,11 @@ export interface components {
             SignatureScheme: "v1" | "v1a";
             /** @description seconds */
             Timeout: number;
+            /**
+             * @description http: an HTTP request to URL (the default); rabbitmq: a message published to Options.Exchange with Options.RoutingKey (publisher confirms); nats: a JetStream message on Options.Subject (the stream acknowledges it). Absent: http
+             * @enum {string}
+             */
+            Type?: "http" | "rabbitmq" | "nats";
             /** @example 2026-11-22 10:15 */
             UpdatedAt: string;
             URL: string;
@@ -1098,6 +1132,27 @@ export interface components {
              *     ]
              */
             Events: ("AccessRequestCreated" | "AccessRequestApproved" | "AccessRequestRejected" | "ApplicationRegistered" | "CredentialRegistered" | "OrganisationRequestCreated" | "OrganisationRequestApproved" | "OrganisationRequestRejected" | "OrganisationRegistered" | "UserRegistered" | "UserAccountActivated" | "UserAccountDeactivated" | "PasswordReset" | "RegisterInvite" | "WebhookDisabled" | "DeliveryFailed" | "WebhookEnabled")[];
+            /**
+             * @description only events this filter accepts are delivered (null: every event of Events). A rule: {"path": "Message.Plan.Name", "eq": "gold"} with one of eq, in, gt, gte, lt, lte, exists, prefix, regex (+ ignoreCase), over the delivered event (paths start with Event, Message or Timestamp); combine with {"all": [...]}, {"any": [...]}, {"not": rule}
+             * @example {
+             *       "all": [
+             *         {
+             *           "path": "Message.Plan.Name",
+             *           "in": [
+             *             "Gold",
+             *             "Platinum"
+             *           ]
+             *         },
+             *         {
+             *           "path": "Message.ID",
+             *           "gt": 100
+             *         }
+             *       ]
+             *     }
+             */
+            Filter?: {
+                [key: string]: unknown;
+            } | null;
             /** @description headers sent with every delivery (also managed under /headers) */
             Headers?: components["schemas"]["WebhookHeaderInput"][];
             /**
@@ -1107,6 +1162,16 @@ export interface components {
             Method: "POST" | "PUT" | "PATCH" | "GET" | "DELETE";
             /** @example Approvals to CRM */
             Name: string;
+            /**
+             * @description the type's options: rabbitmq takes Exchange (default '': the default exchange) and RoutingKey (default: the event name); nats takes Subject (required); http takes none
+             * @example {
+             *       "Exchange": "portal",
+             *       "RoutingKey": "access.approved"
+             *     }
+             */
+            Options?: {
+                [key: string]: string;
+            };
             /**
              * @description deliveries are sent one at a time in event order: the next waits until the previous is delivered or has finally failed
              * @default false
@@ -1125,7 +1190,16 @@ export interface components {
              * @default 30
              */
             Timeout: number;
-            /** @example https://hooks.example.com/portal */
+            /**
+             * @description http: an HTTP request to URL (the default); rabbitmq: a message published to Options.Exchange with Options.RoutingKey (publisher confirms); nats: a JetStream message on Options.Subject (the stream acknowledges it)
+             * @default http
+             * @enum {string}
+             */
+            Type: "http" | "rabbitmq" | "nats";
+            /**
+             * @description where deliveries go, by Type: http(s)://... (http); amqp(s)://user:password@host:5672/vhost (rabbitmq); nats://user:password@host:4222 or tls://... (nats). Answers show a broker URL with its password masked (***); sending that masked URL back on PUT keeps the stored one
+             * @example https://hooks.example.com/portal
+             */
             URL: string;
         };
         /** @description Delivered when a credential was issued to an approved access request. Sent with the webhook's Method to its URL, with its Headers, Content-Type: application/json and the Standard Webhooks headers webhook-id (the same on every retry), webhook-timestamp and webhook-signature: one signature per key, space-separated, over "id.timestamp.body": `v1,<base64 HMAC-SHA256 under the whsec_ secret>` for SignatureScheme v1, `v1a,<base64 Ed25519 signature, verified with the whpk_ public key>` for v1a; during a key rotation's grace period the previous key signs too. A GET or DELETE delivery carries no body and is signed over the empty string. */
@@ -1296,7 +1370,7 @@ export interface components {
              * @example http_status
              * @enum {string}
              */
-            LastError: "timeout" | "connection" | "blocked_address" | "http_status";
+            LastError: "timeout" | "connection" | "blocked_address" | "http_status" | "unroutable" | "rejected";
             /**
              * @description HTTP status of the last attempt; 0 when there was no answer
              * @example 500
@@ -1358,6 +1432,38 @@ export interface components {
             /** Format: uuid */
             WebhookID: string;
         };
+        FilterTestDto: {
+            /**
+             * @description a sample event as it is delivered: {"Event": "...", "Message": {...}, "Timestamp": "..."}
+             * @example {
+             *       "Event": "AccessRequestApproved",
+             *       "Message": {
+             *         "ID": 7,
+             *         "Plan": {
+             *           "Name": "Gold"
+             *         }
+             *       },
+             *       "Timestamp": "2026-11-22T10:15:00.000Z"
+             *     }
+             */
+            Event: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description the filter to try (as a webhook's Filter). only events this filter accepts are delivered (null: every event of Events). A rule: {"path": "Message.Plan.Name", "eq": "gold"} with one of eq, in, gt, gte, lt, lte, exists, prefix, regex (+ ignoreCase), over the delivered event (paths start with Event, Message or Timestamp); combine with {"all": [...]}, {"any": [...]}, {"not": rule}
+             * @example {
+             *       "path": "Message.Plan.Name",
+             *       "eq": "Gold"
+             *     }
+             */
+            Filter: {
+                [key: string]: unknown;
+            };
+        };
+        FilterTestResponse: {
+            /** @description whether the filter accepts the event (a webhook with it would get a delivery) */
+            Matches: boolean;
+        };
         IngestResponseDto: {
             /** @description records taken */
             ingested: number;
@@ -1368,8 +1474,8 @@ export interface components {
             /** Format: date-time */
             At: string;
             /** @enum {string} */
-            Error: "timeout" | "connection" | "blocked_address" | "http_status";
-            /** @description first 4 KiB of the response body */
+            Error: "timeout" | "connection" | "blocked_address" | "http_status" | "unroutable" | "rejected";
+            /** @description first 4 KiB of the response body, or a broker's reason */
             ResponseBody: string;
             /** @description null when there was no HTTP answer */
             StatusCode: number | null;
@@ -1512,12 +1618,20 @@ export interface components {
              */
             DisabledReason: "gone" | "failing" | "manual" | null;
             Events: ("AccessRequestCreated" | "AccessRequestApproved" | "AccessRequestRejected" | "ApplicationRegistered" | "CredentialRegistered" | "OrganisationRequestCreated" | "OrganisationRequestApproved" | "OrganisationRequestRejected" | "OrganisationRegistered" | "UserRegistered" | "UserAccountActivated" | "UserAccountDeactivated" | "PasswordReset" | "RegisterInvite" | "WebhookDisabled" | "DeliveryFailed" | "WebhookEnabled")[];
+            /** @description only events this filter accepts are delivered (null: every event of Events). A rule: {"path": "Message.Plan.Name", "eq": "gold"} with one of eq, in, gt, gte, lt, lte, exists, prefix, regex (+ ignoreCase), over the delivered event (paths start with Event, Message or Timestamp); combine with {"all": [...]}, {"any": [...]}, {"not": rule}. Absent when the webhook has none */
+            Filter?: {
+                [key: string]: unknown;
+            };
             Headers: components["schemas"]["WebhookHeaderResponse"][];
             /** Format: uuid */
             ID: string;
             /** @enum {string} */
             Method: "POST" | "PUT" | "PATCH" | "GET" | "DELETE";
             Name: string;
+            /** @description the type's options: rabbitmq takes Exchange (default '': the default exchange) and RoutingKey (default: the event name); nats takes Subject (required); http takes none. Absent for http */
+            Options?: {
+                [key: string]: string;
+            };
             /** @description deliveries are sent one at a time in event order */
             Ordered: boolean;
             /** @description deliveries per second at most; null: no limit */
@@ -1529,6 +1643,11 @@ export interface components {
             SignatureScheme: "v1" | "v1a";
             /** @description seconds */
             Timeout: number;
+            /**
+             * @description http: an HTTP request to URL (the default); rabbitmq: a message published to Options.Exchange with Options.RoutingKey (publisher confirms); nats: a JetStream message on Options.Subject (the stream acknowledges it). Absent: http
+             * @enum {string}
+             */
+            Type?: "http" | "rabbitmq" | "nats";
             /** @example 2026-11-22 10:15 */
             UpdatedAt: string;
             URL: string;
@@ -1561,10 +1680,41 @@ export interface components {
             /** @description true re-enables a webhook that was switched off (and clears DisabledReason and DisabledAt) */
             Active?: boolean;
             Events?: ("AccessRequestCreated" | "AccessRequestApproved" | "AccessRequestRejected" | "ApplicationRegistered" | "CredentialRegistered" | "OrganisationRequestCreated" | "OrganisationRequestApproved" | "OrganisationRequestRejected" | "OrganisationRegistered" | "UserRegistered" | "UserAccountActivated" | "UserAccountDeactivated" | "PasswordReset" | "RegisterInvite" | "WebhookDisabled" | "DeliveryFailed" | "WebhookEnabled")[];
+            /**
+             * @description only events this filter accepts are delivered (null: every event of Events). A rule: {"path": "Message.Plan.Name", "eq": "gold"} with one of eq, in, gt, gte, lt, lte, exists, prefix, regex (+ ignoreCase), over the delivered event (paths start with Event, Message or Timestamp); combine with {"all": [...]}, {"any": [...]}, {"not": rule}
+             * @example {
+             *       "all": [
+             *         {
+             *           "path": "Message.Plan.Name",
+             *           "in": [
+             *             "Gold",
+             *             "Platinum"
+             *           ]
+             *         },
+             *         {
+             *           "path": "Message.ID",
+             *           "gt": 100
+             *         }
+             *       ]
+             *     }
+             */
+            Filter?: {
+                [key: string]: unknown;
+            } | null;
             Headers?: components["schemas"]["WebhookHeaderInput"][];
             /** @enum {string} */
             Method?: "POST" | "PUT" | "PATCH" | "GET" | "DELETE";
             Name?: string;
+            /**
+             * @description the type's options: rabbitmq takes Exchange (default '': the default exchange) and RoutingKey (default: the event name); nats takes Subject (required); http takes none
+             * @example {
+             *       "Exchange": "portal",
+             *       "RoutingKey": "access.approved"
+             *     }
+             */
+            Options?: {
+                [key: string]: string;
+            };
             /**
              * @description deliveries are sent one at a time in event order: the next waits until the previous is delivered or has finally failed
              * @default false
@@ -1578,6 +1728,12 @@ export interface components {
              */
             SignatureScheme?: "v1" | "v1a";
             Timeout?: number;
+            /**
+             * @description http: an HTTP request to URL (the default); rabbitmq: a message published to Options.Exchange with Options.RoutingKey (publisher confirms); nats: a JetStream message on Options.Subject (the stream acknowledges it). Changing Type needs the new type's URL (and Options)
+             * @enum {string}
+             */
+            Type?: "http" | "rabbitmq" | "nats";
+            /** @description where deliveries go, by Type: http(s)://... (http); amqp(s)://user:password@host:5672/vhost (rabbitmq); nats://user:password@host:4222 or tls://... (nats). Answers show a broker URL with its password masked (***); sending that masked URL back on PUT keeps the stored one */
             URL?: string;
         };
         UserListResponseDto: {
@@ -1729,12 +1885,20 @@ export interface components {
              */
             DisabledReason: "gone" | "failing" | "manual" | null;
             Events: ("AccessRequestCreated" | "AccessRequestApproved" | "AccessRequestRejected" | "ApplicationRegistered" | "CredentialRegistered" | "OrganisationRequestCreated" | "OrganisationRequestApproved" | "OrganisationRequestRejected" | "OrganisationRegistered" | "UserRegistered" | "UserAccountActivated" | "UserAccountDeactivated" | "PasswordReset" | "RegisterInvite" | "WebhookDisabled" | "DeliveryFailed" | "WebhookEnabled")[];
+            /** @description only events this filter accepts are delivered (null: every event of Events). A rule: {"path": "Message.Plan.Name", "eq": "gold"} with one of eq, in, gt, gte, lt, lte, exists, prefix, regex (+ ignoreCase), over the delivered event (paths start with Event, Message or Timestamp); combine with {"all": [...]}, {"any": [...]}, {"not": rule}. Absent when the webhook has none */
+            Filter?: {
+                [key: string]: unknown;
+            };
             Headers: components["schemas"]["WebhookHeaderResponse"][];
             /** Format: uuid */
             ID: string;
             /** @enum {string} */
             Method: "POST" | "PUT" | "PATCH" | "GET" | "DELETE";
             Name: string;
+            /** @description the type's options: rabbitmq takes Exchange (default '': the default exchange) and RoutingKey (default: the event name); nats takes Subject (required); http takes none. Absent for http */
+            Options?: {
+                [key: string]: string;
+            };
             /** @description deliveries are sent one at a time in event order */
             Ordered: boolean;
             /** @description deliveries per second at most; null: no limit */
@@ -1746,6 +1910,11 @@ export interface components {
             SignatureScheme: "v1" | "v1a";
             /** @description seconds */
             Timeout: number;
+            /**
+             * @description http: an HTTP request to URL (the default); rabbitmq: a message published to Options.Exchange with Options.RoutingKey (publisher confirms); nats: a JetStream message on Options.Subject (the stream acknowledges it). Absent: http
+             * @enum {string}
+             */
+            Type?: "http" | "rabbitmq" | "nats";
             /** @example 2026-11-22 10:15 */
             UpdatedAt: string;
             URL: string;
@@ -4444,6 +4613,68 @@ export interface operations {
             };
         };
     };
+    testWebhookFilter: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer to a request with this key is stored with its change and given again, byte for byte and with `Idempotent-Replayed: true`, to a repeat of the same request (same method, path, query and body) within IDEMPOTENCY_KEY_TTL (24 h by default). A quoted string (`"8e03978e-..."`) or a bare run of visible ASCII, at most 255 characters; keys are the caller's own. The same key with a different request: 422; a repeat while the first request still runs: 409. Validation failures and 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FilterTestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilterTestResponse"];
+                };
+            };
+            /** @description missing or wrong portal API token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description no such webhook (or header) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description Idempotency-Key: a request with the same key is still in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the filter or the event is not valid: errors names the wrong part; or: Idempotency-Key: the key was already used for a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+        };
+    };
 }
 type FlattenedDeepRequired<T> = {
     [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
@@ -4483,6 +4714,7 @@ export const pathsPortalApiWebhooksIdHeadersHeaderIdDeleteResponses200HeadersIde
 export const pathsPortalApiWebhooksIdRecoverPostResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/webhooks/{id}/recover"]["post"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
 export const pathsPortalApiWebhooksIdSecretRotatePostResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/webhooks/{id}/secret/rotate"]["post"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
 export const pathsPortalApiWebhooksIdTestPostResponses202HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/webhooks/{id}/test"]["post"]["responses"]["202"]["headers"]["Idempotent-Replayed"]> = ["true"];
+export const pathsPortalApiWebhooksFiltersTestPostResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/webhooks/filters/test"]["post"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
 export const accessRequestApprovedEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AccessRequestApprovedEvent"]["Event"]> = ["AccessRequestApproved"];
 export const accessRequestCreatedEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AccessRequestCreatedEvent"]["Event"]> = ["AccessRequestCreated"];
 export const accessRequestEventMessageAuthTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AccessRequestEventMessage"]["AuthType"]> = ["authToken", "oauth2.0"];
@@ -4493,7 +4725,7 @@ export const accessRequestResponseStatusValues: ReadonlyArray<FlattenedDeepRequi
 export const applicationRegisteredEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApplicationRegisteredEvent"]["Event"]> = ["ApplicationRegistered"];
 export const applicationRegisteredMessageVisibilityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApplicationRegisteredMessage"]["Visibility"]> = ["personal", "team", "organisation"];
 export const appResponseVisibilityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AppResponse"]["Visibility"]> = ["personal", "team", "organisation"];
-export const attemptResponseErrorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AttemptResponse"]["Error"]> = ["timeout", "connection", "blocked_address", "http_status"];
+export const attemptResponseErrorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AttemptResponse"]["Error"]> = ["timeout", "connection", "blocked_address", "http_status", "unroutable", "rejected"];
 export const attemptResponseTriggerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AttemptResponse"]["Trigger"]> = ["scheduled", "manual"];
 export const createAccessRequestDtoAuthTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateAccessRequestDto"]["AuthType"]> = ["authToken", "oauth2.0"];
 export const createAppDtoVisibilityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateAppDto"]["Visibility"]> = ["personal", "team", "organisation"];
@@ -4501,17 +4733,19 @@ export const createdWebhookResponseDisabledReasonValues: ReadonlyArray<Flattened
 export const createdWebhookResponseEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedWebhookResponse"]["Events"]> = ["AccessRequestCreated", "AccessRequestApproved", "AccessRequestRejected", "ApplicationRegistered", "CredentialRegistered", "OrganisationRequestCreated", "OrganisationRequestApproved", "OrganisationRequestRejected", "OrganisationRegistered", "UserRegistered", "UserAccountActivated", "UserAccountDeactivated", "PasswordReset", "RegisterInvite", "WebhookDisabled", "DeliveryFailed", "WebhookEnabled"];
 export const createdWebhookResponseMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedWebhookResponse"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
 export const createdWebhookResponseSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedWebhookResponse"]["SignatureScheme"]> = ["v1", "v1a"];
+export const createdWebhookResponseTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedWebhookResponse"]["Type"]> = ["http", "rabbitmq", "nats"];
 export const createUserDtoUser_permissionsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"][string]> = ["read", "write", "deny", "admin"];
 export const createWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["Events"]> = ["AccessRequestCreated", "AccessRequestApproved", "AccessRequestRejected", "ApplicationRegistered", "CredentialRegistered", "OrganisationRequestCreated", "OrganisationRequestApproved", "OrganisationRequestRejected", "OrganisationRegistered", "UserRegistered", "UserAccountActivated", "UserAccountDeactivated", "PasswordReset", "RegisterInvite", "WebhookDisabled", "DeliveryFailed", "WebhookEnabled"];
 export const createWebhookDtoMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
 export const createWebhookDtoSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["SignatureScheme"]> = ["v1", "v1a"];
+export const createWebhookDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["Type"]> = ["http", "rabbitmq", "nats"];
 export const credentialRegisteredEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CredentialRegisteredEvent"]["Event"]> = ["CredentialRegistered"];
 export const credentialRegisteredMessageAuthTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CredentialRegisteredMessage"]["AuthType"]> = ["authToken", "oauth2.0"];
 export const deliveryFailedEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryFailedEvent"]["Event"]> = ["DeliveryFailed"];
-export const deliveryFailedMessageLastErrorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryFailedMessage"]["LastError"]> = ["timeout", "connection", "blocked_address", "http_status"];
+export const deliveryFailedMessageLastErrorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryFailedMessage"]["LastError"]> = ["timeout", "connection", "blocked_address", "http_status", "unroutable", "rejected"];
 export const deliveryResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryResponse"]["Status"]> = ["pending", "delivered", "failed"];
 export const deliveryWithAttemptsResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryWithAttemptsResponse"]["Status"]> = ["pending", "delivered", "failed"];
-export const lastFailureResponseErrorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LastFailureResponse"]["Error"]> = ["timeout", "connection", "blocked_address", "http_status"];
+export const lastFailureResponseErrorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LastFailureResponse"]["Error"]> = ["timeout", "connection", "blocked_address", "http_status", "unroutable", "rejected"];
 export const nestedAccessRequestResponseAuthTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NestedAccessRequestResponse"]["AuthType"]> = ["authToken", "oauth2.0"];
 export const nestedAccessRequestResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NestedAccessRequestResponse"]["Status"]> = ["pending", "approved", "rejected"];
 export const oasWriteResponseDtoActionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OasWriteResponseDto"]["action"]> = ["added", "modified", "deleted"];
@@ -4519,11 +4753,13 @@ export const savedWebhookResponseDisabledReasonValues: ReadonlyArray<FlattenedDe
 export const savedWebhookResponseEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SavedWebhookResponse"]["Events"]> = ["AccessRequestCreated", "AccessRequestApproved", "AccessRequestRejected", "ApplicationRegistered", "CredentialRegistered", "OrganisationRequestCreated", "OrganisationRequestApproved", "OrganisationRequestRejected", "OrganisationRegistered", "UserRegistered", "UserAccountActivated", "UserAccountDeactivated", "PasswordReset", "RegisterInvite", "WebhookDisabled", "DeliveryFailed", "WebhookEnabled"];
 export const savedWebhookResponseMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SavedWebhookResponse"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
 export const savedWebhookResponseSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SavedWebhookResponse"]["SignatureScheme"]> = ["v1", "v1a"];
+export const savedWebhookResponseTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SavedWebhookResponse"]["Type"]> = ["http", "rabbitmq", "nats"];
 export const updateAccessRequestStatusDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateAccessRequestStatusDto"]["Status"]> = ["approved", "rejected"];
 export const updateAppDtoVisibilityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateAppDto"]["Visibility"]> = ["personal", "team", "organisation"];
 export const updateWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["Events"]> = ["AccessRequestCreated", "AccessRequestApproved", "AccessRequestRejected", "ApplicationRegistered", "CredentialRegistered", "OrganisationRequestCreated", "OrganisationRequestApproved", "OrganisationRequestRejected", "OrganisationRegistered", "UserRegistered", "UserAccountActivated", "UserAccountDeactivated", "PasswordReset", "RegisterInvite", "WebhookDisabled", "DeliveryFailed", "WebhookEnabled"];
 export const updateWebhookDtoMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
 export const updateWebhookDtoSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["SignatureScheme"]> = ["v1", "v1a"];
+export const updateWebhookDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["Type"]> = ["http", "rabbitmq", "nats"];
 export const webhookDisabledEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDisabledEvent"]["Event"]> = ["WebhookDisabled"];
 export const webhookDisabledMessageReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDisabledMessage"]["Reason"]> = ["gone", "failing", "manual"];
 export const webhookEnabledEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEnabledEvent"]["Event"]> = ["WebhookEnabled"];
@@ -4531,5 +4767,6 @@ export const webhookResponseDisabledReasonValues: ReadonlyArray<FlattenedDeepReq
 export const webhookResponseEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookResponse"]["Events"]> = ["AccessRequestCreated", "AccessRequestApproved", "AccessRequestRejected", "ApplicationRegistered", "CredentialRegistered", "OrganisationRequestCreated", "OrganisationRequestApproved", "OrganisationRequestRejected", "OrganisationRegistered", "UserRegistered", "UserAccountActivated", "UserAccountDeactivated", "PasswordReset", "RegisterInvite", "WebhookDisabled", "DeliveryFailed", "WebhookEnabled"];
 export const webhookResponseMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookResponse"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
 export const webhookResponseSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookResponse"]["SignatureScheme"]> = ["v1", "v1a"];
+export const webhookResponseTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookResponse"]["Type"]> = ["http", "rabbitmq", "nats"];
 export const webhookSecretResponseSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookSecretResponse"]["SignatureScheme"]> = ["v1", "v1a"];
 export const webhookTestEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookTestEvent"]["Event"]> = ["WebhookTest"];

@@ -208,7 +208,7 @@ export class DeliveryFailedMessage {
   LastStatusCode: number;
 
   @ApiProperty({
-    enum: ['timeout', 'connection', 'blocked_address', 'http_status'],
+    enum: ['timeout', 'connection', 'blocked_address', 'http_status', 'unroutable', 'rejected'],
     example: 'http_status',
     description: 'why the last attempt failed',
   })

@@ -30,7 +30,8 @@ export interface OutboxRow {
  * (the safety-net scan); $3, $4: bounds of their `occurred_at`, so the statement reads only those days'
  * partitions. SKIP LOCKED, so relays of several workers never wait for each other nor take the same event.
  * `table` is outbox_events or the one partition that holds the events. `e` has id, name, occurred_at, seq,
- * trace_context, target_webhook_id and `about` (the webhook an operational event is about).
+ * trace_context, target_webhook_id, `about` (the webhook an operational event is about) and payload (what
+ * webhooks' filters read).
  */
 export function relayClaim(named: boolean, table = 'outbox_events'): string {
   const claim = named
@@ -41,7 +42,7 @@ export function relayClaim(named: boolean, table = 'outbox_events'): string {
   return `e AS (
             UPDATE ${table} SET relayed_at = now()
              WHERE id IN (${claim}) AND occurred_at >= $3::timestamptz AND occurred_at <= $4::timestamptz
-            RETURNING id, name, occurred_at, seq, trace_context, target_webhook_id, payload->>'WebhookID' AS about)`;
+            RETURNING id, name, occurred_at, seq, trace_context, target_webhook_id, payload->>'WebhookID' AS about, payload)`;
 }
 
 /**

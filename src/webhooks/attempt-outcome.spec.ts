@@ -4,7 +4,7 @@ import { DeliveryFailedMessage } from '../events/event-messages';
 import { MetricsRegistry } from '../metrics/metrics.registry';
 import { ATTEMPT_ERRORS, ATTEMPT_OUTCOMES, attemptOutcome, AttemptOutcome, NO_ERROR } from './attempt-outcome';
 import type { ClaimedDelivery } from './delivery.store';
-import type { SendResult } from './send/http-sender';
+import type { SendResult } from './send/destination';
 import { decide } from './send/retry-policy';
 import { DeliveryMetrics } from './webhook-metrics';
 import { AttemptTrace } from './worker/attempt-trace';
@@ -17,7 +17,10 @@ const delivery: ClaimedDelivery = {
   attemptCount: 0,
   trigger: 'scheduled',
   webhookId: 'w1',
+  type: 'http',
   url: 'http://127.0.0.1:9/hook',
+  destinationEncrypted: null,
+  destinationOptions: {},
   method: 'POST',
   timeoutSeconds: 5,
   active: true,
@@ -50,6 +53,8 @@ const ATTEMPTS: { what: string; result: SendResult; number: number }[] = [
   { what: 'a timeout', result: answer(null, 'timeout'), number: 2 },
   { what: 'a connection error', result: answer(null, 'connection'), number: 3 },
   { what: 'a blocked address', result: answer(null, 'blocked_address'), number: 1 },
+  { what: 'a message no queue took', result: answer(null, 'unroutable'), number: 1 },
+  { what: 'a message the broker refused, on the last attempt', result: answer(null, 'rejected'), number: 3 },
 ];
 
 describe('one vocabulary for attempt outcomes and errors, in metrics and spans', () => {

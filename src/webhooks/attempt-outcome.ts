@@ -15,9 +15,17 @@ export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 /**
  * Why an attempt failed: each attempt's `Error` in the delivery log, the metric's `error` label and the attempt
- * span's `error.type` (a non-2xx answer is `http_status`; its code is in `http.response.status_code`).
+ * span's `error.type` (a non-2xx answer is `http_status`; its code is in `http.response.status_code`). A broker
+ * adds `unroutable` (no queue or stream took the message) and `rejected` (the broker refused it).
  */
-export const ATTEMPT_ERRORS = ['timeout', 'connection', 'blocked_address', 'http_status'] as const;
+export const ATTEMPT_ERRORS = [
+  'timeout',
+  'connection',
+  'blocked_address',
+  'http_status',
+  'unroutable',
+  'rejected',
+] as const;
 export type AttemptError = (typeof ATTEMPT_ERRORS)[number];
 
 /** The metric's `error` label of an attempt that did not fail (its span has no `error.type`). */

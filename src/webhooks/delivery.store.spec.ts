@@ -119,9 +119,9 @@ describe('DeliveryStore', () => {
     const w = await webhook(['ApplicationRegistered']);
     const e = await event('ApplicationRegistered');
     expect((await relayAll([e])).map((d) => d.webhookId)).toEqual([w]);
-    expect(await store.relay(named([e]), 500)).toEqual({ events: 0, deliveries: [] });
+    expect(await store.relay(named([e]), 500)).toEqual({ events: 0, refused: 0, deliveries: [] });
     await db.query(`UPDATE outbox_events SET relayed_at = NULL WHERE id = $1`, [e]);
-    expect(await store.relay(named([e]), 500)).toEqual({ events: 1, deliveries: [] });
+    expect(await store.relay(named([e]), 500)).toEqual({ events: 1, refused: 0, deliveries: [] });
     expect(await deliveriesOf(e)).toEqual([w]);
   });
 

@@ -5,6 +5,7 @@ import { OPERATIONAL_EVENTS } from '../events/event-names';
 import { DueDelivery } from './delivery.queue';
 import { TraceCarrier } from './trace-context';
 import { SignatureScheme } from './send/signing';
+import { FILTER_ACCEPTS } from './filter/filter-sql';
 
 /**
  * A delivery's address: its id and its partition key (the time of its event, as Postgres text: exact to the
@@ -24,7 +25,13 @@ export interface ClaimedDelivery {
   attemptCount: number;
   trigger: 'scheduled' | 'manual';
   webhookId: string;
+  /** The destination type (http, rabbitmq, nats). */
+  type: string;
+  /** The URL as shown: a broker's with its credentials masked (for logs and traces). */
   url: string;
+  /** A broker's URL in clear, sealed; null for http, whose `url` is the one to send to. */
+  destinationEncrypted: string | null;
+  destinationOptions: Record<string, string>;
   method: string;
   timeoutSeconds: number;
   active: boolean;
@@ -184,7 +191,8 @@ export const claimSql = (deliveries: string, events: string) => `UPDATE ${delive
           AND (d.locked_until IS NULL OR d.locked_until < now())
           AND d.next_attempt_at <= now() + interval '1 second'
       RETURNING d.id, ${keyText('d.event_occurred_at')} AS at, d.attempt_count, d.next_trigger, d.locked_until::text AS lease, d.event_seq,
-                w.id AS webhook_id, w.url, w.method, w.timeout_seconds, w.active, w.secret_encrypted, w.signature_scheme,
+                w.id AS webhook_id, w.type, w.url, w.destination_encrypted, w.destination_options, w.method, w.timeout_seconds,
+                w.active, w.secret_encrypted, w.signature_scheme,
                 -- keys are read as the attempt is sent: a rotation applies to retries queued before it
                 CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_encrypted END AS previous_secret_encrypted,
                 CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_signature_scheme END AS previous_signature_scheme,
@@ -231,28 +239,40 @@ export const recordSql = (deliveries: string, attempts: string) => `WITH v AS (
            FROM v JOIN d ON d.id = v.delivery_id)
        SELECT d.id AS delivery_id FROM d`;
 
+/** The webhooks subscribed to event `e` (active, created no later than it), but for the one it is about. */
+const SUBSCRIBED = `e.target_webhook_id IS NULL AND w.active AND w.events @> ARRAY[e.name] AND w.created_at <= e.occurred_at
+                    -- an operational event is never delivered to the webhook it is about
+                    AND (e.name <> ALL($2::text[]) OR e.about IS DISTINCT FROM w.id::text)`;
+
 /**
  * The relay statement: claims committed outbox events (the outbox's claim, `e`) and creates one delivery per
- * webhook subscribed to each (active, created no later than the event), in one statement, so an event is marked
- * relayed exactly when its deliveries exist. A delivery carries its event's time as its partition key.
+ * webhook subscribed to each, in one statement, so an event is marked relayed exactly when its deliveries exist.
+ * A delivery carries its event's time as its partition key.
+ * A webhook with a filter gets the event only if its compiled filter accepts it: those pairs are judged apart
+ * (`f`, which the partial index of filtered webhooks keeps empty and cheap when no webhook has a filter), so
+ * that the pairs without a filter cost what they did, and the refused ones are counted, for the metric.
  * An event with a target_webhook_id (a test send) goes to that webhook alone, active or not (an inactive one
- * fails it without an attempt), and never to the webhooks subscribed to its name.
+ * fails it without an attempt), filter or not, and never to the webhooks subscribed to its name.
  */
 function relayStatement(named: boolean, events: string, deliveries: string): string {
   return `WITH ${relayClaim(named, events)},
+          f AS MATERIALIZED (
+            SELECT w.id AS webhook_id, e.id AS event_id, e.name AS event_name, e.occurred_at, e.seq, ${FILTER_ACCEPTS('w', 'e')} AS accepted
+              FROM e JOIN webhooks w ON ${SUBSCRIBED} AND w.filter_path IS NOT NULL),
           d AS (
             INSERT INTO ${deliveries} (id, webhook_id, event_id, event_name, next_attempt_at, event_seq, event_occurred_at)
             SELECT gen_random_uuid(), x.webhook_id, x.event_id, x.event_name, now(), x.seq, x.occurred_at
               FROM (SELECT w.id AS webhook_id, e.id AS event_id, e.name AS event_name, e.occurred_at, e.seq
-                      FROM e JOIN webhooks w ON e.target_webhook_id IS NULL AND w.active AND w.events @> ARRAY[e.name] AND w.created_at <= e.occurred_at
-                                            -- an operational event is never delivered to the webhook it is about
-                                            AND (e.name <> ALL($2::text[]) OR e.about IS DISTINCT FROM w.id::text)
+                      FROM e JOIN webhooks w ON ${SUBSCRIBED} AND w.filter_path IS NULL
+                    UNION ALL
+                    SELECT f.webhook_id, f.event_id, f.event_name, f.occurred_at, f.seq FROM f WHERE f.accepted
                     UNION ALL
                     SELECT w.id, e.id, e.name, e.occurred_at, e.seq FROM e JOIN webhooks w ON w.id = e.target_webhook_id) x
              ORDER BY x.seq, x.occurred_at, x.event_id
             ON CONFLICT (event_id, webhook_id, event_occurred_at) DO NOTHING
             RETURNING id, ${keyText('event_occurred_at')} AS at, webhook_id, event_id)
      SELECT (SELECT count(*) FROM e)::int AS events,
+            (SELECT count(*) FROM f WHERE NOT f.accepted)::int AS refused,
             coalesce((SELECT json_agg(json_build_array(d.id, d.at, d.webhook_id, e.id, e.name, e.trace_context)) FROM d JOIN e ON e.id = d.event_id), '[]'::json)
               AS deliveries`;
 }
@@ -261,9 +281,13 @@ const RELAY_OLDEST = relayStatement(false, 'outbox_events', 'webhook_deliveries'
 /** Which outbox events a relay statement claims: those a NOTIFY named (within their time range), or the oldest. */
 export type RelayClaim = { ids: string[]; from: Date | null; to: Date | null } | null;
 
-/** What one relay statement did: how many outbox events it claimed, and the deliveries it created for them. */
+/**
+ * What one relay statement did: how many outbox events it claimed, the deliveries it created for them, and how
+ * many (event, webhook) pairs a webhook's filter refused (no delivery).
+ */
 export interface Relayed {
   events: number;
+  refused: number;
   deliveries: RelayedDelivery[];
 }
 
@@ -324,6 +348,7 @@ export class DeliveryStore {
     );
     return {
       events: row.events,
+      refused: row.refused,
       deliveries: row.deliveries.map(([id, at, webhookId, eventId, eventName, eventTrace]) => ({
         id,
         at,
@@ -405,7 +430,10 @@ export class DeliveryStore {
         attemptCount: r.attempt_count,
         trigger: r.next_trigger,
         webhookId: r.webhook_id,
+        type: r.type,
         url: r.url,
+        destinationEncrypted: r.destination_encrypted,
+        destinationOptions: r.destination_options,
         method: r.method,
         timeoutSeconds: r.timeout_seconds,
         active: r.active,
@@ -643,7 +671,11 @@ function recordParams(attempts: AttemptRecord[]): unknown[] {
   ];
 }
 
-type RelayRow = { events: number; deliveries: [string, string, string, string, string, TraceCarrier | null][] };
+type RelayRow = {
+  events: number;
+  refused: number;
+  deliveries: [string, string, string, string, string, TraceCarrier | null][];
+};
 
 const DAY_KEY = /^(\d{4})-(\d{2})-(\d{2})T/;
 

@@ -24,8 +24,14 @@ export class DeliveryMetrics {
   private readonly holds: Counter;
   private readonly retention: Counter<'table'>;
   private readonly blocked: Gauge;
+  private readonly refused: Counter;
 
   constructor(registry: MetricsRegistry) {
+    this.refused = new Counter({
+      name: 'webhook_filter_refused_total',
+      help: "Deliveries not created because the webhook's filter refused the event (one per event and webhook)",
+      registers: [registry],
+    });
     this.disables = new Counter({
       name: 'webhooks_disabled_total',
       help: 'Webhooks this process switched off, by reason (gone: 410; failing: every attempt failed for WEBHOOK_DISABLE_AFTER; manual: PUT Active false)',
@@ -68,6 +74,10 @@ export class DeliveryMetrics {
   /** Days past retention that the last retention pass of this process had to keep for their pending work. */
   retentionBlocked(days: number): void {
     this.blocked.set(days);
+  }
+
+  filterRefused(count: number): void {
+    if (count > 0) this.refused.inc(count);
   }
 
   retentionRemoved(table: string, rows: number): void {

@@ -31,6 +31,16 @@ export interface Webhook {
   rateLimit: number | null;
   /** Deliveries are sent one at a time, in event order. */
   ordered: boolean;
+  /** Where deliveries go: http (the URL), rabbitmq or nats (see send/destination-registry.ts). */
+  type: string;
+  /** A broker's URL in clear (it holds credentials), sealed by SecretBox; `url` shows it masked. Null for http. */
+  destinationEncrypted: string | null;
+  /** The type's options (Exchange, RoutingKey, Subject...); none hold secrets. */
+  destinationOptions: Record<string, string>;
+  /** The filter on events as given; null: every event it subscribes to. */
+  filter: object | null;
+  /** The filter compiled to the jsonpath predicate fan-out evaluates. */
+  filterPath: string | null;
 }
 
 /** A header the webhook's deliveries carry (the table `webhook_headers`). */
@@ -66,7 +76,16 @@ const WEBHOOK_COLUMNS: Record<keyof Webhook, string> = {
   failingSince: 'failing_since',
   rateLimit: 'rate_limit',
   ordered: 'ordered',
+  type: 'type',
+  destinationEncrypted: 'destination_encrypted',
+  destinationOptions: 'destination_options',
+  filter: 'filter',
+  filterPath: 'filter_path',
 };
+/** jsonb columns go as JSON text: the driver would turn an array into a Postgres array. */
+const JSON_PROPERTIES = new Set<keyof Webhook>(['destinationOptions', 'filter']);
+const param = (w: Partial<Webhook>, p: keyof Webhook): unknown =>
+  JSON_PROPERTIES.has(p) && w[p] !== null && w[p] !== undefined ? JSON.stringify(w[p]) : w[p];
 const PROPERTIES = Object.keys(WEBHOOK_COLUMNS) as (keyof Webhook)[];
 const SELECT_WEBHOOK = PROPERTIES.map((p) => `w.${WEBHOOK_COLUMNS[p]} AS "${p}"`).join(', ');
 const SELECT_HEADERS = `(SELECT coalesce(json_agg(json_build_object('id', h.id, 'webhookId', h.webhook_id, 'name', h.name, 'value', h.value,
@@ -95,7 +114,7 @@ export class WebhookStore {
     await tx.query(
       `INSERT INTO webhooks (${PROPERTIES.map((p) => WEBHOOK_COLUMNS[p]).join(', ')})
        VALUES (${PROPERTIES.map((_, i) => `$${i + 1}`).join(', ')})`,
-      PROPERTIES.map((p) => w[p]),
+      PROPERTIES.map((p) => param(w, p)),
     );
   }
 
@@ -129,7 +148,7 @@ export class WebhookStore {
     if (props.length === 0) return;
     await tx.query(
       `UPDATE webhooks SET ${props.map((p, i) => `${WEBHOOK_COLUMNS[p]} = $${i + 2}`).join(', ')} WHERE id = $1`,
-      [id, ...props.map((p) => changes[p])],
+      [id, ...props.map((p) => param(changes, p))],
     );
   }
 

@@ -29,6 +29,8 @@ import {
   WebhookSecretResponse,
   WebhookTestDto,
   WebhookTestResponse,
+  FilterTestDto,
+  FilterTestResponse,
 } from './dto/webhook.dto';
 import { WebhooksService } from './webhooks.service';
 
@@ -50,6 +52,21 @@ export class WebhooksController {
   })
   create(@Body() dto: CreateWebhookDto) {
     return this.service.create(dto);
+  }
+
+  @Post('filters/test')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'testWebhookFilter',
+    summary: 'Whether a filter accepts a sample event (as fan-out would read it); nothing is saved or sent',
+  })
+  @ApiOkResponse({ type: FilterTestResponse })
+  @ApiUnprocessableEntityResponse({
+    type: PortalErrorBody,
+    description: 'the filter or the event is not valid: errors names the wrong part',
+  })
+  testFilter(@Body() dto: FilterTestDto) {
+    return this.service.testFilter(dto);
   }
 
   @Get()

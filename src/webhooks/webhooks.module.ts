@@ -12,6 +12,7 @@ import { WebhookStore } from './webhook.store';
 import { PeriodicRunner } from '../common/periodic/periodic.runner';
 import { DeliverySigner } from './send/delivery-signer';
 import { HttpSender } from './send/http-sender';
+import { DESTINATION_PROVIDERS, DestinationRegistry } from './send/destination-registry';
 import { DeliveryMetrics, DispatchGauges } from './webhook-metrics';
 import { WebhooksController } from './webhooks.controller';
 import { WebhookStatsService } from './webhook-stats.service';
@@ -36,7 +37,17 @@ import { DeliveryRetention } from './worker/delivery-retention';
 export class WebhooksModule {
   static register(roles: { api: boolean; worker: boolean }): DynamicModule {
     const controllers: Type[] = roles.api ? [WebhooksController, DeliveriesController] : [];
-    const providers: Provider[] = [DeliveryStore, WebhookStore, DeliveryQueue, DeliveryMetrics, DispatchGauges];
+    // destinations check and mask configurations on the API side, and send on the worker side
+    const providers: Provider[] = [
+      DeliveryStore,
+      WebhookStore,
+      DeliveryQueue,
+      DeliveryMetrics,
+      DispatchGauges,
+      HttpSender,
+      ...DESTINATION_PROVIDERS,
+      DestinationRegistry,
+    ];
     if (roles.api) providers.push(WebhooksService, DeliveriesService, WebhookStatsService);
     if (roles.worker)
       providers.push(
@@ -46,7 +57,6 @@ export class WebhooksModule {
         DeliveryProcessor,
         Reconciler,
         DeliveryRetention,
-        HttpSender,
         DeliverySigner,
         SigningKeyEraser,
         RateLimits,

@@ -26,11 +26,19 @@ import {
   WebhookSecretResponse,
   WebhookTestDto,
   WebhookTestResponse,
+  FilterTestDto,
+  FilterTestResponse,
 } from './dto/webhook.dto';
 import { Webhook, WebhookHeader, WebhookStore, WebhookWithHeaders } from './webhook.store';
 import { targetWarnings } from './target-warnings';
 import { webhookDisabledMessage, webhookEnabledMessage } from './operational-events';
 import { WebhookError } from './webhooks.errors';
+import { ValidationFailed } from '../common/errors/api-error';
+import { DestinationRegistry } from './send/destination-registry';
+import { parseEventFilter } from './filter/event-filter';
+import { matchesFilter } from './filter/filter-evaluator';
+import { toJsonPath } from './filter/filter-jsonpath';
+import { jsonPathRefusal } from './filter/filter-sql';
 
 /** Webhook subscriptions, their headers and signing keys, and test sends (portal family). */
 @Injectable()
@@ -46,20 +54,24 @@ export class WebhooksService {
     private readonly store: DeliveryStore,
     private readonly queue: DeliveryQueue,
     private readonly metrics: DeliveryMetrics,
+    private readonly destinations: DestinationRegistry,
     config: AppConfig,
   ) {
     this.guard = new AddressGuard(config.webhooks.allowedCidrs);
   }
 
   async create(dto: CreateWebhookDto): Promise<CreatedWebhookResponse> {
+    const destination = this.destination(dto.Type ?? 'http', dto.URL, dto.Options ?? {});
+    const filter = await this.compileFilter(dto.Filter);
     const key = newSigningKey(dto.SignatureScheme ?? 'v1');
     const now = new Date();
     const webhook = await this.sql.transaction(async (tx) => {
       const w: Webhook = {
         id: randomUUID(),
         name: dto.Name,
-        url: dto.URL,
-        method: dto.Method ?? 'POST',
+        ...destination,
+        ...filter,
+        method: destination.type === 'http' ? (dto.Method ?? 'POST') : 'POST',
         timeoutSeconds: dto.Timeout ?? 30,
         events: uniq(dto.Events),
         active: dto.Active ?? true,
@@ -84,8 +96,16 @@ export class WebhooksService {
       ...this.toResponse(webhook),
       Secret: shown,
       PublicKey: key.scheme === 'v1a' ? shown : null,
-      ...this.warnings(webhook.url),
+      ...this.warnings(dto.URL),
     };
+  }
+
+  /** Whether a filter accepts a sample event, read as fan-out reads it (the same rules compile to its jsonpath). */
+  async testFilter(dto: FilterTestDto): Promise<FilterTestResponse> {
+    const rule = parseEventFilter(dto.Filter);
+    // a filter fan-out could not evaluate is refused here as on save
+    await this.compileFilter(dto.Filter);
+    return { Matches: matchesFilter(rule, dto.Event) };
   }
 
   async list(q: PortalPageQuery): Promise<WebhookResponse[]> {
@@ -99,12 +119,17 @@ export class WebhooksService {
   }
 
   async update(id: string, dto: UpdateWebhookDto): Promise<SavedWebhookResponse> {
+    const filter = dto.Filter !== undefined ? await this.compileFilter(dto.Filter) : undefined;
     const { w: webhook, switchedOff } = await this.sql.transaction(async (tx) => {
       const w = await this.find(id, tx);
       const now = new Date();
       if (dto.Name !== undefined) w.name = dto.Name;
-      if (dto.URL !== undefined) w.url = dto.URL;
-      if (dto.Method !== undefined) w.method = dto.Method;
+      if (dto.URL !== undefined || dto.Type !== undefined || dto.Options !== undefined) {
+        Object.assign(w, this.destination(...this.destinationUpdate(w, dto)));
+      }
+      if (filter) Object.assign(w, filter);
+      if (dto.Method !== undefined && w.type === 'http') w.method = dto.Method;
+      if (w.type !== 'http') w.method = 'POST';
       if (dto.Timeout !== undefined) w.timeoutSeconds = dto.Timeout;
       if (dto.Events !== undefined) w.events = uniq(dto.Events);
       if (dto.RateLimit !== undefined) w.rateLimit = dto.RateLimit;
@@ -141,7 +166,7 @@ export class WebhooksService {
     });
     // counted like the WebhookDisabled event it recorded: once per switch-off, once it has committed
     if (switchedOff) await this.sql.afterCommit(() => this.metrics.disabled('manual'));
-    return { ...this.toResponse(webhook), ...this.warnings(webhook.url) };
+    return { ...this.toResponse(webhook), ...this.warnings(this.clearUrl(webhook)) };
   }
 
   async remove(id: string): Promise<{ status: string; message: string }> {
@@ -306,6 +331,55 @@ export class WebhooksService {
     };
   }
 
+  /**
+   * The filter columns for a filter as given: kept as given, and compiled for fan-out (a 422 if PostgreSQL
+   * would not read the compiled rule); null clears it.
+   */
+  private async compileFilter(filter: unknown): Promise<Pick<Webhook, 'filter' | 'filterPath'>> {
+    if (filter === undefined || filter === null) return { filter: null, filterPath: null };
+    const filterPath = toJsonPath(parseEventFilter(filter));
+    const refusal = await jsonPathRefusal(this.sql, filterPath);
+    if (refusal) throw new ValidationFailed([`Filter: cannot be evaluated by the database (${refusal})`]);
+    return { filter, filterPath };
+  }
+
+  /**
+   * The columns of a destination of `type` at `url` with `options`, once checked (a 422 naming every problem):
+   * a broker's URL is stored sealed, and shown masked.
+   */
+  private destination(
+    type: string,
+    url: string,
+    options: Record<string, string>,
+  ): Pick<Webhook, 'type' | 'url' | 'destinationEncrypted' | 'destinationOptions'> {
+    const errors = this.destinations.validate(type, url, options);
+    if (errors.length) throw new ValidationFailed(errors);
+    if (type === 'http') return { type, url, destinationEncrypted: null, destinationOptions: {} };
+    return {
+      type,
+      url: this.destinations.mask(type, url),
+      destinationEncrypted: this.secrets.encrypt(url),
+      destinationOptions: options,
+    };
+  }
+
+  /** The type, URL and options a PUT leaves: those given, else the stored ones (the masked URL: the stored one). */
+  private destinationUpdate(w: Webhook, dto: UpdateWebhookDto): [string, string, Record<string, string>] {
+    const type = dto.Type ?? w.type;
+    const sameType = type === w.type;
+    if (!sameType && dto.URL === undefined) {
+      throw new ValidationFailed([`URL is required when Type changes (to ${type})`]);
+    }
+    const url = dto.URL === undefined || (sameType && dto.URL === w.url) ? this.clearUrl(w) : dto.URL;
+    const options = dto.Options ?? (sameType ? w.destinationOptions : {});
+    return [type, url, options];
+  }
+
+  /** The webhook's URL in clear: a broker's is stored sealed. */
+  private clearUrl(w: Webhook): string {
+    return w.destinationEncrypted ? this.secrets.decrypt(w.destinationEncrypted) : w.url;
+  }
+
   /** `Warnings` appears only when there is something to say, so the usual answer keeps its exact shape. */
   private warnings(url: string): { Warnings?: string[] } {
     const warnings = targetWarnings(url, this.guard);
@@ -332,6 +406,9 @@ export class WebhooksService {
       DisabledAt: w.active ? null : (w.disabledAt ?? w.updatedAt).toISOString(),
       RateLimit: w.rateLimit,
       Ordered: w.ordered,
+      // an http webhook without a filter answers exactly as before: the new fields appear only when used
+      ...(w.type !== 'http' ? { Type: w.type, Options: w.destinationOptions } : {}),
+      ...(w.filter !== null ? { Filter: w.filter } : {}),
     };
   }
 }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
+import { RABBITMQ_URL, RabbitTopic } from '../helpers/brokers';
 import { launchChromium, LaunchedBrowser } from '../helpers/chromium';
 import { HttpClient } from '../helpers/http-client';
 import { createAccessRequest, createApp } from '../helpers/portal';
@@ -355,6 +356,88 @@ describe('operator console in a browser', () => {
     expect(apiProcess.output).toContain('/portal-api/access_requests');
     for (const secretValue of [TOKEN, issued, secret!]) expect(apiProcess.output).not.toContain(secretValue);
   }, 120_000);
+
+  it('creates a RabbitMQ webhook with its options and a filter tried on a sample, keeps its password masked, and shows the broker’s reason for a failed attempt', async () => {
+    // an exchange no queue is bound to: the broker returns what is published there
+    const nowhere = await RabbitTopic.bareExchange();
+    try {
+      const app = await createApp(portal, { Name: 'Bus app', UserID: 1 });
+      await page.goto(`${base}/console/#/webhooks/new`);
+      await page.getByLabel('Name', { exact: true }).fill('Bus');
+      await page.getByLabel('Destination type').selectOption('rabbitmq');
+      // a broker is asked for its URL and its options, and has no method
+      expect(await page.getByLabel('Method').count()).toBe(0);
+      await page.getByLabel('Broker URL').fill(RABBITMQ_URL);
+      await page.getByLabel(/^Exchange/).fill(nowhere.name);
+      await page.getByLabel(/^Routing key/).fill('portal.access.approved');
+      await page.getByLabel('AccessRequestApproved').check();
+
+      // the filter: a wrong rule is refused in the service's words; a right one is tried on sample events
+      const filter = page.getByLabel(/^Filter \(JSON/);
+      const sample = page.getByLabel('Sample event to try it on (JSON)');
+      const tryIt = page.getByRole('button', { name: 'Try filter' });
+      await filter.fill('{"path": "Message.Plan", "gte": {"Name": "Gold"}}');
+      await tryIt.click();
+      await page.locator('.filter [role=alert]', { hasText: 'must be a number or a string' }).waitFor();
+      await filter.fill(
+        '{"all": [{"path": "Message.Catalogue", "eq": "Payments"}, {"path": "Message.Plan", "prefix": "Go"}]}',
+      );
+      await tryIt.click();
+      await page.locator('[data-testid=filter-result][data-matches=true]').waitFor();
+      await sample.fill((await sample.inputValue()).replace('"Payments"', '"Internal"'));
+      await tryIt.click();
+      await page.locator('[data-testid=filter-result][data-matches=false]').waitFor();
+      await shot('webhook-form-broker');
+      await page.getByRole('button', { name: 'Create webhook' }).click();
+      expect(await page.getByTestId('new-secret').textContent()).toMatch(/^whsec_/);
+      await page.getByRole('button', { name: 'Open the webhook' }).click();
+
+      // the page shows the type, the URL with its password masked, the options and the filter
+      const target = page.getByTestId('target');
+      await target.waitFor();
+      expect(await target.getAttribute('data-type')).toBe('rabbitmq');
+      const shown = await target.textContent();
+      expect(shown).toContain('amqp://guest:***@127.0.0.1:5672/');
+      expect(shown).toContain(`Exchange ${nowhere.name}`);
+      expect(shown).not.toContain('guest:guest');
+      expect(await page.getByTestId('filter').textContent()).toContain('"Message.Catalogue"');
+      const webhookId = decodeURIComponent(page.url().split('#/webhooks/')[1]);
+
+      // editing: the URL comes masked; saved unchanged, the service keeps the password it holds
+      await page.getByRole('button', { name: 'Edit' }).click();
+      expect(await page.getByLabel('Broker URL').inputValue()).toBe('amqp://guest:***@127.0.0.1:5672/');
+      expect(await page.getByTestId('credentials-note').textContent()).toContain('The password shows as ***');
+      await page.getByLabel(/^Routing key/).fill('portal.approvals');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByTestId('target').filter({ hasText: 'RoutingKey portal.approvals' }).waitFor();
+      expect(await page.getByTestId('target').textContent()).toContain('amqp://guest:***@127.0.0.1:5672/');
+
+      // an approval the filter accepts: published with the kept credentials (so the broker answers at all), and
+      // returned, since no queue is bound: each attempt fails as unroutable, with the broker's reason shown
+      const request = await newAccessRequest(app.ID, 'payments-api');
+      expect((await portal.put(`/portal-api/access_requests/${request}/approve`, {})).status).toBe(200);
+      await page.goto(`${base}/console/#/webhooks/${webhookId}`);
+      await refreshUntil('tr[data-status=failed]', 'button:text-is("Refresh")', 30_000);
+      await page.locator('tr[data-status=failed] a').click();
+      const attempts = page.getByTestId('attempts');
+      await attempts.waitFor();
+      expect(await attempts.locator('th', { hasText: "Broker's answer" }).count()).toBe(1);
+      expect(await attempts.locator('tr[data-attempt]').count()).toBe(2);
+      for (const n of [1, 2]) {
+        const a = attempts.locator(`tr[data-attempt="${n}"]`);
+        expect(await a.getAttribute('data-error')).toBe('unroutable');
+        expect(await a.locator('td[data-label="Status code"]').textContent()).toBe('none');
+        expect(await a.textContent()).toContain(`no queue is bound to exchange '${nowhere.name}'`);
+        expect(await a.textContent()).toContain("routing key 'portal.approvals'");
+        expect(await a.locator('[title^="unroutable:"]').count()).toBe(1);
+      }
+      await shot('delivery-broker');
+      // the broker's credentials never reached the API's logs
+      expect(apiProcess.output).not.toContain('guest:guest');
+    } finally {
+      await nowhere.close();
+    }
+  }, 90_000);
 
   it('serves the console and Bull Board with a strict Content-Security-Policy', async () => {
     const http = new HttpClient(base);

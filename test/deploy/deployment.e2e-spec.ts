@@ -162,3 +162,41 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     expect(config.data.NODE_ENV).toBe('production');
   });
 });
+
+describe('optional brokers (compose profile, deploy/kubernetes/brokers)', () => {
+  const dir = join(K8S, 'brokers');
+  const kustomization = parse(readFileSync(join(dir, 'kustomization.yaml'), 'utf8'));
+  const objects: Obj[] = (kustomization.resources as string[]).flatMap((f) =>
+    parseAllDocuments(readFileSync(join(dir, f), 'utf8')).map((d) => {
+      expect(d.errors).toEqual([]);
+      return d.toJS();
+    }),
+  );
+
+  it('keeps RabbitMQ and NATS out of a plain `docker compose up`, behind the brokers profile', () => {
+    const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true });
+    for (const name of ['rabbitmq', 'nats']) expect(compose.services[name].profiles).toEqual(['brokers']);
+    for (const name of ['api', 'worker', 'postgres', 'redis']) expect(compose.services[name].profiles).toBeUndefined();
+    expect(compose.services.nats.command).toEqual(expect.arrayContaining(['-js']));
+  });
+
+  it('validates every broker object against the Kubernetes schema of its kind, each StatefulSet with its Service', () => {
+    expect(readdirSync(dir).filter((f) => f !== 'kustomization.yaml').sort()).toEqual([...kustomization.resources].sort());
+    const invalid = objects.flatMap((o) => {
+      try {
+        new (kubernetesModel(o.apiVersion, o.kind))(o).validate();
+        return [];
+      } catch (err) {
+        return [`${o.kind} ${o.metadata?.name}: ${(err as Error).message}`];
+      }
+    });
+    expect(invalid).toEqual([]);
+    for (const name of ['rabbitmq', 'nats']) {
+      const set = objects.find((o) => o.kind === 'StatefulSet' && o.metadata.name === name);
+      const svc = objects.find((o) => o.kind === 'Service' && o.metadata.name === name);
+      expect(svc.spec.selector).toEqual(set.spec.selector.matchLabels);
+      const portNames = set.spec.template.spec.containers[0].ports.map((p: Obj) => p.name);
+      expect(portNames).toContain(svc.spec.ports[0].targetPort);
+    }
+  });
+});

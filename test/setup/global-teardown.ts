@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import IORedis from 'ioredis';
+import { takeLeftoverRabbitObjects, takeLeftoverStreams, takeRabbitNames } from '../helpers/brokers';
 import { ENV_ADMIN_URL, ENV_REDIS_URL, ENV_RUN_ID, ENV_TEMPLATE, testQueuePrefix, withAdminClient } from './test-infra';
 
 const SUMMARY = join(__dirname, '..', '..', 'test-results', 'summary.json');
@@ -9,8 +10,12 @@ export default async function globalTeardown(): Promise<void> {
   const adminUrl = process.env[ENV_ADMIN_URL];
   const template = process.env[ENV_TEMPLATE];
   let leftovers: string[];
+  let streams: string[];
+  let rabbit: string[];
   try {
     leftovers = await takeLeftoverQueueKeys();
+    streams = await takeLeftoverStreams();
+    rabbit = await takeLeftoverRabbitObjects(takeRabbitNames());
   } finally {
     if (adminUrl && template) {
       await withAdminClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`)).catch(
@@ -21,8 +26,16 @@ export default async function globalTeardown(): Promise<void> {
       { stop(): Promise<void> } | undefined;
     await embedded?.stop();
   }
+  if (rabbit.length) {
+    markSummaryFailed('exchanges or queues left in RabbitMQ');
+    throw new Error(`the tests left ${rabbit.length} RabbitMQ object(s) (deleted now): ${rabbit.join(', ')}`);
+  }
+  if (streams.length) {
+    markSummaryFailed('streams left in NATS');
+    throw new Error(`the tests left ${streams.length} JetStream stream(s) (deleted now): ${streams.join(', ')}`);
+  }
   if (leftovers.length) {
-    markSummaryFailed();
+    markSummaryFailed('keys left in Redis');
     const shown = leftovers.slice(0, 20).join('\n  ');
     throw new Error(
       `the tests left ${leftovers.length} key(s) in Redis (deleted now); every spec must drop its queue prefix:\n  ${shown}`,
@@ -58,11 +71,11 @@ async function takeLeftoverQueueKeys(): Promise<string[]> {
 }
 
 /** The summary is written before global teardown runs; a failure found here must show in it too. */
-function markSummaryFailed(): void {
+function markSummaryFailed(why: string): void {
   if (!existsSync(SUMMARY)) return;
   const summary = JSON.parse(readFileSync(SUMMARY, 'utf8'));
   summary.failed = (summary.failed ?? 0) + 1;
   summary.success = false;
-  summary.teardownFailure = 'keys left in Redis';
+  summary.teardownFailure = why;
   writeFileSync(SUMMARY, JSON.stringify(summary) + '\n');
 }

@@ -1,13 +1,16 @@
 import { api } from '../api';
-import type { DeliveryWithAttempts, Webhook } from '../types';
+import type { AttemptError, DeliveryWithAttempts, Webhook } from '../types';
 import { useState } from 'preact/hooks';
 import { AutoRefresh, Empty, ErrorBox, formatTime, Loading, StatusBadge, useAction, useInterval, useLoad } from '../ui';
 
-const ERROR_WORDS: Record<string, string> = {
-  timeout: 'timeout: no answer within the webhook timeout',
-  connection: 'connection: the receiver could not be reached',
+/** What each error kind means; the record type makes a new kind need its words. */
+const ERROR_WORDS: Record<AttemptError, string> = {
+  timeout: 'timeout: no answer (or no confirmation from the broker) within the webhook timeout',
+  connection: 'connection: the receiver or broker could not be reached',
   blocked_address: 'blocked_address: the target address is not allowed',
   http_status: 'http_status: the receiver answered with a non-2xx status',
+  unroutable: 'unroutable: the broker had no queue or stream to put the message in',
+  rejected: 'rejected: the broker refused the message',
 };
 
 export function DeliveryPage({ webhookId, deliveryId }: { webhookId: string; deliveryId: string }) {
@@ -24,6 +27,8 @@ export function DeliveryPage({ webhookId, deliveryId }: { webhookId: string; del
   if (delivery.error && !delivery.data) return <ErrorBox error={delivery.error} onRetry={delivery.reload} />;
   if (!delivery.data) return <Loading what="the delivery" />;
   const d = delivery.data;
+  // a broker answers with a confirmation or a reason, not an HTTP body
+  const broker = !!hook.data?.Type && hook.data.Type !== 'http';
   return (
     <section>
       <nav aria-label="breadcrumb">
@@ -103,7 +108,7 @@ export function DeliveryPage({ webhookId, deliveryId }: { webhookId: string; del
                 <th>Status code</th>
                 <th>Duration</th>
                 <th>Error</th>
-                <th>Response body</th>
+                <th>{broker ? "Broker's answer" : 'Response body'}</th>
               </tr>
             </thead>
             <tbody>
@@ -116,14 +121,14 @@ export function DeliveryPage({ webhookId, deliveryId }: { webhookId: string; del
                   <td data-label="Duration">{a.DurationMs} ms</td>
                   <td data-label="Error">
                     {a.Error ? (
-                      <span class="bad" title={ERROR_WORDS[a.Error] ?? a.Error}>
+                      <span class="bad" title={ERROR_WORDS[a.Error]}>
                         {a.Error}
                       </span>
                     ) : (
                       <span class="ok">—</span>
                     )}
                   </td>
-                  <td data-label="Response body" class="body-cell">
+                  <td data-label={broker ? "Broker's answer" : 'Response body'} class="body-cell">
                     {a.ResponseBody ? <pre>{a.ResponseBody}</pre> : <span class="muted">empty</span>}
                   </td>
                 </tr>

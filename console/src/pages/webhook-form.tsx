@@ -1,7 +1,11 @@
 import { useState } from 'preact/hooks';
-import { api } from '../api';
+import { api, ApiError } from '../api';
 import { navigate } from '../router';
 import {
+  DESTINATION_TYPES,
+  DESTINATIONS,
+  type DestinationType,
+  type FilterTestResult,
   OPERATIONAL_EVENTS,
   SIGNATURE_SCHEMES,
   WEBHOOK_EVENTS,
@@ -18,7 +22,9 @@ import { ErrorBox, Loading, useAction, useLoad } from '../ui';
 
 const BLANK: WebhookInput = {
   Name: '',
+  Type: 'http',
   URL: '',
+  Options: {},
   Method: 'POST',
   Timeout: 30,
   Events: [],
@@ -37,13 +43,23 @@ export function WebhookFormPage({ id }: { id?: string }) {
   );
   if (id && existing.error) return <ErrorBox error={existing.error} onRetry={existing.reload} />;
   if (id && !existing.data) return <Loading what="the webhook" />;
-  return <WebhookForm key={id ?? 'new'} id={id} initial={existing.data ? fromWebhook(existing.data) : BLANK} />;
+  return (
+    <WebhookForm
+      key={id ?? 'new'}
+      id={id}
+      initial={existing.data ? fromWebhook(existing.data) : BLANK}
+      initialFilter={existing.data?.Filter ? JSON.stringify(existing.data.Filter, null, 2) : ''}
+    />
+  );
 }
 
 function fromWebhook(w: Webhook): WebhookInput {
   return {
     Name: w.Name,
+    Type: w.Type ?? 'http',
+    // a broker URL comes with its password masked: sent back unchanged, the service keeps the stored one
     URL: w.URL,
+    Options: { ...(w.Options ?? {}) },
     Method: w.Method,
     Timeout: w.Timeout,
     Events: [...w.Events],
@@ -55,8 +71,34 @@ function fromWebhook(w: Webhook): WebhookInput {
   };
 }
 
-function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
+/** A sample event to try a filter on, shaped as deliveries carry events. */
+function sampleEvent(event: string): string {
+  const message = {
+    ID: 1,
+    AppID: 1,
+    Status: 'approved',
+    Catalogue: 'Payments',
+    Plan: 'Gold',
+    Products: ['payments-api'],
+  };
+  return JSON.stringify({ Event: event, Message: message, Timestamp: new Date().toISOString() }, null, 2);
+}
+
+/** The JSON typed into a field, or an error naming the field (the service never sees text that is not JSON). */
+function parseJson(field: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new ApiError(0, [`${field} is not valid JSON: ${(e as Error).message}`]);
+  }
+}
+
+function WebhookForm({ id, initial, initialFilter }: { id?: string; initial: WebhookInput; initialFilter: string }) {
   const [form, setForm] = useState<WebhookInput>(initial);
+  const [filterText, setFilterText] = useState(initialFilter);
+  const [sample, setSample] = useState(() => sampleEvent(initial.Events[0] ?? 'AccessRequestApproved'));
+  const [tried, setTried] = useState<FilterTestResult | undefined>(undefined);
+  const tryFilter = useAction();
   const [created, setCreated] = useState<CreatedWebhook | undefined>(undefined);
   const [savedWarnings, setSavedWarnings] = useState<string[] | undefined>(undefined);
   const save = useAction();
@@ -64,6 +106,14 @@ function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
     setForm((f) => ({ ...f, [key]: value }));
   const toggleEvent = (e: WebhookEvent) =>
     set('Events', form.Events.includes(e) ? form.Events.filter((x) => x !== e) : [...form.Events, e]);
+  const destination = DESTINATIONS[form.Type];
+  const setOption = (name: string, value: string) => set('Options', { ...form.Options, [name]: value });
+  /** The options of the chosen type that are filled in (an empty optional one takes the type's default). */
+  const options = () =>
+    Object.fromEntries(
+      destination.options.flatMap((o) => (form.Options[o.name] ? [[o.name, form.Options[o.name]]] : [])),
+    );
+  const filter = () => (filterText.trim() === '' ? null : parseJson('Filter', filterText));
 
   if (created) {
     return (
@@ -86,14 +136,19 @@ function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
 
   const submit = (e: Event) => {
     e.preventDefault();
-    const { SignatureScheme, ...rest } = form;
-    const body = {
-      ...rest,
-      Headers: form.Headers.filter((h) => h.Name.trim() !== '' || h.Value !== ''),
-      // giving a scheme on PUT rotates the key, so only a change is sent
-      ...(!id || SignatureScheme !== initial.SignatureScheme ? { SignatureScheme } : {}),
-    };
+    const { SignatureScheme, Method, Options: _options, ...rest } = form;
     void save.run(async () => {
+      const f = filter();
+      const body = {
+        ...rest,
+        // a broker takes options and publishes; only HTTP has a method
+        ...(form.Type === 'http' ? { Method } : { Options: options() }),
+        Headers: form.Headers.filter((h) => h.Name.trim() !== '' || h.Value !== ''),
+        // on PUT, null removes a filter
+        ...(f !== null ? { Filter: f } : id ? { Filter: null } : {}),
+        // giving a scheme on PUT rotates the key, so only a change is sent
+        ...(!id || SignatureScheme !== initial.SignatureScheme ? { SignatureScheme } : {}),
+      };
       if (id) {
         const saved = await api.put<SavedWebhook>(`/portal-api/webhooks/${encodeURIComponent(id)}`, body);
         // a warning (a target the delivery guard refuses, say) is worth reading before moving on
@@ -128,31 +183,70 @@ function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
             <input name="Name" value={form.Name} onInput={(e) => set('Name', (e.target as HTMLInputElement).value)} />
           </label>
           <label>
-            Target URL
-            <input
-              name="URL"
-              type="url"
-              placeholder="https://hooks.example.com/portal"
-              value={form.URL}
-              onInput={(e) => set('URL', (e.target as HTMLInputElement).value)}
-            />
-          </label>
-        </div>
-        <div class="grid">
-          <label>
-            Method
+            Destination type
             <select
-              name="Method"
-              value={form.Method}
-              onChange={(e) => set('Method', (e.target as HTMLSelectElement).value as WebhookMethod)}
+              name="Type"
+              value={form.Type}
+              onChange={(e) => set('Type', (e.target as HTMLSelectElement).value as DestinationType)}
             >
-              {WEBHOOK_METHODS.map((m) => (
-                <option key={m} value={m}>
-                  {m}
+              {DESTINATION_TYPES.map((t) => (
+                <option key={t} value={t}>
+                  {DESTINATIONS[t].label}
                 </option>
               ))}
             </select>
           </label>
+        </div>
+        <label>
+          {form.Type === 'http' ? 'Target URL' : 'Broker URL'}
+          <input
+            name="URL"
+            type="url"
+            placeholder={destination.urlPlaceholder}
+            value={form.URL}
+            onInput={(e) => set('URL', (e.target as HTMLInputElement).value)}
+          />
+          {form.Type !== 'http' ? (
+            <small data-testid="credentials-note">
+              {id && form.Type === initial.Type && form.URL === initial.URL
+                ? 'The password shows as ***: left as it is, the stored one is kept.'
+                : 'Credentials in the URL are stored encrypted and never shown again in clear.'}
+            </small>
+          ) : null}
+        </label>
+        {destination.options.length ? (
+          <div class="grid">
+            {destination.options.map((o) => (
+              <label key={o.name}>
+                {o.label}
+                <input
+                  name={`Options.${o.name}`}
+                  placeholder={o.placeholder}
+                  required={o.required}
+                  value={form.Options[o.name] ?? ''}
+                  onInput={(e) => setOption(o.name, (e.target as HTMLInputElement).value)}
+                />
+              </label>
+            ))}
+          </div>
+        ) : null}
+        <div class="grid">
+          {form.Type === 'http' ? (
+            <label>
+              Method
+              <select
+                name="Method"
+                value={form.Method}
+                onChange={(e) => set('Method', (e.target as HTMLSelectElement).value as WebhookMethod)}
+              >
+                {WEBHOOK_METHODS.map((m) => (
+                  <option key={m} value={m}>
+                    {m}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ) : null}
           <label>
             Timeout (seconds)
             <input
@@ -239,6 +333,63 @@ function WebhookForm({ id, initial }: { id?: string; initial: WebhookInput }) {
               </label>
             ))}
           </div>
+        </fieldset>
+        <fieldset class="filter">
+          <legend>Filter on the event's content</legend>
+          <label>
+            Filter (JSON; empty: every event chosen above)
+            <textarea
+              name="Filter"
+              rows={4}
+              spellcheck={false}
+              placeholder='{"all": [{"path": "Message.Plan", "eq": "Gold"}, {"path": "Message.Catalogue", "prefix": "Pay"}]}'
+              value={filterText}
+              onInput={(e) => {
+                setFilterText((e.target as HTMLTextAreaElement).value);
+                setTried(undefined);
+              }}
+            />
+            <small>
+              Rules: eq, in, gt, gte, lt, lte, exists, prefix, regex over a path (Event, Message.…, Timestamp); combine
+              them with all, any and not.
+            </small>
+          </label>
+          <label>
+            Sample event to try it on (JSON)
+            <textarea
+              name="SampleEvent"
+              rows={6}
+              spellcheck={false}
+              value={sample}
+              onInput={(e) => {
+                setSample((e.target as HTMLTextAreaElement).value);
+                setTried(undefined);
+              }}
+            />
+          </label>
+          <button
+            type="button"
+            class="secondary outline"
+            aria-busy={tryFilter.busy ? 'true' : undefined}
+            disabled={tryFilter.busy || filterText.trim() === ''}
+            onClick={() =>
+              tryFilter.run(async () => {
+                setTried(undefined);
+                const body = { Filter: filter(), Event: parseJson('Sample event', sample) };
+                setTried(await api.post<FilterTestResult>('/portal-api/webhooks/filters/test', body));
+              })
+            }
+          >
+            Try filter
+          </button>
+          {tryFilter.error ? <ErrorBox error={tryFilter.error} /> : null}
+          {tried ? (
+            <p role="status" data-testid="filter-result" data-matches={String(tried.Matches)}>
+              {tried.Matches
+                ? 'The filter accepts this event: the webhook would get a delivery.'
+                : 'The filter refuses this event: no delivery would be made.'}
+            </p>
+          ) : null}
         </fieldset>
         <fieldset>
           <legend>Headers sent with every delivery</legend>

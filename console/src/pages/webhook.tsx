@@ -10,6 +10,7 @@ import {
   type WebhookStats,
   type WebhookTestResult,
 } from '../types';
+import { Target } from './destination';
 import { FlowControl, StatsPanel, WebhookState } from './health';
 import {
   AutoRefresh,
@@ -59,7 +60,7 @@ export function WebhookPage({ id }: { id: string }) {
         <dl>
           <dt>Target</dt>
           <dd class="wrap">
-            <code>{w.Method}</code> {w.URL}
+            <Target webhook={w} />
           </dd>
           <dt>State</dt>
           <dd>
@@ -77,6 +78,10 @@ export function WebhookPage({ id }: { id: string }) {
           <dd>{w.Events.join(', ')}</dd>
           <dt>Headers</dt>
           <dd>{w.Headers.length ? w.Headers.map((h) => h.Name).join(', ') : <span class="muted">none</span>}</dd>
+          <dt>Filter</dt>
+          <dd data-testid="filter">
+            {w.Filter ? <pre>{JSON.stringify(w.Filter, null, 2)}</pre> : <span class="muted">none: every event</span>}
+          </dd>
           <dt>Created</dt>
           <dd>{formatTime(w.CreatedAt)}</dd>
         </dl>

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, query } from '../api';
 import type { Webhook, WebhookStats } from '../types';
+import { Target } from './destination';
 import { FlowControl, HealthSummary, WebhookState } from './health';
 import { Empty, ErrorBox, Loading, Pager, useLoad } from '../ui';
 
@@ -44,9 +45,7 @@ export function WebhooksPage() {
                     <a href={`#/webhooks/${w.ID}`}>{w.Name}</a>
                   </td>
                   <td data-label="Target" class="wrap">
-                    <span>
-                      <code>{w.Method}</code> {w.URL}
-                    </span>
+                    <Target webhook={w} />
                   </td>
                   <td data-label="Events">{w.Events.length === 1 ? w.Events[0] : `${w.Events.length} events`}</td>
                   <td data-label="State">

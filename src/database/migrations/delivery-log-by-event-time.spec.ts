@@ -122,7 +122,7 @@ describe('migration DeliveryLogByEventTime', () => {
       { ids: [delivered.event], from: delivered.occurred, to: delivered.occurred },
       10,
     );
-    expect(relayed).toEqual({ events: 1, deliveries: [] });
+    expect(relayed).toEqual({ events: 1, refused: 0, deliveries: [] });
 
     await migration.down(runner);
     expect(await rows()).toEqual(before);

@@ -10,6 +10,7 @@ import { WebhookFlowControl1763801300000 } from './1763801300000-webhook-flow-co
 import { DeliveryLogByEventTime1763801500000 } from './1763801500000-delivery-log-by-event-time';
 import { PartitionedDeliveryLog1763801400000 } from './1763801400000-partitioned-delivery-log';
 import { IdempotencyKeys1763801700000 } from './1763801700000-idempotency-keys';
+import { WebhookDestinationsAndFilters1763801800000 } from './1763801800000-webhook-destinations-and-filters';
 
 /** Every migration, in order. Add new ones at the end (raw SQL up/down). */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   PartitionedDeliveryLog1763801400000,
   DeliveryLogByEventTime1763801500000,
   IdempotencyKeys1763801700000,
+  WebhookDestinationsAndFilters1763801800000,
 ];

@@ -38,10 +38,26 @@ export class DeliveryResponse {
 export class AttemptResponse {
   @ApiProperty() Number: number;
   @ApiProperty({ format: 'date-time' }) StartedAt: string;
-  @ApiProperty({ type: Number, nullable: true }) StatusCode: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'the HTTP status of the answer; null without one (no answer, or a broker destination)',
+  })
+  StatusCode: number | null;
   @ApiProperty() DurationMs: number;
-  @ApiProperty({ type: String, nullable: true, enum: ATTEMPT_ERRORS }) Error: string | null;
-  @ApiProperty({ description: 'first 4 KiB of the response body' }) ResponseBody: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    enum: ATTEMPT_ERRORS,
+    description:
+      'why it failed (null: delivered): timeout, connection, blocked_address, http_status (a non-2xx answer); for a broker also unroutable (no queue or stream took the message) and rejected (the broker refused it)',
+  })
+  Error: string | null;
+  @ApiProperty({
+    description:
+      "first 4 KiB of the response body; for a broker, its answer (the confirmation, the stream's acknowledgement) or why the message was not taken",
+  })
+  ResponseBody: string;
   @ApiProperty({ enum: ['scheduled', 'manual'] }) Trigger: string;
 }
 

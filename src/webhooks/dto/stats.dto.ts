@@ -19,7 +19,7 @@ export class LastFailureResponse {
   @ApiProperty({ type: Number, nullable: true, description: 'null when there was no HTTP answer' }) StatusCode:
     number | null;
   @ApiProperty({ enum: ATTEMPT_ERRORS }) Error: string;
-  @ApiProperty({ description: 'first 4 KiB of the response body' }) ResponseBody: string;
+  @ApiProperty({ description: "first 4 KiB of the response body, or a broker's reason" }) ResponseBody: string;
 }
 
 export class WebhookStatsResponse {

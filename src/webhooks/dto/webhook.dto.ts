@@ -10,16 +10,21 @@ import {
   IsNotEmpty,
   IsOptional,
   IsString,
-  IsUrl,
+  isURL,
   Matches,
   Max,
   MaxLength,
   Min,
+  ValidateBy,
   ValidateNested,
+  ValidationArguments,
 } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/http/optional-not-null.decorator';
 import { WEBHOOK_EVENTS } from '../../events/event-names';
 import { SIGNATURE_SCHEMES } from '../send/signing';
+import { DESTINATION_TYPES, DestinationType } from '../send/destination-registry';
+import { HTTP_URL_MESSAGE, HTTP_URL_RULES } from '../send/http-destination';
+import { FilterInvalid, parseEventFilter } from '../filter/event-filter';
 
 export const WEBHOOK_METHODS = ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'] as const;
 
@@ -34,13 +39,104 @@ const SCHEME_DESCRIPTION =
 /** `post` means POST. */
 const upper = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.toUpperCase() : value);
 
-const URL_RULES = {
-  require_protocol: true,
-  protocols: ['http', 'https'],
-  require_tld: false,
-  require_valid_protocol: true,
-};
-const URL_MESSAGE = 'URL must be an absolute http(s) URL';
+const URL_DESCRIPTION =
+  'where deliveries go, by Type: http(s)://... (http); amqp(s)://user:password@host:5672/vhost (rabbitmq); nats://user:password@host:4222 or tls://... (nats). Answers show a broker URL with its password masked (***); sending that masked URL back on PUT keeps the stored one';
+const TYPE_DESCRIPTION =
+  'http: an HTTP request to URL (the default); rabbitmq: a message published to Options.Exchange with Options.RoutingKey (publisher confirms); nats: a JetStream message on Options.Subject (the stream acknowledges it)';
+const OPTIONS_DESCRIPTION =
+  "the type's options: rabbitmq takes Exchange (default '': the default exchange) and RoutingKey (default: the event name); nats takes Subject (required); http takes none";
+const FILTER_DESCRIPTION =
+  'only events this filter accepts are delivered (null: every event of Events). A rule: {"path": "Message.Plan.Name", "eq": "gold"} with one of eq, in, gt, gte, lt, lte, exists, prefix, regex (+ ignoreCase), over the delivered event (paths start with Event, Message or Timestamp); combine with {"all": [...]}, {"any": [...]}, {"not": rule}';
+const TYPE_MESSAGE = `Type must be one of ${DESTINATION_TYPES.join(', ')}`;
+
+/**
+ * URL: for an http webhook (the default Type, or Type http given) an absolute http(s) URL; a broker's URL is
+ * checked by its destination type when the webhook is saved (a PUT may change URL without naming Type).
+ */
+function DestinationUrl(defaultType: DestinationType | null): PropertyDecorator {
+  return ValidateBy({
+    name: 'destinationUrl',
+    validator: {
+      validate: (value: unknown, args?: ValidationArguments) => {
+        const type = (args?.object as { Type?: unknown }).Type ?? defaultType;
+        return type !== 'http' || (typeof value === 'string' && isURL(value, HTTP_URL_RULES));
+      },
+      defaultMessage: () => HTTP_URL_MESSAGE,
+    },
+  });
+}
+
+function OptionsField(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: OPTIONS_DESCRIPTION,
+      example: { Exchange: 'portal', RoutingKey: 'access.approved' },
+    }),
+    IsOptionalNotNull(),
+    ValidateBy({
+      name: 'destinationOptions',
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'object' &&
+          value !== null &&
+          !Array.isArray(value) &&
+          Object.keys(value).length <= 8 &&
+          Object.values(value).every((v) => typeof v === 'string' && v.length <= 1024),
+        defaultMessage: () => 'Options must be an object of at most 8 string values, e.g. {"Subject": "portal.events"}',
+      },
+    }),
+  );
+}
+
+function FilterField(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: 'object',
+      additionalProperties: true,
+      nullable: true,
+      description: FILTER_DESCRIPTION,
+      example: {
+        all: [
+          { path: 'Message.Plan.Name', in: ['Gold', 'Platinum'] },
+          { path: 'Message.ID', gt: 100 },
+        ],
+      },
+    }),
+    IsOptional(),
+    ValidateBy({
+      name: 'eventFilter',
+      validator: {
+        validate: (value: unknown) => filterRefusal(value) === null,
+        defaultMessage: (args?: ValidationArguments) => filterRefusal(args?.value) ?? 'Filter is not valid',
+      },
+    }),
+  );
+}
+
+/** Why a filter cannot be used (naming the wrong part), or null when it can. */
+export function filterRefusal(value: unknown, at = 'Filter'): string | null {
+  try {
+    parseEventFilter(value, at);
+    return null;
+  } catch (err) {
+    if (err instanceof FilterInvalid) return err.message;
+    throw err;
+  }
+}
+
+function TypeField(create: boolean): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      enum: DESTINATION_TYPES,
+      ...(create ? { default: 'http' } : {}),
+      description: TYPE_DESCRIPTION,
+    }),
+    IsOptionalNotNull(),
+    IsIn(DESTINATION_TYPES, { message: TYPE_MESSAGE }),
+  );
+}
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // Headers the service sets itself on every delivery; a webhook may not override them.
 export const RESERVED_HEADERS = [
@@ -110,11 +206,20 @@ export class CreateWebhookDto {
   @MaxLength(255)
   Name: string;
 
-  @ApiProperty({ example: 'https://hooks.example.com/portal' })
+  @ApiProperty({ example: 'https://hooks.example.com/portal', description: URL_DESCRIPTION })
   @IsString({ message: 'URL is required' })
-  @IsUrl(URL_RULES, { message: URL_MESSAGE })
+  @DestinationUrl('http')
   @MaxLength(2048)
   URL: string;
+
+  @TypeField(true)
+  Type?: DestinationType;
+
+  @OptionsField()
+  Options?: Record<string, string>;
+
+  @FilterField()
+  Filter?: unknown;
 
   @ApiPropertyOptional({ enum: WEBHOOK_METHODS, default: 'POST' })
   @IsOptional()
@@ -177,12 +282,26 @@ export class UpdateWebhookDto {
   @MaxLength(255)
   Name?: string;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ description: URL_DESCRIPTION })
   @IsOptionalNotNull()
   @IsString()
-  @IsUrl(URL_RULES, { message: URL_MESSAGE })
+  @DestinationUrl(null)
   @MaxLength(2048)
   URL?: string;
+
+  @ApiPropertyOptional({
+    enum: DESTINATION_TYPES,
+    description: `${TYPE_DESCRIPTION}. Changing Type needs the new type's URL (and Options)`,
+  })
+  @IsOptionalNotNull()
+  @IsIn(DESTINATION_TYPES, { message: TYPE_MESSAGE })
+  Type?: DestinationType;
+
+  @OptionsField()
+  Options?: Record<string, string>;
+
+  @FilterField()
+  Filter?: unknown;
 
   @ApiPropertyOptional({ enum: WEBHOOK_METHODS })
   @IsOptionalNotNull()
@@ -267,6 +386,20 @@ export class WebhookResponse {
   @ApiProperty({ type: Number, nullable: true, description: 'deliveries per second at most; null: no limit' })
   RateLimit: number | null;
   @ApiProperty({ description: 'deliveries are sent one at a time in event order' }) Ordered: boolean;
+  @ApiPropertyOptional({ enum: DESTINATION_TYPES, description: `${TYPE_DESCRIPTION}. Absent: http` })
+  Type?: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: `${OPTIONS_DESCRIPTION}. Absent for http`,
+  })
+  Options?: Record<string, string>;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: `${FILTER_DESCRIPTION}. Absent when the webhook has none`,
+  })
+  Filter?: unknown;
 }
 
 /**
@@ -344,4 +477,46 @@ export class WebhookTestResponse {
   })
   DeliveryID: string;
   @ApiProperty({ format: 'uuid' }) EventID: string;
+}
+
+export class FilterTestDto {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: `the filter to try (as a webhook's Filter). ${FILTER_DESCRIPTION}`,
+    example: { path: 'Message.Plan.Name', eq: 'Gold' },
+  })
+  @ValidateBy({
+    name: 'eventFilter',
+    validator: {
+      validate: (value: unknown) => value !== undefined && value !== null && filterRefusal(value) === null,
+      defaultMessage: (args?: ValidationArguments) =>
+        args?.value === undefined || args?.value === null ? 'Filter is required' : (filterRefusal(args.value) ?? ''),
+    },
+  })
+  Filter: unknown;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'a sample event as it is delivered: {"Event": "...", "Message": {...}, "Timestamp": "..."}',
+    example: {
+      Event: 'AccessRequestApproved',
+      Message: { ID: 7, Plan: { Name: 'Gold' } },
+      Timestamp: '2026-11-22T10:15:00.000Z',
+    },
+  })
+  @ValidateBy({
+    name: 'sampleEvent',
+    validator: {
+      validate: (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value),
+      defaultMessage: () => 'Event must be an object: the event as delivered, {"Event", "Message", "Timestamp"}',
+    },
+  })
+  Event: Record<string, unknown>;
+}
+
+export class FilterTestResponse {
+  @ApiProperty({ description: 'whether the filter accepts the event (a webhook with it would get a delivery)' })
+  Matches: boolean;
 }

@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import { Agent, buildConnector, request } from 'undici';
 import { AppConfig } from '../../config';
 import { AddressGuard, BlockedAddressError } from './address-guard';
-import { AttemptResult } from './retry-policy';
+import { SendResult } from './destination';
 
 export const RESPONSE_CAPTURE_BYTES = 4096;
 /** Past this much response body we stop reading and drop the connection. */
@@ -17,11 +17,6 @@ export interface OutgoingRequest {
   /** null for GET/DELETE deliveries, which carry no body. */
   body: string | null;
   timeoutMs: number;
-}
-
-export interface SendResult extends AttemptResult {
-  durationMs: number;
-  responseBody: string;
 }
 
 /**

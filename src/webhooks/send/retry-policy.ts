@@ -1,7 +1,8 @@
 import type { AttemptError } from '../attempt-outcome';
 
 /**
- * What to do after an attempt: 2xx delivered, 410 switches the webhook off, a blocked address fails at once, anything
+ * What to do after an attempt: no error (a 2xx, or a broker's confirmation) delivered,
+ * 410 switches the webhook off, a blocked address fails at once, anything
  * else retries on the schedule until it runs out.
  */
 export type Outcome =
@@ -32,7 +33,7 @@ export function decide(
   now = Date.now(),
 ): Outcome {
   const code = result.statusCode;
-  if (code !== null && code >= 200 && code < 300) return { kind: 'delivered' };
+  if (result.error === null) return { kind: 'delivered' };
   if (code === 410) return { kind: 'disable' };
   if (result.error === 'blocked_address') return { kind: 'final' };
   if (attempt >= schedule.length) return { kind: 'final' };

@@ -1,9 +1,18 @@
 import { context, ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
 import type { ClaimedDelivery } from '../delivery.store';
-import type { SendResult } from '../send/http-sender';
+import type { SendResult } from '../send/destination';
 import type { AttemptOutcome } from '../attempt-outcome';
 import { contextFromCarrier, dispatcherTracer, TraceCarrier, traceCarrier } from '../trace-context';
+
+/** A target's port when its URL names none, by scheme. */
+const DEFAULT_PORTS: Record<string, number> = {
+  'https:': 443,
+  'amqp:': 5672,
+  'amqps:': 5671,
+  'nats:': 4222,
+  'tls:': 4222,
+};
 
 /**
  * The span of one delivery attempt, a child of the trace its job carries (the relay of the event, or the
@@ -30,11 +39,12 @@ export class AttemptTrace {
           'webhook.delivery.attempt': number,
           'webhook.delivery.trigger': d.trigger,
           'webhook.event.name': d.eventName,
-          'http.request.method': d.method,
+          'webhook.destination.type': d.type,
+          ...(d.type === 'http' ? { 'http.request.method': d.method } : { 'messaging.system': d.type }),
           ...(target
             ? {
                 'server.address': target.hostname,
-                'server.port': Number(target.port) || (target.protocol === 'https:' ? 443 : 80),
+                'server.port': Number(target.port) || (DEFAULT_PORTS[target.protocol] ?? 80),
               }
             : {}),
         },

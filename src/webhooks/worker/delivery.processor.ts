@@ -4,7 +4,9 @@ import { DelayedError, Job } from 'bullmq';
 import { AppConfig } from '../../config';
 import { DELIVERY_QUEUE, DeliveryJobData, DeliveryQueue } from '../delivery.queue';
 import { AttemptRecord, ClaimedDelivery, DeliveryKey, DeliveryStore, RecordOutcome } from '../delivery.store';
-import { HttpSender } from '../send/http-sender';
+import { DestinationRegistry } from '../send/destination-registry';
+import { OutgoingMessage } from '../send/destination';
+import { SecretBox } from '../../common/crypto/secret-box';
 import { decide } from '../send/retry-policy';
 import { attemptOutcome } from '../attempt-outcome';
 import { DeliverySigner } from '../send/delivery-signer';
@@ -44,7 +46,8 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     private readonly config: AppConfig,
     private readonly store: DeliveryStore,
     private readonly queue: DeliveryQueue,
-    private readonly sender: HttpSender,
+    private readonly destinations: DestinationRegistry,
+    private readonly secrets: SecretBox,
     private readonly signer: DeliverySigner,
     private readonly metrics: DeliveryMetrics,
     private readonly rateLimits: RateLimits,
@@ -116,11 +119,13 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     const number = d.attemptCount + 1;
     traced.begin(d, number);
     const startedAt = new Date();
-    const result = await traced.sending(() => this.sender.send(this.buildRequest(d)));
+    const target = {
+      url: d.destinationEncrypted ? this.secrets.decrypt(d.destinationEncrypted) : d.url,
+      options: d.destinationOptions,
+    };
+    const result = await traced.sending(() => this.destinations.send(d.type, target, this.buildMessage(d)));
     const outcome =
-      d.trigger === 'manual' &&
-      !(result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) &&
-      result.statusCode !== 410
+      d.trigger === 'manual' && result.error !== null && result.statusCode !== 410
         ? { kind: 'final' as const } // a manual redelivery is one attempt
         : decide(result, number, this.config.webhooks.retrySchedule);
     const nextAttemptAt = outcome.kind === 'retry' ? new Date(Date.now() + outcome.delayMs) : null;
@@ -189,8 +194,9 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     await this.queue.requeueCommitted([{ ...next, delayMs: delayMs > 0 ? delayMs : undefined }], 'the next in order');
   }
 
-  private buildRequest(d: ClaimedDelivery) {
-    const hasBody = !BODYLESS.has(d.method);
+  /** The same body and headers for every destination type; only an HTTP GET or DELETE goes without a body. */
+  private buildMessage(d: ClaimedDelivery): OutgoingMessage {
+    const hasBody = d.type !== 'http' || !BODYLESS.has(d.method);
     const body = hasBody
       ? JSON.stringify({ Event: d.eventName, Message: d.payload, Timestamp: d.occurredAt!.toISOString() })
       : '';
@@ -198,7 +204,14 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     for (const h of d.headers) headers[h.name.toLowerCase()] = h.value;
     headers['content-type'] = 'application/json';
     Object.assign(headers, this.signer.headers(d, d.id, body));
-    return { url: d.url, method: d.method, headers, body: hasBody ? body : null, timeoutMs: d.timeoutSeconds * 1000 };
+    return {
+      id: d.id,
+      eventName: d.eventName,
+      method: d.method,
+      headers,
+      body: hasBody ? body : null,
+      timeoutMs: d.timeoutSeconds * 1000,
+    };
   }
 
   /** BullMQ reconnects by itself; without a listener its 'error' event would crash the process. */

@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { Client } from 'pg';
 import { AppConfig } from '../../config';
+import { DeliveryMetrics } from '../webhook-metrics';
 import { OUTBOX_CHANNEL, OutboxNotification, parseOutboxNotification } from '../../events/outbox.store';
 import { DELIVERY_QUEUE, DeliveryQueue } from '../delivery.queue';
 import { DeliveryStore, RelayClaim, RelayedDelivery } from '../delivery.store';
@@ -40,6 +41,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly store: DeliveryStore,
     private readonly queue: DeliveryQueue,
     private readonly runner: PeriodicRunner,
+    private readonly metrics: DeliveryMetrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -99,7 +101,8 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   /** One relay statement, then its deliveries' jobs; returns how many events it claimed. */
   async relay(claim: RelayClaim): Promise<number> {
     const startTime = Date.now();
-    const { events, deliveries } = await this.store.relay(claim, BATCH);
+    const { events, refused, deliveries } = await this.store.relay(claim, BATCH);
+    this.metrics.filterRefused(refused);
     const spans = startRelaySpans(deliveries, startTime);
     if (!(await this.queue.enqueueCommitted(deliveries, 'new deliveries'))) {
       for (const span of spans) span.setStatus({ code: SpanStatusCode.ERROR, message: 'deliveries not queued' });

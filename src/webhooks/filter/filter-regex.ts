@@ -1,0 +1,151 @@
+import { isSafe } from 'redos-detector';
+import { parse } from 'regjsparser';
+
+/** Longest regular expression a filter may hold. */
+export const MAX_REGEX_LENGTH = 256;
+
+/**
+ * A filter's regular expression, rewritten into the subset that JavaScript and PostgreSQL's `like_regex`
+ * read alike: `pattern` is the same text for both, used with the JavaScript flags `su` (plus `i`) and the
+ * jsonpath flags `s` (plus `i`), so `.` and `[^x]` match a newline in both and `^`/`$` anchor the whole string.
+ */
+export interface PortableRegex {
+  pattern: string;
+  ignoreCase: boolean;
+}
+
+export class RegexRefused extends Error {}
+
+// Outside a class: the characters that are syntax in either dialect; escaping them means the literal in both.
+const SYNTAX = new Set('^$\\.*+?()[]{}|/'.split(''));
+const IN_CLASS = new Set('\\]^-['.split(''));
+// \d, \w and \s name different sets in the two engines (PostgreSQL's follow the locale): spelled out here.
+const CLASS_ESCAPES: Record<string, string> = {
+  d: '0-9',
+  w: 'A-Za-z0-9_',
+  s: ' \\t\\n\\r\\f\\v',
+};
+
+interface Node {
+  type: string;
+  kind?: string;
+  body?: Node[];
+  codePoint?: number;
+  value?: string;
+  negative?: boolean;
+  behavior?: string;
+}
+
+/**
+ * Checks `source` and rewrites it portably; throws RegexRefused with the reason when it uses what one of the
+ * engines lacks (backreferences, lookaround, word boundaries, named groups, Unicode properties) or could
+ * backtrack catastrophically in JavaScript (nested or overlapping quantifiers).
+ */
+export function portableRegex(source: string, ignoreCase: boolean): PortableRegex {
+  if (source.length === 0) throw new RegexRefused('must not be empty');
+  if (source.length > MAX_REGEX_LENGTH) throw new RegexRefused(`must be at most ${MAX_REGEX_LENGTH} characters`);
+  let ast: Node;
+  try {
+    ast = parse(source, 'u', { namedGroups: false, lookbehind: false, unicodePropertyEscape: false });
+  } catch (err) {
+    throw new RegexRefused(`is not a valid regular expression (${(err as Error).message.split('\n')[0]})`);
+  }
+  const pattern = emit(ast);
+  // the checker reads case-insensitive patterns only without the u flag; the pattern means the same there
+  // bounded, as it runs on the request: a pattern too intricate to decide in time is refused like an unsafe one
+  const verdict = isSafe(new RegExp(pattern, ignoreCase ? 'si' : 'su'), { timeout: 250 });
+  if (!verdict.safe) {
+    throw new RegexRefused(
+      'could backtrack catastrophically (nested or overlapping repetition, such as (a+)+ or (a|a)*): simplify it',
+    );
+  }
+  return { pattern, ignoreCase };
+}
+
+/** The JavaScript RegExp of a portable pattern. */
+export function toRegExp(r: PortableRegex): RegExp {
+  return new RegExp(r.pattern, r.ignoreCase ? 'sui' : 'su');
+}
+
+function emit(n: Node): string {
+  switch (n.type) {
+    case 'alternative':
+      return n.body!.map(emit).join('');
+    case 'disjunction':
+      return n.body!.map(emit).join('|');
+    case 'value':
+      return literal(n.codePoint!, SYNTAX);
+    case 'dot':
+      return '.';
+    case 'anchor':
+      if (n.kind === 'start') return '^';
+      if (n.kind === 'end') return '$';
+      throw new RegexRefused('must not use word boundaries (\\b, \\B)');
+    case 'characterClassEscape': {
+      const set = CLASS_ESCAPES[n.value!.toLowerCase()];
+      if (!set) throw new RegexRefused(`must not use \\${n.value}`);
+      return n.value === n.value!.toLowerCase() ? `[${set}]` : `[^${set}]`;
+    }
+    case 'characterClass':
+      // [] and [^] (nothing, anything) are JavaScript's alone: in PostgreSQL a ] first in a class is a literal
+      if (n.body!.length === 0)
+        throw new RegexRefused('must not use an empty class [] or [^]: use . for any character');
+      return `[${n.negative ? '^' : ''}${n.body!.map(classPart).join('')}]`;
+    case 'group':
+      if (n.behavior === 'normal' || n.behavior === 'ignore') return `(?:${n.body!.map(emit).join('')})`;
+      throw new RegexRefused('must not use lookahead or lookbehind');
+    case 'quantifier': {
+      const body = n.body!.map(emit).join('');
+      const { min, max } = n as unknown as { min: number; max?: number };
+      // greedy or lazy match the same strings; only whether there is a match counts here
+      if (min === 0 && max === undefined) return `${body}*`;
+      if (min === 1 && max === undefined) return `${body}+`;
+      if (min === 0 && max === 1) return `${body}?`;
+      // PostgreSQL counts repetitions up to 255
+      if (min > 255 || (max ?? 0) > 255) throw new RegexRefused('must not repeat more than 255 times ({n,m})');
+      if (max === undefined) return `${body}{${min},}`;
+      return min === max ? `${body}{${min}}` : `${body}{${min},${max}}`;
+    }
+    case 'reference':
+      throw new RegexRefused('must not use backreferences');
+    default:
+      throw new RegexRefused(`must not use ${n.type}`);
+  }
+}
+
+function classPart(n: Node): string {
+  switch (n.type) {
+    case 'value':
+      return literal(n.codePoint!, IN_CLASS);
+    case 'characterClassRange': {
+      const range = n as unknown as { min: Node; max: Node };
+      return `${classPart(range.min)}-${classPart(range.max)}`;
+    }
+    case 'characterClassEscape': {
+      const set = CLASS_ESCAPES[n.value!];
+      if (!set) throw new RegexRefused(`must not use \\${n.value} inside [...]: use [^...] instead`);
+      return set;
+    }
+    default:
+      throw new RegexRefused(`must not use ${n.type} inside [...]`);
+  }
+}
+
+function literal(codePoint: number, special: Set<string>): string {
+  const ch = String.fromCodePoint(codePoint);
+  if (special.has(ch)) return `\\${ch}`;
+  switch (ch) {
+    case '\n':
+      return '\\n';
+    case '\r':
+      return '\\r';
+    case '\t':
+      return '\\t';
+    case '\f':
+      return '\\f';
+    case '\v':
+      return '\\v';
+  }
+  if (codePoint < 0x20 || codePoint === 0x7f) throw new RegexRefused('must not contain control characters');
+  return ch;
+}
