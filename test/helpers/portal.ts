@@ -169,18 +169,3 @@ export async function accessRequestTally(
   );
   return row;
 }
-
-/** Polls `check` until it returns something truthy, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined | null | false>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { IdempotencyExpiry } from '../../src/common/idempotency/idempotency-expiry';
 import { HttpClient } from '../helpers/http-client';
-import { eventually, portalClient } from '../helpers/portal';
+import { portalClient } from '../helpers/portal';
 import { startTestApp, TestApp } from '../helpers/test-app';
+import { eventually } from '../helpers/eventually';
 
 const TTL_SECONDS = 2;
 
@@ -37,8 +38,8 @@ describe('idempotency key expiry (IDEMPOTENCY_KEY_TTL)', () => {
         const res = await portal.post('/portal-api/apps', { Name: `After ${k}` }, { 'idempotency-key': k });
         return res.status === 422 ? null : res;
       },
-      'the key to expire',
       15_000,
+      'the key to expire',
     );
     expect(later.status).toBe(200);
     expect(later.headers['idempotent-replayed']).toBeUndefined();
@@ -54,8 +55,8 @@ describe('idempotency key expiry (IDEMPOTENCY_KEY_TTL)', () => {
     await eventually(
       async () =>
         (await t.db.query(`SELECT 1 FROM idempotency_keys WHERE key = $1 AND expires_at <= now()`, [expired])).length,
-      'the key to expire',
       15_000,
+      'the key to expire',
     );
     // a key that is not expired: a claim of a request still running
     const live = `k-${randomUUID()}`;

@@ -5,10 +5,11 @@ import { sha256Hex } from '../../src/common/crypto/secret-box';
 import { fingerprintKey, requestFingerprint } from '../../src/common/idempotency/idempotency-key';
 import { FakeIdp } from '../helpers/fake-idp';
 import { HttpClient, HttpResponse } from '../helpers/http-client';
-import { createAccessRequest, createApp, eventually, outboxRows, portalClient } from '../helpers/portal';
+import { createAccessRequest, createApp, outboxRows, portalClient } from '../helpers/portal';
 import { Sink } from '../helpers/sink';
 import { startTestApp, TestApp } from '../helpers/test-app';
 import { TEST_SECRETS } from '../helpers/test-env';
+import { eventually } from '../helpers/eventually';
 
 const key = () => `k-${randomUUID()}`;
 const withKey = (k: string) => ({ 'idempotency-key': k });
@@ -213,10 +214,14 @@ describe('idempotent retries on the portal', () => {
     idp.beforeReply = null;
     letGo();
 
-    const answer = await eventually(async () => {
-      const res = await portal.put(approvePath(ar.ID), undefined, withKey(k));
-      return res.status === 409 ? null : res;
-    }, 'the stored answer');
+    const answer = await eventually(
+      async () => {
+        const res = await portal.put(approvePath(ar.ID), undefined, withKey(k));
+        return res.status === 409 ? null : res;
+      },
+      10_000,
+      'the stored answer',
+    );
     expect(answer.status).toBe(200);
     expect(answer.headers['idempotent-replayed']).toBe('true');
     expect(answer.body.Status).toBe('approved');
@@ -247,10 +252,14 @@ describe('idempotent retries on the portal', () => {
       });
       socket.on('error', reject);
     });
-    const answer = await eventually(async () => {
-      const res = await portal.post('/portal-api/apps', { Name: name }, withKey(k));
-      return res.status === 409 ? null : res;
-    }, 'the answer');
+    const answer = await eventually(
+      async () => {
+        const res = await portal.post('/portal-api/apps', { Name: name }, withKey(k));
+        return res.status === 409 ? null : res;
+      },
+      10_000,
+      'the answer',
+    );
     expect(answer.status).toBe(200);
     expect(await appsNamed(name)).toEqual([answer.body.ID]);
   });
@@ -354,7 +363,11 @@ describe('idempotent retries on the portal', () => {
     expect(await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID)).toHaveLength(1);
     // the slow request's registration was withdrawn at the provider: its approval never committed
     const slowClient = JSON.parse(idp.registrations[idp.registrations.length - 2].reply).client_id;
-    await eventually(async () => idp.deletions.some((d) => d.clientId === slowClient && d.authorized), 'withdrawal');
+    await eventually(
+      async () => idp.deletions.some((d) => d.clientId === slowClient && d.authorized),
+      10_000,
+      'withdrawal',
+    );
   });
 
   describe('the answer is committed with the change', () => {
@@ -440,7 +453,11 @@ describe('idempotent retries on the portal', () => {
       // a redelivery of a delivered test send: still delivered, one attempt, nothing queued
       const sent = (await portal.post(`${base}/test`, {})).body;
       const delivery = `${base}/deliveries/${sent.DeliveryID}`;
-      await eventually(async () => (await portal.get(delivery)).body.Status === 'delivered', 'the test delivery');
+      await eventually(
+        async () => (await portal.get(delivery)).body.Status === 'delivered',
+        10_000,
+        'the test delivery',
+      );
       expectInternalError(await portal.post(`${delivery}/redeliver`, undefined, withKey(unstorable())));
       expect((await portal.get(delivery)).body).toMatchObject({ Status: 'delivered', AttemptCount: 1 });
       expect(sink.received.filter((r) => r.headers['webhook-id'] === sent.DeliveryID)).toHaveLength(1);
@@ -484,16 +501,21 @@ describe('idempotent retries on the portal', () => {
     const delivery = `${base}/deliveries/${sent.body.DeliveryID}`;
     await eventually(
       async () => (await portal.get(delivery)).body.Status === 'delivered',
+      10_000,
       'the test delivery to settle',
     );
     const rk = key();
     const redelivered = await portal.post(`${delivery}/redeliver`, undefined, withKey(rk));
     expect(redelivered.status).toBe(200);
     expectReplayOf(await portal.post(`${delivery}/redeliver`, undefined, withKey(rk)), redelivered);
-    const settled = await eventually(async () => {
-      const d = (await portal.get(delivery)).body;
-      return d.Status === 'delivered' && d.AttemptCount === 2 ? d : null;
-    }, 'the redelivery');
+    const settled = await eventually(
+      async () => {
+        const d = (await portal.get(delivery)).body;
+        return d.Status === 'delivered' && d.AttemptCount === 2 ? d : null;
+      },
+      10_000,
+      'the redelivery',
+    );
     expect(settled.Attempts.map((a: any) => a.Trigger)).toEqual(['scheduled', 'manual']);
   });
 

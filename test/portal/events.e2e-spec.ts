@@ -3,9 +3,10 @@ import IORedis from 'ioredis';
 import { hashTaggedPrefix, redisOptionsFromUrl } from '../../src/queue/redis-connection';
 import { OutboxRelay } from '../../src/webhooks/worker/outbox-relay';
 import { HttpClient } from '../helpers/http-client';
-import { createAccessRequest, createApp, eventually, outboxRows, startWithReceiver } from '../helpers/portal';
+import { createAccessRequest, createApp, outboxRows, startWithReceiver } from '../helpers/portal';
 import { Sink } from '../helpers/sink';
 import { TestApp } from '../helpers/test-app';
+import { eventually } from '../helpers/eventually';
 
 describe('portal events: written with the change, relayed into one queued job per delivery', () => {
   let t: TestApp;
@@ -80,8 +81,8 @@ describe('portal events: written with the change, relayed into one queued job pe
     expect(event.payload.UpdatedAt.slice(0, 16).replace('T', ' ')).toBe(approved.body.UpdatedAt);
 
     const [credential] = await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID);
-    await eventually(() => relayedAt(event.id), 'the relay to take the approval');
-    await eventually(() => relayedAt(credential.id), 'the relay to take the credential event');
+    await eventually(() => relayedAt(event.id), 10_000, 'the relay to take the approval');
+    await eventually(() => relayedAt(credential.id), 10_000, 'the relay to take the credential event');
     expect(await deliveriesOf(event.id)).toEqual([]);
     expect(await queueLog()).toEqual([]);
     expect(await queue.getJobCountByTypes('waiting', 'paused', 'delayed', 'active', 'prioritized')).toBe(0);
@@ -104,13 +105,13 @@ describe('portal events: written with the change, relayed into one queued job pe
     const [event] = await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID);
     const [credential] = await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID);
 
-    await eventually(() => relayedAt(event.id), 'the relay to take the approval');
-    await eventually(() => relayedAt(credential.id), 'the relay to take the credential event');
+    await eventually(() => relayedAt(event.id), 10_000, 'the relay to take the approval');
+    await eventually(() => relayedAt(credential.id), 10_000, 'the relay to take the credential event');
     const deliveries = await deliveriesOf(event.id);
     expect(deliveries.map((d) => d.webhook_id).sort()).toEqual([...hooks].sort());
     expect(await deliveriesOf(credential.id)).toEqual([]);
     const jobIds = deliveries.map((d) => `${d.id}-1`).sort();
-    await eventually(async () => (await queueLog()).length >= 2, 'the jobs in the queue');
+    await eventually(async () => (await queueLog()).length >= 2, 10_000, 'the jobs in the queue');
     expect((await queueLog()).map((e) => e.jobId).sort()).toEqual(jobIds);
     for (const d of deliveries) {
       const job = await queue.getJob(`${d.id}-1`);
@@ -122,7 +123,7 @@ describe('portal events: written with the change, relayed into one queued job pe
     await t.db.query(`UPDATE outbox_events SET relayed_at = NULL WHERE id = $1`, [event.id]);
     // (or the relay's own poll takes it first)
     await t.app.get(OutboxRelay).relay({ ids: [event.id], from: null, to: null });
-    await eventually(() => relayedAt(event.id), 'the second relay');
+    await eventually(() => relayedAt(event.id), 10_000, 'the second relay');
     expect(await deliveriesOf(event.id)).toHaveLength(2);
     expect((await queueLog()).map((e) => e.jobId).sort()).toEqual(jobIds);
     expect(sink.received).toHaveLength(0);
@@ -132,7 +133,7 @@ describe('portal events: written with the change, relayed into one queued job pe
     const [{ id }] = await t.db.query(
       `INSERT INTO outbox_events (id, name, payload, occurred_at) VALUES (gen_random_uuid(), 'ApplicationRegistered', '{"ID": 999}', now()) RETURNING id`,
     );
-    await eventually(() => relayedAt(id), 'the scan to take the event', 10_000);
+    await eventually(() => relayedAt(id), 10_000, 'the scan to take the event');
   });
 
   it('writes Created, Rejected and CredentialRegistered Messages without secrets', async () => {

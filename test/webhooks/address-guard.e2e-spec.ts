@@ -1,7 +1,8 @@
 import { emitEvent } from '../helpers/events';
-import { eventually, Sink } from '../helpers/sink';
+import { Sink } from '../helpers/sink';
 import { startTestApp, TestApp } from '../helpers/test-app';
 import { TEST_SECRETS } from '../helpers/test-env';
+import { eventually } from '../helpers/eventually';
 
 describe('webhook address guard with the allow-list closed', () => {
   let t: TestApp;

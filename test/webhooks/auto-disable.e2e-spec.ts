@@ -1,8 +1,9 @@
 import { Webhook } from 'standardwebhooks';
 import { deliveryCount, emitEvent } from '../helpers/events';
 import { createWebhook, portalClient, RFC3339 } from '../helpers/portal';
-import { eventually, ReceivedRequest, Sink } from '../helpers/sink';
+import { ReceivedRequest, Sink } from '../helpers/sink';
 import { startTestApp, TestApp } from '../helpers/test-app';
+import { eventually } from '../helpers/eventually';
 
 const MESSAGE = { ID: 7, AppID: 3, UserID: 1, Status: 'approved' };
 const OPERATIONAL = ['WebhookDisabled', 'DeliveryFailed', 'WebhookEnabled'];

@@ -3,9 +3,10 @@ import { connect as amqpConnect } from 'amqplib';
 import { emitEvent } from '../helpers/events';
 import { BrokerProxy, JetStreamSubject, RabbitTopic, rabbitName, takeLeftoverRabbitObjects } from '../helpers/brokers';
 import { createWebhook, portalClient } from '../helpers/portal';
-import { eventually } from '../helpers/sink';
+
 import { startTestApp } from '../helpers/test-app';
 import { createTestEnv, TestEnv } from '../helpers/test-env';
+import { eventually } from '../helpers/eventually';
 
 /** A place on a broker, reached through a proxy the spec watches, and what a subscriber there has received. */
 interface Place {

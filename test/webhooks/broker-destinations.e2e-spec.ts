@@ -2,8 +2,9 @@ import { Webhook } from 'standardwebhooks';
 import { emitEvent } from '../helpers/events';
 import { BrokerMessage, closedPort, JetStreamSubject, NATS_URL, RABBITMQ_URL, RabbitTopic } from '../helpers/brokers';
 import { createWebhook, CreatedWebhook, portalClient, RFC3339 } from '../helpers/portal';
-import { eventually } from '../helpers/sink';
+
 import { startTestApp, TestApp } from '../helpers/test-app';
+import { eventually } from '../helpers/eventually';
 
 const portal = portalClient;
 

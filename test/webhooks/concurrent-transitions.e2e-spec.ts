@@ -1,9 +1,10 @@
 import { WEBHOOK_EVENTS } from '../../src/events/event-names';
 import { DeliveryQueue } from '../../src/webhooks/delivery.queue';
 import { DeliveryRetention } from '../../src/webhooks/worker/delivery-retention';
-import { eventually, Sink } from '../helpers/sink';
+import { Sink } from '../helpers/sink';
 import { startTestApp, TestApp } from '../helpers/test-app';
 import { TEST_SECRETS } from '../helpers/test-env';
+import { eventually } from '../helpers/eventually';
 
 /**
  * Every transition of a delivery and its webhook at once, on the same rows: many redeliveries by hand,

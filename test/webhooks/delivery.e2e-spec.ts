@@ -1,9 +1,10 @@
 import { Webhook } from 'standardwebhooks';
 import { emitEvent } from '../helpers/events';
-import { eventually, Sink } from '../helpers/sink';
+import { Sink } from '../helpers/sink';
 import { HttpClient } from '../helpers/http-client';
 import { createWebhook, startPortal } from '../helpers/portal';
 import { TestApp } from '../helpers/test-app';
+import { eventually } from '../helpers/eventually';
 
 const MESSAGE = {
   ID: 7,

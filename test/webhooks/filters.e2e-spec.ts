@@ -1,8 +1,9 @@
 import { emitEvent } from '../helpers/events';
 import { HttpClient } from '../helpers/http-client';
 import { createWebhook, startWithReceiver } from '../helpers/portal';
-import { eventually, Sink } from '../helpers/sink';
+import { Sink } from '../helpers/sink';
 import { TestApp } from '../helpers/test-app';
+import { eventually } from '../helpers/eventually';
 
 async function refusedCount(t: TestApp): Promise<number> {
   const line = (await t.http.get('/metrics')).text

@@ -1,9 +1,10 @@
 import { deliveryCount, emitEvent } from '../helpers/events';
 import { createWebhook, portalClient } from '../helpers/portal';
 import { ServiceProcess } from '../helpers/service-process';
-import { eventually, ReceivedRequest, Sink } from '../helpers/sink';
+import { ReceivedRequest, Sink } from '../helpers/sink';
 import { startTestApp, TestApp } from '../helpers/test-app';
 import { createTestEnv, TEST_SECRETS, TestEnv } from '../helpers/test-env';
+import { eventually } from '../helpers/eventually';
 
 /** Distinct deliveries by webhook-id, first arrival of each. */
 const distinct = (received: ReceivedRequest[]) => [

@@ -3,8 +3,9 @@ import { hashTaggedPrefix, redisOptionsFromUrl } from '../../src/queue/redis-con
 import { DeliveryQueue } from '../../src/webhooks/delivery.queue';
 import { deliveryCount, emitEvent } from '../helpers/events';
 import { portalClient, startWithReceiver } from '../helpers/portal';
-import { eventually, Sink } from '../helpers/sink';
+import { Sink } from '../helpers/sink';
 import { TestApp } from '../helpers/test-app';
+import { eventually } from '../helpers/eventually';
 
 // Keys deleted while the queue runs (a wipe racing the workers) can leave half a job behind: its data
 // without its place in a list, or its id in a list without its data. Re-adding the same job id is then a

@@ -4,9 +4,10 @@ import { connect } from 'amqplib';
 import { emitEvent } from '../helpers/events';
 import { RABBITMQ_URL, rabbitName } from '../helpers/brokers';
 import { createWebhook, startPortal } from '../helpers/portal';
-import { eventually } from '../helpers/sink';
+
 import { TestApp } from '../helpers/test-app';
 import { HttpClient } from '../helpers/http-client';
+import { eventually } from '../helpers/eventually';
 
 // The README's RabbitMQ subscriber, end to end: a webhook of Type rabbitmq, the example consumer verifying
 // what it receives, an approval event in between.

@@ -7,9 +7,10 @@ import { deliveryCount, emitEvent } from '../helpers/events';
 import { portalClient } from '../helpers/portal';
 import { RedisCluster } from '../helpers/redis-cluster';
 import { ServiceProcess } from '../helpers/service-process';
-import { eventually, ReceivedRequest, Sink } from '../helpers/sink';
+import { ReceivedRequest, Sink } from '../helpers/sink';
 import { startTestApp, TestApp } from '../helpers/test-app';
 import { createTestEnv, deleteQueueKeys, TEST_SECRETS, TestEnv } from '../helpers/test-env';
+import { eventually } from '../helpers/eventually';
 
 const ids = (received: ReceivedRequest[]) => new Set(received.map((r) => r.headers['webhook-id'] as string));
 

@@ -2,9 +2,10 @@ import { DeliveryProcessor } from '../../src/webhooks/worker/delivery.processor'
 import { deliveryCount, emitEvent } from '../helpers/events';
 import { createWebhook, portalClient } from '../helpers/portal';
 import { ServiceProcess } from '../helpers/service-process';
-import { eventually, ReceivedRequest, Sink } from '../helpers/sink';
+import { ReceivedRequest, Sink } from '../helpers/sink';
 import { startTestApp, TestApp } from '../helpers/test-app';
 import { createTestEnv, deleteQueueKeys, TestEnv } from '../helpers/test-env';
+import { eventually } from '../helpers/eventually';
 
 const msg = (i: number) => ({ ID: i, AppID: 1, UserID: 1, Status: 'approved' });
 const ids = (received: ReceivedRequest[]) => new Set(received.map((r) => r.headers['webhook-id'] as string));

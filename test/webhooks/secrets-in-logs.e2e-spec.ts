@@ -2,9 +2,10 @@ import { SecretBox } from '../../src/common/crypto/secret-box';
 import { loadConfig } from '../../src/config/app-config';
 import { HttpClient } from '../helpers/http-client';
 import { ServiceProcess } from '../helpers/service-process';
-import { eventually, Sink } from '../helpers/sink';
+import { Sink } from '../helpers/sink';
 import { createTestEnv, TEST_SECRETS, TestEnv } from '../helpers/test-env';
 import { withAdminClient } from '../setup/test-infra';
+import { eventually } from '../helpers/eventually';
 
 describe('secrets stay out of the logs', () => {
   let env: TestEnv;

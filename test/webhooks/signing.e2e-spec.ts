@@ -1,10 +1,11 @@
 import { SecretBox } from '../../src/common/crypto/secret-box';
 import { emitEvent } from '../helpers/events';
 import { ed25519Verifies, signatureSchemes, v1Verifies } from '../helpers/receivers';
-import { eventually, ReceivedRequest, Sink } from '../helpers/sink';
+import { ReceivedRequest, Sink } from '../helpers/sink';
 import { HttpClient } from '../helpers/http-client';
 import { ReceiverSetup, startWithReceiver } from '../helpers/portal';
 import { TestApp } from '../helpers/test-app';
+import { eventually } from '../helpers/eventually';
 
 const MESSAGE = { ID: 7, AppID: 3, UserID: 1, Status: 'approved' };
 const DAY_MS = 86_400_000;

@@ -1,8 +1,9 @@
 import { emitEvent } from '../helpers/events';
-import { eventually, Sink } from '../helpers/sink';
+import { Sink } from '../helpers/sink';
 import { HttpClient } from '../helpers/http-client';
 import { createWebhook, RFC3339, startWithReceiver } from '../helpers/portal';
 import { TestApp } from '../helpers/test-app';
+import { eventually } from '../helpers/eventually';
 
 describe('GET /portal-api/webhooks/{id}/stats', () => {
   let t: TestApp;

@@ -1,10 +1,11 @@
 import { WEBHOOK_EVENTS } from '../../src/events/event-names';
 import { emitEvent } from '../helpers/events';
 import { ed25519Verifies, v1Verifies } from '../helpers/receivers';
-import { eventually, Sink } from '../helpers/sink';
+import { Sink } from '../helpers/sink';
 import { HttpClient } from '../helpers/http-client';
 import { ReceiverSetup, startWithReceiver, UUID } from '../helpers/portal';
 import { TestApp } from '../helpers/test-app';
+import { eventually } from '../helpers/eventually';
 
 describe('webhook test sends', () => {
   let t: TestApp;

@@ -6,8 +6,9 @@ import { Client } from 'pg';
 import { HttpClient } from '../helpers/http-client';
 import { OtlpReceiver, ReceivedSpan } from '../helpers/otlp-receiver';
 import { ServiceProcess } from '../helpers/service-process';
-import { eventually, Sink } from '../helpers/sink';
+import { Sink } from '../helpers/sink';
 import { createTestEnv, deleteQueueKeys, TEST_SECRETS, TestEnv } from '../helpers/test-env';
+import { eventually } from '../helpers/eventually';
 
 const SERVER = 2;
 const CLIENT = 3;
