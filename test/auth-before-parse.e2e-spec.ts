@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { startTestApp, TestApp } from './helpers/test-app';
+import { useService } from './helpers/use-service';
 import { TEST_SECRETS } from './helpers/test-env';
 
 /** Sends a request head promising `contentLength` bytes, then only `sent` of them, and returns the raw answer. */
@@ -47,14 +47,12 @@ const statusOf = (raw: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1]);
 const bodyOf = (raw: string) => JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
 
 describe('authentication comes before the body is parsed', () => {
-  let t: TestApp;
+  const t = useService();
   let port: number;
 
   beforeAll(async () => {
-    t = await startTestApp();
     port = Number(new URL(t.baseUrl).port);
   });
-  afterAll(() => t.close());
 
   const FAMILIES = [
     {

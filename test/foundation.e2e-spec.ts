@@ -4,7 +4,7 @@ import { IsString } from 'class-validator';
 import { randomBytes } from 'node:crypto';
 import { AdminAuth, DashboardAuth, GatewayAuth, PortalAuth } from '../src/common/auth';
 import { sha256Hex } from '../src/common/crypto/secret-box';
-import { startTestApp, TestApp } from './helpers/test-app';
+import { useService } from './helpers/use-service';
 import { TEST_SECRETS } from './helpers/test-env';
 
 class ProbeDto {
@@ -46,13 +46,12 @@ class DashboardProbe {
 class ProbeModule {}
 
 describe('foundation', () => {
-  let t: TestApp;
+  const t = useService({ extraModules: [ProbeModule] });
   const accessKey = randomBytes(16).toString('hex');
   const inactiveKey = randomBytes(16).toString('hex');
   const readerKey = randomBytes(16).toString('hex');
 
   beforeAll(async () => {
-    t = await startTestApp({ extraModules: [ProbeModule] });
     const insert = `INSERT INTO dashboard_users (id, org_id, email_address, first_name, last_name, active, user_permissions, access_key_hash, access_key_encrypted)
                     VALUES ($1, 'org1', $2, 'A', 'B', $3, $4, $5, 'x')`;
     await t.db.query(insert, [
@@ -77,7 +76,6 @@ describe('foundation', () => {
       sha256Hex(readerKey),
     ]);
   });
-  afterAll(() => t.close());
 
   it('answers liveness and readiness with Postgres and Redis reachable', async () => {
     expect((await t.http.get('/health')).body).toEqual({ status: 'ok' });

@@ -1,6 +1,6 @@
 import { buildApiListQuery, ApiListFilters } from '../../src/dashboard/apis/api-list.query';
 import type { ApiSort } from '../../src/dashboard/apis/dto/list-apis-query.dto';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { useService } from '../helpers/use-service';
 import { seedUser, SeededUser } from '../helpers/dashboard';
 
 const TOTAL = 100_000;
@@ -36,16 +36,14 @@ const descending = (from: number, count: number) => {
 };
 
 describe('GET /api/apis with 100 000 stored definitions', () => {
-  let t: TestApp;
+  const t = useService();
   let user: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
     user = await seedUser(t, { org: 'scale', permissions: { apis: 'read' } });
     await t.db.query(SEED);
     await t.db.query('VACUUM ANALYZE api_definitions');
   });
-  afterAll(() => t.close());
 
   it('pages the organisation’s 90 000 definitions, newest first', async () => {
     const first = await user.http.get('/api/apis');

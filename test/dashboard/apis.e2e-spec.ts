@@ -1,4 +1,4 @@
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { useService } from '../helpers/use-service';
 import { createApi, EXT, GATEWAY, oasDoc, seedUser, SeededUser } from '../helpers/dashboard';
 
 const SCHEMES = {
@@ -11,20 +11,18 @@ const SCHEMES = {
 const ids = (res: { body: any }) => res.body.apis.map((a: any) => a.api_definition.api_id);
 
 describe('dashboard: GET /api/apis and /api/apis/groups', () => {
-  let t: TestApp;
+  const t = useService();
   let admin: SeededUser;
   let reader: SeededUser;
   let other: SeededUser;
   let superUser: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
     admin = await seedUser(t, { org: 'org1' });
     reader = await seedUser(t, { org: 'org1', permissions: { apis: 'read' } });
     other = await seedUser(t, { org: 'org2', permissions: { apis: 'write' } });
     superUser = await seedUser(t, { org: '' });
   });
-  afterAll(() => t.close());
 
   describe('list entries', () => {
     it('projects a definition into the 2.7 entry field by field', async () => {
@@ -126,17 +124,16 @@ describe('dashboard: GET /api/apis and /api/apis/groups', () => {
       expect((await user.http.get(`/api/apis?p=${pages + 1}`)).body).toEqual({ apis: [], pages });
     });
 
-    it('uses DASHBOARD_PAGE_SIZE', async () => {
-      const t3 = await startTestApp({ vars: { DASHBOARD_PAGE_SIZE: '4' } });
-      try {
-        const user = await seedUser(t3, { org: 'p4' });
-        for (let i = 0; i < 9; i++) await createApi(t3, oasDoc({ org: 'p4' }));
+    describe('with DASHBOARD_PAGE_SIZE=4', () => {
+      const t4 = useService({ vars: { DASHBOARD_PAGE_SIZE: '4' } });
+
+      it('uses DASHBOARD_PAGE_SIZE', async () => {
+        const user = await seedUser(t4, { org: 'p4' });
+        for (let i = 0; i < 9; i++) await createApi(t4, oasDoc({ org: 'p4' }));
         const res = await user.http.get('/api/apis?p=3');
         expect(res.body.pages).toBe(3);
         expect(res.body.apis).toHaveLength(1);
-      } finally {
-        await t3.close();
-      }
+      });
     });
   });
 

@@ -1,4 +1,4 @@
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { useService } from '../helpers/use-service';
 import { ADMIN, bearer, seedUser, SeededUser } from '../helpers/dashboard';
 
 const HEX24 = /^[0-9a-f]{24}$/;
@@ -7,14 +7,12 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const ZERO = '0001-01-01T00:00:00Z';
 
 describe('dashboard users', () => {
-  let t: TestApp;
+  const t = useService();
   let admin: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
     admin = await seedUser(t, { org: 'org1' });
   });
-  afterAll(() => t.close());
 
   describe('POST /admin/users', () => {
     it('bootstraps from nothing: admin secret → user with access key → dashboard routes', async () => {
@@ -297,13 +295,11 @@ describe('dashboard users', () => {
   });
 
   describe('GET /api/users, GET and DELETE /api/users/{id}', () => {
-    let t2: TestApp;
+    const t2 = useService({ vars: { DASHBOARD_PAGE_SIZE: '3' } });
     let boss: SeededUser;
     beforeAll(async () => {
-      t2 = await startTestApp({ vars: { DASHBOARD_PAGE_SIZE: '3' } });
       boss = await seedUser(t2, { org: 'paged' });
     });
-    afterAll(() => t2.close());
 
     it('pages the organisation’s users newest first', async () => {
       // boss + 6 more = 7 users in pages of 3

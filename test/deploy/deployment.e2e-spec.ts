@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2019 from 'ajv/dist/2019';
 import { parse, parseAllDocuments } from 'yaml';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { useService } from '../helpers/use-service';
 
 const ROOT = join(__dirname, '..', '..');
 const K8S = join(ROOT, 'deploy', 'kubernetes');
@@ -71,11 +71,7 @@ describe('docker-compose.yml', () => {
   });
 
   describe('its health check command', () => {
-    let t: TestApp;
-    beforeAll(async () => {
-      t = await startTestApp();
-    });
-    afterAll(() => t.close());
+    const t = useService();
 
     // (not spawnSync: the service under test runs in this process and must keep answering)
     const run = (port: number) => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ADMIN, seedUser, SeededUser } from '../helpers/dashboard';
 import { HttpResponse } from '../helpers/http-client';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { useService } from '../helpers/use-service';
 
 const key = () => `k-${randomUUID()}`;
 const withKey = (k: string) => ({ 'idempotency-key': k });
@@ -33,16 +33,14 @@ function expectReplayOf(replay: HttpResponse, first: HttpResponse): void {
  * answer commits with the user it created or deleted.
  */
 describe('idempotent retries on the dashboard and admin routes', () => {
-  let t: TestApp;
+  const t = useService({ vars: { ROLE: 'api' } });
   let alice: SeededUser;
   let bob: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp({ vars: { ROLE: 'api' } });
     alice = await seedUser(t, { permissions: { users: 'write', apis: 'read' } });
     bob = await seedUser(t, { permissions: { users: 'write', apis: 'read' } });
   });
-  afterAll(() => t.close());
 
   const usersWith = async (address: string): Promise<string[]> =>
     (await t.db.query(`SELECT id FROM dashboard_users WHERE email_address = $1`, [address])).map((r: any) => r.id);

@@ -4,6 +4,7 @@ import { BrokerMessage, closedPort, JetStreamSubject, NATS_URL, RABBITMQ_URL, Ra
 import { createWebhook, CreatedWebhook, portalClient, RFC3339 } from '../helpers/portal';
 
 import { startTestApp, TestApp } from '../helpers/test-app';
+import { useService } from '../helpers/use-service';
 import { eventually } from '../helpers/eventually';
 
 const portal = portalClient;
@@ -81,13 +82,7 @@ async function metric(t: TestApp, line: RegExp): Promise<number> {
 }
 
 describe.each(BROKERS)('deliveries to $type', (broker) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1,1,1,1,1,1,1' } });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  const t = useService({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1,1,1,1,1,1,1' } });
 
   it('publishes the same body with Standard Webhooks headers a receiver verifies, the delivery id as message id; the credentials never show', async () => {
     const target = await broker.target();
@@ -279,13 +274,7 @@ describe('broker webhooks are switched off like any webhook', () => {
 });
 
 describe('destination configuration is checked on write', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  const t = useService();
 
   const refused = async (body: Record<string, unknown>, method: 'post' | 'put' = 'post', id?: string) => {
     const res =
