@@ -53,11 +53,12 @@ export class FakeIdp {
     return idp;
   }
 
-  /** Back to registering, with secrets that never expire and no hook: for a spec's beforeEach. */
+  /** Back to registering, with secrets that never expire and no hooks (useService does it before each test). */
   reset(): void {
     this.mode = 'ok';
     this.secretExpiresAt = 0;
     this.beforeReply = null;
+    this.beforeDelete = null;
   }
 
   async close(): Promise<void> {

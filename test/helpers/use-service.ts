@@ -22,7 +22,7 @@ export interface ServiceOptions {
   receiver?: boolean | string;
   /**
    * A fake dynamic client registration provider, as `idp`, that the service registers clients at (sending
-   * `initialAccessToken` if given, and waiting at most `timeoutMs` on it).
+   * `initialAccessToken` if given, and waiting at most `timeoutMs` on it); reset before each test.
    */
   idp?: boolean | { initialAccessToken?: string; timeoutMs?: number };
   /** More service processes (`node dist/main.js`) on the same database and queue prefix, each with these variables. */
@@ -60,7 +60,10 @@ export interface Service extends TestApp {
  * the describe's hooks and tests.
  */
 export function useService(opts: ServiceOptions = {}): Service {
-  return useFixture(() => startService(opts));
+  const service = useFixture(() => startService(opts));
+  // each test meets a provider that registers, whatever the one before it made it do
+  if (opts.idp) beforeEach(() => service.idp.reset());
+  return service;
 }
 
 /** What useService starts, for a test that starts a service of its own (and closes it). */

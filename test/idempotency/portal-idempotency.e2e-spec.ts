@@ -3,13 +3,12 @@ import { connect } from 'node:net';
 import { request } from 'undici';
 import { sha256Hex } from '../../src/common/crypto/secret-box';
 import { fingerprintKey, requestFingerprint } from '../../src/common/idempotency/idempotency-key';
-import { FakeIdp } from '../helpers/fake-idp';
-import { HttpClient, HttpResponse } from '../helpers/http-client';
-import { createAccessRequest, createApp, outboxRows, portalClient } from '../helpers/portal';
-import { Sink } from '../helpers/sink';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { HttpResponse } from '../helpers/http-client';
+import { createAccessRequest, createApp, outboxRows } from '../helpers/portal';
+import { startTestApp } from '../helpers/test-app';
 import { TEST_SECRETS } from '../helpers/test-env';
 import { eventually } from '../helpers/eventually';
+import { useService } from '../helpers/use-service';
 
 const key = () => `k-${randomUUID()}`;
 const withKey = (k: string) => ({ 'idempotency-key': k });
@@ -38,26 +37,7 @@ function expectReplayOf(replay: HttpResponse, first: HttpResponse): void {
  * validation failure) leaves the key free; and the answer is committed in the transaction of the change.
  */
 describe('idempotent retries on the portal', () => {
-  let idp: FakeIdp;
-  let sink: Sink;
-  let t: TestApp;
-  let portal: HttpClient;
-
-  beforeAll(async () => {
-    idp = await FakeIdp.start();
-    sink = await Sink.start();
-    t = await startTestApp({ vars: { DCR_REGISTRATION_ENDPOINT: idp.url } });
-    portal = portalClient(t);
-  });
-  afterAll(async () => {
-    await t.close();
-    await sink.close();
-    await idp.close();
-  });
-  beforeEach(() => {
-    idp.mode = 'ok';
-    idp.beforeReply = null;
-  });
+  const t = useService({ idp: true, receiver: true });
 
   const appsNamed = async (name: string): Promise<number[]> =>
     (await t.db.query(`SELECT id FROM portal_apps WHERE name = $1 ORDER BY id`, [name])).map((r: any) => r.id);
@@ -67,11 +47,11 @@ describe('idempotent retries on the portal', () => {
   it('a retried POST /apps returns the same app, created once, and says it is a replay', async () => {
     const k = key();
     const name = `Retried ${k}`;
-    const first = await portal.post('/portal-api/apps', { Name: name, UserID: 3 }, withKey(k));
+    const first = await t.portal.post('/portal-api/apps', { Name: name, UserID: 3 }, withKey(k));
     expect(first.status).toBe(200);
     expect(first.headers['idempotent-replayed']).toBeUndefined();
     // the key as a structured-field string is the same key
-    const again = await portal.post('/portal-api/apps', { UserID: 3, Name: name }, withKey(`"${k}"`));
+    const again = await t.portal.post('/portal-api/apps', { UserID: 3, Name: name }, withKey(`"${k}"`));
     expectReplayOf(again, first);
     expect(again.body.ID).toBe(first.body.ID);
     expect(await appsNamed(name)).toEqual([first.body.ID]);
@@ -83,28 +63,28 @@ describe('idempotent retries on the portal', () => {
 
   it('without the header every POST /apps creates an app, as before', async () => {
     const name = `Plain ${key()}`;
-    const a = await portal.post('/portal-api/apps', { Name: name });
-    const b = await portal.post('/portal-api/apps', { Name: name });
+    const a = await t.portal.post('/portal-api/apps', { Name: name });
+    const b = await t.portal.post('/portal-api/apps', { Name: name });
     expect(a.headers['idempotent-replayed']).toBeUndefined();
     expect(b.body.ID).not.toBe(a.body.ID);
     expect(await appsNamed(name)).toHaveLength(2);
   });
 
   it('a retried approval replays the first 200, and the approval is made and delivered once', async () => {
-    const hook = await portal.post('/portal-api/webhooks', {
+    const hook = await t.portal.post('/portal-api/webhooks', {
       Name: 'approvals',
-      URL: sink.url(),
+      URL: t.sink.url(),
       Events: ['AccessRequestApproved'],
     });
     expect(hook.status).toBe(201);
-    const app = await createApp(portal, { Name: 'Approved once' });
-    const ar = await createAccessRequest(portal, { AppID: app.ID });
+    const app = await createApp(t.portal, { Name: 'Approved once' });
+    const ar = await createAccessRequest(t.portal, { AppID: app.ID });
     const k = key();
-    const first = await portal.put(approvePath(ar.ID), undefined, withKey(k));
+    const first = await t.portal.put(approvePath(ar.ID), undefined, withKey(k));
     expect(first.status).toBe(200);
     expect(first.body.Status).toBe('approved');
     expect(first.body.Credentials).toHaveLength(1);
-    const retry = await portal.put(approvePath(ar.ID), undefined, withKey(k));
+    const retry = await t.portal.put(approvePath(ar.ID), undefined, withKey(k));
     expectReplayOf(retry, first);
     // the replay is the first answer, credential included, not a fresh read of the request
     expect(retry.body.Credentials[0].Credential).toBe(first.body.Credentials[0].Credential);
@@ -115,7 +95,7 @@ describe('idempotent retries on the portal', () => {
 
     expect(await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID)).toHaveLength(1);
     expect(await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID)).toHaveLength(1);
-    const delivered = await sink.waitFor(
+    const delivered = await t.sink.waitFor(
       (r) => r.some((x) => JSON.parse(x.body).Message?.ID === ar.ID),
       15_000,
       'the approval delivery',
@@ -131,21 +111,21 @@ describe('idempotent retries on the portal', () => {
 
   it('the same key with a different body, path or method is a 422 in the portal error body, and changes nothing', async () => {
     const k = key();
-    const first = await portal.post('/portal-api/apps', { Name: `First ${k}` }, withKey(k));
+    const first = await t.portal.post('/portal-api/apps', { Name: `First ${k}` }, withKey(k));
     expect(first.status).toBe(200);
     const reused = /^Idempotency-Key: this key was already used for a different request/;
-    expectPortalError(await portal.post('/portal-api/apps', { Name: `Other ${k}` }, withKey(k)), 422, reused);
+    expectPortalError(await t.portal.post('/portal-api/apps', { Name: `Other ${k}` }, withKey(k)), 422, reused);
     expect(await appsNamed(`Other ${k}`)).toEqual([]);
 
-    const a = await createApp(portal, { Name: 'A' });
-    const b = await createApp(portal, { Name: 'B' });
+    const a = await createApp(t.portal, { Name: 'A' });
+    const b = await createApp(t.portal, { Name: 'B' });
     const k2 = key();
-    expect((await portal.put(`/portal-api/apps/${a.ID}`, { Description: 'd' }, withKey(k2))).status).toBe(200);
-    expectPortalError(await portal.put(`/portal-api/apps/${b.ID}`, { Description: 'd' }, withKey(k2)), 422, reused);
-    expect((await portal.get(`/portal-api/apps/${b.ID}`)).body.Description).toBe('');
+    expect((await t.portal.put(`/portal-api/apps/${a.ID}`, { Description: 'd' }, withKey(k2))).status).toBe(200);
+    expectPortalError(await t.portal.put(`/portal-api/apps/${b.ID}`, { Description: 'd' }, withKey(k2)), 422, reused);
+    expect((await t.portal.get(`/portal-api/apps/${b.ID}`)).body.Description).toBe('');
 
     // another operation is another key space: the same key there is a new key
-    const ar = await portal.post(
+    const ar = await t.portal.post(
       '/portal-api/access_requests',
       { AppID: a.ID, Catalogue: 'c', Plan: 'p', Products: ['x'], AuthType: 'authToken', User: 'User#1' },
       withKey(k2),
@@ -158,7 +138,7 @@ describe('idempotent retries on the portal', () => {
     const k = key();
     const name = `Concurrent ${k}`;
     const answers = await Promise.all(
-      Array.from({ length: 10 }, () => portal.post('/portal-api/apps', { Name: name }, withKey(k))),
+      Array.from({ length: 10 }, () => t.portal.post('/portal-api/apps', { Name: name }, withKey(k))),
     );
     const fresh = answers.filter((r) => r.status === 200 && !r.headers['idempotent-replayed']);
     const replays = answers.filter((r) => r.status === 200 && r.headers['idempotent-replayed'] === 'true');
@@ -171,11 +151,11 @@ describe('idempotent retries on the portal', () => {
   });
 
   it('ten concurrent repeats of an approval make one transition with one event', async () => {
-    const app = await createApp(portal, { Name: 'Raced approval' });
-    const ar = await createAccessRequest(portal, { AppID: app.ID });
+    const app = await createApp(t.portal, { Name: 'Raced approval' });
+    const ar = await createAccessRequest(t.portal, { AppID: app.ID });
     const k = key();
     const answers = await Promise.all(
-      Array.from({ length: 10 }, () => portal.put(approvePath(ar.ID), undefined, withKey(k))),
+      Array.from({ length: 10 }, () => t.portal.put(approvePath(ar.ID), undefined, withKey(k))),
     );
     expect(answers.filter((r) => r.status === 200 && !r.headers['idempotent-replayed'])).toHaveLength(1);
     expect(answers.every((r) => r.status === 200 || r.status === 409)).toBe(true);
@@ -184,15 +164,15 @@ describe('idempotent retries on the portal', () => {
   });
 
   it('a lost answer: the client gives up mid-flight, the change is made once, and the retry gets its answer', async () => {
-    const app = await createApp(portal, { Name: 'Lost answer', RedirectURLs: 'https://a.example/cb' });
-    const ar = await createAccessRequest(portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
+    const app = await createApp(t.portal, { Name: 'Lost answer', RedirectURLs: 'https://a.example/cb' });
+    const ar = await createAccessRequest(t.portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
     const k = key();
-    const registrationsBefore = idp.registrations.length;
+    const registrationsBefore = t.idp.registrations.length;
     let atProvider!: () => void;
     const arrived = new Promise<void>((resolve) => (atProvider = resolve));
     let letGo!: () => void;
     const held = new Promise<void>((resolve) => (letGo = resolve));
-    idp.beforeReply = async () => {
+    t.idp.beforeReply = async () => {
       atProvider();
       await held;
     };
@@ -210,13 +190,13 @@ describe('idempotent retries on the portal', () => {
     expect(await lost).toBe('aborted');
 
     // while the first request still waits on the provider, its repeat is told to come back later
-    expectPortalError(await portal.put(approvePath(ar.ID), undefined, withKey(k)), 409, /still in progress/);
-    idp.beforeReply = null;
+    expectPortalError(await t.portal.put(approvePath(ar.ID), undefined, withKey(k)), 409, /still in progress/);
+    t.idp.beforeReply = null;
     letGo();
 
     const answer = await eventually(
       async () => {
-        const res = await portal.put(approvePath(ar.ID), undefined, withKey(k));
+        const res = await t.portal.put(approvePath(ar.ID), undefined, withKey(k));
         return res.status === 409 ? null : res;
       },
       10_000,
@@ -226,7 +206,7 @@ describe('idempotent retries on the portal', () => {
     expect(answer.headers['idempotent-replayed']).toBe('true');
     expect(answer.body.Status).toBe('approved');
     expect(answer.body.Credentials).toHaveLength(1);
-    expect(idp.registrations.length - registrationsBefore).toBe(1);
+    expect(t.idp.registrations.length - registrationsBefore).toBe(1);
     expect(await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID)).toHaveLength(1);
     const [{ credentials }] = await t.db.query(
       `SELECT count(*)::int AS credentials FROM portal_credentials WHERE access_request_id = $1`,
@@ -254,7 +234,7 @@ describe('idempotent retries on the portal', () => {
     });
     const answer = await eventually(
       async () => {
-        const res = await portal.post('/portal-api/apps', { Name: name }, withKey(k));
+        const res = await t.portal.post('/portal-api/apps', { Name: name }, withKey(k));
         return res.status === 409 ? null : res;
       },
       10_000,
@@ -265,14 +245,14 @@ describe('idempotent retries on the portal', () => {
   });
 
   it('a 5xx is not stored: after a failed registration the same key approves', async () => {
-    const app = await createApp(portal, { Name: 'Provider down', RedirectURLs: 'https://a.example/cb' });
-    const ar = await createAccessRequest(portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
+    const app = await createApp(t.portal, { Name: 'Provider down', RedirectURLs: 'https://a.example/cb' });
+    const ar = await createAccessRequest(t.portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
     const k = key();
-    idp.mode = 'fail';
-    expectPortalError(await portal.put(approvePath(ar.ID), undefined, withKey(k)), 502, /identity provider/);
+    t.idp.mode = 'fail';
+    expectPortalError(await t.portal.put(approvePath(ar.ID), undefined, withKey(k)), 502, /identity provider/);
     expect(await keyRows(k)).toEqual([]);
-    idp.mode = 'ok';
-    const retry = await portal.put(approvePath(ar.ID), undefined, withKey(k));
+    t.idp.mode = 'ok';
+    const retry = await t.portal.put(approvePath(ar.ID), undefined, withKey(k));
     expect(retry.status).toBe(200);
     expect(retry.headers['idempotent-replayed']).toBeUndefined();
     expect(retry.body.Status).toBe('approved');
@@ -280,36 +260,36 @@ describe('idempotent retries on the portal', () => {
 
   it('a validation failure is not stored: the corrected request may use the same key', async () => {
     const k = key();
-    const invalid = await portal.post('/portal-api/apps', { Description: 'no name' }, withKey(k));
+    const invalid = await t.portal.post('/portal-api/apps', { Description: 'no name' }, withKey(k));
     expect(invalid.status).toBe(422);
     expect(invalid.body.errors).toContain('Name should not be empty');
-    const fixed = await portal.post('/portal-api/apps', { Name: `Fixed ${k}` }, withKey(k));
+    const fixed = await t.portal.post('/portal-api/apps', { Name: `Fixed ${k}` }, withKey(k));
     expect(fixed.status).toBe(200);
     expect(fixed.headers['idempotent-replayed']).toBeUndefined();
   });
 
   it('a refusal by the operation is the key’s answer: a 409 and a 404 are replayed as they were', async () => {
-    const app = await createApp(portal, { Name: 'Refused' });
-    const ar = await createAccessRequest(portal, { AppID: app.ID });
-    expect((await portal.put(`/portal-api/access_requests/${ar.ID}/reject`)).status).toBe(200);
+    const app = await createApp(t.portal, { Name: 'Refused' });
+    const ar = await createAccessRequest(t.portal, { AppID: app.ID });
+    expect((await t.portal.put(`/portal-api/access_requests/${ar.ID}/reject`)).status).toBe(200);
     const k = key();
-    const refused = await portal.put(approvePath(ar.ID), undefined, withKey(k));
+    const refused = await t.portal.put(approvePath(ar.ID), undefined, withKey(k));
     expect(refused.status).toBe(409);
-    expectReplayOf(await portal.put(approvePath(ar.ID), undefined, withKey(k)), refused);
+    expectReplayOf(await t.portal.put(approvePath(ar.ID), undefined, withKey(k)), refused);
 
     const k2 = key();
-    const missing = await portal.delete(`/portal-api/apps/2147483647`, withKey(k2));
+    const missing = await t.portal.delete(`/portal-api/apps/2147483647`, withKey(k2));
     expectPortalError(missing, 404, /Application not found/);
-    expectReplayOf(await portal.delete(`/portal-api/apps/2147483647`, withKey(k2)), missing);
+    expectReplayOf(await t.portal.delete(`/portal-api/apps/2147483647`, withKey(k2)), missing);
   });
 
   it('a retried DELETE answers as the first one did, not 404', async () => {
-    const app = await createApp(portal, { Name: 'Deleted once' });
+    const app = await createApp(t.portal, { Name: 'Deleted once' });
     const k = key();
-    const first = await portal.delete(`/portal-api/apps/${app.ID}`, withKey(k));
+    const first = await t.portal.delete(`/portal-api/apps/${app.ID}`, withKey(k));
     expect(first.status).toBe(200);
-    expectReplayOf(await portal.delete(`/portal-api/apps/${app.ID}`, withKey(k)), first);
-    expect((await portal.delete(`/portal-api/apps/${app.ID}`)).status).toBe(404);
+    expectReplayOf(await t.portal.delete(`/portal-api/apps/${app.ID}`, withKey(k)), first);
+    expect((await t.portal.delete(`/portal-api/apps/${app.ID}`)).status).toBe(404);
   });
 
   it('a key held by a request that died is free once its claim lapses; a live claim is a 409', async () => {
@@ -329,32 +309,32 @@ describe('idempotent retries on the portal', () => {
         [scope, k, fingerprint, expires],
       );
     await claim('1 hour');
-    expectPortalError(await portal.post('/portal-api/apps', { Name: name }, withKey(k)), 409, /still in progress/);
+    expectPortalError(await t.portal.post('/portal-api/apps', { Name: name }, withKey(k)), 409, /still in progress/);
     expect(await appsNamed(name)).toEqual([]);
     await claim('-1 second');
-    const res = await portal.post('/portal-api/apps', { Name: name }, withKey(k));
+    const res = await t.portal.post('/portal-api/apps', { Name: name }, withKey(k));
     expect(res.status).toBe(200);
     expect(await appsNamed(name)).toEqual([res.body.ID]);
   });
 
   it('a request whose claim lapsed while it ran commits nothing and answers with what the repeat did', async () => {
-    const app = await createApp(portal, { Name: 'Slow first', RedirectURLs: 'https://a.example/cb' });
-    const ar = await createAccessRequest(portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
+    const app = await createApp(t.portal, { Name: 'Slow first', RedirectURLs: 'https://a.example/cb' });
+    const ar = await createAccessRequest(t.portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
     const k = key();
     let atProvider!: () => void;
     const arrived = new Promise<void>((resolve) => (atProvider = resolve));
     let letGo!: () => void;
     const held = new Promise<void>((resolve) => (letGo = resolve));
-    idp.beforeReply = async () => {
-      idp.beforeReply = null; // only the first registration waits
+    t.idp.beforeReply = async () => {
+      t.idp.beforeReply = null; // only the first registration waits
       atProvider();
       await held;
     };
-    const slow = portal.put(approvePath(ar.ID), undefined, withKey(k));
+    const slow = t.portal.put(approvePath(ar.ID), undefined, withKey(k));
     await arrived;
     // the first request's claim lapses (as if it had run past its lease); a repeat takes the key over
     await t.db.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = $1`, [k]);
-    const repeat = await portal.put(approvePath(ar.ID), undefined, withKey(k));
+    const repeat = await t.portal.put(approvePath(ar.ID), undefined, withKey(k));
     expect(repeat.status).toBe(200);
     expect(repeat.headers['idempotent-replayed']).toBeUndefined();
     letGo();
@@ -362,9 +342,9 @@ describe('idempotent retries on the portal', () => {
     expectReplayOf(first, repeat);
     expect(await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID)).toHaveLength(1);
     // the slow request's registration was withdrawn at the provider: its approval never committed
-    const slowClient = JSON.parse(idp.registrations[idp.registrations.length - 2].reply).client_id;
+    const slowClient = JSON.parse(t.idp.registrations[t.idp.registrations.length - 2].reply).client_id;
     await eventually(
-      async () => idp.deletions.some((d) => d.clientId === slowClient && d.authorized),
+      async () => t.idp.deletions.some((d) => d.clientId === slowClient && d.authorized),
       10_000,
       'withdrawal',
     );
@@ -389,7 +369,7 @@ describe('idempotent retries on the portal', () => {
     it('creating an app: no app, no event, and the key is free again', async () => {
       const k = unstorable();
       const name = `Unstored ${k}`;
-      expectInternalError(await portal.post('/portal-api/apps', { Name: name }, withKey(k)));
+      expectInternalError(await t.portal.post('/portal-api/apps', { Name: name }, withKey(k)));
       expect(await appsNamed(name)).toEqual([]);
       expect(await keyRows(k)).toEqual([]);
       const [{ events }] = await t.db.query(
@@ -400,117 +380,119 @@ describe('idempotent retries on the portal', () => {
     });
 
     it('approving: the request stays pending, with no credential and no event', async () => {
-      const app = await createApp(portal, { Name: 'Unstored approval' });
-      const ar = await createAccessRequest(portal, { AppID: app.ID });
-      expectInternalError(await portal.put(approvePath(ar.ID), undefined, withKey(unstorable())));
-      const read = await portal.get(`/portal-api/access_requests/${ar.ID}`);
+      const app = await createApp(t.portal, { Name: 'Unstored approval' });
+      const ar = await createAccessRequest(t.portal, { AppID: app.ID });
+      expectInternalError(await t.portal.put(approvePath(ar.ID), undefined, withKey(unstorable())));
+      const read = await t.portal.get(`/portal-api/access_requests/${ar.ID}`);
       expect(read.body.Status).toBe('pending');
       expect(read.body.Credentials).toEqual([]);
       expect(await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID)).toHaveLength(0);
     });
 
     it('approving with DCR: the registration is withdrawn at the identity provider', async () => {
-      const app = await createApp(portal, { Name: 'Unstored DCR', RedirectURLs: 'https://a.example/cb' });
-      const ar = await createAccessRequest(portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
-      expectInternalError(await portal.put(approvePath(ar.ID), undefined, withKey(unstorable())));
-      const clientId = JSON.parse(idp.registrations[idp.registrations.length - 1].reply).client_id;
-      expect(idp.deletions).toContainEqual({ clientId, authorized: true });
-      expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body.Status).toBe('pending');
+      const app = await createApp(t.portal, { Name: 'Unstored DCR', RedirectURLs: 'https://a.example/cb' });
+      const ar = await createAccessRequest(t.portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
+      expectInternalError(await t.portal.put(approvePath(ar.ID), undefined, withKey(unstorable())));
+      const clientId = JSON.parse(t.idp.registrations[t.idp.registrations.length - 1].reply).client_id;
+      expect(t.idp.deletions).toContainEqual({ clientId, authorized: true });
+      expect((await t.portal.get(`/portal-api/access_requests/${ar.ID}`)).body.Status).toBe('pending');
     });
 
     it('updating and deleting an app, creating and deleting an access request', async () => {
-      const app = await createApp(portal, { Name: 'Kept as it was' });
-      const ar = await createAccessRequest(portal, { AppID: app.ID });
-      expectInternalError(await portal.put(`/portal-api/apps/${app.ID}`, { Name: 'Renamed' }, withKey(unstorable())));
-      expectInternalError(await portal.delete(`/portal-api/apps/${app.ID}`, withKey(unstorable())));
-      expectInternalError(await portal.delete(`/portal-api/access_requests/${ar.ID}`, withKey(unstorable())));
+      const app = await createApp(t.portal, { Name: 'Kept as it was' });
+      const ar = await createAccessRequest(t.portal, { AppID: app.ID });
+      expectInternalError(await t.portal.put(`/portal-api/apps/${app.ID}`, { Name: 'Renamed' }, withKey(unstorable())));
+      expectInternalError(await t.portal.delete(`/portal-api/apps/${app.ID}`, withKey(unstorable())));
+      expectInternalError(await t.portal.delete(`/portal-api/access_requests/${ar.ID}`, withKey(unstorable())));
       expectInternalError(
-        await portal.post(
+        await t.portal.post(
           '/portal-api/access_requests',
           { AppID: app.ID, Catalogue: 'c', Plan: 'p', Products: ['x'], AuthType: 'authToken', User: 'User#9' },
           withKey(unstorable()),
         ),
       );
-      const read = await portal.get(`/portal-api/apps/${app.ID}`);
+      const read = await t.portal.get(`/portal-api/apps/${app.ID}`);
       expect(read.body.Name).toBe('Kept as it was');
       expect(read.body.AccessRequests).toEqual([[expect.objectContaining({ ID: ar.ID })]]);
     });
 
     it('webhooks: creating one, its headers, a rotation and a test send', async () => {
       const name = `Unstored hook ${randomUUID()}`;
-      const create = { Name: name, URL: sink.url(), Events: ['AccessRequestApproved'] };
-      expectInternalError(await portal.post('/portal-api/webhooks', create, withKey(unstorable())));
+      const create = { Name: name, URL: t.sink.url(), Events: ['AccessRequestApproved'] };
+      expectInternalError(await t.portal.post('/portal-api/webhooks', create, withKey(unstorable())));
       const [{ hooks }] = await t.db.query(`SELECT count(*)::int AS hooks FROM webhooks WHERE name = $1`, [name]);
       expect(hooks).toBe(0);
 
-      const hook = (await portal.post('/portal-api/webhooks', create)).body;
+      const hook = (await t.portal.post('/portal-api/webhooks', create)).body;
       const base = `/portal-api/webhooks/${hook.ID}`;
-      expectInternalError(await portal.post(`${base}/headers`, { Name: 'X-A', Value: 'b' }, withKey(unstorable())));
-      expectInternalError(await portal.put(base, { Name: 'renamed' }, withKey(unstorable())));
-      expectInternalError(await portal.post(`${base}/secret/rotate`, {}, withKey(unstorable())));
-      expectInternalError(await portal.post(`${base}/test`, {}, withKey(unstorable())));
-      expectInternalError(await portal.delete(base, withKey(unstorable())));
+      expectInternalError(await t.portal.post(`${base}/headers`, { Name: 'X-A', Value: 'b' }, withKey(unstorable())));
+      expectInternalError(await t.portal.put(base, { Name: 'renamed' }, withKey(unstorable())));
+      expectInternalError(await t.portal.post(`${base}/secret/rotate`, {}, withKey(unstorable())));
+      expectInternalError(await t.portal.post(`${base}/test`, {}, withKey(unstorable())));
+      expectInternalError(await t.portal.delete(base, withKey(unstorable())));
       // a redelivery of a delivered test send: still delivered, one attempt, nothing queued
-      const sent = (await portal.post(`${base}/test`, {})).body;
+      const sent = (await t.portal.post(`${base}/test`, {})).body;
       const delivery = `${base}/deliveries/${sent.DeliveryID}`;
       await eventually(
-        async () => (await portal.get(delivery)).body.Status === 'delivered',
+        async () => (await t.portal.get(delivery)).body.Status === 'delivered',
         10_000,
         'the test delivery',
       );
-      expectInternalError(await portal.post(`${delivery}/redeliver`, undefined, withKey(unstorable())));
-      expect((await portal.get(delivery)).body).toMatchObject({ Status: 'delivered', AttemptCount: 1 });
-      expect(sink.received.filter((r) => r.headers['webhook-id'] === sent.DeliveryID)).toHaveLength(1);
-      const read = await portal.get(base);
+      expectInternalError(await t.portal.post(`${delivery}/redeliver`, undefined, withKey(unstorable())));
+      expect((await t.portal.get(delivery)).body).toMatchObject({ Status: 'delivered', AttemptCount: 1 });
+      expect(t.sink.received.filter((r) => r.headers['webhook-id'] === sent.DeliveryID)).toHaveLength(1);
+      const read = await t.portal.get(base);
       expect(read.body).toMatchObject({ Name: name, Headers: [] });
-      expect((await portal.get(`${base}/secret`)).body.Secret).toBe(hook.Secret);
-      expect((await portal.get(`${base}/deliveries`)).body).toEqual([expect.objectContaining({ ID: sent.DeliveryID })]);
+      expect((await t.portal.get(`${base}/secret`)).body.Secret).toBe(hook.Secret);
+      expect((await t.portal.get(`${base}/deliveries`)).body).toEqual([
+        expect.objectContaining({ ID: sent.DeliveryID }),
+      ]);
     });
   });
 
   it('webhook routes: a retried creation, header and test send each happen once', async () => {
     const k = key();
     const name = `Hook ${k}`;
-    const create = { Name: name, URL: sink.url(), Events: ['AccessRequestApproved'] };
-    const first = await portal.post('/portal-api/webhooks', create, withKey(k));
+    const create = { Name: name, URL: t.sink.url(), Events: ['AccessRequestApproved'] };
+    const first = await t.portal.post('/portal-api/webhooks', create, withKey(k));
     expect(first.status).toBe(201);
-    expectReplayOf(await portal.post('/portal-api/webhooks', create, withKey(k)), first);
+    expectReplayOf(await t.portal.post('/portal-api/webhooks', create, withKey(k)), first);
     const [{ hooks }] = await t.db.query(`SELECT count(*)::int AS hooks FROM webhooks WHERE name = $1`, [name]);
     expect(hooks).toBe(1);
 
     const base = `/portal-api/webhooks/${first.body.ID}`;
     const hk = key();
-    const header = await portal.post(`${base}/headers`, { Name: 'X-Once', Value: '1' }, withKey(hk));
+    const header = await t.portal.post(`${base}/headers`, { Name: 'X-Once', Value: '1' }, withKey(hk));
     expect(header.status).toBe(201);
-    expectReplayOf(await portal.post(`${base}/headers`, { Name: 'X-Once', Value: '1' }, withKey(hk)), header);
-    expect((await portal.get(`${base}/headers`)).body).toHaveLength(1);
+    expectReplayOf(await t.portal.post(`${base}/headers`, { Name: 'X-Once', Value: '1' }, withKey(hk)), header);
+    expect((await t.portal.get(`${base}/headers`)).body).toHaveLength(1);
 
     const tk = key();
-    const sent = await portal.post(`${base}/test`, { Note: 'once' }, withKey(tk));
+    const sent = await t.portal.post(`${base}/test`, { Note: 'once' }, withKey(tk));
     expect(sent.status).toBe(202);
-    expectReplayOf(await portal.post(`${base}/test`, { Note: 'once' }, withKey(tk)), sent);
+    expectReplayOf(await t.portal.post(`${base}/test`, { Note: 'once' }, withKey(tk)), sent);
     // the test delivery is queued after the commit and arrives, once
-    await sink.waitFor(
+    await t.sink.waitFor(
       (r) => r.some((x) => x.headers['webhook-id'] === sent.body.DeliveryID),
       15_000,
       'the test delivery',
     );
-    expect((await portal.get(`${base}/deliveries`)).body).toHaveLength(1);
+    expect((await t.portal.get(`${base}/deliveries`)).body).toHaveLength(1);
 
     // a redelivery: its retry gets the first 200 again (not "still pending"), and one manual attempt is made
     const delivery = `${base}/deliveries/${sent.body.DeliveryID}`;
     await eventually(
-      async () => (await portal.get(delivery)).body.Status === 'delivered',
+      async () => (await t.portal.get(delivery)).body.Status === 'delivered',
       10_000,
       'the test delivery to settle',
     );
     const rk = key();
-    const redelivered = await portal.post(`${delivery}/redeliver`, undefined, withKey(rk));
+    const redelivered = await t.portal.post(`${delivery}/redeliver`, undefined, withKey(rk));
     expect(redelivered.status).toBe(200);
-    expectReplayOf(await portal.post(`${delivery}/redeliver`, undefined, withKey(rk)), redelivered);
+    expectReplayOf(await t.portal.post(`${delivery}/redeliver`, undefined, withKey(rk)), redelivered);
     const settled = await eventually(
       async () => {
-        const d = (await portal.get(delivery)).body;
+        const d = (await t.portal.get(delivery)).body;
         return d.Status === 'delivered' && d.AttemptCount === 2 ? d : null;
       },
       10_000,
@@ -522,7 +504,7 @@ describe('idempotent retries on the portal', () => {
   it('keys are the caller’s own: another portal token with the same key makes its own change', async () => {
     const k = key();
     const name = `Scoped ${k}`;
-    const mine = await portal.post('/portal-api/apps', { Name: name }, withKey(k));
+    const mine = await t.portal.post('/portal-api/apps', { Name: name }, withKey(k));
     expect(mine.status).toBe(200);
     const otherToken = 'another-portal-token-0123456789';
     const other = await startTestApp({ env: t.env, vars: { PORTAL_API_TOKEN: otherToken } });
@@ -544,7 +526,7 @@ describe('idempotent retries on the portal', () => {
   it('refuses hostile keys with 422 in the portal error body, storing nothing', async () => {
     const before = (await t.db.query(`SELECT count(*)::int AS n FROM idempotency_keys`))[0].n;
     for (const bad of ['x'.repeat(256), 'a b', '"unterminated', '"a";p=1', '"x" "y"', 'tab\there', '""']) {
-      const res = await portal.post('/portal-api/apps', { Name: 'hostile' }, withKey(bad));
+      const res = await t.portal.post('/portal-api/apps', { Name: 'hostile' }, withKey(bad));
       expectPortalError(res, 422, /^Idempotency-Key: /);
     }
     const twice = await request(`${t.baseUrl}/portal-api/apps`, {
