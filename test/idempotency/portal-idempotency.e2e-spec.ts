@@ -8,10 +8,9 @@ import { createAccessRequest, createApp, outboxRows } from '../helpers/portal';
 import { startTestApp } from '../helpers/test-app';
 import { TEST_SECRETS } from '../helpers/test-env';
 import { eventually } from '../helpers/eventually';
+import { expectReplayOf, idempotencyKey, refuseStoredAnswers, unstorableKey, withKey } from '../helpers/idempotency';
 import { useService } from '../helpers/use-service';
 
-const key = () => `k-${randomUUID()}`;
-const withKey = (k: string) => ({ 'idempotency-key': k });
 const approvePath = (id: number) => `/portal-api/access_requests/${id}/approve`;
 
 /** The portal error body, with every reason a string. */
@@ -20,14 +19,6 @@ function expectPortalError(res: HttpResponse, status: number, reason: RegExp): v
   expect(Object.keys(res.body).sort()).toEqual(['errors', 'status']);
   expect(res.body.status).toBe('error');
   expect(res.body.errors).toEqual([expect.stringMatching(reason)]);
-}
-
-/** The same answer again, byte for byte, marked as a replay. */
-function expectReplayOf(replay: HttpResponse, first: HttpResponse): void {
-  expect(replay.status).toBe(first.status);
-  expect(replay.text).toBe(first.text);
-  expect(replay.headers['content-type']).toBe(first.headers['content-type']);
-  expect(replay.headers['idempotent-replayed']).toBe('true');
 }
 
 /**
@@ -45,7 +36,7 @@ describe('idempotent retries on the portal', () => {
     t.db.query(`SELECT scope, method, route, status, owner FROM idempotency_keys WHERE key = $1`, [k]);
 
   it('a retried POST /apps returns the same app, created once, and says it is a replay', async () => {
-    const k = key();
+    const k = idempotencyKey();
     const name = `Retried ${k}`;
     const first = await t.portal.post('/portal-api/apps', { Name: name, UserID: 3 }, withKey(k));
     expect(first.status).toBe(200);
@@ -62,7 +53,7 @@ describe('idempotent retries on the portal', () => {
   });
 
   it('without the header every POST /apps creates an app, as before', async () => {
-    const name = `Plain ${key()}`;
+    const name = `Plain ${idempotencyKey()}`;
     const a = await t.portal.post('/portal-api/apps', { Name: name });
     const b = await t.portal.post('/portal-api/apps', { Name: name });
     expect(a.headers['idempotent-replayed']).toBeUndefined();
@@ -79,7 +70,7 @@ describe('idempotent retries on the portal', () => {
     expect(hook.status).toBe(201);
     const app = await createApp(t.portal, { Name: 'Approved once' });
     const ar = await createAccessRequest(t.portal, { AppID: app.ID });
-    const k = key();
+    const k = idempotencyKey();
     const first = await t.portal.put(approvePath(ar.ID), undefined, withKey(k));
     expect(first.status).toBe(200);
     expect(first.body.Status).toBe('approved');
@@ -110,7 +101,7 @@ describe('idempotent retries on the portal', () => {
   });
 
   it('the same key with a different body, path or method is a 422 in the portal error body, and changes nothing', async () => {
-    const k = key();
+    const k = idempotencyKey();
     const first = await t.portal.post('/portal-api/apps', { Name: `First ${k}` }, withKey(k));
     expect(first.status).toBe(200);
     const reused = /^Idempotency-Key: this key was already used for a different request/;
@@ -119,7 +110,7 @@ describe('idempotent retries on the portal', () => {
 
     const a = await createApp(t.portal, { Name: 'A' });
     const b = await createApp(t.portal, { Name: 'B' });
-    const k2 = key();
+    const k2 = idempotencyKey();
     expect((await t.portal.put(`/portal-api/apps/${a.ID}`, { Description: 'd' }, withKey(k2))).status).toBe(200);
     expectPortalError(await t.portal.put(`/portal-api/apps/${b.ID}`, { Description: 'd' }, withKey(k2)), 422, reused);
     expect((await t.portal.get(`/portal-api/apps/${b.ID}`)).body.Description).toBe('');
@@ -135,7 +126,7 @@ describe('idempotent retries on the portal', () => {
   });
 
   it('ten concurrent repeats make one app; the others get 409 (in progress) or the replay', async () => {
-    const k = key();
+    const k = idempotencyKey();
     const name = `Concurrent ${k}`;
     const answers = await Promise.all(
       Array.from({ length: 10 }, () => t.portal.post('/portal-api/apps', { Name: name }, withKey(k))),
@@ -153,7 +144,7 @@ describe('idempotent retries on the portal', () => {
   it('ten concurrent repeats of an approval make one transition with one event', async () => {
     const app = await createApp(t.portal, { Name: 'Raced approval' });
     const ar = await createAccessRequest(t.portal, { AppID: app.ID });
-    const k = key();
+    const k = idempotencyKey();
     const answers = await Promise.all(
       Array.from({ length: 10 }, () => t.portal.put(approvePath(ar.ID), undefined, withKey(k))),
     );
@@ -166,7 +157,7 @@ describe('idempotent retries on the portal', () => {
   it('a lost answer: the client gives up mid-flight, the change is made once, and the retry gets its answer', async () => {
     const app = await createApp(t.portal, { Name: 'Lost answer', RedirectURLs: 'https://a.example/cb' });
     const ar = await createAccessRequest(t.portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
-    const k = key();
+    const k = idempotencyKey();
     const registrationsBefore = t.idp.registrations.length;
     let atProvider!: () => void;
     const arrived = new Promise<void>((resolve) => (atProvider = resolve));
@@ -216,7 +207,7 @@ describe('idempotent retries on the portal', () => {
   });
 
   it('a request whose connection closes right after it was sent is still carried out once', async () => {
-    const k = key();
+    const k = idempotencyKey();
     const name = `Abandoned ${k}`;
     const body = JSON.stringify({ Name: name });
     await new Promise<void>((resolve, reject) => {
@@ -247,7 +238,7 @@ describe('idempotent retries on the portal', () => {
   it('a 5xx is not stored: after a failed registration the same key approves', async () => {
     const app = await createApp(t.portal, { Name: 'Provider down', RedirectURLs: 'https://a.example/cb' });
     const ar = await createAccessRequest(t.portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
-    const k = key();
+    const k = idempotencyKey();
     t.idp.mode = 'fail';
     expectPortalError(await t.portal.put(approvePath(ar.ID), undefined, withKey(k)), 502, /identity provider/);
     expect(await keyRows(k)).toEqual([]);
@@ -259,7 +250,7 @@ describe('idempotent retries on the portal', () => {
   });
 
   it('a validation failure is not stored: the corrected request may use the same key', async () => {
-    const k = key();
+    const k = idempotencyKey();
     const invalid = await t.portal.post('/portal-api/apps', { Description: 'no name' }, withKey(k));
     expect(invalid.status).toBe(422);
     expect(invalid.body.errors).toContain('Name should not be empty');
@@ -272,12 +263,12 @@ describe('idempotent retries on the portal', () => {
     const app = await createApp(t.portal, { Name: 'Refused' });
     const ar = await createAccessRequest(t.portal, { AppID: app.ID });
     expect((await t.portal.put(`/portal-api/access_requests/${ar.ID}/reject`)).status).toBe(200);
-    const k = key();
+    const k = idempotencyKey();
     const refused = await t.portal.put(approvePath(ar.ID), undefined, withKey(k));
     expect(refused.status).toBe(409);
     expectReplayOf(await t.portal.put(approvePath(ar.ID), undefined, withKey(k)), refused);
 
-    const k2 = key();
+    const k2 = idempotencyKey();
     const missing = await t.portal.delete(`/portal-api/apps/2147483647`, withKey(k2));
     expectPortalError(missing, 404, /Application not found/);
     expectReplayOf(await t.portal.delete(`/portal-api/apps/2147483647`, withKey(k2)), missing);
@@ -285,7 +276,7 @@ describe('idempotent retries on the portal', () => {
 
   it('a retried DELETE answers as the first one did, not 404', async () => {
     const app = await createApp(t.portal, { Name: 'Deleted once' });
-    const k = key();
+    const k = idempotencyKey();
     const first = await t.portal.delete(`/portal-api/apps/${app.ID}`, withKey(k));
     expect(first.status).toBe(200);
     expectReplayOf(await t.portal.delete(`/portal-api/apps/${app.ID}`, withKey(k)), first);
@@ -293,7 +284,7 @@ describe('idempotent retries on the portal', () => {
   });
 
   it('a key held by a request that died is free once its claim lapses; a live claim is a 409', async () => {
-    const k = key();
+    const k = idempotencyKey();
     const name = `Took over ${k}`;
     const scope = `portal:${sha256Hex(TEST_SECRETS.PORTAL_API_TOKEN)}`;
     // the claim of the very same request (a claim of another request would make this one a 422)
@@ -320,7 +311,7 @@ describe('idempotent retries on the portal', () => {
   it('a request whose claim lapsed while it ran commits nothing and answers with what the repeat did', async () => {
     const app = await createApp(t.portal, { Name: 'Slow first', RedirectURLs: 'https://a.example/cb' });
     const ar = await createAccessRequest(t.portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
-    const k = key();
+    const k = idempotencyKey();
     let atProvider!: () => void;
     const arrived = new Promise<void>((resolve) => (atProvider = resolve));
     let letGo!: () => void;
@@ -351,23 +342,15 @@ describe('idempotent retries on the portal', () => {
   });
 
   describe('the answer is committed with the change', () => {
-    beforeAll(async () => {
-      // the stored answer of a key named unstorable-... cannot be written: its request must change nothing
-      await t.db.query(`
-        CREATE FUNCTION refuse_answer() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN RAISE EXCEPTION 'answer refused by the spec'; END $$`);
-      await t.db.query(`
-        CREATE TRIGGER refuse_answer BEFORE UPDATE ON idempotency_keys FOR EACH ROW
-        WHEN (NEW.status IS NOT NULL AND NEW.key LIKE 'unstorable-%') EXECUTE FUNCTION refuse_answer()`);
-    });
-    const unstorable = () => `unstorable-${randomUUID()}`;
+    // the stored answer of a key named unstorable-... cannot be written: its request must change nothing
+    beforeAll(() => refuseStoredAnswers(t));
 
     function expectInternalError(res: HttpResponse): void {
       expectPortalError(res, 500, /^Internal server error$/);
     }
 
     it('creating an app: no app, no event, and the key is free again', async () => {
-      const k = unstorable();
+      const k = unstorableKey();
       const name = `Unstored ${k}`;
       expectInternalError(await t.portal.post('/portal-api/apps', { Name: name }, withKey(k)));
       expect(await appsNamed(name)).toEqual([]);
@@ -382,7 +365,7 @@ describe('idempotent retries on the portal', () => {
     it('approving: the request stays pending, with no credential and no event', async () => {
       const app = await createApp(t.portal, { Name: 'Unstored approval' });
       const ar = await createAccessRequest(t.portal, { AppID: app.ID });
-      expectInternalError(await t.portal.put(approvePath(ar.ID), undefined, withKey(unstorable())));
+      expectInternalError(await t.portal.put(approvePath(ar.ID), undefined, withKey(unstorableKey())));
       const read = await t.portal.get(`/portal-api/access_requests/${ar.ID}`);
       expect(read.body.Status).toBe('pending');
       expect(read.body.Credentials).toEqual([]);
@@ -392,7 +375,7 @@ describe('idempotent retries on the portal', () => {
     it('approving with DCR: the registration is withdrawn at the identity provider', async () => {
       const app = await createApp(t.portal, { Name: 'Unstored DCR', RedirectURLs: 'https://a.example/cb' });
       const ar = await createAccessRequest(t.portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
-      expectInternalError(await t.portal.put(approvePath(ar.ID), undefined, withKey(unstorable())));
+      expectInternalError(await t.portal.put(approvePath(ar.ID), undefined, withKey(unstorableKey())));
       const clientId = JSON.parse(t.idp.registrations[t.idp.registrations.length - 1].reply).client_id;
       expect(t.idp.deletions).toContainEqual({ clientId, authorized: true });
       expect((await t.portal.get(`/portal-api/access_requests/${ar.ID}`)).body.Status).toBe('pending');
@@ -401,14 +384,16 @@ describe('idempotent retries on the portal', () => {
     it('updating and deleting an app, creating and deleting an access request', async () => {
       const app = await createApp(t.portal, { Name: 'Kept as it was' });
       const ar = await createAccessRequest(t.portal, { AppID: app.ID });
-      expectInternalError(await t.portal.put(`/portal-api/apps/${app.ID}`, { Name: 'Renamed' }, withKey(unstorable())));
-      expectInternalError(await t.portal.delete(`/portal-api/apps/${app.ID}`, withKey(unstorable())));
-      expectInternalError(await t.portal.delete(`/portal-api/access_requests/${ar.ID}`, withKey(unstorable())));
+      expectInternalError(
+        await t.portal.put(`/portal-api/apps/${app.ID}`, { Name: 'Renamed' }, withKey(unstorableKey())),
+      );
+      expectInternalError(await t.portal.delete(`/portal-api/apps/${app.ID}`, withKey(unstorableKey())));
+      expectInternalError(await t.portal.delete(`/portal-api/access_requests/${ar.ID}`, withKey(unstorableKey())));
       expectInternalError(
         await t.portal.post(
           '/portal-api/access_requests',
           { AppID: app.ID, Catalogue: 'c', Plan: 'p', Products: ['x'], AuthType: 'authToken', User: 'User#9' },
-          withKey(unstorable()),
+          withKey(unstorableKey()),
         ),
       );
       const read = await t.portal.get(`/portal-api/apps/${app.ID}`);
@@ -419,17 +404,19 @@ describe('idempotent retries on the portal', () => {
     it('webhooks: creating one, its headers, a rotation and a test send', async () => {
       const name = `Unstored hook ${randomUUID()}`;
       const create = { Name: name, URL: t.sink.url(), Events: ['AccessRequestApproved'] };
-      expectInternalError(await t.portal.post('/portal-api/webhooks', create, withKey(unstorable())));
+      expectInternalError(await t.portal.post('/portal-api/webhooks', create, withKey(unstorableKey())));
       const [{ hooks }] = await t.db.query(`SELECT count(*)::int AS hooks FROM webhooks WHERE name = $1`, [name]);
       expect(hooks).toBe(0);
 
       const hook = (await t.portal.post('/portal-api/webhooks', create)).body;
       const base = `/portal-api/webhooks/${hook.ID}`;
-      expectInternalError(await t.portal.post(`${base}/headers`, { Name: 'X-A', Value: 'b' }, withKey(unstorable())));
-      expectInternalError(await t.portal.put(base, { Name: 'renamed' }, withKey(unstorable())));
-      expectInternalError(await t.portal.post(`${base}/secret/rotate`, {}, withKey(unstorable())));
-      expectInternalError(await t.portal.post(`${base}/test`, {}, withKey(unstorable())));
-      expectInternalError(await t.portal.delete(base, withKey(unstorable())));
+      expectInternalError(
+        await t.portal.post(`${base}/headers`, { Name: 'X-A', Value: 'b' }, withKey(unstorableKey())),
+      );
+      expectInternalError(await t.portal.put(base, { Name: 'renamed' }, withKey(unstorableKey())));
+      expectInternalError(await t.portal.post(`${base}/secret/rotate`, {}, withKey(unstorableKey())));
+      expectInternalError(await t.portal.post(`${base}/test`, {}, withKey(unstorableKey())));
+      expectInternalError(await t.portal.delete(base, withKey(unstorableKey())));
       // a redelivery of a delivered test send: still delivered, one attempt, nothing queued
       const sent = (await t.portal.post(`${base}/test`, {})).body;
       const delivery = `${base}/deliveries/${sent.DeliveryID}`;
@@ -438,7 +425,7 @@ describe('idempotent retries on the portal', () => {
         10_000,
         'the test delivery',
       );
-      expectInternalError(await t.portal.post(`${delivery}/redeliver`, undefined, withKey(unstorable())));
+      expectInternalError(await t.portal.post(`${delivery}/redeliver`, undefined, withKey(unstorableKey())));
       expect((await t.portal.get(delivery)).body).toMatchObject({ Status: 'delivered', AttemptCount: 1 });
       expect(t.sink.received.filter((r) => r.headers['webhook-id'] === sent.DeliveryID)).toHaveLength(1);
       const read = await t.portal.get(base);
@@ -451,7 +438,7 @@ describe('idempotent retries on the portal', () => {
   });
 
   it('webhook routes: a retried creation, header and test send each happen once', async () => {
-    const k = key();
+    const k = idempotencyKey();
     const name = `Hook ${k}`;
     const create = { Name: name, URL: t.sink.url(), Events: ['AccessRequestApproved'] };
     const first = await t.portal.post('/portal-api/webhooks', create, withKey(k));
@@ -461,13 +448,13 @@ describe('idempotent retries on the portal', () => {
     expect(hooks).toBe(1);
 
     const base = `/portal-api/webhooks/${first.body.ID}`;
-    const hk = key();
+    const hk = idempotencyKey();
     const header = await t.portal.post(`${base}/headers`, { Name: 'X-Once', Value: '1' }, withKey(hk));
     expect(header.status).toBe(201);
     expectReplayOf(await t.portal.post(`${base}/headers`, { Name: 'X-Once', Value: '1' }, withKey(hk)), header);
     expect((await t.portal.get(`${base}/headers`)).body).toHaveLength(1);
 
-    const tk = key();
+    const tk = idempotencyKey();
     const sent = await t.portal.post(`${base}/test`, { Note: 'once' }, withKey(tk));
     expect(sent.status).toBe(202);
     expectReplayOf(await t.portal.post(`${base}/test`, { Note: 'once' }, withKey(tk)), sent);
@@ -486,7 +473,7 @@ describe('idempotent retries on the portal', () => {
       10_000,
       'the test delivery to settle',
     );
-    const rk = key();
+    const rk = idempotencyKey();
     const redelivered = await t.portal.post(`${delivery}/redeliver`, undefined, withKey(rk));
     expect(redelivered.status).toBe(200);
     expectReplayOf(await t.portal.post(`${delivery}/redeliver`, undefined, withKey(rk)), redelivered);
@@ -502,7 +489,7 @@ describe('idempotent retries on the portal', () => {
   });
 
   it('keys are the caller’s own: another portal token with the same key makes its own change', async () => {
-    const k = key();
+    const k = idempotencyKey();
     const name = `Scoped ${k}`;
     const mine = await t.portal.post('/portal-api/apps', { Name: name }, withKey(k));
     expect(mine.status).toBe(200);

@@ -1,5 +1,5 @@
-import { Logger } from '@nestjs/common';
 import { createAccessRequest, createApp } from '../helpers/portal';
+import { withLogs } from '../helpers/logs';
 import { useService } from '../helpers/use-service';
 
 const PROVIDER_TIMEOUT_MS = 5000;
@@ -40,22 +40,6 @@ describe('deleting an access request, or its app, withdraws its DCR clients at t
       )
     )[0];
 
-  /** Captures what the service logs while `work` runs. */
-  async function logsOf<T>(work: () => Promise<T>): Promise<{ result: T; log: string }> {
-    const logged: unknown[] = [];
-    const spies = (['log', 'warn', 'error'] as const).map((level) =>
-      jest.spyOn(Logger.prototype, level).mockImplementation(function (this: Logger, ...args: unknown[]) {
-        logged.push(args);
-      }),
-    );
-    try {
-      const result = await work();
-      return { result, log: JSON.stringify(logged) };
-    } finally {
-      spies.forEach((s) => s.mockRestore());
-    }
-  }
-
   it('deletes the client at its registration_client_uri with its registration access token, once the delete has committed', async () => {
     const { id, registration } = await approvedDcrRequest();
     expect(t.idp.has(registration.client_id)).toBe(true);
@@ -65,7 +49,7 @@ describe('deleting an access request, or its app, withdraws its DCR clients at t
       atDeletion = await requestRows(id);
     };
     const before = t.idp.deletions.length;
-    const { result: res, log } = await logsOf(() => t.portal.delete(`/portal-api/access_requests/${id}`));
+    const { result: res, log } = await withLogs(() => t.portal.delete(`/portal-api/access_requests/${id}`));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok', message: 'Access request deleted' });
     // the fake provider accepts a deletion only at the client's own URI with its own registration access token
@@ -98,7 +82,7 @@ describe('deleting an access request, or its app, withdraws its DCR clients at t
     let res;
     let log: string;
     try {
-      ({ result: res, log } = await logsOf(() => t.portal.delete(`/portal-api/access_requests/${id}`)));
+      ({ result: res, log } = await withLogs(() => t.portal.delete(`/portal-api/access_requests/${id}`)));
     } finally {
       dcr.timeoutMs = PROVIDER_TIMEOUT_MS;
     }
@@ -121,7 +105,7 @@ describe('deleting an access request, or its app, withdraws its DCR clients at t
       headers: { authorization: `Bearer ${registration.registration_access_token}` },
     });
     expect(removed.status).toBe(204);
-    const { result: res, log } = await logsOf(() => t.portal.delete(`/portal-api/access_requests/${id}`));
+    const { result: res, log } = await withLogs(() => t.portal.delete(`/portal-api/access_requests/${id}`));
     expect(res.status).toBe(200);
     expect(await requestRows(id)).toEqual({ requests: 0, credentials: 0 });
     expect(log).toContain('the identity provider answered HTTP 401');
@@ -141,7 +125,7 @@ describe('deleting an access request, or its app, withdraws its DCR clients at t
       seen.push(await requestRows(first.id));
     };
     const before = t.idp.deletions.length;
-    const { result: res, log } = await logsOf(() => t.portal.delete(`/portal-api/apps/${other.ID}`));
+    const { result: res, log } = await withLogs(() => t.portal.delete(`/portal-api/apps/${other.ID}`));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok', message: 'Application deleted' });
     const ids = [first.registration.client_id, second.registration.client_id];

@@ -1,5 +1,5 @@
-import { Logger } from '@nestjs/common';
 import { accessRequestBody, createAccessRequest, createApp, outboxRows, PROVISIONED_WITH_DCR } from '../helpers/portal';
+import { withLogs } from '../helpers/logs';
 import { useService } from '../helpers/use-service';
 
 /** How long the service waits on the provider in these specs. */
@@ -25,22 +25,6 @@ describe('DCR registration outside the approval transaction', () => {
   const dcrRequest = (appId = t.portalApp.ID) =>
     createAccessRequest(t.portal, { AppID: appId, AuthType: 'oauth2.0', DCREnabled: true, Products: ['weather-api'] });
   const clientIdOf = (registration: { reply: string }) => JSON.parse(registration.reply).client_id as string;
-
-  /** Runs `call` with Nest's log lines at `levels` kept instead of printed: its result, and those lines as JSON. */
-  async function withLogs<T>(levels: ('log' | 'warn' | 'error')[], call: () => Promise<T>) {
-    const logged: unknown[] = [];
-    const spies = levels.map((level) =>
-      jest.spyOn(Logger.prototype, level).mockImplementation(function (this: Logger, ...args: unknown[]) {
-        logged.push(args);
-      }),
-    );
-    try {
-      const result = await call();
-      return { result, log: JSON.stringify(logged) };
-    } finally {
-      spies.forEach((spy) => spy.mockRestore());
-    }
-  }
 
   /** Still pending, no credential row, no approval or credential event. */
   async function expectPendingAndBare(id: number): Promise<void> {
@@ -132,9 +116,7 @@ describe('DCR registration outside the approval transaction', () => {
     const before = t.idp.registrations.length;
     let res, log;
     try {
-      ({ result: res, log } = await withLogs(['log', 'warn', 'error'], () =>
-        t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
-      ));
+      ({ result: res, log } = await withLogs(() => t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`)));
     } finally {
       await t.db.query(`DROP TRIGGER refuse_commit ON portal_credentials`);
       await t.db.query(`DROP FUNCTION refuse_commit_for_spec()`);
@@ -186,8 +168,9 @@ describe('DCR registration outside the approval transaction', () => {
     const before = t.idp.registrations.length;
     let res, log;
     try {
-      ({ result: res, log } = await withLogs(['warn'], () =>
-        t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
+      ({ result: res, log } = await withLogs(
+        () => t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
+        ['warn'],
       ));
     } finally {
       t.dcr.timeoutMs = PROVIDER_TIMEOUT_MS;
