@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { seedUser } from './helpers/dashboard';
 import { useService } from './helpers/use-service';
 import { TEST_SECRETS } from './helpers/test-env';
 
@@ -131,24 +132,8 @@ describe('authentication comes before the body is parsed', () => {
   });
 
   it('a dashboard user without the permission still gets its 403 (the guard keeps checking permissions)', async () => {
-    const res = await t.http.post(
-      '/admin/users',
-      {
-        email_address: 'np@example.com',
-        first_name: 'N',
-        last_name: 'P',
-        org_id: 'acme',
-        active: true,
-        user_permissions: { apis: 'read' },
-      },
-      { 'admin-auth': TEST_SECRETS.ADMIN_SECRET },
-    );
-    const key = res.body.Message;
-    const denied = await t.http.post(
-      '/api/users',
-      { email_address: 'x@example.com' },
-      { authorization: `Bearer ${key}` },
-    );
+    const reader = await seedUser(t, { org: 'acme', permissions: { apis: 'read' } });
+    const denied = await reader.http.post('/api/users', { email_address: 'x@example.com' });
     expect(denied.status).toBe(403);
     expect(denied.body).toEqual({
       Status: 'Error',

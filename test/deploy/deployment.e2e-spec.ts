@@ -33,6 +33,18 @@ function kubernetesModel(apiVersion: string, kind: string): new (o: Obj) => { va
   return require(`kubernetes-models/${apiVersion}/${kind}`)[kind];
 }
 
+/** What the Kubernetes schema of each object's kind finds wrong with it, one line an object. */
+function schemaErrors(objects: Obj[]): string[] {
+  return objects.flatMap((o) => {
+    try {
+      new (kubernetesModel(o.apiVersion, o.kind))(o).validate();
+      return [];
+    } catch (err) {
+      return [`${o.kind} ${o.metadata?.name}: ${(err as Error).message}`];
+    }
+  });
+}
+
 function loadManifests(file: string): Obj[] {
   return parseAllDocuments(readFileSync(join(K8S, file), 'utf8')).map((d) => {
     expect(d.errors).toEqual([]);
@@ -102,15 +114,7 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
 
   it('validates every object against the Kubernetes schema of its kind', () => {
     expect(objects.length).toBeGreaterThanOrEqual(9);
-    const invalid = objects.flatMap((o) => {
-      try {
-        new (kubernetesModel(o.apiVersion, o.kind))(o).validate();
-        return [];
-      } catch (err) {
-        return [`${o.kind} ${o.metadata?.name}: ${(err as Error).message}`];
-      }
-    });
-    expect(invalid).toEqual([]);
+    expect(schemaErrors(objects)).toEqual([]);
     // and the validator does catch mistakes
     const broken = structuredClone(deployment('api'));
     broken.spec.template.spec.containers[0].ports[0].containerPort = 'http';
@@ -178,15 +182,7 @@ describe('optional brokers (compose profile, deploy/kubernetes/brokers)', () => 
 
   it('validates every broker object against the Kubernetes schema of its kind, each StatefulSet with its Service', () => {
     expect(readdirSync(dir).filter((f) => f !== 'kustomization.yaml').sort()).toEqual([...kustomization.resources].sort());
-    const invalid = objects.flatMap((o) => {
-      try {
-        new (kubernetesModel(o.apiVersion, o.kind))(o).validate();
-        return [];
-      } catch (err) {
-        return [`${o.kind} ${o.metadata?.name}: ${(err as Error).message}`];
-      }
-    });
-    expect(invalid).toEqual([]);
+    expect(schemaErrors(objects)).toEqual([]);
     for (const name of ['rabbitmq', 'nats']) {
       const set = objects.find((o) => o.kind === 'StatefulSet' && o.metadata.name === name);
       const svc = objects.find((o) => o.kind === 'Service' && o.metadata.name === name);
