@@ -1,4 +1,12 @@
-import { anInteger, createAccessRequest, createApp, credentialCount, outboxRows, PORTAL_TIME } from '../helpers/portal';
+import {
+  accessRequestAnswer,
+  anInteger,
+  createAccessRequest,
+  createApp,
+  credentialCount,
+  outboxRows,
+  PORTAL_TIME,
+} from '../helpers/portal';
 import { useService } from '../helpers/use-service';
 
 describe('portal applications', () => {
@@ -80,44 +88,15 @@ describe('portal applications', () => {
     expect(res.status).toBe(200);
     expect(res.body.AccessRequests).toEqual([
       [
-        {
-          ID: first.ID,
-          AppID: app.ID,
-          Catalogue: 'Public catalogue',
-          Client: 'Nesting app',
-          Plan: 'Free plan',
-          User: 'User#1',
-          AuthType: 'authToken',
-          DCREnabled: false,
-          ProvisionImmediately: false,
-          Status: 'pending',
-          Products: ['a', 'b'],
-          ProductIDs: [],
-          PlanID: 0,
-          Credentials: [],
-          CreatedAt: expect.stringMatching(PORTAL_TIME),
-          UpdatedAt: expect.stringMatching(PORTAL_TIME),
-          DeletedAt: '1970-01-01 00:00',
-        },
-        {
+        accessRequestAnswer({ ID: first.ID, AppID: app.ID, Client: 'Nesting app', Products: ['a', 'b'] }),
+        accessRequestAnswer({
           ID: second.ID,
           AppID: app.ID,
-          Catalogue: 'Public catalogue',
           Client: 'Nesting app',
-          Plan: 'Free plan',
           User: 'User#2',
           AuthType: 'oauth2.0',
-          DCREnabled: false,
-          ProvisionImmediately: false,
-          Status: 'pending',
           Products: ['c'],
-          ProductIDs: [],
-          PlanID: 0,
-          Credentials: [],
-          CreatedAt: expect.stringMatching(PORTAL_TIME),
-          UpdatedAt: expect.stringMatching(PORTAL_TIME),
-          DeletedAt: '1970-01-01 00:00',
-        },
+        }),
       ],
     ]);
   });
