@@ -141,65 +141,32 @@ describe('dashboard: GET /api/apis and /api/apis/groups', () => {
     const org = 'filters';
     let user: SeededUser;
     const made: Record<string, string> = {};
+    /** An API of the organisation, with `more` oasDoc options. */
+    const api = (id: string, name: string, more: Parameters<typeof oasDoc>[0] = {}) =>
+      createApi(t, oasDoc({ org, id, name, ...more }));
+    /** The oasDoc options of an API secured by one of SCHEMES. */
+    const securedBy = (scheme: keyof typeof SCHEMES) => ({
+      schemes: { [scheme]: SCHEMES[scheme] },
+      security: [{ [scheme]: [] }],
+    });
 
     beforeAll(async () => {
       user = await seedUser(t, { org, permissions: { apis: 'read' } });
-      made.keyless = await createApi(
-        t,
-        oasDoc({ org, id: 'f-keyless', name: 'Zebra Open', categories: ['animals', 'public'] }),
-      );
-      made.token = await createApi(
-        t,
-        oasDoc({
-          org,
-          id: 'f-token',
-          name: 'alpha Keys',
-          categories: ['animals'],
-          schemes: { key: SCHEMES.key },
-          security: [{ key: [] }],
-        }),
-      );
-      made.oauth = await createApi(
-        t,
-        oasDoc({
-          org,
-          id: 'f-oauth',
-          name: 'Mango OAuth',
-          schemes: { oauth: SCHEMES.oauth },
-          security: [{ oauth: [] }],
-        }),
-      );
-      made.jwt = await createApi(
-        t,
-        oasDoc({ org, id: 'f-jwt', name: 'beta 100%_JWT', schemes: { jwt: SCHEMES.jwt }, security: [{ jwt: [] }] }),
-      );
-      made.basic = await createApi(
-        t,
-        oasDoc({
-          org,
-          id: 'f-basic',
-          name: 'Kiwi Basic',
-          categories: ['fruit'],
-          schemes: { basic: SCHEMES.basic },
-          security: [{ basic: [] }],
-        }),
-      );
-      made.base = await createApi(
-        t,
-        oasDoc({
-          org,
-          id: 'f-base',
-          name: 'Versioned',
-          ext: {
-            info: {
-              name: 'Versioned',
-              orgId: org,
-              versioning: { enabled: true, name: 'v1', versions: [{ name: 'v2', id: 'f-child' }] },
-            },
+      made.keyless = await api('f-keyless', 'Zebra Open', { categories: ['animals', 'public'] });
+      made.token = await api('f-token', 'alpha Keys', { categories: ['animals'], ...securedBy('key') });
+      made.oauth = await api('f-oauth', 'Mango OAuth', securedBy('oauth'));
+      made.jwt = await api('f-jwt', 'beta 100%_JWT', securedBy('jwt'));
+      made.basic = await api('f-basic', 'Kiwi Basic', { categories: ['fruit'], ...securedBy('basic') });
+      made.base = await api('f-base', 'Versioned', {
+        ext: {
+          info: {
+            name: 'Versioned',
+            orgId: org,
+            versioning: { enabled: true, name: 'v1', versions: [{ name: 'v2', id: 'f-child' }] },
           },
-        }),
-      );
-      made.child = await createApi(t, oasDoc({ org, id: 'f-child', name: 'Versioned v2' }));
+        },
+      });
+      made.child = await api('f-child', 'Versioned v2');
     });
 
     it.each([

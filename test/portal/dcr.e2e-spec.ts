@@ -120,17 +120,24 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
     expect(row.dcr_response_encrypted).not.toContain('client_id');
   });
 
-  it('a provider answering 500 fails the approval with 502 and leaves nothing (no event either)', async () => {
-    const ar = await dcrRequest();
-    t.idp.mode = 'fail';
-    const res = await t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
-    expect(res.status).toBe(502);
-    expect(res.body).toEqual({
-      status: 'error',
-      errors: ['dynamic client registration failed: the identity provider answered HTTP 500'],
-    });
-    await expectUntouched(ar);
-  });
+  it.each([
+    { provider: 'a provider answering 500', mode: 'fail', reason: 'the identity provider answered HTTP 500' },
+    {
+      provider: 'a reply without client_id',
+      mode: 'no-client-id',
+      reason: 'the identity provider answered without a client_id',
+    },
+  ] as const)(
+    '$provider fails the approval with 502 and leaves nothing (no event either)',
+    async ({ mode, reason }) => {
+      const ar = await dcrRequest();
+      t.idp.mode = mode;
+      const res = await t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+      expect(res.status).toBe(502);
+      expect(res.body).toEqual({ status: 'error', errors: [`dynamic client registration failed: ${reason}`] });
+      await expectUntouched(ar);
+    },
+  );
 
   it('a provider that never answers fails the approval with 502 once the timeout passes, and leaves nothing', async () => {
     const ar = await dcrRequest();
@@ -151,18 +158,6 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
     expect(retry.status).toBe(200);
     expect(retry.body.Status).toBe('approved');
     expect(await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID)).toHaveLength(1);
-  });
-
-  it('a reply without client_id fails the approval with 502', async () => {
-    const ar = await dcrRequest();
-    t.idp.mode = 'no-client-id';
-    const res = await t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
-    expect(res.status).toBe(502);
-    expect(res.body).toEqual({
-      status: 'error',
-      errors: ['dynamic client registration failed: the identity provider answered without a client_id'],
-    });
-    await expectUntouched(ar);
   });
 
   it('ProvisionImmediately with a failing provider creates nothing and emits nothing', async () => {

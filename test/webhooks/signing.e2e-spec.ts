@@ -12,16 +12,26 @@ describe('webhook signatures: schemes and key rotation', () => {
   // a short retry schedule: first attempt at once, then after 2 s
   const t = useService({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,2' }, receiver: true });
 
+  /** The `n`th request (from 1) to reach `path`, once it has. */
+  const nthAt = async (path: string, n: number, what: string) =>
+    (await t.sink.waitFor((rs) => rs.filter((r) => r.url === path).length >= n, 15_000, what)).filter(
+      (r) => r.url === path,
+    )[n - 1];
+
   /** Emits an event and answers the request it brings to the webhook at `path`. */
   async function deliver(path: string): Promise<ReceivedRequest> {
     const before = t.sink.received.filter((r) => r.url === path).length;
     await emitEvent(t, 'AccessRequestApproved', MESSAGE);
-    const got = await t.sink.waitFor(
-      (rs) => rs.filter((r) => r.url === path).length > before,
-      15_000,
-      `a delivery to ${path}`,
-    );
-    return got.filter((r) => r.url === path)[before];
+    return nthAt(path, before + 1, `a delivery to ${path}`);
+  }
+
+  /** Emits an event whose first attempt at `path` the sink answers with `status`, so a retry follows in 2 s. */
+  async function deliverFailingFirst(path: string, status: number): Promise<void> {
+    const responder = t.sink.responder;
+    let seen = 0;
+    // other paths, and the later attempts at this one, are answered as before
+    t.sink.responder = (r, i) => (r.url === path && seen++ === 0 ? { status } : responder(r, i));
+    await emitEvent(t, 'AccessRequestApproved', MESSAGE);
   }
 
   async function rawWebhook(id: string) {
@@ -155,52 +165,27 @@ describe('webhook signatures: schemes and key rotation', () => {
 
   it('signs a retry queued before a rotation with the keys in force when it is sent', async () => {
     const w = await t.webhook();
-    const path = w.path;
-    const responder = t.sink.responder;
-    let seen = 0;
-    t.sink.responder = (r, i) => (r.url === path && seen++ === 0 ? { status: 500 } : responder(r, i));
-    try {
-      await emitEvent(t, 'AccessRequestApproved', MESSAGE);
-      const [attempt1] = (
-        await t.sink.waitFor((rs) => rs.some((r) => r.url === path), 15_000, 'the first attempt')
-      ).filter((r) => r.url === path);
-      expect(v1Verifies(w.Secret, attempt1)).toBe(true);
-      // the retry is already scheduled (in 2 s) when the key changes
-      const rotated = await t.portal.post(`/portal-api/webhooks/${w.ID}/secret/rotate`, { GracePeriodSeconds: 0 });
-      const [, attempt2] = (
-        await t.sink.waitFor((rs) => rs.filter((r) => r.url === path).length >= 2, 15_000, 'the retry')
-      ).filter((r) => r.url === path);
-      expect(attempt2.headers['webhook-id']).toBe(attempt1.headers['webhook-id']);
-      expect(v1Verifies(rotated.body.Secret, attempt2)).toBe(true);
-      expect(v1Verifies(w.Secret, attempt2)).toBe(false);
-    } finally {
-      t.sink.responder = responder;
-    }
+    await deliverFailingFirst(w.path, 500);
+    const attempt1 = await nthAt(w.path, 1, 'the first attempt');
+    expect(v1Verifies(w.Secret, attempt1)).toBe(true);
+    // the retry is already scheduled (in 2 s) when the key changes
+    const rotated = await t.portal.post(`/portal-api/webhooks/${w.ID}/secret/rotate`, { GracePeriodSeconds: 0 });
+    const attempt2 = await nthAt(w.path, 2, 'the retry');
+    expect(attempt2.headers['webhook-id']).toBe(attempt1.headers['webhook-id']);
+    expect(v1Verifies(rotated.body.Secret, attempt2)).toBe(true);
+    expect(v1Verifies(w.Secret, attempt2)).toBe(false);
   });
 
   it('signs a retry queued before a rotation with both keys during the grace period', async () => {
     const w = await t.webhook({ SignatureScheme: 'v1a' });
-    const path = w.path;
-    const responder = t.sink.responder;
-    let seen = 0;
-    t.sink.responder = (r, i) => (r.url === path && seen++ === 0 ? { status: 503 } : responder(r, i));
-    try {
-      await emitEvent(t, 'AccessRequestApproved', MESSAGE);
-      const [attempt1] = (
-        await t.sink.waitFor((rs) => rs.some((r) => r.url === path), 15_000, 'the first attempt')
-      ).filter((r) => r.url === path);
-      expect(signatureSchemes(attempt1)).toEqual(['v1a']);
-      const rotated = await t.portal.post(`/portal-api/webhooks/${w.ID}/secret/rotate`, { GracePeriodSeconds: 600 });
-      expect(rotated.body.PublicKey).not.toBe(w.PublicKey);
-      const [, attempt2] = (
-        await t.sink.waitFor((rs) => rs.filter((r) => r.url === path).length >= 2, 15_000, 'the retry')
-      ).filter((r) => r.url === path);
-      expect(signatureSchemes(attempt2)).toEqual(['v1a', 'v1a']);
-      expect(ed25519Verifies(rotated.body.PublicKey, attempt2)).toBe(true);
-      expect(ed25519Verifies(w.PublicKey!, attempt2)).toBe(true);
-    } finally {
-      t.sink.responder = responder;
-    }
+    await deliverFailingFirst(w.path, 503);
+    expect(signatureSchemes(await nthAt(w.path, 1, 'the first attempt'))).toEqual(['v1a']);
+    const rotated = await t.portal.post(`/portal-api/webhooks/${w.ID}/secret/rotate`, { GracePeriodSeconds: 600 });
+    expect(rotated.body.PublicKey).not.toBe(w.PublicKey);
+    const attempt2 = await nthAt(w.path, 2, 'the retry');
+    expect(signatureSchemes(attempt2)).toEqual(['v1a', 'v1a']);
+    expect(ed25519Verifies(rotated.body.PublicKey, attempt2)).toBe(true);
+    expect(ed25519Verifies(w.PublicKey!, attempt2)).toBe(true);
   });
 
   it('switching SignatureScheme by PUT is a rotation with the default grace period', async () => {
