@@ -46,3 +46,10 @@ export function useFixture<T extends Closable & object>(start: () => Promise<T>)
     },
   });
 }
+
+/** A Closer emptied after each test: what a test adopts (a broker target, a service of its own) it need not close. */
+export function closeAfterEach(): Closer {
+  const closer = new Closer();
+  afterEach(() => closer.close());
+  return closer;
+}
