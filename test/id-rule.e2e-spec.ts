@@ -1,4 +1,4 @@
-import { createAccessRequest, createApp } from './helpers/portal';
+import { createAccessRequest, createApp, createWebhook } from './helpers/portal';
 import { seedUser } from './helpers/dashboard';
 import { useService } from './helpers/use-service';
 
@@ -58,14 +58,7 @@ describe('an id is exactly its digits', () => {
   });
 
   it('webhook and header ids (UUIDs) and dashboard user ids are matched exactly too', async () => {
-    const hook = (
-      await t.portal.post('/portal-api/webhooks', {
-        Name: 'h',
-        URL: 'http://127.0.0.1:9/h',
-        Events: ['AccessRequestApproved'],
-        Headers: [{ Name: 'X-A', Value: 'b' }],
-      })
-    ).body;
+    const hook = await createWebhook(t.portal, { URL: 'http://127.0.0.1:9/h', Headers: [{ Name: 'X-A', Value: 'b' }] });
     const header = (await t.portal.get(`/portal-api/webhooks/${hook.ID}/headers`)).body[0];
     for (const spelling of [
       `%20${hook.ID}`,

@@ -30,6 +30,11 @@ function expectPortalError(res: HttpResponse, status: number, reason: RegExp): v
 describe('idempotent retries on the portal', () => {
   const t = useService({ idp: true, receiver: true });
 
+  /** A pending access request on an app of its own named `name`; with `dcr`, an oauth2.0 one registered by DCR. */
+  const pendingRequest = async (name: string, dcr = false) => {
+    const app = await createApp(t.portal, dcr ? { Name: name, RedirectURLs: 'https://a.example/cb' } : { Name: name });
+    return createAccessRequest(t.portal, { AppID: app.ID, ...(dcr ? { AuthType: 'oauth2.0', DCREnabled: true } : {}) });
+  };
   const appsNamed = async (name: string): Promise<number[]> =>
     (await t.db.query(`SELECT id FROM portal_apps WHERE name = $1 ORDER BY id`, [name])).map((r: any) => r.id);
   const keyRows = async (k: string): Promise<any[]> =>
@@ -68,8 +73,7 @@ describe('idempotent retries on the portal', () => {
       Events: ['AccessRequestApproved'],
     });
     expect(hook.status).toBe(201);
-    const app = await createApp(t.portal, { Name: 'Approved once' });
-    const ar = await createAccessRequest(t.portal, { AppID: app.ID });
+    const ar = await pendingRequest('Approved once');
     const k = idempotencyKey();
     const first = await t.portal.put(approvePath(ar.ID), undefined, withKey(k));
     expect(first.status).toBe(200);
@@ -142,8 +146,7 @@ describe('idempotent retries on the portal', () => {
   });
 
   it('ten concurrent repeats of an approval make one transition with one event', async () => {
-    const app = await createApp(t.portal, { Name: 'Raced approval' });
-    const ar = await createAccessRequest(t.portal, { AppID: app.ID });
+    const ar = await pendingRequest('Raced approval');
     const k = idempotencyKey();
     const answers = await Promise.all(
       Array.from({ length: 10 }, () => t.portal.put(approvePath(ar.ID), undefined, withKey(k))),
@@ -155,8 +158,7 @@ describe('idempotent retries on the portal', () => {
   });
 
   it('a lost answer: the client gives up mid-flight, the change is made once, and the retry gets its answer', async () => {
-    const app = await createApp(t.portal, { Name: 'Lost answer', RedirectURLs: 'https://a.example/cb' });
-    const ar = await createAccessRequest(t.portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
+    const ar = await pendingRequest('Lost answer', true);
     const k = idempotencyKey();
     const registrationsBefore = t.idp.registrations.length;
     let atProvider!: () => void;
@@ -236,8 +238,7 @@ describe('idempotent retries on the portal', () => {
   });
 
   it('a 5xx is not stored: after a failed registration the same key approves', async () => {
-    const app = await createApp(t.portal, { Name: 'Provider down', RedirectURLs: 'https://a.example/cb' });
-    const ar = await createAccessRequest(t.portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
+    const ar = await pendingRequest('Provider down', true);
     const k = idempotencyKey();
     t.idp.mode = 'fail';
     expectPortalError(await t.portal.put(approvePath(ar.ID), undefined, withKey(k)), 502, /identity provider/);
@@ -260,8 +261,7 @@ describe('idempotent retries on the portal', () => {
   });
 
   it('a refusal by the operation is the key’s answer: a 409 and a 404 are replayed as they were', async () => {
-    const app = await createApp(t.portal, { Name: 'Refused' });
-    const ar = await createAccessRequest(t.portal, { AppID: app.ID });
+    const ar = await pendingRequest('Refused');
     expect((await t.portal.put(`/portal-api/access_requests/${ar.ID}/reject`)).status).toBe(200);
     const k = idempotencyKey();
     const refused = await t.portal.put(approvePath(ar.ID), undefined, withKey(k));
@@ -309,8 +309,7 @@ describe('idempotent retries on the portal', () => {
   });
 
   it('a request whose claim lapsed while it ran commits nothing and answers with what the repeat did', async () => {
-    const app = await createApp(t.portal, { Name: 'Slow first', RedirectURLs: 'https://a.example/cb' });
-    const ar = await createAccessRequest(t.portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
+    const ar = await pendingRequest('Slow first', true);
     const k = idempotencyKey();
     let atProvider!: () => void;
     const arrived = new Promise<void>((resolve) => (atProvider = resolve));
@@ -363,8 +362,7 @@ describe('idempotent retries on the portal', () => {
     });
 
     it('approving: the request stays pending, with no credential and no event', async () => {
-      const app = await createApp(t.portal, { Name: 'Unstored approval' });
-      const ar = await createAccessRequest(t.portal, { AppID: app.ID });
+      const ar = await pendingRequest('Unstored approval');
       expectInternalError(await t.portal.put(approvePath(ar.ID), undefined, withKey(unstorableKey())));
       const read = await t.portal.get(`/portal-api/access_requests/${ar.ID}`);
       expect(read.body.Status).toBe('pending');
@@ -373,8 +371,7 @@ describe('idempotent retries on the portal', () => {
     });
 
     it('approving with DCR: the registration is withdrawn at the identity provider', async () => {
-      const app = await createApp(t.portal, { Name: 'Unstored DCR', RedirectURLs: 'https://a.example/cb' });
-      const ar = await createAccessRequest(t.portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
+      const ar = await pendingRequest('Unstored DCR', true);
       expectInternalError(await t.portal.put(approvePath(ar.ID), undefined, withKey(unstorableKey())));
       const clientId = JSON.parse(t.idp.registrations[t.idp.registrations.length - 1].reply).client_id;
       expect(t.idp.deletions).toContainEqual({ clientId, authorized: true });

@@ -18,12 +18,7 @@ describe('the reconciler and half-deleted jobs', () => {
   afterAll(() => redis.disconnect());
 
   it('delivers a delivery whose job data survived while its list entry did not, and one whose list entry survived without data', async () => {
-    const res = await t.portal.post('/portal-api/webhooks', {
-      Name: 'w',
-      URL: t.sink.url('/p'),
-      Events: ['AccessRequestApproved'],
-    });
-    expect(res.status).toBe(201);
+    const w = await t.webhook();
     // a paused queue keeps the jobs where the relay put them
     const queue = t.app.get(DeliveryQueue).queue;
     await queue.pause();
@@ -32,7 +27,7 @@ describe('the reconciler and half-deleted jobs', () => {
     const rows: { id: string }[] = await eventually(
       async () => {
         const r = await t.db.query(`SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY created_at`, [
-          res.body.ID,
+          w.ID,
         ]);
         return r.length === 2 ? r : null;
       },
@@ -52,7 +47,7 @@ describe('the reconciler and half-deleted jobs', () => {
     expect(await redis.del(`${prefix}:${orphanEntry}`)).toBe(1);
     await queue.resume();
     await eventually(
-      async () => (await deliveryCount(t, res.body.ID, 'delivered')) === 2,
+      async () => (await deliveryCount(t, w.ID, 'delivered')) === 2,
       30_000,
       'both delivered through fresh jobs',
     );

@@ -8,7 +8,7 @@ import { OtlpReceiver, ReceivedSpan } from '../helpers/otlp-receiver';
 import { ServiceProcess } from '../helpers/service-process';
 import { Sink } from '../helpers/sink';
 import { deleteQueueKeys, TEST_SECRETS } from '../helpers/test-env';
-import { createAccessRequest, createApp } from '../helpers/portal';
+import { createAccessRequest, createApp, createWebhook } from '../helpers/portal';
 import { useTestEnv } from '../helpers/use-service';
 import { eventually } from '../helpers/eventually';
 
@@ -64,19 +64,18 @@ describe.each(TOPOLOGIES)('OpenTelemetry tracing with $name', ({ roles }) => {
   it('follows an approval from the HTTP request through the outbox and the queue to each delivery attempt, in one trace', async () => {
     // the first attempt meets a 503, the retry a 200: two attempt spans
     sink.responder = (_req, index) => (index === 0 ? { status: 503, body: 'busy' } : { status: 200, body: 'ok' });
-    const hook = await portal.post('/portal-api/webhooks', {
+    const hook = await createWebhook(portal, {
       Name: 'traced',
       URL: sink.url('/traced'),
       Events: ['AccessRequestApproved'],
     });
-    expect(hook.status).toBe(201);
     const ar = await requestAccess('Traced app');
     expect((await portal.put(`/portal-api/access_requests/${ar.ID}/approve`)).status).toBe(200);
 
     await sink.waitForCount(2, 20_000);
     const delivery = await eventually(
       async () => {
-        const [d] = (await portal.get(`/portal-api/webhooks/${hook.body.ID}/deliveries`)).body;
+        const [d] = (await portal.get(`/portal-api/webhooks/${hook.ID}/deliveries`)).body;
         return d?.Status === 'delivered' ? d : undefined;
       },
       10_000,
@@ -137,7 +136,7 @@ describe.each(TOPOLOGIES)('OpenTelemetry tracing with $name', ({ roles }) => {
     for (const a of attempts) {
       expect(a).toMatchObject({ service: serviceOf('worker'), kind: CLIENT, parentSpanId: relay.spanId });
       expect(a.attributes).toMatchObject({
-        'webhook.id': hook.body.ID,
+        'webhook.id': hook.ID,
         'webhook.delivery.id': delivery.ID,
         'webhook.delivery.trigger': 'scheduled',
         'webhook.event.name': 'AccessRequestApproved',
@@ -167,9 +166,7 @@ describe.each(TOPOLOGIES)('OpenTelemetry tracing with $name', ({ roles }) => {
     expect(rows[0].trace_context.traceparent).toMatch(new RegExp(`^00-${approval.traceId}-[0-9a-f]{16}-01$`));
 
     // a manual redelivery is traced from the request that asked for it
-    expect((await portal.post(`/portal-api/webhooks/${hook.body.ID}/deliveries/${delivery.ID}/redeliver`)).status).toBe(
-      200,
-    );
+    expect((await portal.post(`/portal-api/webhooks/${hook.ID}/deliveries/${delivery.ID}/redeliver`)).status).toBe(200);
     await sink.waitForCount(3);
     const redeliver = await eventually(
       async () =>
@@ -208,19 +205,18 @@ describe.each(TOPOLOGIES)('OpenTelemetry tracing with $name', ({ roles }) => {
       req.url === '/lost' && answered++ === 0
         ? { status: 503, headers: { 'retry-after': '600' }, body: 'later' }
         : { status: 200, body: 'ok' };
-    const hook = await portal.post('/portal-api/webhooks', {
+    const hook = await createWebhook(portal, {
       Name: 'lost job',
       URL: sink.url('/lost'),
       Events: ['AccessRequestCreated'],
     });
-    expect(hook.status).toBe(201);
     const ar = await requestAccess('Reconciled app');
 
     const pendingAfterOne = async () =>
       (
         await db.query(
           `SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending' AND attempt_count = 1`,
-          [hook.body.ID],
+          [hook.ID],
         )
       ).rows[0];
     await eventually(pendingAfterOne, 20_000, 'the first attempt recorded, the retry waiting');
@@ -229,15 +225,12 @@ describe.each(TOPOLOGIES)('OpenTelemetry tracing with $name', ({ roles }) => {
     await db.query(
       `UPDATE webhook_deliveries SET next_attempt_at = now() - interval '10 seconds'
         WHERE webhook_id = $1 AND status = 'pending'`,
-      [hook.body.ID],
+      [hook.ID],
     );
     await eventually(
       async () =>
-        (
-          await db.query(`SELECT 1 FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered'`, [
-            hook.body.ID,
-          ])
-        ).rows[0],
+        (await db.query(`SELECT 1 FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered'`, [hook.ID]))
+          .rows[0],
       30_000,
       'the delivery delivered by a job the reconciler queued',
     );
@@ -268,7 +261,7 @@ describe.each(TOPOLOGIES)('OpenTelemetry tracing with $name', ({ roles }) => {
     expect(attempts[0].attributes).toMatchObject({ 'webhook.delivery.attempt': 1, 'http.response.status_code': 503 });
     expect(attempts[1]).toMatchObject({ service: serviceOf('worker'), kind: CLIENT, parentSpanId: eventSpanId });
     expect(attempts[1].attributes).toMatchObject({
-      'webhook.id': hook.body.ID,
+      'webhook.id': hook.ID,
       'webhook.delivery.attempt': 2,
       'webhook.delivery.trigger': 'scheduled',
       'http.response.status_code': 200,

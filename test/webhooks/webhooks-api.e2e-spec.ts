@@ -1,4 +1,4 @@
-import { PORTAL_TIME, UUID } from '../helpers/portal';
+import { createWebhook, PORTAL_TIME, UUID } from '../helpers/portal';
 import { TEST_SECRETS } from '../helpers/test-env';
 import { useService } from '../helpers/use-service';
 
@@ -217,13 +217,10 @@ describe('webhook subscriptions (portal API)', () => {
   });
 
   it('manages headers as a sub-resource', async () => {
-    const id = (
-      await t.portal.post('/portal-api/webhooks', {
-        Name: 'H',
-        URL: 'https://a.example.com',
-        Events: ['AccessRequestCreated'],
-      })
-    ).body.ID;
+    const { ID: id } = await createWebhook(t.portal, {
+      URL: 'https://a.example.com',
+      Events: ['AccessRequestCreated'],
+    });
     const created = await t.portal.post(`/portal-api/webhooks/${id}/headers`, {
       Name: 'Authorization',
       Value: 'Bearer abc',
