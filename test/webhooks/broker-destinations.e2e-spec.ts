@@ -80,10 +80,10 @@ async function metric(t: Service, line: RegExp): Promise<number> {
 
 describe.each(BROKERS)('deliveries to $type', (broker) => {
   const t = useService({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1,1,1,1,1,1,1' } });
-  const own = closeAfterEach();
+  const closer = closeAfterEach();
 
   it('publishes the same body with Standard Webhooks headers a receiver verifies, the delivery id as message id; the credentials never show', async () => {
-    const target = own.adopt(await broker.target());
+    const target = closer.adopt(await broker.target());
     const w = await create(t, {
       Type: broker.type,
       URL: target.url,
@@ -149,7 +149,7 @@ describe.each(BROKERS)('deliveries to $type', (broker) => {
   }, 60_000);
 
   it('a broker that is down fails the attempt with a clear error and retries; fixing the URL delivers it', async () => {
-    const target = own.adopt(await broker.target());
+    const target = closer.adopt(await broker.target());
     const w = await create(t, { Type: broker.type, URL: broker.down(await closedPort()), Options: target.options });
     await emitEvent(t, 'AccessRequestApproved', { ID: 12 });
     let id = '';
@@ -178,7 +178,7 @@ describe.each(BROKERS)('deliveries to $type', (broker) => {
   }, 90_000);
 
   it('a message nothing routes to is a failed attempt (unroutable), never a delivery', async () => {
-    const nowhere = own.adopt(await broker.unroutable());
+    const nowhere = closer.adopt(await broker.unroutable());
     const w = await create(t, {
       Type: broker.type,
       URL: broker.type === 'rabbitmq' ? RABBITMQ_URL : NATS_URL,
@@ -203,7 +203,7 @@ describe.each(BROKERS)('deliveries to $type', (broker) => {
   }, 60_000);
 
   it('keeps event order for an Ordered webhook and holds a RateLimit', async () => {
-    const target = own.adopt(await broker.target());
+    const target = closer.adopt(await broker.target());
     await create(t, { Type: broker.type, URL: target.url, Options: target.options, Ordered: true, RateLimit: 4 });
     const before = await metric(t, /^webhook_rate_limited_total /);
     for (let i = 0; i < 12; i++) await emitEvent(t, 'AccessRequestApproved', { ID: i });
@@ -215,16 +215,16 @@ describe.each(BROKERS)('deliveries to $type', (broker) => {
 });
 
 describe('broker webhooks are switched off like any webhook', () => {
-  const own = closeAfterEach();
+  const closer = closeAfterEach();
   it.each(BROKERS)(
     'disables a $type webhook whose broker stays down, and tells an operator webhook',
     async (broker) => {
-      const t = own.adopt(
+      const t = closer.adopt(
         await startService({
           vars: { WEBHOOK_DISABLE_AFTER: '3s', WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1,1,1,1,1,1,1,1' },
         }),
       );
-      const ops = own.adopt(await broker.target());
+      const ops = closer.adopt(await broker.target());
       await create(t, { Type: broker.type, URL: ops.url, Options: ops.options, Events: ['WebhookDisabled'] });
       const w = await create(t, {
         Name: 'down',
