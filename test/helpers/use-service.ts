@@ -1,4 +1,5 @@
 import { Type } from '@nestjs/common';
+import { Client } from 'pg';
 import { DcrClient } from '../../src/portal/access-requests/dcr.client';
 import { FakeIdp } from './fake-idp';
 import { HttpClient } from './http-client';
@@ -117,17 +118,30 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
   }
 }
 
+export interface EnvFixture extends TestEnv {
+  /** Has the fixture close `thing` (a process, a receiver) before it drops the database. */
+  adopt<T extends Closable>(thing: T): T;
+  /** A client of the spec's database, ended before the database is dropped. */
+  client(): Promise<Client>;
+}
+
 /**
- * An environment of its own (database and queue prefix) for a spec that runs the service as processes, or not at
- * all: created in a beforeAll, dropped in an afterAll once what it adopted (a process, a client) is closed.
+ * An environment of its own (database and queue prefix, `extra` in its variables) for a spec that runs the service
+ * as processes, or not at all: created in a beforeAll, dropped in an afterAll once what it adopted is closed.
  */
-export function useTestEnv(extra: Record<string, string> = {}): TestEnv & Pick<Closer, 'adopt'> {
+export function useTestEnv(extra: Record<string, string> = {}): EnvFixture {
   return useFixture(async () => {
     const env = await createTestEnv(extra);
     const adopted = new Closer();
     return {
       ...env,
       adopt: <T extends Closable>(thing: T) => adopted.adopt(thing),
+      client: async () => {
+        const db = new Client({ connectionString: env.databaseUrl });
+        await db.connect();
+        adopted.adopt({ close: () => db.end() });
+        return db;
+      },
       close: async () => {
         await adopted.close();
         await env.drop();

@@ -5,7 +5,7 @@ import { BrokerProxy, JetStreamSubject, RabbitTopic, rabbitName, takeLeftoverRab
 import { createWebhook, portalClient } from '../helpers/portal';
 
 import { startTestApp } from '../helpers/test-app';
-import { createTestEnv, TestEnv } from '../helpers/test-env';
+import { useTestEnv } from '../helpers/use-service';
 import { eventually } from '../helpers/eventually';
 
 /** A place on a broker, reached through a proxy the spec watches, and what a subscriber there has received. */
@@ -49,18 +49,12 @@ const BROKERS: { type: 'rabbitmq' | 'nats'; port: number; place(proxyPort: numbe
 // them. One connection per broker URL, shared by every webhook and delivery; closed on shutdown, once the
 // attempts in flight are done.
 describe.each(BROKERS)('connections to $type', (broker) => {
-  let env: TestEnv;
+  const env = useTestEnv();
   let proxy: BrokerProxy;
   let place: Place;
   beforeAll(async () => {
-    env = await createTestEnv();
-    proxy = await BrokerProxy.start(broker.port);
-    place = await broker.place(proxy.port);
-  });
-  afterAll(async () => {
-    await place?.close();
-    await proxy?.close();
-    await env?.drop();
+    proxy = env.adopt(await BrokerProxy.start(broker.port));
+    place = env.adopt(await broker.place(proxy.port));
   });
 
   it('shares one pooled connection across webhooks and deliveries, and closes it on shutdown after the attempt in flight is recorded', async () => {

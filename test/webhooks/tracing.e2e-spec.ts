@@ -49,9 +49,7 @@ describe.each(TOPOLOGIES)('OpenTelemetry tracing with $name', ({ roles }) => {
       ),
     );
     portal = new HttpClient(`http://127.0.0.1:${processes[0].port}`, { authorization: TEST_SECRETS.PORTAL_API_TOKEN });
-    db = new Client({ connectionString: env.databaseUrl });
-    await db.connect();
-    env.adopt({ close: () => db.end() });
+    db = await env.client();
   });
 
   /** A pending access request, on an app of its own named `name`. */
