@@ -1,4 +1,3 @@
-import { Client } from 'pg';
 import { connect as amqpConnect } from 'amqplib';
 import { emitEvent } from '../helpers/events';
 import { BrokerProxy, JetStreamSubject, RabbitTopic, rabbitName, takeLeftoverRabbitObjects } from '../helpers/brokers';
@@ -80,19 +79,15 @@ describe.each(BROKERS)('connections to $type', (broker) => {
       // the app closed its connection, and only after the attempt had its confirmation and was recorded
       await eventually(async () => proxy.open === 0, 5_000, 'the connection closed');
       expect(proxy.opened).toBe(1);
-      const db = new Client({ connectionString: env.databaseUrl });
-      await db.connect();
-      try {
-        const { rows } = await db.query(
-          `SELECT d.status, array_agg(a.error) AS errors FROM webhook_deliveries d
-             JOIN webhook_delivery_attempts a ON a.delivery_id = d.id
-            WHERE d.event_id = $1 AND d.webhook_id = $2 GROUP BY d.status`,
-          [event, a.ID],
-        );
-        expect(rows).toEqual([{ status: 'delivered', errors: [null] }]);
-      } finally {
-        await db.end();
-      }
+      const { rows } = await (
+        await env.client()
+      ).query(
+        `SELECT d.status, array_agg(a.error) AS errors FROM webhook_deliveries d
+           JOIN webhook_delivery_attempts a ON a.delivery_id = d.id
+          WHERE d.event_id = $1 AND d.webhook_id = $2 GROUP BY d.status`,
+        [event, a.ID],
+      );
+      expect(rows).toEqual([{ status: 'delivered', errors: [null] }]);
     } finally {
       if (!closed) await t.close();
     }
