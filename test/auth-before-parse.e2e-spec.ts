@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
-import { startTestApp, TestApp } from './helpers/test-app';
+import { seedUser } from './helpers/dashboard';
+import { useService } from './helpers/use-service';
 import { TEST_SECRETS } from './helpers/test-env';
 
 /** Sends a request head promising `contentLength` bytes, then only `sent` of them, and returns the raw answer. */
@@ -47,14 +48,12 @@ const statusOf = (raw: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1]);
 const bodyOf = (raw: string) => JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
 
 describe('authentication comes before the body is parsed', () => {
-  let t: TestApp;
+  const t = useService();
   let port: number;
 
   beforeAll(async () => {
-    t = await startTestApp();
     port = Number(new URL(t.baseUrl).port);
   });
-  afterAll(() => t.close());
 
   const FAMILIES = [
     {
@@ -133,24 +132,8 @@ describe('authentication comes before the body is parsed', () => {
   });
 
   it('a dashboard user without the permission still gets its 403 (the guard keeps checking permissions)', async () => {
-    const res = await t.http.post(
-      '/admin/users',
-      {
-        email_address: 'np@example.com',
-        first_name: 'N',
-        last_name: 'P',
-        org_id: 'acme',
-        active: true,
-        user_permissions: { apis: 'read' },
-      },
-      { 'admin-auth': TEST_SECRETS.ADMIN_SECRET },
-    );
-    const key = res.body.Message;
-    const denied = await t.http.post(
-      '/api/users',
-      { email_address: 'x@example.com' },
-      { authorization: `Bearer ${key}` },
-    );
+    const reader = await seedUser(t, { org: 'acme', permissions: { apis: 'read' } });
+    const denied = await reader.http.post('/api/users', { email_address: 'x@example.com' });
     expect(denied.status).toBe(403);
     expect(denied.body).toEqual({
       Status: 'Error',

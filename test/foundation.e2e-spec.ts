@@ -4,7 +4,7 @@ import { IsString } from 'class-validator';
 import { randomBytes } from 'node:crypto';
 import { AdminAuth, DashboardAuth, GatewayAuth, PortalAuth } from '../src/common/auth';
 import { sha256Hex } from '../src/common/crypto/secret-box';
-import { startTestApp, TestApp } from './helpers/test-app';
+import { useService } from './helpers/use-service';
 import { TEST_SECRETS } from './helpers/test-env';
 
 class ProbeDto {
@@ -46,38 +46,24 @@ class DashboardProbe {
 class ProbeModule {}
 
 describe('foundation', () => {
-  let t: TestApp;
+  const t = useService({ extraModules: [ProbeModule] });
   const accessKey = randomBytes(16).toString('hex');
   const inactiveKey = randomBytes(16).toString('hex');
   const readerKey = randomBytes(16).toString('hex');
 
+  /** A dashboard user of org1 written straight to its table, opened by `key`. */
+  const insertUser = (email: string, active: boolean, permissions: Record<string, string>, key: string) =>
+    t.db.query(
+      `INSERT INTO dashboard_users (id, org_id, email_address, first_name, last_name, active, user_permissions, access_key_hash, access_key_encrypted)
+       VALUES ($1, 'org1', $2, 'A', 'B', $3, $4, $5, 'x')`,
+      [randomBytes(12).toString('hex'), email, active, permissions, sha256Hex(key)],
+    );
+
   beforeAll(async () => {
-    t = await startTestApp({ extraModules: [ProbeModule] });
-    const insert = `INSERT INTO dashboard_users (id, org_id, email_address, first_name, last_name, active, user_permissions, access_key_hash, access_key_encrypted)
-                    VALUES ($1, 'org1', $2, 'A', 'B', $3, $4, $5, 'x')`;
-    await t.db.query(insert, [
-      randomBytes(12).toString('hex'),
-      'admin@example.com',
-      true,
-      { IsAdmin: 'admin' },
-      sha256Hex(accessKey),
-    ]);
-    await t.db.query(insert, [
-      randomBytes(12).toString('hex'),
-      'off@example.com',
-      false,
-      { IsAdmin: 'admin' },
-      sha256Hex(inactiveKey),
-    ]);
-    await t.db.query(insert, [
-      randomBytes(12).toString('hex'),
-      'reader@example.com',
-      true,
-      { apis: 'read', users: 'read' },
-      sha256Hex(readerKey),
-    ]);
+    await insertUser('admin@example.com', true, { IsAdmin: 'admin' }, accessKey);
+    await insertUser('off@example.com', false, { IsAdmin: 'admin' }, inactiveKey);
+    await insertUser('reader@example.com', true, { apis: 'read', users: 'read' }, readerKey);
   });
-  afterAll(() => t.close());
 
   it('answers liveness and readiness with Postgres and Redis reachable', async () => {
     expect((await t.http.get('/health')).body).toEqual({ status: 'ok' });

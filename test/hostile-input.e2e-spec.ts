@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { request } from 'undici';
 import { familyOf } from '../src/common/errors/families';
 import { createApi, EXT, oasDoc, seedUser } from './helpers/dashboard';
-import { createAccessRequest, createApp, portalClient } from './helpers/portal';
-import { startTestApp, TestApp } from './helpers/test-app';
+import { createAccessRequest, createApp } from './helpers/portal';
+import { useService } from './helpers/use-service';
 import { TEST_SECRETS } from './helpers/test-env';
 
 /**
@@ -210,7 +210,8 @@ function operations(doc: any): Operation[] {
 }
 
 describe('hostile input on every route of /docs-json', () => {
-  let t: TestApp;
+  // role api: no delivery worker, so no webhook created here is ever called
+  const t = useService({ vars: { ROLE: 'api' } });
   let doc: any;
   const credentials: Record<string, Record<string, string>> = {};
   /** Real values for path parameters by name (and any name), so hostile bodies reach existing rows. */
@@ -219,8 +220,6 @@ describe('hostile input on every route of /docs-json', () => {
   const goodBodies: Record<string, Json[]> = {};
 
   beforeAll(async () => {
-    // role api: no delivery worker, so no webhook created here is ever called
-    t = await startTestApp({ vars: { ROLE: 'api' } });
     const res = await t.http.get('/docs-json');
     doc = res.body;
     const admin = await seedUser(t, { org: '' });
@@ -238,7 +237,7 @@ describe('hostile input on every route of /docs-json', () => {
         credentials[name] = { [scheme.name.toLowerCase()]: secretOf[name] };
     }
 
-    const portal = portalClient(t);
+    const portal = t.portal;
     const app = await createApp(portal, { Name: 'Target', RedirectURLs: 'https://app.example.com/cb' });
     const ar = await createAccessRequest(portal, { AppID: app.ID });
     const webhook = {
@@ -309,7 +308,6 @@ describe('hostile input on every route of /docs-json', () => {
     ];
     goodBodies['POST /admin/users'] = goodBodies['POST /api/users'];
   }, 60_000);
-  afterAll(() => t?.close());
 
   const failures: string[] = [];
   const statuses: Record<number, number> = {};

@@ -1,7 +1,6 @@
-import { createAccessRequest, createApp, startPortal } from './helpers/portal';
-import { TestApp } from './helpers/test-app';
-import { HttpClient } from './helpers/http-client';
+import { createAccessRequest, createApp, createWebhook } from './helpers/portal';
 import { seedUser } from './helpers/dashboard';
+import { useService } from './helpers/use-service';
 
 /** Spellings that JavaScript's Number() would read as 1 (or as the id), but that are not the id's digits. */
 const NOT_THE_DIGITS = (id: number | string) => [
@@ -16,19 +15,13 @@ const NOT_THE_DIGITS = (id: number | string) => [
 ];
 
 describe('an id is exactly its digits', () => {
-  let t: TestApp;
-  let portal: HttpClient;
-
-  beforeAll(async () => {
-    ({ t, portal } = await startPortal());
-  });
-  afterAll(() => t.close());
+  const t = useService();
 
   it('an application is named only by its digits: GET, PUT and DELETE of any other spelling are a 404 and change nothing', async () => {
-    const app = await createApp(portal, { Name: 'Keep me' });
+    const app = await createApp(t.portal, { Name: 'Keep me' });
     for (const spelling of [...NOT_THE_DIGITS(app.ID), '0x1', '1e0']) {
       for (const [method, body] of [['GET'], ['PUT', { Name: 'Changed' }], ['DELETE']] as const) {
-        const res = await portal.send(method, `/portal-api/apps/${spelling}`, { body });
+        const res = await t.portal.send(method, `/portal-api/apps/${spelling}`, { body });
         expect([spelling, method, res.status, res.body]).toEqual([
           spelling,
           method,
@@ -38,17 +31,17 @@ describe('an id is exactly its digits', () => {
       }
     }
     // a NUL cannot be stored or named: refused as input, but never app 1 either
-    const nul = await portal.delete(`/portal-api/apps/${app.ID}%00`);
+    const nul = await t.portal.delete(`/portal-api/apps/${app.ID}%00`);
     expect(nul.status).toBeGreaterThanOrEqual(400);
     expect(nul.status).toBeLessThan(500);
-    const still = await portal.get(`/portal-api/apps/${app.ID}`);
+    const still = await t.portal.get(`/portal-api/apps/${app.ID}`);
     expect(still.status).toBe(200);
     expect(still.body.Name).toBe('Keep me');
   });
 
   it('an access request likewise', async () => {
-    const app = await createApp(portal, { Name: 'AR owner' });
-    const ar = await createAccessRequest(portal, { AppID: app.ID });
+    const app = await createApp(t.portal, { Name: 'AR owner' });
+    const ar = await createAccessRequest(t.portal, { AppID: app.ID });
     for (const spelling of NOT_THE_DIGITS(ar.ID)) {
       for (const [method, path] of [
         ['GET', ''],
@@ -56,24 +49,17 @@ describe('an id is exactly its digits', () => {
         ['PUT', '/reject'],
         ['DELETE', ''],
       ] as const) {
-        const res = await portal.send(method, `/portal-api/access_requests/${spelling}${path}`);
+        const res = await t.portal.send(method, `/portal-api/access_requests/${spelling}${path}`);
         expect([spelling, method, path, res.status]).toEqual([spelling, method, path, 404]);
       }
     }
-    const still = await portal.get(`/portal-api/access_requests/${ar.ID}`);
+    const still = await t.portal.get(`/portal-api/access_requests/${ar.ID}`);
     expect(still.body.Status).toBe('pending');
   });
 
   it('webhook and header ids (UUIDs) and dashboard user ids are matched exactly too', async () => {
-    const hook = (
-      await portal.post('/portal-api/webhooks', {
-        Name: 'h',
-        URL: 'http://127.0.0.1:9/h',
-        Events: ['AccessRequestApproved'],
-        Headers: [{ Name: 'X-A', Value: 'b' }],
-      })
-    ).body;
-    const header = (await portal.get(`/portal-api/webhooks/${hook.ID}/headers`)).body[0];
+    const hook = await createWebhook(t.portal, { URL: 'http://127.0.0.1:9/h', Headers: [{ Name: 'X-A', Value: 'b' }] });
+    const header = (await t.portal.get(`/portal-api/webhooks/${hook.ID}/headers`)).body[0];
     for (const spelling of [
       `%20${hook.ID}`,
       `${hook.ID}%20`,
@@ -81,14 +67,14 @@ describe('an id is exactly its digits', () => {
       `{${hook.ID}}`,
       hook.ID.replace(/-/g, ''),
     ]) {
-      const res = await portal.delete(`/portal-api/webhooks/${spelling}`);
+      const res = await t.portal.delete(`/portal-api/webhooks/${spelling}`);
       expect([spelling, res.status]).toEqual([spelling, 404]);
     }
     for (const spelling of [`%20${header.ID}`, `${header.ID}%20`]) {
-      const res = await portal.delete(`/portal-api/webhooks/${hook.ID}/headers/${spelling}`);
+      const res = await t.portal.delete(`/portal-api/webhooks/${hook.ID}/headers/${spelling}`);
       expect([spelling, res.status]).toEqual([spelling, 404]);
     }
-    expect((await portal.get(`/portal-api/webhooks/${hook.ID}/headers/${header.ID}`)).status).toBe(200);
+    expect((await t.portal.get(`/portal-api/webhooks/${hook.ID}/headers/${header.ID}`)).status).toBe(200);
 
     const admin = await seedUser(t, { org: '' });
     const victim = await seedUser(t, { org: 'acme' });

@@ -1,19 +1,15 @@
 import { request } from 'undici';
 import { ServiceProcess } from './helpers/service-process';
-import { createTestEnv, TEST_SECRETS, TestEnv } from './helpers/test-env';
+import { TEST_SECRETS } from './helpers/test-env';
+import { useTestEnv } from './helpers/use-service';
 
 /** The service as `npm start` runs it, logging at info: what a caller puts in a query string never reaches the log. */
 describe('credentials in query strings stay out of the log', () => {
-  let env: TestEnv;
+  const env = useTestEnv();
   let svc: ServiceProcess;
 
   beforeAll(async () => {
-    env = await createTestEnv();
-    svc = await ServiceProcess.start({ ...env.vars, LOG_LEVEL: 'info', ROLE: 'api' });
-  }, 60_000);
-  afterAll(async () => {
-    await svc?.kill('SIGTERM');
-    await env?.drop();
+    svc = env.adopt(await ServiceProcess.start({ ...env.vars, LOG_LEVEL: 'info', ROLE: 'api' }));
   });
 
   it('logs each request with its path, and its query string only as [redacted]', async () => {

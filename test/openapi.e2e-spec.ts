@@ -1,5 +1,5 @@
 import { previewOpenApiDocument } from '../src/bootstrap';
-import { startTestApp, TestApp } from './helpers/test-app';
+import { useService } from './helpers/use-service';
 
 type Operation = {
   operationId?: string;
@@ -22,12 +22,11 @@ function prose(node: unknown, path = '$', out: [string, string][] = []): [string
 }
 
 describe('the OpenAPI document (/docs-json)', () => {
-  let t: TestApp;
+  const t = useService();
   let doc: { paths: Record<string, Record<string, Operation>> };
   let operations: [string, Operation][];
 
   beforeAll(async () => {
-    t = await startTestApp();
     doc = (await t.http.get('/docs-json')).body;
     operations = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.entries(item)
@@ -35,7 +34,6 @@ describe('the OpenAPI document (/docs-json)', () => {
         .map(([method, op]): [string, Operation] => [`${method.toUpperCase()} ${path}`, op]),
     );
   });
-  afterAll(() => t.close());
 
   it('describes the routes', () => {
     expect(operations.length).toBeGreaterThan(40);

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceProcess } from './helpers/service-process';
-import { createTestEnv, TestEnv } from './helpers/test-env';
+import { useTestEnv } from './helpers/use-service';
 
 const ROOT = join(__dirname, '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -121,20 +121,17 @@ describe('README examples', () => {
   });
 
   describe('against a started service', () => {
-    let env: TestEnv;
+    const env = useTestEnv();
     let service: ServiceProcess;
     // As on a fresh clone: no secrets configured, so the service generates them into its data folder
     // and the examples read them from there.
     const dataDir = mkdtempSync(join(tmpdir(), 'gwm-readme-'));
 
     beforeAll(async () => {
-      env = await createTestEnv();
       const { GATEWAY_SECRET, ADMIN_SECRET, PORTAL_API_TOKEN, ENCRYPTION_KEY, ...vars } = env.vars;
-      service = await ServiceProcess.start({ ...vars, DATA_DIR: dataDir });
+      service = env.adopt(await ServiceProcess.start({ ...vars, DATA_DIR: dataDir }));
     });
-    afterAll(async () => {
-      await service?.kill('SIGTERM');
-      await env?.drop();
+    afterAll(() => {
       rmSync(dataDir, { recursive: true, force: true });
       rmSync(join(ROOT, 'receiver.log'), { force: true }); // what the walkthrough's receiver printed
     });

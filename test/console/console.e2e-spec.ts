@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { RABBITMQ_URL, RabbitTopic } from '../helpers/brokers';
-import { launchChromium, LaunchedBrowser } from '../helpers/chromium';
+import { launchChromium } from '../helpers/chromium';
 import { HttpClient } from '../helpers/http-client';
 import { createAccessRequest, createApp } from '../helpers/portal';
 import { ServiceProcess } from '../helpers/service-process';
 import { Sink } from '../helpers/sink';
-import { startTestApp, TestApp } from '../helpers/test-app';
-import { createTestEnv, TEST_SECRETS, TestEnv } from '../helpers/test-env';
+import { TEST_SECRETS } from '../helpers/test-env';
+import { useService } from '../helpers/use-service';
 
 // CONSOLE_SCREENSHOTS=1 also writes the README's screenshots into docs/.
 const SHOTS = process.env.CONSOLE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', 'docs') : undefined;
@@ -47,11 +47,16 @@ async function timesShownAsIso(page: Page): Promise<number> {
 }
 
 describe('operator console in a browser', () => {
-  let env: TestEnv;
+  // the worker in process, beside the API process the console is part of
+  const service = useService({
+    envVars: { WEBHOOK_RETRY_SCHEDULE: '0,1' },
+    vars: { ROLE: 'worker' },
+    receiver: true,
+    // debug logs, to check below that no credential reaches them
+    processes: [{ ROLE: 'api', LOG_LEVEL: 'debug' }],
+  });
   let apiProcess: ServiceProcess;
-  let worker: TestApp;
   let sink: Sink;
-  let chrome: LaunchedBrowser;
   let context: BrowserContext;
   let page: Page;
   let base: string;
@@ -60,15 +65,10 @@ describe('operator console in a browser', () => {
   const cspViolations: string[] = [];
 
   beforeAll(async () => {
-    env = await createTestEnv({ WEBHOOK_RETRY_SCHEDULE: '0,1' });
-    [apiProcess, worker, sink, chrome] = await Promise.all([
-      // debug logs, to check below that no credential reaches them
-      ServiceProcess.start({ ...env.vars, ROLE: 'api', LOG_LEVEL: 'debug' }),
-      startTestApp({ env, vars: { ROLE: 'worker' } }),
-      Sink.start('127.0.0.1'),
-      // a 12-hour locale in a zone far from UTC: the console must show neither
-      launchChromium({ locale: 'en-US', timezoneId: 'America/Los_Angeles' }),
-    ]);
+    [apiProcess] = service.processes;
+    sink = service.sink;
+    // a 12-hour locale in a zone far from UTC: the console must show neither
+    const chrome = service.adopt(await launchChromium({ locale: 'en-US', timezoneId: 'America/Los_Angeles' }));
     base = `http://127.0.0.1:${apiProcess.port}`;
     portal = new HttpClient(base).with({ authorization: TOKEN });
     context = chrome.context;
@@ -80,14 +80,6 @@ describe('operator console in a browser', () => {
       if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
     });
   }, 90_000);
-
-  afterAll(async () => {
-    await chrome?.close();
-    await sink?.close();
-    await worker?.close();
-    await apiProcess?.kill('SIGTERM');
-    await env?.drop();
-  });
 
   const shot = async (name: string) => {
     if (SHOTS) await page.screenshot({ path: join(SHOTS, `console-${name}.png`), fullPage: true });

@@ -1,4 +1,4 @@
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { useService } from '../helpers/use-service';
 import { GATEWAY, seedUser, SeededUser } from '../helpers/dashboard';
 
 type Rec = Record<string, unknown>;
@@ -26,16 +26,14 @@ const activity = (client: string, from: string, to: string, p?: number) =>
   `/api/activity/oauthid/${client}/${from}/${to}${p ? `?p=${p}` : ''}`;
 
 describe('analytics: ingest and OAuth-client activity', () => {
-  let t: TestApp;
+  const t = useService();
   let analyst: SeededUser;
 
   const ingest = (records: unknown) => t.http.post('/gateway/analytics', records, GATEWAY);
 
   beforeAll(async () => {
-    t = await startTestApp();
     analyst = await seedUser(t, { org: 'org1', permissions: { analytics: 'read' } });
   });
-  afterAll(() => t.close());
 
   it('aggregates records spanning several days, APIs and paths into one row per (api, path)', async () => {
     const c = 'client-agg';

@@ -1,6 +1,6 @@
 import { buildApiListQuery, ApiListFilters } from '../../src/dashboard/apis/api-list.query';
 import type { ApiSort } from '../../src/dashboard/apis/dto/list-apis-query.dto';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { useService } from '../helpers/use-service';
 import { seedUser, SeededUser } from '../helpers/dashboard';
 
 const TOTAL = 100_000;
@@ -36,16 +36,14 @@ const descending = (from: number, count: number) => {
 };
 
 describe('GET /api/apis with 100 000 stored definitions', () => {
-  let t: TestApp;
+  const t = useService();
   let user: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
     user = await seedUser(t, { org: 'scale', permissions: { apis: 'read' } });
     await t.db.query(SEED);
     await t.db.query('VACUUM ANALYZE api_definitions');
   });
-  afterAll(() => t.close());
 
   it('pages the organisation’s 90 000 definitions, newest first', async () => {
     const first = await user.http.get('/api/apis');
@@ -57,36 +55,46 @@ describe('GET /api/apis with 100 000 stored definitions', () => {
     expect((await user.http.get('/api/apis?p=9001')).body).toEqual({ apis: [], pages: 9000 });
   });
 
-  it('filters, sorts and pages in SQL', async () => {
-    // q: a substring of the name, case-insensitive
-    const q = await user.http.get('/api/apis?q=api%2000012&sort=name');
-    expect(q.body.pages).toBe(1);
-    expect(ids(q)).toEqual(scaleIds([121, 122, 123, 124, 125, 126, 127, 128, 129]));
-    // category cat7: g % 50 == 7 → 2 000 definitions, none in the other org
-    const cat = await user.http.get('/api/apis?category=cat7&sort=-name&p=2');
-    expect(cat.body.pages).toBe(200);
-    expect(ids(cat)).toEqual(
-      scaleIds([99_457, 99_407, 99_357, 99_307, 99_257, 99_207, 99_157, 99_107, 99_057, 99_007]),
-    );
-    // children (g % 100 == 1) left out
-    const base = await user.http.get('/api/apis?base_apis=true&sort=created_at');
-    expect(base.body.pages).toBe(8900);
-    expect(ids(base)).toEqual(scaleIds([2, 3, 4, 5, 6, 7, 8, 9, 11, 12]));
-    // auth type oauth: g % 4 == 2, not in the other org (g % 10 == 0) → 25 000 − 5 000
-    const oauth = await user.http.get('/api/apis?auth_type=oauth&sort=-updated_at');
-    expect(oauth.body.pages).toBe(2000);
-    expect(ids(oauth)).toEqual(scaleIds([2, 6, 14, 18, 22, 26, 34, 38, 42, 46]));
-    // two categories: an API in either matches (cat7 and cat8 are disjoint, 2 000 each)
-    const two = await user.http.get('/api/apis?category=cat7,cat8&sort=-name');
-    expect(two.body.pages).toBe(400);
-    expect(ids(two)).toEqual(
-      scaleIds([99_958, 99_957, 99_908, 99_907, 99_858, 99_857, 99_808, 99_807, 99_758, 99_757]),
-    );
-    // a negative page: every match in one answer, pages still counted in pages of 10
+  /** Page 2 of category cat7 by name, descending. */
+  const CAT7_PAGE_2 = [99_457, 99_407, 99_357, 99_307, 99_257, 99_207, 99_157, 99_107, 99_057, 99_007];
+
+  it.each<[string, string, number, number[]]>([
+    [
+      'q: a substring of the name, case-insensitive',
+      'q=api%2000012&sort=name',
+      1,
+      [121, 122, 123, 124, 125, 126, 127, 128, 129],
+    ],
+    [
+      'category cat7: g % 50 == 7 → 2 000 definitions, none in the other org',
+      'category=cat7&sort=-name&p=2',
+      200,
+      CAT7_PAGE_2,
+    ],
+    ['children (g % 100 == 1) left out', 'base_apis=true&sort=created_at', 8900, [2, 3, 4, 5, 6, 7, 8, 9, 11, 12]],
+    [
+      'auth type oauth: g % 4 == 2, not in the other org (g % 10 == 0) → 25 000 − 5 000',
+      'auth_type=oauth&sort=-updated_at',
+      2000,
+      [2, 6, 14, 18, 22, 26, 34, 38, 42, 46],
+    ],
+    [
+      'two categories: an API in either matches (cat7 and cat8 are disjoint, 2 000 each)',
+      'category=cat7,cat8&sort=-name',
+      400,
+      [99_958, 99_957, 99_908, 99_907, 99_858, 99_857, 99_808, 99_807, 99_758, 99_757],
+    ],
+  ])('filters, sorts and pages in SQL: %s', async (_what, query, pages, gs) => {
+    const res = await user.http.get(`/api/apis?${query}`);
+    expect(res.body.pages).toBe(pages);
+    expect(ids(res)).toEqual(scaleIds(gs));
+  });
+
+  it('answers a negative page with every match, pages still counted in pages of 10', async () => {
     const all = await user.http.get('/api/apis?category=cat7&sort=-name&p=-1');
     expect(all.body.pages).toBe(200);
     expect(ids(all)).toHaveLength(2000);
-    expect(ids(all).slice(10, 20)).toEqual(ids(cat));
+    expect(ids(all).slice(10, 20)).toEqual(scaleIds(CAT7_PAGE_2));
   });
 
   it.each<[string, ApiListFilters, ApiSort]>([

@@ -1,4 +1,4 @@
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { useService } from '../helpers/use-service';
 import { createApi, EXT, GATEWAY, oasDoc, seedUser, SeededUser } from '../helpers/dashboard';
 
 const SCHEMES = {
@@ -11,20 +11,18 @@ const SCHEMES = {
 const ids = (res: { body: any }) => res.body.apis.map((a: any) => a.api_definition.api_id);
 
 describe('dashboard: GET /api/apis and /api/apis/groups', () => {
-  let t: TestApp;
+  const t = useService();
   let admin: SeededUser;
   let reader: SeededUser;
   let other: SeededUser;
   let superUser: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
     admin = await seedUser(t, { org: 'org1' });
     reader = await seedUser(t, { org: 'org1', permissions: { apis: 'read' } });
     other = await seedUser(t, { org: 'org2', permissions: { apis: 'write' } });
     superUser = await seedUser(t, { org: '' });
   });
-  afterAll(() => t.close());
 
   describe('list entries', () => {
     it('projects a definition into the 2.7 entry field by field', async () => {
@@ -126,17 +124,16 @@ describe('dashboard: GET /api/apis and /api/apis/groups', () => {
       expect((await user.http.get(`/api/apis?p=${pages + 1}`)).body).toEqual({ apis: [], pages });
     });
 
-    it('uses DASHBOARD_PAGE_SIZE', async () => {
-      const t3 = await startTestApp({ vars: { DASHBOARD_PAGE_SIZE: '4' } });
-      try {
-        const user = await seedUser(t3, { org: 'p4' });
-        for (let i = 0; i < 9; i++) await createApi(t3, oasDoc({ org: 'p4' }));
+    describe('with DASHBOARD_PAGE_SIZE=4', () => {
+      const t4 = useService({ vars: { DASHBOARD_PAGE_SIZE: '4' } });
+
+      it('uses DASHBOARD_PAGE_SIZE', async () => {
+        const user = await seedUser(t4, { org: 'p4' });
+        for (let i = 0; i < 9; i++) await createApi(t4, oasDoc({ org: 'p4' }));
         const res = await user.http.get('/api/apis?p=3');
         expect(res.body.pages).toBe(3);
         expect(res.body.apis).toHaveLength(1);
-      } finally {
-        await t3.close();
-      }
+      });
     });
   });
 
@@ -144,65 +141,32 @@ describe('dashboard: GET /api/apis and /api/apis/groups', () => {
     const org = 'filters';
     let user: SeededUser;
     const made: Record<string, string> = {};
+    /** An API of the organisation, with `more` oasDoc options. */
+    const api = (id: string, name: string, more: Parameters<typeof oasDoc>[0] = {}) =>
+      createApi(t, oasDoc({ org, id, name, ...more }));
+    /** The oasDoc options of an API secured by one of SCHEMES. */
+    const securedBy = (scheme: keyof typeof SCHEMES) => ({
+      schemes: { [scheme]: SCHEMES[scheme] },
+      security: [{ [scheme]: [] }],
+    });
 
     beforeAll(async () => {
       user = await seedUser(t, { org, permissions: { apis: 'read' } });
-      made.keyless = await createApi(
-        t,
-        oasDoc({ org, id: 'f-keyless', name: 'Zebra Open', categories: ['animals', 'public'] }),
-      );
-      made.token = await createApi(
-        t,
-        oasDoc({
-          org,
-          id: 'f-token',
-          name: 'alpha Keys',
-          categories: ['animals'],
-          schemes: { key: SCHEMES.key },
-          security: [{ key: [] }],
-        }),
-      );
-      made.oauth = await createApi(
-        t,
-        oasDoc({
-          org,
-          id: 'f-oauth',
-          name: 'Mango OAuth',
-          schemes: { oauth: SCHEMES.oauth },
-          security: [{ oauth: [] }],
-        }),
-      );
-      made.jwt = await createApi(
-        t,
-        oasDoc({ org, id: 'f-jwt', name: 'beta 100%_JWT', schemes: { jwt: SCHEMES.jwt }, security: [{ jwt: [] }] }),
-      );
-      made.basic = await createApi(
-        t,
-        oasDoc({
-          org,
-          id: 'f-basic',
-          name: 'Kiwi Basic',
-          categories: ['fruit'],
-          schemes: { basic: SCHEMES.basic },
-          security: [{ basic: [] }],
-        }),
-      );
-      made.base = await createApi(
-        t,
-        oasDoc({
-          org,
-          id: 'f-base',
-          name: 'Versioned',
-          ext: {
-            info: {
-              name: 'Versioned',
-              orgId: org,
-              versioning: { enabled: true, name: 'v1', versions: [{ name: 'v2', id: 'f-child' }] },
-            },
+      made.keyless = await api('f-keyless', 'Zebra Open', { categories: ['animals', 'public'] });
+      made.token = await api('f-token', 'alpha Keys', { categories: ['animals'], ...securedBy('key') });
+      made.oauth = await api('f-oauth', 'Mango OAuth', securedBy('oauth'));
+      made.jwt = await api('f-jwt', 'beta 100%_JWT', securedBy('jwt'));
+      made.basic = await api('f-basic', 'Kiwi Basic', { categories: ['fruit'], ...securedBy('basic') });
+      made.base = await api('f-base', 'Versioned', {
+        ext: {
+          info: {
+            name: 'Versioned',
+            orgId: org,
+            versioning: { enabled: true, name: 'v1', versions: [{ name: 'v2', id: 'f-child' }] },
           },
-        }),
-      );
-      made.child = await createApi(t, oasDoc({ org, id: 'f-child', name: 'Versioned v2' }));
+        },
+      });
+      made.child = await api('f-child', 'Versioned v2');
     });
 
     it.each([

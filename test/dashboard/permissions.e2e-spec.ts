@@ -1,6 +1,6 @@
 import { PERMISSION_AREAS } from '../../src/common/auth';
 import { HttpResponse } from '../helpers/http-client';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { useService } from '../helpers/use-service';
 import { TEST_SECRETS } from '../helpers/test-env';
 import { ADMIN, bearer, createApi, GATEWAY, oasDoc, seedUser, SeededUser } from '../helpers/dashboard';
 
@@ -99,7 +99,7 @@ const ROUTES: Route[] = [
 const UNAUTHORISED = { Status: 'Error', Message: 'Not authorised', Meta: null };
 
 describe('dashboard permissions: every route × every kind of caller', () => {
-  let t: TestApp;
+  const t = useService();
   const callers: Record<string, Record<string, string>> = {};
   const lacking: Record<string, SeededUser> = {};
   const readOnly: Record<string, SeededUser> = {};
@@ -113,7 +113,6 @@ describe('dashboard permissions: every route × every kind of caller', () => {
     t.http.send(route.method, route.path(id), { body: route.body?.(), headers });
 
   beforeAll(async () => {
-    t = await startTestApp();
     right = await seedUser(t, { org: ORG, permissions: { users: 'write', apis: 'read', analytics: 'read' } });
     otherOrg = await seedUser(t, { org: OTHER, permissions: { users: 'write', apis: 'write', analytics: 'write' } });
     const inactive = await seedUser(t, { org: ORG, active: false });
@@ -151,7 +150,6 @@ describe('dashboard permissions: every route × every kind of caller', () => {
     );
     expect(ingest.status).toBe(200);
   });
-  afterAll(() => t.close());
 
   describe.each(ROUTES.map((r) => [`${r.method} ${r.path(':id')}`, r] as const))('%s', (_name, route) => {
     it('refuses callers without a valid, active access key with 401', async () => {

@@ -1,4 +1,4 @@
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { useService } from '../helpers/use-service';
 import { ADMIN, bearer, seedUser, SeededUser } from '../helpers/dashboard';
 
 const HEX24 = /^[0-9a-f]{24}$/;
@@ -6,15 +6,21 @@ const HEX32 = /^[0-9a-f]{32}$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const ZERO = '0001-01-01T00:00:00Z';
 
+/** A user body for POST /api/users with `more` fields (user_permissions...) on top. */
+const userBody = (email: string, more: Record<string, unknown> = {}) => ({
+  email_address: email,
+  first_name: 'Test',
+  last_name: 'User',
+  ...more,
+});
+
 describe('dashboard users', () => {
-  let t: TestApp;
+  const t = useService();
   let admin: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp();
     admin = await seedUser(t, { org: 'org1' });
   });
-  afterAll(() => t.close());
 
   describe('POST /admin/users', () => {
     it('bootstraps from nothing: admin secret → user with access key → dashboard routes', async () => {
@@ -70,31 +76,21 @@ describe('dashboard users', () => {
     });
 
     it('keeps the given org, permissions and fields, and stores a password only as a scrypt hash', async () => {
-      const res = await t.http.post(
-        '/admin/users',
-        {
-          email_address: 'given@example.com',
-          first_name: 'Gi',
-          last_name: 'Ven',
-          org_id: 'org9',
-          active: true,
-          user_permissions: { apis: 'read' },
-          group_id: 'g1',
-          api_model: { a: 1 },
-          password_max_days: 30,
-          password: 'hunter2hunter2',
-        },
-        ADMIN,
-      );
-      expect(res.status).toBe(200);
-      expect(res.body.Meta).toMatchObject({
+      const given = {
         org_id: 'org9',
         active: true,
         user_permissions: { apis: 'read' },
         group_id: 'g1',
         api_model: { a: 1 },
         password_max_days: 30,
-      });
+      };
+      const res = await t.http.post(
+        '/admin/users',
+        { ...userBody('given@example.com'), ...given, password: 'hunter2hunter2' },
+        ADMIN,
+      );
+      expect(res.status).toBe(200);
+      expect(res.body.Meta).toMatchObject(given);
       expect(res.body.Meta.password_updated).toMatch(RFC3339);
       expect(res.body.Meta.password_updated).not.toBe(ZERO);
       expect(res.text).not.toContain('hunter2');
@@ -238,23 +234,17 @@ describe('dashboard users', () => {
     });
 
     it('requires user_permissions and reports validation failures', async () => {
-      const res = await admin.http.post('/api/users', {
-        email_address: 'x@example.com',
-        first_name: 'X',
-        last_name: 'Y',
-      });
+      const res = await admin.http.post('/api/users', userBody('x@example.com'));
       expect(res.status).toBe(400);
       expect(res.body).toEqual({
         Status: 'Error',
         Message: 'User object validation failed. user_permissions is required',
         Meta: null,
       });
-      const bad = await admin.http.post('/api/users', {
-        email_address: 'x@example.com',
-        first_name: 'X',
-        last_name: 'Y',
-        user_permissions: { nothing: 'read' },
-      });
+      const bad = await admin.http.post(
+        '/api/users',
+        userBody('x@example.com', { user_permissions: { nothing: 'read' } }),
+      );
       expect(bad.status).toBe(400);
       expect(bad.body.Message).toMatch(
         /^User object validation failed\. user_permissions\.nothing is not a permission area/,
@@ -262,7 +252,7 @@ describe('dashboard users', () => {
     });
 
     it('refuses a duplicate e-mail in the organisation', async () => {
-      const body = { email_address: 'dupe@example.com', first_name: 'D', last_name: 'U', user_permissions: {} };
+      const body = userBody('dupe@example.com', { user_permissions: {} });
       expect((await admin.http.post('/api/users', body)).status).toBe(200);
       const dup = await admin.http.post('/api/users', body);
       expect(dup.status).toBe(409);
@@ -271,19 +261,15 @@ describe('dashboard users', () => {
 
     it('lets a non-admin grant only what it holds itself', async () => {
       const manager = await seedUser(t, { org: 'org1', permissions: { users: 'write', apis: 'read' } });
-      const ok = await manager.http.post('/api/users', {
-        email_address: 'ok@example.com',
-        first_name: 'O',
-        last_name: 'K',
-        user_permissions: { apis: 'read', users: 'read' },
-      });
+      const ok = await manager.http.post(
+        '/api/users',
+        userBody('ok@example.com', { user_permissions: { apis: 'read', users: 'read' } }),
+      );
       expect(ok.status).toBe(200);
-      const escalate = await manager.http.post('/api/users', {
-        email_address: 'boss@example.com',
-        first_name: 'B',
-        last_name: 'S',
-        user_permissions: { IsAdmin: 'admin', apis: 'write' },
-      });
+      const escalate = await manager.http.post(
+        '/api/users',
+        userBody('boss@example.com', { user_permissions: { IsAdmin: 'admin', apis: 'write' } }),
+      );
       expect(escalate.status).toBe(403);
       expect(escalate.body).toEqual({
         Status: 'Error',
@@ -297,13 +283,11 @@ describe('dashboard users', () => {
   });
 
   describe('GET /api/users, GET and DELETE /api/users/{id}', () => {
-    let t2: TestApp;
+    const t2 = useService({ vars: { DASHBOARD_PAGE_SIZE: '3' } });
     let boss: SeededUser;
     beforeAll(async () => {
-      t2 = await startTestApp({ vars: { DASHBOARD_PAGE_SIZE: '3' } });
       boss = await seedUser(t2, { org: 'paged' });
     });
-    afterAll(() => t2.close());
 
     it('pages the organisation’s users newest first', async () => {
       // boss + 6 more = 7 users in pages of 3

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2019 from 'ajv/dist/2019';
 import { parse, parseAllDocuments } from 'yaml';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { useService } from '../helpers/use-service';
 
 const ROOT = join(__dirname, '..', '..');
 const K8S = join(ROOT, 'deploy', 'kubernetes');
@@ -31,6 +31,18 @@ function composeValidator() {
 function kubernetesModel(apiVersion: string, kind: string): new (o: Obj) => { validate(): void } {
    
   return require(`kubernetes-models/${apiVersion}/${kind}`)[kind];
+}
+
+/** What the Kubernetes schema of each object's kind finds wrong with it, one line an object. */
+function schemaErrors(objects: Obj[]): string[] {
+  return objects.flatMap((o) => {
+    try {
+      new (kubernetesModel(o.apiVersion, o.kind))(o).validate();
+      return [];
+    } catch (err) {
+      return [`${o.kind} ${o.metadata?.name}: ${(err as Error).message}`];
+    }
+  });
 }
 
 function loadManifests(file: string): Obj[] {
@@ -71,11 +83,7 @@ describe('docker-compose.yml', () => {
   });
 
   describe('its health check command', () => {
-    let t: TestApp;
-    beforeAll(async () => {
-      t = await startTestApp();
-    });
-    afterAll(() => t.close());
+    const t = useService();
 
     // (not spawnSync: the service under test runs in this process and must keep answering)
     const run = (port: number) => {
@@ -106,15 +114,7 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
 
   it('validates every object against the Kubernetes schema of its kind', () => {
     expect(objects.length).toBeGreaterThanOrEqual(9);
-    const invalid = objects.flatMap((o) => {
-      try {
-        new (kubernetesModel(o.apiVersion, o.kind))(o).validate();
-        return [];
-      } catch (err) {
-        return [`${o.kind} ${o.metadata?.name}: ${(err as Error).message}`];
-      }
-    });
-    expect(invalid).toEqual([]);
+    expect(schemaErrors(objects)).toEqual([]);
     // and the validator does catch mistakes
     const broken = structuredClone(deployment('api'));
     broken.spec.template.spec.containers[0].ports[0].containerPort = 'http';
@@ -182,15 +182,7 @@ describe('optional brokers (compose profile, deploy/kubernetes/brokers)', () => 
 
   it('validates every broker object against the Kubernetes schema of its kind, each StatefulSet with its Service', () => {
     expect(readdirSync(dir).filter((f) => f !== 'kustomization.yaml').sort()).toEqual([...kustomization.resources].sort());
-    const invalid = objects.flatMap((o) => {
-      try {
-        new (kubernetesModel(o.apiVersion, o.kind))(o).validate();
-        return [];
-      } catch (err) {
-        return [`${o.kind} ${o.metadata?.name}: ${(err as Error).message}`];
-      }
-    });
-    expect(invalid).toEqual([]);
+    expect(schemaErrors(objects)).toEqual([]);
     for (const name of ['rabbitmq', 'nats']) {
       const set = objects.find((o) => o.kind === 'StatefulSet' && o.metadata.name === name);
       const svc = objects.find((o) => o.kind === 'Service' && o.metadata.name === name);

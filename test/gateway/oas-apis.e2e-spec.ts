@@ -1,4 +1,4 @@
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { useService } from '../helpers/use-service';
 import { TEST_SECRETS } from '../helpers/test-env';
 import { ADMIN, createApi, EXT, GATEWAY, oasDoc, seedUser } from '../helpers/dashboard';
 
@@ -6,13 +6,8 @@ const HEX32 = /^[0-9a-f]{32}$/;
 const FORBIDDEN = { status: 'error', message: 'Attempted administrative access with invalid or missing key!' };
 
 describe('gateway: OAS API definitions', () => {
-  let t: TestApp;
+  const t = useService();
   const gw = () => t.http.with(GATEWAY);
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(() => t.close());
 
   describe('credentials', () => {
     it.each([

@@ -8,7 +8,7 @@ import { jetstreamManager, JetStreamManager, StoredMsg } from '@nats-io/jetstrea
 import { NatsConnection } from '@nats-io/nats-core';
 import { connect as natsConnect } from '@nats-io/transport-node';
 import { ENV_RUN_ID } from '../setup/test-infra';
-import { eventually } from './sink';
+import { eventually } from './eventually';
 
 /** The machine's brokers (started by .ci/run when they are not running). */
 export const RABBITMQ_URL = 'amqp://guest:guest@127.0.0.1:5672/';

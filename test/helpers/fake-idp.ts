@@ -1,9 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { DcrClient } from '../../src/portal/access-requests/dcr.client';
-import { AppInput, PortalSetup, startPortal } from './portal';
-import { StartOptions } from './test-app';
 
 /** ok: registers; fail: HTTP 500; hang: never answers; no-client-id: 201 without a client_id. */
 export type IdpMode = 'ok' | 'fail' | 'hang' | 'no-client-id';
@@ -53,11 +50,12 @@ export class FakeIdp {
     return idp;
   }
 
-  /** Back to registering, with secrets that never expire and no hook: for a spec's beforeEach. */
+  /** Back to registering, with secrets that never expire and no hooks (useService does it before each test). */
   reset(): void {
     this.mode = 'ok';
     this.secretExpiresAt = 0;
     this.beforeReply = null;
+    this.beforeDelete = null;
   }
 
   async close(): Promise<void> {
@@ -145,32 +143,20 @@ export class FakeIdp {
   }
 }
 
-export interface DcrSetup extends PortalSetup {
-  /** The fake provider the service registers clients at, closed by `t.close()`. */
-  idp: FakeIdp;
-  /** The service's provider client, whose time limit a spec may shorten. */
-  dcr: DcrClient;
-}
-
 /**
- * The set-up of DCR specs: a fake provider, the service configured to register clients there (with
- * `initialAccessToken` if given) waiting at most `timeoutMs` on it, a portal client, and, given `app`, a portal app.
+ * A client whose withdrawal timed out after `timeoutMs`: still registered at the provider, and the service's log
+ * names it and the timeout, never its secret or registration access token.
  */
-export async function startWithIdp(
-  opts: StartOptions & { app?: AppInput; initialAccessToken?: string; timeoutMs?: number } = {},
-): Promise<DcrSetup> {
-  const idp = await FakeIdp.start();
-  const vars: Record<string, string> = { ...opts.vars, DCR_REGISTRATION_ENDPOINT: idp.url };
-  if (opts.initialAccessToken) vars.DCR_INITIAL_ACCESS_TOKEN = opts.initialAccessToken;
-  let setup: PortalSetup;
-  try {
-    setup = await startPortal({ ...opts, vars });
-  } catch (err) {
-    await idp.close();
-    throw err;
-  }
-  setup.t.adopt(idp);
-  const dcr = setup.t.app.get(DcrClient);
-  if (opts.timeoutMs !== undefined) dcr.timeoutMs = opts.timeoutMs;
-  return { ...setup, idp, dcr };
+export function expectKeptAndLogged(
+  idp: FakeIdp,
+  registration: Record<string, string>,
+  log: string,
+  timeoutMs: number,
+): void {
+  expect(idp.has(registration.client_id)).toBe(true);
+  expect(log).toContain('dynamic client registration could not be withdrawn');
+  expect(log).toContain(registration.client_id);
+  expect(log).toContain(`the identity provider did not answer within ${timeoutMs} ms`);
+  expect(log).not.toContain(registration.registration_access_token);
+  expect(log).not.toContain(registration.client_secret);
 }

@@ -1,7 +1,6 @@
 import type { components } from '../../console/src/api-types.generated';
 import { HttpClient } from './http-client';
-import { Sink } from './sink';
-import { StartOptions, startTestApp, TestApp } from './test-app';
+import { TestApp } from './test-app';
 import { TEST_SECRETS } from './test-env';
 
 export type CreatedWebhook = components['schemas']['CreatedWebhookResponse'];
@@ -60,6 +59,29 @@ export function accessRequestBody(input: AccessRequestInput): AccessRequestInput
   };
 }
 
+/**
+ * What the portal answers for a pending access request made from accessRequestBody's defaults, field by field, with
+ * `fields` (ID, AppID, Client, Products as the route shows them...) on top.
+ */
+export function accessRequestAnswer(fields: Record<string, unknown>): Record<string, unknown> {
+  return {
+    Catalogue: 'Public catalogue',
+    Plan: 'Free plan',
+    User: 'User#1',
+    AuthType: 'authToken',
+    DCREnabled: false,
+    ProvisionImmediately: false,
+    Status: 'pending',
+    ProductIDs: [],
+    PlanID: 0,
+    Credentials: [],
+    CreatedAt: expect.stringMatching(PORTAL_TIME),
+    UpdatedAt: expect.stringMatching(PORTAL_TIME),
+    DeletedAt: '1970-01-01 00:00',
+    ...fields,
+  };
+}
+
 /** A request provisioned at once with dynamic client registration: the provider is called on creation. */
 export const PROVISIONED_WITH_DCR: Omit<AccessRequestInput, 'AppID'> = {
   Catalogue: 'c',
@@ -90,48 +112,6 @@ export async function createWebhook(
   const res = await portal.post('/portal-api/webhooks', { Name: 'w', Events: ['AccessRequestApproved'], ...input });
   if (res.status !== 201) throw new Error(`creating a webhook: ${res.status} ${res.text}`);
   return res.body;
-}
-
-export interface PortalSetup {
-  t: TestApp;
-  /** A client holding the portal API token. */
-  portal: HttpClient;
-  /** The portal application made for the spec (with `app` given), for access requests to hang on. */
-  app: any;
-}
-
-/**
- * The set-up of portal specs: the app (as startTestApp), a portal client, and, given `app`, a portal application.
- * `afterAll(() => t.close())` ends it.
- */
-export async function startPortal(opts: StartOptions & { app?: AppInput } = {}): Promise<PortalSetup> {
-  const t = await startTestApp(opts);
-  const portal = portalClient(t);
-  return { t, portal, app: opts.app ? await createApp(portal, opts.app) : undefined };
-}
-
-export interface ReceiverSetup extends PortalSetup {
-  /** The webhook receiver on loopback, closed by `t.close()`. */
-  sink: Sink;
-  /**
-   * Registers a webhook at a path of its own on the sink (`path`, also its Name), subscribed to
-   * AccessRequestApproved unless `input` says otherwise.
-   */
-  webhook(input?: Record<string, unknown>): Promise<CreatedWebhook & { path: string }>;
-}
-
-/** The set-up of delivery specs: a portal set-up and a webhook receiver on `sinkHost` (127.0.0.1 unless given). */
-export async function startWithReceiver(
-  opts: StartOptions & { app?: AppInput; sinkHost?: string } = {},
-): Promise<ReceiverSetup> {
-  const setup = await startPortal(opts);
-  const sink = setup.t.adopt(await Sink.start(opts.sinkHost));
-  let n = 0;
-  const webhook = async (input: Record<string, unknown> = {}) => {
-    const path = `/w${++n}`;
-    return { ...(await createWebhook(setup.portal, { Name: path, URL: sink.url(path), ...input })), path };
-  };
-  return { ...setup, sink, webhook };
 }
 
 export interface OutboxRow {
@@ -168,19 +148,4 @@ export async function accessRequestTally(
     [eventPattern],
   );
   return row;
-}
-
-/** Polls `check` until it returns something truthy, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined | null | false>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }

@@ -61,4 +61,9 @@ export class ServiceProcess {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
     await this.exited;
   }
+
+  /** SIGTERM: shuts down as a deployment stops it (the end of a spec). */
+  close(): Promise<void> {
+    return this.kill('SIGTERM');
+  }
 }

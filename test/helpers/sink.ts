@@ -113,25 +113,3 @@ export class Sink {
     return this.waitFor((r) => r.length >= n, timeoutMs, `${n} requests`);
   }
 }
-
-/** Polls `fn` until it returns a truthy value or the deadline passes. */
-export async function eventually<T>(
-  fn: () => Promise<T | undefined | null | false>,
-  timeoutMs = 15_000,
-  what = 'condition',
-  everyMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}

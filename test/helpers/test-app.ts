@@ -5,11 +5,7 @@ import { createApp } from '../../src/bootstrap';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { createTestEnv, TestEnv } from './test-env';
 import { HttpClient } from './http-client';
-
-/** Something a spec starts beside the app (a receiver, a fake provider) and must stop. */
-export interface Closable {
-  close(): unknown;
-}
+import { Closable, Closer } from './use-fixture';
 
 export interface StartOptions {
   env?: TestEnv;
@@ -43,7 +39,7 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp> {
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const baseUrl = `http://127.0.0.1:${port}`;
-  const adopted: Closable[] = [];
+  const adopted = new Closer();
   return {
     app,
     config,
@@ -53,13 +49,10 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp> {
     db: app.get(DataSource),
     close: async () => {
       // receivers and providers first: a request hanging on one would hold the app's close up
-      for (const thing of adopted.splice(0).reverse()) await thing.close();
+      await adopted.close();
       await app.close();
       if (ownEnv) await env.drop();
     },
-    adopt: (thing) => {
-      adopted.push(thing);
-      return thing;
-    },
+    adopt: (thing) => adopted.adopt(thing),
   };
 }

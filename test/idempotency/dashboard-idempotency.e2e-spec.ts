@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { ADMIN, seedUser, SeededUser } from '../helpers/dashboard';
 import { HttpResponse } from '../helpers/http-client';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { expectReplayOf, idempotencyKey, refuseStoredAnswers, unstorableKey, withKey } from '../helpers/idempotency';
+import { useService } from '../helpers/use-service';
 
-const key = () => `k-${randomUUID()}`;
-const withKey = (k: string) => ({ 'idempotency-key': k });
 const email = () => `u-${randomUUID()}@example.com`;
 const newUser = (address = email()) => ({
   email_address: address,
@@ -21,34 +20,26 @@ function expectDashboardError(res: HttpResponse, status: number, message: RegExp
   expect(res.body).toEqual({ Status: 'Error', Message: expect.stringMatching(message), Meta: null });
 }
 
-function expectReplayOf(replay: HttpResponse, first: HttpResponse): void {
-  expect(replay.status).toBe(first.status);
-  expect(replay.text).toBe(first.text);
-  expect(replay.headers['idempotent-replayed']).toBe('true');
-}
-
 /**
  * Idempotency-Key on the dashboard and admin families, over HTTP against real Postgres and Redis: keys are
  * each user's own (and the admin secret's), answers are replayed in those families' bodies, and the stored
  * answer commits with the user it created or deleted.
  */
 describe('idempotent retries on the dashboard and admin routes', () => {
-  let t: TestApp;
+  const t = useService({ vars: { ROLE: 'api' } });
   let alice: SeededUser;
   let bob: SeededUser;
 
   beforeAll(async () => {
-    t = await startTestApp({ vars: { ROLE: 'api' } });
     alice = await seedUser(t, { permissions: { users: 'write', apis: 'read' } });
     bob = await seedUser(t, { permissions: { users: 'write', apis: 'read' } });
   });
-  afterAll(() => t.close());
 
   const usersWith = async (address: string): Promise<string[]> =>
     (await t.db.query(`SELECT id FROM dashboard_users WHERE email_address = $1`, [address])).map((r: any) => r.id);
 
   it('a retried POST /api/users creates one user and replays the first answer', async () => {
-    const k = key();
+    const k = idempotencyKey();
     const body = newUser();
     const first = await alice.http.post('/api/users', body, withKey(k));
     expect(first.status).toBe(200);
@@ -58,7 +49,7 @@ describe('idempotent retries on the dashboard and admin routes', () => {
   });
 
   it('keys are each user’s own: another user with the same key makes its own change', async () => {
-    const k = key();
+    const k = idempotencyKey();
     const mine = await alice.http.post('/api/users', newUser(), withKey(k));
     const theirs = await bob.http.post('/api/users', newUser(), withKey(k));
     expect(mine.status).toBe(200);
@@ -68,7 +59,7 @@ describe('idempotent retries on the dashboard and admin routes', () => {
   });
 
   it('the same key with another body is a 422 in the dashboard error body', async () => {
-    const k = key();
+    const k = idempotencyKey();
     expect((await alice.http.post('/api/users', newUser(), withKey(k))).status).toBe(200);
     const other = newUser();
     expectDashboardError(
@@ -82,12 +73,12 @@ describe('idempotent retries on the dashboard and admin routes', () => {
   it('a refusal (409, e-mail taken) is replayed; a validation failure (400) is not stored', async () => {
     const taken = newUser();
     expect((await alice.http.post('/api/users', taken)).status).toBe(200);
-    const k = key();
+    const k = idempotencyKey();
     const refused = await alice.http.post('/api/users', taken, withKey(k));
     expectDashboardError(refused, 409, /^User email already exists for this org\.$/);
     expectReplayOf(await alice.http.post('/api/users', taken, withKey(k)), refused);
 
-    const k2 = key();
+    const k2 = idempotencyKey();
     const invalid = await alice.http.post('/api/users', { email_address: 'not an address' }, withKey(k2));
     expectDashboardError(invalid, 400, /^User object validation failed\. /);
     const fixed = await alice.http.post('/api/users', newUser(), withKey(k2));
@@ -97,14 +88,14 @@ describe('idempotent retries on the dashboard and admin routes', () => {
 
   it('a retried DELETE /api/users/{id} replays its 200 instead of a 404', async () => {
     const created = await alice.http.post('/api/users', newUser());
-    const k = key();
+    const k = idempotencyKey();
     const first = await alice.http.delete(`/api/users/${created.body.ID}`, withKey(k));
     expect(first.status).toBe(200);
     expectReplayOf(await alice.http.delete(`/api/users/${created.body.ID}`, withKey(k)), first);
   });
 
   it('a retried POST /admin/users gives the same user and access key, once', async () => {
-    const k = key();
+    const k = idempotencyKey();
     const body = newUser();
     const first = await t.http.post('/admin/users', body, { ...ADMIN, ...withKey(k) });
     expect(first.status).toBe(200);
@@ -123,7 +114,7 @@ describe('idempotent retries on the dashboard and admin routes', () => {
   });
 
   it('ten concurrent repeats on /admin/users make one user; the others get 409 or the replay', async () => {
-    const k = key();
+    const k = idempotencyKey();
     const body = newUser();
     const answers = await Promise.all(
       Array.from({ length: 10 }, () => t.http.post('/admin/users', body, { ...ADMIN, ...withKey(k) })),
@@ -147,15 +138,8 @@ describe('idempotent retries on the dashboard and admin routes', () => {
   });
 
   describe('the answer is committed with the change', () => {
-    beforeAll(async () => {
-      await t.db.query(`
-        CREATE FUNCTION refuse_answer() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN RAISE EXCEPTION 'answer refused by the spec'; END $$`);
-      await t.db.query(`
-        CREATE TRIGGER refuse_answer BEFORE UPDATE ON idempotency_keys FOR EACH ROW
-        WHEN (NEW.status IS NOT NULL AND NEW.key LIKE 'unstorable-%') EXECUTE FUNCTION refuse_answer()`);
-    });
-    const unstorable = () => withKey(`unstorable-${randomUUID()}`);
+    beforeAll(() => refuseStoredAnswers(t));
+    const unstorable = () => withKey(unstorableKey());
 
     it('creating a user (dashboard and admin) and deleting one change nothing when the answer cannot be kept', async () => {
       const a = newUser();

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { familyOf } from '../../src/common/errors/families';
 import { seedUser } from '../helpers/dashboard';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { useService } from '../helpers/use-service';
 import { TEST_SECRETS } from '../helpers/test-env';
 
 interface Operation {
@@ -47,12 +47,11 @@ function rawRequest(port: number, head: string, body = ''): Promise<{ status: nu
  * own error body, and nothing is stored.
  */
 describe('Idempotency-Key on every write operation of /docs-json', () => {
-  let t: TestApp;
+  const t = useService({ vars: { ROLE: 'api' } });
   let operations: Operation[];
   const credentials: Record<string, string> = {};
 
   beforeAll(async () => {
-    t = await startTestApp({ vars: { ROLE: 'api' } });
     const doc = (await t.http.get('/docs-json')).body;
     operations = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
       Object.entries<any>(item)
@@ -64,7 +63,6 @@ describe('Idempotency-Key on every write operation of /docs-json', () => {
     credentials.dashboard = `Authorization: Bearer ${admin.key}\r\n`;
     credentials.admin = `Admin-Auth: ${TEST_SECRETS.ADMIN_SECRET}\r\n`;
   });
-  afterAll(() => t.close());
 
   /** The family's validation failure naming the header (or, for what the HTTP parser refuses, its 400). */
   function expectRefused(op: Operation, res: { status: number; body: any }, what: string): void {

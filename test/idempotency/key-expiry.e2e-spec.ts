@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { IdempotencyExpiry } from '../../src/common/idempotency/idempotency-expiry';
-import { HttpClient } from '../helpers/http-client';
-import { eventually, portalClient } from '../helpers/portal';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { eventually } from '../helpers/eventually';
+import { useService } from '../helpers/use-service';
 
 const TTL_SECONDS = 2;
 
@@ -11,18 +10,11 @@ const TTL_SECONDS = 2;
  * and the expired rows are deleted by the periodic clean-up.
  */
 describe('idempotency key expiry (IDEMPOTENCY_KEY_TTL)', () => {
-  let t: TestApp;
-  let portal: HttpClient;
-
-  beforeAll(async () => {
-    t = await startTestApp({ vars: { ROLE: 'api', IDEMPOTENCY_KEY_TTL: `${TTL_SECONDS}s` } });
-    portal = portalClient(t);
-  });
-  afterAll(() => t.close());
+  const t = useService({ vars: { ROLE: 'api', IDEMPOTENCY_KEY_TTL: `${TTL_SECONDS}s` } });
 
   it('keeps an answer for the configured time, then takes the key as new', async () => {
     const k = `k-${randomUUID()}`;
-    const first = await portal.post('/portal-api/apps', { Name: `Before ${k}` }, { 'idempotency-key': k });
+    const first = await t.portal.post('/portal-api/apps', { Name: `Before ${k}` }, { 'idempotency-key': k });
     expect(first.status).toBe(200);
     const [row] = await t.db.query(
       `SELECT extract(epoch FROM expires_at - now()) AS left FROM idempotency_keys WHERE key = $1`,
@@ -34,11 +26,11 @@ describe('idempotency key expiry (IDEMPOTENCY_KEY_TTL)', () => {
     // another request with the key is refused until the key has expired, then it is carried out
     const later = await eventually(
       async () => {
-        const res = await portal.post('/portal-api/apps', { Name: `After ${k}` }, { 'idempotency-key': k });
+        const res = await t.portal.post('/portal-api/apps', { Name: `After ${k}` }, { 'idempotency-key': k });
         return res.status === 422 ? null : res;
       },
-      'the key to expire',
       15_000,
+      'the key to expire',
     );
     expect(later.status).toBe(200);
     expect(later.headers['idempotent-replayed']).toBeUndefined();
@@ -48,14 +40,14 @@ describe('idempotency key expiry (IDEMPOTENCY_KEY_TTL)', () => {
 
   it('deletes expired keys in batches, and only those', async () => {
     const expired = `k-${randomUUID()}`;
-    expect((await portal.post('/portal-api/apps', { Name: 'Expiring' }, { 'idempotency-key': expired })).status).toBe(
+    expect((await t.portal.post('/portal-api/apps', { Name: 'Expiring' }, { 'idempotency-key': expired })).status).toBe(
       200,
     );
     await eventually(
       async () =>
         (await t.db.query(`SELECT 1 FROM idempotency_keys WHERE key = $1 AND expires_at <= now()`, [expired])).length,
-      'the key to expire',
       15_000,
+      'the key to expire',
     );
     // a key that is not expired: a claim of a request still running
     const live = `k-${randomUUID()}`;

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { startTestApp, TestApp } from '../helpers/test-app';
-import { TEST_SECRETS } from '../helpers/test-env';
+import { useService } from '../helpers/use-service';
 
 /** The value of one sample of a Prometheus text exposition, or undefined when it is absent. */
 function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
@@ -14,18 +13,13 @@ function sample(text: string, name: string, labels: Record<string, string>): num
 }
 
 describe('HTTP metrics on /metrics', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useService();
 
   it('counts requests by method, route template and status, with a duration histogram', async () => {
-    const portal = t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN });
     const missing = randomUUID();
-    expect((await portal.get('/portal-api/webhooks')).status).toBe(200);
-    expect((await portal.get('/portal-api/webhooks')).status).toBe(200);
-    expect((await portal.get(`/portal-api/webhooks/${missing}`)).status).toBe(404);
+    expect((await t.portal.get('/portal-api/webhooks')).status).toBe(200);
+    expect((await t.portal.get('/portal-api/webhooks')).status).toBe(200);
+    expect((await t.portal.get(`/portal-api/webhooks/${missing}`)).status).toBe(404);
     expect((await t.http.get('/portal-api/webhooks')).status).toBe(401);
     expect((await t.http.get(`/no-such-route/${missing}`)).status).toBe(404);
 

@@ -1,6 +1,6 @@
 import { sha256Hex } from '../../src/common/crypto/secret-box';
-import { HttpClient } from '../helpers/http-client';
 import {
+  accessRequestAnswer,
   accessRequestBody,
   accessRequestTally,
   anInteger,
@@ -10,53 +10,34 @@ import {
   outboxRows,
   PORTAL_TIME,
   PROVISIONED_WITH_DCR,
-  startPortal,
 } from '../helpers/portal';
-import { TestApp } from '../helpers/test-app';
+import { useService } from '../helpers/use-service';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
 describe('portal access requests', () => {
-  let t: TestApp;
-  let portal: HttpClient;
-  let app: any;
-
-  beforeAll(async () => {
-    // no DCR_REGISTRATION_ENDPOINT here: DCR has its own spec with a fake identity provider
-    ({ t, portal, app } = await startPortal({
-      app: { Name: 'Weather app', RedirectURLs: 'https://app.example.com/callback', UserID: 7 },
-    }));
+  // no DCR_REGISTRATION_ENDPOINT here: DCR has its own spec with a fake identity provider
+  const t = useService({
+    portalApp: { Name: 'Weather app', RedirectURLs: 'https://app.example.com/callback', UserID: 7 },
   });
-  afterAll(() => t.close());
 
   const countEvents = async (name: string, id: number) => (await outboxRows(t, name, 'ID', id)).length;
 
   it('drives the whole flow: create app → request access → approve → GET shows the credential', async () => {
     // every field given: Catalogue 'Public catalogue', Plan 'Free plan', Products weather-api and maps-api, authToken
-    const created = await portal.post('/portal-api/access_requests', accessRequestBody({ AppID: app.ID }));
+    const created = await t.portal.post('/portal-api/access_requests', accessRequestBody({ AppID: t.portalApp.ID }));
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({
-      ID: anInteger(),
-      AppID: app.ID,
-      Catalogue: 'Public catalogue',
-      Client: 'Weather app',
-      Plan: 'Free plan',
-      User: 'User#1',
-      AuthType: 'authToken',
-      DCREnabled: false,
-      ProvisionImmediately: false,
-      Status: 'pending',
-      Products: 'weather-api, maps-api',
-      ProductIDs: [],
-      PlanID: 0,
-      Credentials: [],
-      CreatedAt: expect.stringMatching(PORTAL_TIME),
-      UpdatedAt: expect.stringMatching(PORTAL_TIME),
-      DeletedAt: '1970-01-01 00:00',
-    });
+    expect(created.body).toEqual(
+      accessRequestAnswer({
+        ID: anInteger(),
+        AppID: t.portalApp.ID,
+        Client: 'Weather app',
+        Products: 'weather-api, maps-api',
+      }),
+    );
     const id = created.body.ID;
 
-    const approved = await portal.put(`/portal-api/access_requests/${id}/approve`);
+    const approved = await t.portal.put(`/portal-api/access_requests/${id}/approve`);
     expect(approved.status).toBe(200);
     expect(approved.body).toEqual({
       ...created.body,
@@ -83,27 +64,19 @@ describe('portal access requests', () => {
     const [credential] = approved.body.Credentials;
     expect(credential.CredentialHash).toBe(sha256Hex(credential.Credential));
 
-    const got = await portal.get(`/portal-api/access_requests/${id}`);
+    const got = await t.portal.get(`/portal-api/access_requests/${id}`);
     expect(got.status).toBe(200);
     expect(got.body).toEqual(approved.body);
 
-    const inApp = await portal.get(`/portal-api/apps/${app.ID}`);
+    const inApp = await t.portal.get(`/portal-api/apps/${t.portalApp.ID}`);
     expect(inApp.body.AccessRequests[0]).toContainEqual({ ...approved.body, Products: ['weather-api', 'maps-api'] });
   });
 
   it('stores ProductIDs and PlanID when given and shows them on every route, nested in the app too', async () => {
-    const created = await portal.post('/portal-api/access_requests', {
-      AppID: app.ID,
-      Catalogue: 'Public catalogue',
-      Plan: 'Gold',
-      Products: ['weather-api', 'maps-api'],
-      ProductIDs: [11, 12],
-      PlanID: 3,
-      AuthType: 'authToken',
-      DCREnabled: false,
-      ProvisionImmediately: false,
-      User: 'User#1',
-    });
+    const created = await t.portal.post(
+      '/portal-api/access_requests',
+      accessRequestBody({ AppID: t.portalApp.ID, Plan: 'Gold', ProductIDs: [11, 12], PlanID: 3 }),
+    );
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
       Products: 'weather-api, maps-api',
@@ -112,16 +85,16 @@ describe('portal access requests', () => {
       DeletedAt: '1970-01-01 00:00',
     });
     const id = created.body.ID;
-    const approved = await portal.put(`/portal-api/access_requests/${id}/approve`);
+    const approved = await t.portal.put(`/portal-api/access_requests/${id}/approve`);
     expect(approved.body).toMatchObject({ Status: 'approved', ProductIDs: [11, 12], PlanID: 3 });
     expect(approved.body.Credentials[0].Expires).toBe('1970-01-01 00:00');
-    expect((await portal.get(`/portal-api/access_requests/${id}`)).body).toMatchObject({
+    expect((await t.portal.get(`/portal-api/access_requests/${id}`)).body).toMatchObject({
       ProductIDs: [11, 12],
       PlanID: 3,
     });
-    const listed = (await portal.get('/portal-api/access_requests?per_page=100')).body.find((r: any) => r.ID === id);
+    const listed = (await t.portal.get('/portal-api/access_requests?per_page=100')).body.find((r: any) => r.ID === id);
     expect(listed).toMatchObject({ ProductIDs: [11, 12], PlanID: 3 });
-    const nested = (await portal.get(`/portal-api/apps/${app.ID}`)).body.AccessRequests[0].find(
+    const nested = (await t.portal.get(`/portal-api/apps/${t.portalApp.ID}`)).body.AccessRequests[0].find(
       (r: any) => r.ID === id,
     );
     expect(nested).toMatchObject({
@@ -136,12 +109,12 @@ describe('portal access requests', () => {
   });
 
   it('issues an OAuth client for oauth2.0: client id, secret, the app redirect address, scope per product', async () => {
-    const ar = await createAccessRequest(portal, {
-      AppID: app.ID,
+    const ar = await createAccessRequest(t.portal, {
+      AppID: t.portalApp.ID,
       AuthType: 'oauth2.0',
       Products: ['weather-api', 'maps-api'],
     });
-    const res = await portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'approved' });
+    const res = await t.portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'approved' });
     expect(res.status).toBe(200);
     expect(res.body.Status).toBe('approved');
     expect(res.body.Credentials).toEqual([
@@ -164,7 +137,7 @@ describe('portal access requests', () => {
   });
 
   it('approves at once with ProvisionImmediately, emitting Created, Approved and CredentialRegistered', async () => {
-    const ar = await createAccessRequest(portal, { AppID: app.ID, ProvisionImmediately: true });
+    const ar = await createAccessRequest(t.portal, { AppID: t.portalApp.ID, ProvisionImmediately: true });
     expect(ar.Status).toBe('approved');
     expect(ar.ProvisionImmediately).toBe(true);
     expect(ar.Credentials).toHaveLength(1);
@@ -176,9 +149,9 @@ describe('portal access requests', () => {
   });
 
   it('keeps credentials encrypted at rest: the raw row holds no secret in clear', async () => {
-    const token = await createAccessRequest(portal, { AppID: app.ID, ProvisionImmediately: true });
-    const oauth = await createAccessRequest(portal, {
-      AppID: app.ID,
+    const token = await createAccessRequest(t.portal, { AppID: t.portalApp.ID, ProvisionImmediately: true });
+    const oauth = await createAccessRequest(t.portal, {
+      AppID: t.portalApp.ID,
       AuthType: 'oauth2.0',
       ProvisionImmediately: true,
     });
@@ -205,13 +178,13 @@ describe('portal access requests', () => {
 
   describe('state machine', () => {
     it('approving an approved request again is a 200 that changes nothing and emits nothing', async () => {
-      const ar = await createAccessRequest(portal, { AppID: app.ID });
-      const first = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+      const ar = await createAccessRequest(t.portal, { AppID: t.portalApp.ID });
+      const first = await t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
       expect(first.status).toBe(200);
-      const again = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+      const again = await t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
       expect(again.status).toBe(200);
       expect(again.body).toEqual(first.body);
-      const patched = await portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'approved' });
+      const patched = await t.portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'approved' });
       expect(patched.status).toBe(200);
       expect(patched.body).toEqual(first.body);
       expect(await countEvents('AccessRequestApproved', ar.ID)).toBe(1);
@@ -219,18 +192,18 @@ describe('portal access requests', () => {
     });
 
     it('rejects a pending request; rejecting again changes nothing; approving it then is a 409', async () => {
-      const ar = await createAccessRequest(portal, { AppID: app.ID });
-      const rejected = await portal.put(`/portal-api/access_requests/${ar.ID}/reject`);
+      const ar = await createAccessRequest(t.portal, { AppID: t.portalApp.ID });
+      const rejected = await t.portal.put(`/portal-api/access_requests/${ar.ID}/reject`);
       expect(rejected.status).toBe(200);
       expect(rejected.body).toEqual({ ...ar, Status: 'rejected', UpdatedAt: expect.stringMatching(PORTAL_TIME) });
-      const again = await portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'rejected' });
+      const again = await t.portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'rejected' });
       expect(again.status).toBe(200);
       expect(again.body).toEqual(rejected.body);
       expect(await countEvents('AccessRequestRejected', ar.ID)).toBe(1);
 
       for (const res of [
-        await portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
-        await portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'approved' }),
+        await t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
+        await t.portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'approved' }),
       ]) {
         expect(res.status).toBe(409);
         expect(res.body).toEqual({
@@ -238,18 +211,18 @@ describe('portal access requests', () => {
           errors: ['access request is rejected and cannot become approved'],
         });
       }
-      expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body).toEqual(rejected.body);
+      expect((await t.portal.get(`/portal-api/access_requests/${ar.ID}`)).body).toEqual(rejected.body);
       expect(await countEvents('AccessRequestApproved', ar.ID)).toBe(0);
     });
 
     it('rejecting an approved request revokes its credentials (kept with revoked_at, no longer shown)', async () => {
-      const ar = await createAccessRequest(portal, { AppID: app.ID, ProvisionImmediately: true });
+      const ar = await createAccessRequest(t.portal, { AppID: t.portalApp.ID, ProvisionImmediately: true });
       expect(ar.Credentials).toHaveLength(1);
-      const res = await portal.put(`/portal-api/access_requests/${ar.ID}/reject`);
+      const res = await t.portal.put(`/portal-api/access_requests/${ar.ID}/reject`);
       expect(res.status).toBe(200);
       expect(res.body.Status).toBe('rejected');
       expect(res.body.Credentials).toEqual([]);
-      expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body.Credentials).toEqual([]);
+      expect((await t.portal.get(`/portal-api/access_requests/${ar.ID}`)).body.Credentials).toEqual([]);
       const rows: { revoked_at: Date | null }[] = await t.db.query(
         `SELECT revoked_at FROM portal_credentials WHERE access_request_id = $1`,
         [ar.ID],
@@ -262,11 +235,11 @@ describe('portal access requests', () => {
 
     it('two approvals at once make exactly one transition and one AccessRequestApproved event', async () => {
       for (let round = 0; round < 5; round++) {
-        const ar = await createAccessRequest(portal, { AppID: app.ID });
+        const ar = await createAccessRequest(t.portal, { AppID: t.portalApp.ID });
         const results = await Promise.all([
-          portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
-          portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
-          portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'approved' }),
+          t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
+          t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
+          t.portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'approved' }),
         ]);
         expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
         for (const r of results) expect(r.body.Status).toBe('approved');
@@ -279,8 +252,8 @@ describe('portal access requests', () => {
     });
 
     it('DCREnabled without an identity provider configured: approval fails with 502 and nothing changes', async () => {
-      const ar = await createAccessRequest(portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
-      const res = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+      const ar = await createAccessRequest(t.portal, { AppID: t.portalApp.ID, AuthType: 'oauth2.0', DCREnabled: true });
+      const res = await t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
       expect(res.status).toBe(502);
       expect(res.body).toEqual({
         status: 'error',
@@ -288,18 +261,18 @@ describe('portal access requests', () => {
           'dynamic client registration is not configured: set DCR_REGISTRATION_ENDPOINT to the identity provider registration endpoint',
         ],
       });
-      expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body).toEqual(ar);
+      expect((await t.portal.get(`/portal-api/access_requests/${ar.ID}`)).body).toEqual(ar);
       expect(await countEvents('AccessRequestApproved', ar.ID)).toBe(0);
       expect(await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID)).toHaveLength(0);
       // rejecting it still works
-      expect((await portal.put(`/portal-api/access_requests/${ar.ID}/reject`)).status).toBe(200);
+      expect((await t.portal.put(`/portal-api/access_requests/${ar.ID}/reject`)).status).toBe(200);
     });
 
     it('ProvisionImmediately with DCR and no identity provider creates nothing at all', async () => {
       const before = await accessRequestTally(t, 'AccessRequestCreated');
-      const res = await portal.post(
+      const res = await t.portal.post(
         '/portal-api/access_requests',
-        accessRequestBody({ AppID: app.ID, ...PROVISIONED_WITH_DCR }),
+        accessRequestBody({ AppID: t.portalApp.ID, ...PROVISIONED_WITH_DCR }),
       );
       expect(res.status).toBe(502);
       expect(await accessRequestTally(t, 'AccessRequestCreated')).toEqual(before);
@@ -308,13 +281,13 @@ describe('portal access requests', () => {
 
   describe('listing', () => {
     it('lists bare arrays filtered by status, page and per_page choosing the slice', async () => {
-      const other = await createApp(portal, { Name: 'Listing app' });
-      const a = await createAccessRequest(portal, { AppID: other.ID });
-      const b = await createAccessRequest(portal, { AppID: other.ID, ProvisionImmediately: true });
-      const c = await createAccessRequest(portal, { AppID: other.ID });
-      await portal.put(`/portal-api/access_requests/${c.ID}/reject`);
+      const other = await createApp(t.portal, { Name: 'Listing app' });
+      const a = await createAccessRequest(t.portal, { AppID: other.ID });
+      const b = await createAccessRequest(t.portal, { AppID: other.ID, ProvisionImmediately: true });
+      const c = await createAccessRequest(t.portal, { AppID: other.ID });
+      await t.portal.put(`/portal-api/access_requests/${c.ID}/reject`);
 
-      const all = await portal.get('/portal-api/access_requests?per_page=100');
+      const all = await t.portal.get('/portal-api/access_requests?per_page=100');
       expect(all.status).toBe(200);
       expect(Array.isArray(all.body)).toBe(true);
       const ids = all.body.map((r: any) => r.ID);
@@ -324,20 +297,20 @@ describe('portal access requests', () => {
       for (const item of all.body) expect(typeof item.Products).toBe('string');
 
       for (const status of ['pending', 'approved', 'rejected']) {
-        const res = await portal.get(`/portal-api/access_requests?status=${status}&per_page=100`);
+        const res = await t.portal.get(`/portal-api/access_requests?status=${status}&per_page=100`);
         expect(res.status).toBe(200);
         expect(res.body.length).toBeGreaterThan(0);
         for (const item of res.body) expect(item.Status).toBe(status);
       }
-      const approvedIds = (await portal.get('/portal-api/access_requests?status=approved&per_page=100')).body.map(
+      const approvedIds = (await t.portal.get('/portal-api/access_requests?status=approved&per_page=100')).body.map(
         (r: any) => r.ID,
       );
       expect(approvedIds).toContain(b.ID);
       expect(approvedIds).not.toContain(a.ID);
 
-      const page = await portal.get('/portal-api/access_requests?per_page=2&page=2');
+      const page = await t.portal.get('/portal-api/access_requests?per_page=2&page=2');
       expect(page.body.map((r: any) => r.ID)).toEqual(ids.slice(2, 4));
-      expect((await portal.get('/portal-api/access_requests')).body).toHaveLength(Math.min(20, ids.length));
+      expect((await t.portal.get('/portal-api/access_requests')).body).toHaveLength(Math.min(20, ids.length));
     });
 
     it('refuses a bad status filter or paging with 422', async () => {
@@ -347,7 +320,7 @@ describe('portal access requests', () => {
         ['page=0', 'page'],
         ['page=two', 'page'],
       ]) {
-        const res = await portal.get(`/portal-api/access_requests?${q}`);
+        const res = await t.portal.get(`/portal-api/access_requests?${q}`);
         expect(res.status).toBe(422);
         expect(res.body.status).toBe('error');
         for (const e of res.body.errors) expect(e).toMatch(new RegExp(`^${field} `));
@@ -356,21 +329,21 @@ describe('portal access requests', () => {
   });
 
   it('deletes an access request with its credentials', async () => {
-    const ar = await createAccessRequest(portal, { AppID: app.ID, ProvisionImmediately: true });
-    const res = await portal.delete(`/portal-api/access_requests/${ar.ID}`);
+    const ar = await createAccessRequest(t.portal, { AppID: t.portalApp.ID, ProvisionImmediately: true });
+    const res = await t.portal.delete(`/portal-api/access_requests/${ar.ID}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok', message: 'Access request deleted' });
-    expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).status).toBe(404);
+    expect((await t.portal.get(`/portal-api/access_requests/${ar.ID}`)).status).toBe(404);
     expect(await credentialCount(t, ar.ID)).toBe(0);
-    expect((await portal.delete(`/portal-api/access_requests/${ar.ID}`)).status).toBe(404);
-    expect((await portal.get(`/portal-api/apps/${app.ID}`)).body.AccessRequests[0].map((r: any) => r.ID)).not.toContain(
-      ar.ID,
-    );
+    expect((await t.portal.delete(`/portal-api/access_requests/${ar.ID}`)).status).toBe(404);
+    expect(
+      (await t.portal.get(`/portal-api/apps/${t.portalApp.ID}`)).body.AccessRequests[0].map((r: any) => r.ID),
+    ).not.toContain(ar.ID);
   });
 
   describe('bad input', () => {
     it('validates every field and lists every reason', async () => {
-      const res = await portal.post('/portal-api/access_requests', {});
+      const res = await t.portal.post('/portal-api/access_requests', {});
       expect(res.status).toBe(422);
       expect(res.body.status).toBe('error');
       for (const field of ['AppID', 'Catalogue', 'Plan', 'Products', 'AuthType', 'User']) {
@@ -406,7 +379,7 @@ describe('portal access requests', () => {
       [{ PlanID: [2] }, 'PlanID'],
     ])('refuses %j with a 422 naming %s', async (override, field) => {
       const body = {
-        AppID: app.ID,
+        AppID: t.portalApp.ID,
         Catalogue: 'c',
         Plan: 'p',
         Products: ['x'],
@@ -414,7 +387,7 @@ describe('portal access requests', () => {
         User: 'User#1',
         ...override,
       };
-      const res = await portal.post('/portal-api/access_requests', body);
+      const res = await t.portal.post('/portal-api/access_requests', body);
       expect(res.status).toBe(422);
       expect(res.body.status).toBe('error');
       expect(res.body.errors.length).toBeGreaterThan(0);
@@ -422,7 +395,7 @@ describe('portal access requests', () => {
     });
 
     it('refuses an unknown AppID with 422', async () => {
-      const res = await portal.post('/portal-api/access_requests', {
+      const res = await t.portal.post('/portal-api/access_requests', {
         AppID: 424242,
         Catalogue: 'c',
         Plan: 'p',
@@ -435,8 +408,8 @@ describe('portal access requests', () => {
     });
 
     it('refuses DCREnabled for authToken requests', async () => {
-      const res = await portal.post('/portal-api/access_requests', {
-        AppID: app.ID,
+      const res = await t.portal.post('/portal-api/access_requests', {
+        AppID: t.portalApp.ID,
         Catalogue: 'c',
         Plan: 'p',
         Products: ['x'],
@@ -452,43 +425,43 @@ describe('portal access requests', () => {
     });
 
     it('PATCH takes only approved or rejected', async () => {
-      const ar = await createAccessRequest(portal, { AppID: app.ID });
+      const ar = await createAccessRequest(t.portal, { AppID: t.portalApp.ID });
       for (const body of [{ Status: 'pending' }, { Status: 'APPROVED' }, {}, { Status: 1 }]) {
-        const res = await portal.patch(`/portal-api/access_requests/${ar.ID}`, body);
+        const res = await t.portal.patch(`/portal-api/access_requests/${ar.ID}`, body);
         expect(res.status).toBe(422);
         expect(res.body).toEqual({ status: 'error', errors: [expect.stringMatching(/^Status /)] });
       }
-      expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body.Status).toBe('pending');
+      expect((await t.portal.get(`/portal-api/access_requests/${ar.ID}`)).body.Status).toBe('pending');
     });
 
     it('answers 422, never 500, to bodies that are not JSON objects', async () => {
-      const ar = await createAccessRequest(portal, { AppID: app.ID });
+      const ar = await createAccessRequest(t.portal, { AppID: t.portalApp.ID });
       for (const raw of ['null', '[]', '"approved"', '5', 'true', '[{"AppID":1}]']) {
         for (const [method, path] of [
           ['POST', '/portal-api/apps'],
-          ['PUT', `/portal-api/apps/${app.ID}`],
+          ['PUT', `/portal-api/apps/${t.portalApp.ID}`],
           ['POST', '/portal-api/access_requests'],
           ['PATCH', `/portal-api/access_requests/${ar.ID}`],
         ]) {
-          const res = await portal.send(method, path, { raw, headers: { 'content-type': 'application/json' } });
+          const res = await t.portal.send(method, path, { raw, headers: { 'content-type': 'application/json' } });
           // a null body is read as no fields at all: PUT then changes nothing, the others miss required fields
           const expected = raw === 'null' && method === 'PUT' ? 200 : 422;
           expect({ method, path, raw, status: res.status }).toEqual({ method, path, raw, status: expected });
           if (expected === 422) expect(res.body).toEqual({ status: 'error', errors: expect.any(Array) });
         }
       }
-      expect((await portal.get(`/portal-api/apps/${app.ID}`)).body.Name).toBe('Weather app');
-      expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body.Status).toBe('pending');
+      expect((await t.portal.get(`/portal-api/apps/${t.portalApp.ID}`)).body.Name).toBe('Weather app');
+      expect((await t.portal.get(`/portal-api/access_requests/${ar.ID}`)).body.Status).toBe('pending');
     });
 
     it('answers 404 in the portal body for unknown ids and ids that are not integers', async () => {
       for (const id of ['424242', 'abc', '0', '-3', '2.5', '99999999999', '2147483648']) {
         for (const res of [
-          await portal.get(`/portal-api/access_requests/${id}`),
-          await portal.put(`/portal-api/access_requests/${id}/approve`),
-          await portal.put(`/portal-api/access_requests/${id}/reject`),
-          await portal.patch(`/portal-api/access_requests/${id}`, { Status: 'approved' }),
-          await portal.delete(`/portal-api/access_requests/${id}`),
+          await t.portal.get(`/portal-api/access_requests/${id}`),
+          await t.portal.put(`/portal-api/access_requests/${id}/approve`),
+          await t.portal.put(`/portal-api/access_requests/${id}/reject`),
+          await t.portal.patch(`/portal-api/access_requests/${id}`, { Status: 'approved' }),
+          await t.portal.delete(`/portal-api/access_requests/${id}`),
         ]) {
           expect(res.status).toBe(404);
           expect(res.body).toEqual({ status: 'error', errors: ['Access request not found'] });

@@ -1,8 +1,6 @@
 import { PreparingClient } from '../../src/database/data-source';
-import { FakeIdp, startWithIdp } from '../helpers/fake-idp';
-import { HttpClient } from '../helpers/http-client';
 import { createAccessRequest, createApp } from '../helpers/portal';
-import { TestApp } from '../helpers/test-app';
+import { useService } from '../helpers/use-service';
 
 /**
  * The statements each access-request route sends to Postgres, counted at the connection (an API-only
@@ -11,14 +9,11 @@ import { TestApp } from '../helpers/test-app';
  * the identity provider is called between the read and the transaction.
  */
 describe('access-request routes: round trips to Postgres', () => {
-  let t: TestApp;
-  let idp: FakeIdp;
-  let portal: HttpClient;
+  const t = useService({ vars: { ROLE: 'api' }, idp: true });
   let sent: string[] = [];
   let spy: jest.SpyInstance;
 
   beforeAll(async () => {
-    ({ idp, t, portal } = await startWithIdp({ vars: { ROLE: 'api' } }));
     const original = PreparingClient.prototype.query;
     spy = jest.spyOn(PreparingClient.prototype, 'query').mockImplementation(function (
       this: PreparingClient,
@@ -29,10 +24,7 @@ describe('access-request routes: round trips to Postgres', () => {
       return (original as (...a: unknown[]) => unknown).apply(this, args);
     });
   });
-  afterAll(async () => {
-    spy.mockRestore();
-    await t.close();
-  });
+  afterAll(() => spy.mockRestore());
 
   async function statementsOf(call: () => Promise<{ status: number }>, status = 200): Promise<string[]> {
     sent = [];
@@ -42,10 +34,10 @@ describe('access-request routes: round trips to Postgres', () => {
   const notifies = (statements: string[]) => statements.filter((s) => s.includes('pg_notify')).length;
 
   it('approves in six round trips with one NOTIFY, reads in one, and changes nothing in one when the status is already set', async () => {
-    const app = await createApp(portal, { Name: 'Counted app' });
-    const ar = await createAccessRequest(portal, { AppID: app.ID });
+    const app = await createApp(t.portal, { Name: 'Counted app' });
+    const ar = await createAccessRequest(t.portal, { AppID: app.ID });
 
-    const approve = await statementsOf(() => portal.put(`/portal-api/access_requests/${ar.ID}/approve`));
+    const approve = await statementsOf(() => t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`));
     expect(approve).toHaveLength(6);
     expect(approve[0]).toMatch(/^SELECT /);
     expect(approve[1]).toBe('BEGIN');
@@ -53,26 +45,26 @@ describe('access-request routes: round trips to Postgres', () => {
     expect(notifies(approve)).toBe(1);
     expect(approve.filter((s) => s.includes('FOR UPDATE'))).toEqual([]);
 
-    const again = await statementsOf(() => portal.put(`/portal-api/access_requests/${ar.ID}/approve`));
+    const again = await statementsOf(() => t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`));
     expect(again).toHaveLength(1);
     expect(notifies(again)).toBe(0);
 
-    expect(await statementsOf(() => portal.get(`/portal-api/access_requests/${ar.ID}`))).toHaveLength(1);
+    expect(await statementsOf(() => t.portal.get(`/portal-api/access_requests/${ar.ID}`))).toHaveLength(1);
 
-    const reject = await statementsOf(() => portal.put(`/portal-api/access_requests/${ar.ID}/reject`));
+    const reject = await statementsOf(() => t.portal.put(`/portal-api/access_requests/${ar.ID}/reject`));
     expect(reject).toHaveLength(5);
     expect(notifies(reject)).toBe(1);
   });
 
   it('a DCR approval calls the identity provider after the read and before BEGIN, in six round trips as well', async () => {
-    const app = await createApp(portal, { Name: 'Registered app' });
-    const ar = await createAccessRequest(portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
+    const app = await createApp(t.portal, { Name: 'Registered app' });
+    const ar = await createAccessRequest(t.portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
     let duringRegistration: string[] = [];
-    idp.beforeReply = async () => {
+    t.idp.beforeReply = async () => {
       duringRegistration = [...sent];
     };
     try {
-      const approve = await statementsOf(() => portal.put(`/portal-api/access_requests/${ar.ID}/approve`));
+      const approve = await statementsOf(() => t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`));
       expect(duringRegistration).toHaveLength(1);
       expect(duringRegistration[0]).toMatch(/^SELECT /);
       expect(approve).toHaveLength(6);
@@ -80,16 +72,16 @@ describe('access-request routes: round trips to Postgres', () => {
       expect(approve[5]).toBe('COMMIT');
       expect(notifies(approve)).toBe(1);
     } finally {
-      idp.beforeReply = null;
+      t.idp.beforeReply = null;
     }
   });
 
   it('with an Idempotency-Key, approves in eight: the claim first, and the answer stored just before COMMIT', async () => {
-    const app = await createApp(portal, { Name: 'Keyed app' });
-    const ar = await createAccessRequest(portal, { AppID: app.ID });
+    const app = await createApp(t.portal, { Name: 'Keyed app' });
+    const ar = await createAccessRequest(t.portal, { AppID: app.ID });
     const key = { 'idempotency-key': `approve-${ar.ID}` };
     const approve = await statementsOf(() =>
-      portal.put(`/portal-api/access_requests/${ar.ID}/approve`, undefined, key),
+      t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`, undefined, key),
     );
     expect(approve).toHaveLength(8);
     expect(approve[0]).toMatch(/^WITH claimed AS \(\s*INSERT INTO idempotency_keys/);
@@ -100,15 +92,15 @@ describe('access-request routes: round trips to Postgres', () => {
     expect(notifies(approve)).toBe(1);
     // the retry: the claim statement finds the stored answer, and that is all
     expect(
-      await statementsOf(() => portal.put(`/portal-api/access_requests/${ar.ID}/approve`, undefined, key)),
+      await statementsOf(() => t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`, undefined, key)),
     ).toHaveLength(1);
   });
 
   it('creates a request provisioned at once in one transaction with one NOTIFY for its three events', async () => {
-    const app = await createApp(portal, { Name: 'Provisioned app' });
+    const app = await createApp(t.portal, { Name: 'Provisioned app' });
     const statements = await statementsOf(
       () =>
-        portal.post('/portal-api/access_requests', {
+        t.portal.post('/portal-api/access_requests', {
           AppID: app.ID,
           Catalogue: 'c',
           Plan: 'p',

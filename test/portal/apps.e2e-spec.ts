@@ -1,26 +1,19 @@
-import { HttpClient } from '../helpers/http-client';
 import {
+  accessRequestAnswer,
   anInteger,
   createAccessRequest,
   createApp,
   credentialCount,
   outboxRows,
   PORTAL_TIME,
-  startPortal,
 } from '../helpers/portal';
-import { TestApp } from '../helpers/test-app';
+import { useService } from '../helpers/use-service';
 
 describe('portal applications', () => {
-  let t: TestApp;
-  let portal: HttpClient;
-
-  beforeAll(async () => {
-    ({ t, portal } = await startPortal());
-  });
-  afterAll(() => t.close());
+  const t = useService();
 
   it('creates an app and answers with the interface fields, AccessRequests [] while it has none', async () => {
-    const res = await portal.post('/portal-api/apps', {
+    const res = await t.portal.post('/portal-api/apps', {
       Name: 'Weather app',
       Description: 'Reads the weather',
       RedirectURLs: 'https://app.example.com/callback',
@@ -39,13 +32,13 @@ describe('portal applications', () => {
       CreatedAt: expect.stringMatching(PORTAL_TIME),
       AccessRequests: [],
     });
-    const got = await portal.get(`/portal-api/apps/${res.body.ID}`);
+    const got = await t.portal.get(`/portal-api/apps/${res.body.ID}`);
     expect(got.status).toBe(200);
     expect(got.body).toEqual(res.body);
   });
 
   it('defaults Visibility to organisation, Description and RedirectURLs to "" and UserID to 0', async () => {
-    const body = await createApp(portal, { Name: 'Bare app' });
+    const body = await createApp(t.portal, { Name: 'Bare app' });
     expect(body).toEqual({
       ID: anInteger(),
       Name: 'Bare app',
@@ -59,7 +52,7 @@ describe('portal applications', () => {
   });
 
   it('records ApplicationRegistered with the app as Message in the outbox', async () => {
-    const app = await createApp(portal, {
+    const app = await createApp(t.portal, {
       Name: 'Evented app',
       Description: 'd',
       RedirectURLs: 'https://e.example/cb',
@@ -83,64 +76,35 @@ describe('portal applications', () => {
   });
 
   it('nests all its access requests in one inner array, Products as an array there', async () => {
-    const app = await createApp(portal, { Name: 'Nesting app', UserID: 1 });
-    const first = await createAccessRequest(portal, { AppID: app.ID, Products: ['a', 'b'] });
-    const second = await createAccessRequest(portal, {
+    const app = await createApp(t.portal, { Name: 'Nesting app', UserID: 1 });
+    const first = await createAccessRequest(t.portal, { AppID: app.ID, Products: ['a', 'b'] });
+    const second = await createAccessRequest(t.portal, {
       AppID: app.ID,
       Products: ['c'],
       AuthType: 'oauth2.0',
       User: 'User#2',
     });
-    const res = await portal.get(`/portal-api/apps/${app.ID}`);
+    const res = await t.portal.get(`/portal-api/apps/${app.ID}`);
     expect(res.status).toBe(200);
     expect(res.body.AccessRequests).toEqual([
       [
-        {
-          ID: first.ID,
-          AppID: app.ID,
-          Catalogue: 'Public catalogue',
-          Client: 'Nesting app',
-          Plan: 'Free plan',
-          User: 'User#1',
-          AuthType: 'authToken',
-          DCREnabled: false,
-          ProvisionImmediately: false,
-          Status: 'pending',
-          Products: ['a', 'b'],
-          ProductIDs: [],
-          PlanID: 0,
-          Credentials: [],
-          CreatedAt: expect.stringMatching(PORTAL_TIME),
-          UpdatedAt: expect.stringMatching(PORTAL_TIME),
-          DeletedAt: '1970-01-01 00:00',
-        },
-        {
+        accessRequestAnswer({ ID: first.ID, AppID: app.ID, Client: 'Nesting app', Products: ['a', 'b'] }),
+        accessRequestAnswer({
           ID: second.ID,
           AppID: app.ID,
-          Catalogue: 'Public catalogue',
           Client: 'Nesting app',
-          Plan: 'Free plan',
           User: 'User#2',
           AuthType: 'oauth2.0',
-          DCREnabled: false,
-          ProvisionImmediately: false,
-          Status: 'pending',
           Products: ['c'],
-          ProductIDs: [],
-          PlanID: 0,
-          Credentials: [],
-          CreatedAt: expect.stringMatching(PORTAL_TIME),
-          UpdatedAt: expect.stringMatching(PORTAL_TIME),
-          DeletedAt: '1970-01-01 00:00',
-        },
+        }),
       ],
     ]);
   });
 
   it('nests the credentials of an approved access request', async () => {
-    const app = await createApp(portal, { Name: 'Approved app' });
-    const ar = await createAccessRequest(portal, { AppID: app.ID, ProvisionImmediately: true });
-    const res = await portal.get(`/portal-api/apps/${app.ID}`);
+    const app = await createApp(t.portal, { Name: 'Approved app' });
+    const ar = await createAccessRequest(t.portal, { AppID: app.ID, ProvisionImmediately: true });
+    const res = await t.portal.get(`/portal-api/apps/${app.ID}`);
     expect(res.body.AccessRequests).toHaveLength(1);
     expect(res.body.AccessRequests[0]).toHaveLength(1);
     const nested = res.body.AccessRequests[0][0];
@@ -152,23 +116,23 @@ describe('portal applications', () => {
 
   it('lists apps as a bare array, page and per_page choosing the slice', async () => {
     const created = [];
-    for (let i = 0; i < 3; i++) created.push(await createApp(portal, { Name: `Listed ${i}` }));
-    const all = await portal.get('/portal-api/apps?per_page=100');
+    for (let i = 0; i < 3; i++) created.push(await createApp(t.portal, { Name: `Listed ${i}` }));
+    const all = await t.portal.get('/portal-api/apps?per_page=100');
     expect(all.status).toBe(200);
     expect(Array.isArray(all.body)).toBe(true);
     const ids = all.body.map((a: any) => a.ID);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     for (const c of created) expect(all.body).toContainEqual(c);
 
-    const page = await portal.get('/portal-api/apps?per_page=2&page=2');
+    const page = await t.portal.get('/portal-api/apps?per_page=2&page=2');
     expect(page.status).toBe(200);
     expect(page.body.map((a: any) => a.ID)).toEqual(ids.slice(2, 4));
-    expect((await portal.get('/portal-api/apps?page=1000')).body).toEqual([]);
+    expect((await t.portal.get('/portal-api/apps?page=1000')).body).toEqual([]);
   });
 
   it('refuses bad paging with 422', async () => {
     for (const q of ['per_page=101', 'per_page=0', 'page=0', 'page=x']) {
-      const res = await portal.get(`/portal-api/apps?${q}`);
+      const res = await t.portal.get(`/portal-api/apps?${q}`);
       expect(res.status).toBe(422);
       expect(res.body).toEqual({ status: 'error', errors: expect.any(Array) });
       expect(res.body.errors.length).toBeGreaterThan(0);
@@ -177,9 +141,9 @@ describe('portal applications', () => {
   });
 
   it('updates the fields given and keeps the others; the new Name becomes the Client of its requests', async () => {
-    const app = await createApp(portal, { Name: 'Old name', Description: 'keep me', UserID: 4, Visibility: 'team' });
-    const ar = await createAccessRequest(portal, { AppID: app.ID });
-    const res = await portal.put(`/portal-api/apps/${app.ID}`, {
+    const app = await createApp(t.portal, { Name: 'Old name', Description: 'keep me', UserID: 4, Visibility: 'team' });
+    const ar = await createAccessRequest(t.portal, { AppID: app.ID });
+    const res = await t.portal.put(`/portal-api/apps/${app.ID}`, {
       Name: 'New name',
       Visibility: 'personal',
       RedirectURLs: 'https://n.example/cb',
@@ -195,24 +159,24 @@ describe('portal applications', () => {
       CreatedAt: app.CreatedAt,
       AccessRequests: [[expect.objectContaining({ ID: ar.ID, Client: 'New name' })]],
     });
-    expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body.Client).toBe('New name');
+    expect((await t.portal.get(`/portal-api/access_requests/${ar.ID}`)).body.Client).toBe('New name');
   });
 
   it('deletes an app with its access requests and their credentials', async () => {
-    const app = await createApp(portal, { Name: 'Doomed app' });
-    const ar = await createAccessRequest(portal, { AppID: app.ID, ProvisionImmediately: true });
+    const app = await createApp(t.portal, { Name: 'Doomed app' });
+    const ar = await createAccessRequest(t.portal, { AppID: app.ID, ProvisionImmediately: true });
     expect(ar.Credentials).toHaveLength(1);
 
-    const res = await portal.delete(`/portal-api/apps/${app.ID}`);
+    const res = await t.portal.delete(`/portal-api/apps/${app.ID}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok', message: 'Application deleted' });
 
-    expect((await portal.get(`/portal-api/apps/${app.ID}`)).status).toBe(404);
-    const gone = await portal.get(`/portal-api/access_requests/${ar.ID}`);
+    expect((await t.portal.get(`/portal-api/apps/${app.ID}`)).status).toBe(404);
+    const gone = await t.portal.get(`/portal-api/access_requests/${ar.ID}`);
     expect(gone.status).toBe(404);
     expect(gone.body).toEqual({ status: 'error', errors: ['Access request not found'] });
     expect(await credentialCount(t, ar.ID)).toBe(0);
-    expect((await portal.delete(`/portal-api/apps/${app.ID}`)).status).toBe(404);
+    expect((await t.portal.delete(`/portal-api/apps/${app.ID}`)).status).toBe(404);
   });
 
   it('documents every portal route with its request and response schemas in /docs-json', async () => {
@@ -290,7 +254,7 @@ describe('portal applications', () => {
 
   describe('bad input', () => {
     it('requires Name and lists every reason at once', async () => {
-      const res = await portal.post('/portal-api/apps', {
+      const res = await t.portal.post('/portal-api/apps', {
         Visibility: 'public',
         UserID: 'seven',
         RedirectURLs: 'not a url',
@@ -315,7 +279,7 @@ describe('portal applications', () => {
       [{ Name: 'x', RedirectURLs: 'https://ok.example/cb,/relative' }, 'RedirectURLs'],
       [{ Name: 'x', RedirectURLs: 'https://ok.example/cb#fragment' }, 'RedirectURLs'],
     ])('refuses %j with a 422 naming %s', async (body, field) => {
-      const res = await portal.post('/portal-api/apps', body);
+      const res = await t.portal.post('/portal-api/apps', body);
       expect(res.status).toBe(422);
       expect(res.body).toEqual({
         status: 'error',
@@ -324,22 +288,22 @@ describe('portal applications', () => {
     });
 
     it('validates updates the same way, refusing a null Name', async () => {
-      const app = await createApp(portal, { Name: 'Valid' });
+      const app = await createApp(t.portal, { Name: 'Valid' });
       for (const body of [{ Name: null }, { Name: '' }, { Visibility: 'x' }, { UserID: '1' }]) {
-        const res = await portal.put(`/portal-api/apps/${app.ID}`, body);
+        const res = await t.portal.put(`/portal-api/apps/${app.ID}`, body);
         expect(res.status).toBe(422);
         expect(res.body.errors.length).toBeGreaterThan(0);
         for (const e of res.body.errors) expect(e).toMatch(new RegExp(`^${Object.keys(body)[0]} `));
       }
-      expect((await portal.get(`/portal-api/apps/${app.ID}`)).body.Name).toBe('Valid');
+      expect((await t.portal.get(`/portal-api/apps/${app.ID}`)).body.Name).toBe('Valid');
     });
 
     it('answers 404 in the portal body for unknown ids and ids that are not integers', async () => {
       for (const id of ['424242', 'abc', '0', '-1', '1.5', '1e3', '99999999999', '2147483648']) {
         for (const res of [
-          await portal.get(`/portal-api/apps/${id}`),
-          await portal.put(`/portal-api/apps/${id}`, { Name: 'x' }),
-          await portal.delete(`/portal-api/apps/${id}`),
+          await t.portal.get(`/portal-api/apps/${id}`),
+          await t.portal.put(`/portal-api/apps/${id}`, { Name: 'x' }),
+          await t.portal.delete(`/portal-api/apps/${id}`),
         ]) {
           expect(res.status).toBe(404);
           expect(res.body).toEqual({ status: 'error', errors: ['Application not found'] });

@@ -1,9 +1,7 @@
-import { Logger } from '@nestjs/common';
-import { DcrClient } from '../../src/portal/access-requests/dcr.client';
-import { FakeIdp } from '../helpers/fake-idp';
-import { HttpClient } from '../helpers/http-client';
-import { createAccessRequest, createApp, portalClient } from '../helpers/portal';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { createAccessRequest, createApp } from '../helpers/portal';
+import { expectKeptAndLogged } from '../helpers/fake-idp';
+import { withLogs } from '../helpers/logs';
+import { useService } from '../helpers/use-service';
 
 const PROVIDER_TIMEOUT_MS = 5000;
 
@@ -14,38 +12,24 @@ const PROVIDER_TIMEOUT_MS = 5000;
  * provider is a fake on 127.0.0.1.
  */
 describe('deleting an access request, or its app, withdraws its DCR clients at the provider', () => {
-  let idp: FakeIdp;
-  let t: TestApp;
-  let portal: HttpClient;
-  let app: any;
-
-  beforeAll(async () => {
-    idp = await FakeIdp.start();
-    t = await startTestApp({ vars: { DCR_REGISTRATION_ENDPOINT: idp.url } });
-    t.app.get(DcrClient).timeoutMs = PROVIDER_TIMEOUT_MS;
-    portal = portalClient(t);
-    app = await createApp(portal, { Name: 'Registered app', RedirectURLs: 'https://a.example/cb', UserID: 7 });
-  });
-  afterAll(async () => {
-    await t.close();
-    await idp.close();
-  });
-  beforeEach(() => {
-    idp.mode = 'ok';
-    idp.beforeDelete = null;
+  const t = useService({
+    idp: { timeoutMs: PROVIDER_TIMEOUT_MS },
+    portalApp: { Name: 'Registered app', RedirectURLs: 'https://a.example/cb', UserID: 7 },
   });
 
   /** An approved DCR request and what the provider answered its registration with. */
-  async function approvedDcrRequest(appId = app.ID): Promise<{ id: number; registration: Record<string, string> }> {
-    const ar = await createAccessRequest(portal, {
+  async function approvedDcrRequest(
+    appId = t.portalApp.ID,
+  ): Promise<{ id: number; registration: Record<string, string> }> {
+    const ar = await createAccessRequest(t.portal, {
       AppID: appId,
       AuthType: 'oauth2.0',
       DCREnabled: true,
       Products: ['weather-api'],
     });
-    const before = idp.registrations.length;
-    expect((await portal.put(`/portal-api/access_requests/${ar.ID}/approve`)).status).toBe(200);
-    return { id: ar.ID, registration: JSON.parse(idp.registrations[before].reply) };
+    const before = t.idp.registrations.length;
+    expect((await t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`)).status).toBe(200);
+    return { id: ar.ID, registration: JSON.parse(t.idp.registrations[before].reply) };
   }
 
   const requestRows = async (id: number) =>
@@ -57,40 +41,24 @@ describe('deleting an access request, or its app, withdraws its DCR clients at t
       )
     )[0];
 
-  /** Captures what the service logs while `work` runs. */
-  async function logsOf<T>(work: () => Promise<T>): Promise<{ result: T; log: string }> {
-    const logged: unknown[] = [];
-    const spies = (['log', 'warn', 'error'] as const).map((level) =>
-      jest.spyOn(Logger.prototype, level).mockImplementation(function (this: Logger, ...args: unknown[]) {
-        logged.push(args);
-      }),
-    );
-    try {
-      const result = await work();
-      return { result, log: JSON.stringify(logged) };
-    } finally {
-      spies.forEach((s) => s.mockRestore());
-    }
-  }
-
   it('deletes the client at its registration_client_uri with its registration access token, once the delete has committed', async () => {
     const { id, registration } = await approvedDcrRequest();
-    expect(idp.has(registration.client_id)).toBe(true);
+    expect(t.idp.has(registration.client_id)).toBe(true);
     // what the database holds when the provider is asked: the delete has committed
     let atDeletion: unknown;
-    idp.beforeDelete = async () => {
+    t.idp.beforeDelete = async () => {
       atDeletion = await requestRows(id);
     };
-    const before = idp.deletions.length;
-    const { result: res, log } = await logsOf(() => portal.delete(`/portal-api/access_requests/${id}`));
+    const before = t.idp.deletions.length;
+    const { result: res, log } = await withLogs(() => t.portal.delete(`/portal-api/access_requests/${id}`));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok', message: 'Access request deleted' });
     // the fake provider accepts a deletion only at the client's own URI with its own registration access token
-    expect(idp.deletions.slice(before)).toEqual([{ clientId: registration.client_id, authorized: true }]);
-    expect(registration.registration_client_uri).toBe(`${idp.url}/${registration.client_id}`);
-    expect(idp.has(registration.client_id)).toBe(false);
+    expect(t.idp.deletions.slice(before)).toEqual([{ clientId: registration.client_id, authorized: true }]);
+    expect(registration.registration_client_uri).toBe(`${t.idp.url}/${registration.client_id}`);
+    expect(t.idp.has(registration.client_id)).toBe(false);
     expect(atDeletion).toEqual({ requests: 0, credentials: 0 });
-    expect((await portal.get(`/portal-api/access_requests/${id}`)).status).toBe(404);
+    expect((await t.portal.get(`/portal-api/access_requests/${id}`)).status).toBe(404);
     // logged by client id, never with the token or the secret
     expect(log).toContain('dynamic client registration withdrawn');
     expect(log).toContain(registration.client_id);
@@ -100,34 +68,29 @@ describe('deleting an access request, or its app, withdraws its DCR clients at t
 
   it('withdraws the client of a revoked credential too (approved, then rejected): nobody could after the delete', async () => {
     const { id, registration } = await approvedDcrRequest();
-    expect((await portal.put(`/portal-api/access_requests/${id}/reject`)).status).toBe(200);
-    expect(idp.has(registration.client_id)).toBe(true);
-    expect((await portal.delete(`/portal-api/access_requests/${id}`)).status).toBe(200);
-    expect(idp.has(registration.client_id)).toBe(false);
-    expect(idp.deletions.at(-1)).toEqual({ clientId: registration.client_id, authorized: true });
+    expect((await t.portal.put(`/portal-api/access_requests/${id}/reject`)).status).toBe(200);
+    expect(t.idp.has(registration.client_id)).toBe(true);
+    expect((await t.portal.delete(`/portal-api/access_requests/${id}`)).status).toBe(200);
+    expect(t.idp.has(registration.client_id)).toBe(false);
+    expect(t.idp.deletions.at(-1)).toEqual({ clientId: registration.client_id, authorized: true });
   });
 
   it('deletes the request even when the provider does not answer, and logs the client left there (without the token)', async () => {
     const { id, registration } = await approvedDcrRequest();
-    const dcr = t.app.get(DcrClient);
-    idp.mode = 'hang';
+    const dcr = t.dcr;
+    t.idp.mode = 'hang';
     dcr.timeoutMs = 300;
     let res;
     let log: string;
     try {
-      ({ result: res, log } = await logsOf(() => portal.delete(`/portal-api/access_requests/${id}`)));
+      ({ result: res, log } = await withLogs(() => t.portal.delete(`/portal-api/access_requests/${id}`)));
     } finally {
       dcr.timeoutMs = PROVIDER_TIMEOUT_MS;
     }
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok', message: 'Access request deleted' });
     expect(await requestRows(id)).toEqual({ requests: 0, credentials: 0 });
-    expect(idp.has(registration.client_id)).toBe(true);
-    expect(log).toContain('dynamic client registration could not be withdrawn');
-    expect(log).toContain(registration.client_id);
-    expect(log).toContain('the identity provider did not answer within 300 ms');
-    expect(log).not.toContain(registration.registration_access_token);
-    expect(log).not.toContain(registration.client_secret);
+    expectKeptAndLogged(t.idp, registration, log, 300);
   });
 
   it('deletes the request when the provider refuses the deletion (the client already gone there)', async () => {
@@ -138,74 +101,82 @@ describe('deleting an access request, or its app, withdraws its DCR clients at t
       headers: { authorization: `Bearer ${registration.registration_access_token}` },
     });
     expect(removed.status).toBe(204);
-    const { result: res, log } = await logsOf(() => portal.delete(`/portal-api/access_requests/${id}`));
+    const { result: res, log } = await withLogs(() => t.portal.delete(`/portal-api/access_requests/${id}`));
     expect(res.status).toBe(200);
     expect(await requestRows(id)).toEqual({ requests: 0, credentials: 0 });
     expect(log).toContain('the identity provider answered HTTP 401');
   });
 
   it('deleting an app withdraws the clients of all its requests (revoked ones too), once the delete has committed', async () => {
-    const other = await createApp(portal, { Name: 'Doomed app', RedirectURLs: 'https://d.example/cb', UserID: 8 });
+    const other = await createApp(t.portal, { Name: 'Doomed app', RedirectURLs: 'https://d.example/cb', UserID: 8 });
     const first = await approvedDcrRequest(other.ID);
     const second = await approvedDcrRequest(other.ID);
-    expect((await portal.put(`/portal-api/access_requests/${second.id}/reject`)).status).toBe(200);
-    const plain = await createAccessRequest(portal, { AppID: other.ID, AuthType: 'oauth2.0', DCREnabled: false });
-    expect((await portal.put(`/portal-api/access_requests/${plain.ID}/approve`)).status).toBe(200);
+    expect((await t.portal.put(`/portal-api/access_requests/${second.id}/reject`)).status).toBe(200);
+    const plain = await createAccessRequest(t.portal, { AppID: other.ID, AuthType: 'oauth2.0', DCREnabled: false });
+    expect((await t.portal.put(`/portal-api/access_requests/${plain.ID}/approve`)).status).toBe(200);
     // the app of the other tests keeps its client
     const kept = await approvedDcrRequest();
     const seen: unknown[] = [];
-    idp.beforeDelete = async () => {
+    t.idp.beforeDelete = async () => {
       seen.push(await requestRows(first.id));
     };
-    const before = idp.deletions.length;
-    const { result: res, log } = await logsOf(() => portal.delete(`/portal-api/apps/${other.ID}`));
+    const before = t.idp.deletions.length;
+    const { result: res, log } = await withLogs(() => t.portal.delete(`/portal-api/apps/${other.ID}`));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok', message: 'Application deleted' });
     const ids = [first.registration.client_id, second.registration.client_id];
-    expect(idp.deletions.slice(before).sort((a, b) => a.clientId.localeCompare(b.clientId))).toEqual(
+    expect(t.idp.deletions.slice(before).sort((a, b) => a.clientId.localeCompare(b.clientId))).toEqual(
       ids.sort().map((clientId) => ({ clientId, authorized: true })),
     );
-    for (const id of ids) expect(idp.has(id)).toBe(false);
-    expect(idp.has(kept.registration.client_id)).toBe(true);
+    for (const id of ids) expect(t.idp.has(id)).toBe(false);
+    expect(t.idp.has(kept.registration.client_id)).toBe(true);
     expect(seen).toEqual([
       { requests: 0, credentials: 0 },
       { requests: 0, credentials: 0 },
     ]);
     expect(log).toContain('its application was deleted');
     expect(log).not.toContain(first.registration.registration_access_token);
-    expect((await portal.get(`/portal-api/apps/${other.ID}`)).status).toBe(404);
+    expect((await t.portal.get(`/portal-api/apps/${other.ID}`)).status).toBe(404);
   });
 
   it('deletes an app whose provider does not answer, and asks nothing for an app without registered clients', async () => {
-    const hung = await createApp(portal, { Name: 'Hung app', RedirectURLs: 'https://h.example/cb', UserID: 9 });
+    const hung = await createApp(t.portal, { Name: 'Hung app', RedirectURLs: 'https://h.example/cb', UserID: 9 });
     const { registration } = await approvedDcrRequest(hung.ID);
-    const dcr = t.app.get(DcrClient);
-    idp.mode = 'hang';
+    const dcr = t.dcr;
+    t.idp.mode = 'hang';
     dcr.timeoutMs = 300;
     try {
-      expect((await portal.delete(`/portal-api/apps/${hung.ID}`)).status).toBe(200);
+      expect((await t.portal.delete(`/portal-api/apps/${hung.ID}`)).status).toBe(200);
     } finally {
       dcr.timeoutMs = PROVIDER_TIMEOUT_MS;
     }
-    expect(idp.has(registration.client_id)).toBe(true);
-    idp.mode = 'ok';
-    const bare = await createApp(portal, { Name: 'Bare app', RedirectURLs: 'https://b.example/cb', UserID: 10 });
-    const before = idp.deletions.length;
-    expect((await portal.delete(`/portal-api/apps/${bare.ID}`)).status).toBe(200);
-    expect((await portal.delete(`/portal-api/apps/${bare.ID}`)).status).toBe(404);
-    expect(idp.deletions.length).toBe(before);
+    expect(t.idp.has(registration.client_id)).toBe(true);
+    t.idp.mode = 'ok';
+    const bare = await createApp(t.portal, { Name: 'Bare app', RedirectURLs: 'https://b.example/cb', UserID: 10 });
+    const before = t.idp.deletions.length;
+    expect((await t.portal.delete(`/portal-api/apps/${bare.ID}`)).status).toBe(200);
+    expect((await t.portal.delete(`/portal-api/apps/${bare.ID}`)).status).toBe(404);
+    expect(t.idp.deletions.length).toBe(before);
   });
 
   it('asks the provider nothing for a request without a registered client, nor for one that does not exist', async () => {
-    const before = idp.deletions.length;
-    const plain = await createAccessRequest(portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: false });
-    expect((await portal.put(`/portal-api/access_requests/${plain.ID}/approve`)).status).toBe(200);
-    expect((await portal.delete(`/portal-api/access_requests/${plain.ID}`)).status).toBe(200);
-    const pendingDcr = await createAccessRequest(portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
-    expect((await portal.delete(`/portal-api/access_requests/${pendingDcr.ID}`)).status).toBe(200);
-    const missing = await portal.delete(`/portal-api/access_requests/${plain.ID}`);
+    const before = t.idp.deletions.length;
+    const plain = await createAccessRequest(t.portal, {
+      AppID: t.portalApp.ID,
+      AuthType: 'oauth2.0',
+      DCREnabled: false,
+    });
+    expect((await t.portal.put(`/portal-api/access_requests/${plain.ID}/approve`)).status).toBe(200);
+    expect((await t.portal.delete(`/portal-api/access_requests/${plain.ID}`)).status).toBe(200);
+    const pendingDcr = await createAccessRequest(t.portal, {
+      AppID: t.portalApp.ID,
+      AuthType: 'oauth2.0',
+      DCREnabled: true,
+    });
+    expect((await t.portal.delete(`/portal-api/access_requests/${pendingDcr.ID}`)).status).toBe(200);
+    const missing = await t.portal.delete(`/portal-api/access_requests/${plain.ID}`);
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ status: 'error', errors: ['Access request not found'] });
-    expect(idp.deletions.length).toBe(before);
+    expect(t.idp.deletions.length).toBe(before);
   });
 });

@@ -1,9 +1,7 @@
-import { Logger } from '@nestjs/common';
-import { DcrClient } from '../../src/portal/access-requests/dcr.client';
-import { FakeIdp, startWithIdp } from '../helpers/fake-idp';
-import { HttpClient } from '../helpers/http-client';
 import { accessRequestBody, createAccessRequest, createApp, outboxRows, PROVISIONED_WITH_DCR } from '../helpers/portal';
-import { TestApp } from '../helpers/test-app';
+import { expectKeptAndLogged } from '../helpers/fake-idp';
+import { withLogs } from '../helpers/logs';
+import { useService } from '../helpers/use-service';
 
 /** How long the service waits on the provider in these specs. */
 const PROVIDER_TIMEOUT_MS = 6000;
@@ -20,41 +18,14 @@ const APPROVALS = 50;
  * provider is a fake on 127.0.0.1 whose hook changes the database while the service waits on it.
  */
 describe('DCR registration outside the approval transaction', () => {
-  let idp: FakeIdp;
-  let t: TestApp;
-  let portal: HttpClient;
-  let app: any;
-
-  let dcr: DcrClient;
-
-  beforeAll(async () => {
-    ({ idp, t, portal, app, dcr } = await startWithIdp({
-      timeoutMs: PROVIDER_TIMEOUT_MS,
-      app: { Name: 'Registered app', RedirectURLs: 'https://a.example/cb', UserID: 7 },
-    }));
+  const t = useService({
+    idp: { timeoutMs: PROVIDER_TIMEOUT_MS },
+    portalApp: { Name: 'Registered app', RedirectURLs: 'https://a.example/cb', UserID: 7 },
   });
-  afterAll(() => t.close());
-  beforeEach(() => idp.reset());
 
-  const dcrRequest = (appId = app.ID) =>
-    createAccessRequest(portal, { AppID: appId, AuthType: 'oauth2.0', DCREnabled: true, Products: ['weather-api'] });
+  const dcrRequest = (appId = t.portalApp.ID) =>
+    createAccessRequest(t.portal, { AppID: appId, AuthType: 'oauth2.0', DCREnabled: true, Products: ['weather-api'] });
   const clientIdOf = (registration: { reply: string }) => JSON.parse(registration.reply).client_id as string;
-
-  /** Runs `call` with Nest's log lines at `levels` kept instead of printed: its result, and those lines as JSON. */
-  async function withLogs<T>(levels: ('log' | 'warn' | 'error')[], call: () => Promise<T>) {
-    const logged: unknown[] = [];
-    const spies = levels.map((level) =>
-      jest.spyOn(Logger.prototype, level).mockImplementation(function (this: Logger, ...args: unknown[]) {
-        logged.push(args);
-      }),
-    );
-    try {
-      const result = await call();
-      return { result, log: JSON.stringify(logged) };
-    } finally {
-      spies.forEach((spy) => spy.mockRestore());
-    }
-  }
 
   /** Still pending, no credential row, no approval or credential event. */
   async function expectPendingAndBare(id: number): Promise<void> {
@@ -71,23 +42,23 @@ describe('DCR registration outside the approval transaction', () => {
   it(`${APPROVALS} approvals waiting on a hanging provider hold no connection: other routes keep answering, and each approval ends in 502 with the request still pending`, async () => {
     const waiting = [];
     for (let i = 0; i < APPROVALS; i++) waiting.push(await dcrRequest());
-    const other = await createAccessRequest(portal, { AppID: app.ID });
-    const plain = await createAccessRequest(portal, { AppID: app.ID });
-    const registrationsBefore = idp.registrations.length;
+    const other = await createAccessRequest(t.portal, { AppID: t.portalApp.ID });
+    const plain = await createAccessRequest(t.portal, { AppID: t.portalApp.ID });
+    const registrationsBefore = t.idp.registrations.length;
 
-    idp.mode = 'hang';
+    t.idp.mode = 'hang';
     let settled = 0;
     const approvals = waiting.map((ar) =>
-      portal.put(`/portal-api/access_requests/${ar.ID}/approve`).then((res) => {
+      t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`).then((res) => {
         settled++;
         return res;
       }),
     );
     // every approval is at the provider (more than the pool has connections) before the reads begin
     const arrivedBy = Date.now() + PROVIDER_TIMEOUT_MS / 2;
-    while (idp.registrations.length < registrationsBefore + APPROVALS && Date.now() < arrivedBy)
+    while (t.idp.registrations.length < registrationsBefore + APPROVALS && Date.now() < arrivedBy)
       await new Promise((r) => setTimeout(r, 20));
-    expect(idp.registrations.length - registrationsBefore).toBe(APPROVALS);
+    expect(t.idp.registrations.length - registrationsBefore).toBe(APPROVALS);
 
     const timings: number[] = [];
     const timed = async (call: () => Promise<{ status: number; body: any }>) => {
@@ -97,14 +68,14 @@ describe('DCR registration outside the approval transaction', () => {
       return res;
     };
     for (let round = 0; round < 5; round++) {
-      const one = await timed(() => portal.get(`/portal-api/access_requests/${other.ID}`));
+      const one = await timed(() => t.portal.get(`/portal-api/access_requests/${other.ID}`));
       expect(one.status).toBe(200);
       expect(one.body.ID).toBe(other.ID);
-      const apps = await timed(() => portal.get('/portal-api/apps'));
+      const apps = await timed(() => t.portal.get('/portal-api/apps'));
       expect(apps.status).toBe(200);
     }
     // a write beside them too: an approval without DCR goes through its transaction at once
-    const approved = await timed(() => portal.put(`/portal-api/access_requests/${plain.ID}/approve`));
+    const approved = await timed(() => t.portal.put(`/portal-api/access_requests/${plain.ID}/approve`));
     expect(approved.status).toBe(200);
     expect(approved.body.Status).toBe('approved');
 
@@ -143,12 +114,10 @@ describe('DCR registration outside the approval transaction', () => {
       `CREATE CONSTRAINT TRIGGER refuse_commit AFTER INSERT ON portal_credentials DEFERRABLE INITIALLY DEFERRED
          FOR EACH ROW WHEN (NEW.access_request_id = ${Number(ar.ID)}) EXECUTE FUNCTION refuse_commit_for_spec()`,
     );
-    const before = idp.registrations.length;
+    const before = t.idp.registrations.length;
     let res, log;
     try {
-      ({ result: res, log } = await withLogs(['log', 'warn', 'error'], () =>
-        portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
-      ));
+      ({ result: res, log } = await withLogs(() => t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`)));
     } finally {
       await t.db.query(`DROP TRIGGER refuse_commit ON portal_credentials`);
       await t.db.query(`DROP FUNCTION refuse_commit_for_spec()`);
@@ -156,10 +125,10 @@ describe('DCR registration outside the approval transaction', () => {
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ status: 'error', errors: ['Internal server error'] });
 
-    expect(idp.registrations).toHaveLength(before + 1);
-    const registration = JSON.parse(idp.registrations[before].reply);
-    expect(idp.has(registration.client_id)).toBe(false);
-    expect(idp.deletions.at(-1)).toEqual({ clientId: registration.client_id, authorized: true });
+    expect(t.idp.registrations).toHaveLength(before + 1);
+    const registration = JSON.parse(t.idp.registrations[before].reply);
+    expect(t.idp.has(registration.client_id)).toBe(false);
+    expect(t.idp.deletions.at(-1)).toEqual({ clientId: registration.client_id, authorized: true });
     await expectPendingAndBare(ar.ID);
 
     // the withdrawal is logged by client id, never with the token or the secret
@@ -169,68 +138,64 @@ describe('DCR registration outside the approval transaction', () => {
     expect(log).not.toContain(registration.client_secret);
 
     // nothing is left behind: the next approval registers afresh and goes through
-    const retry = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+    const retry = await t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
     expect(retry.status).toBe(200);
-    expect(retry.body.Credentials[0].OAuthClientID).toBe(clientIdOf(idp.registrations.at(-1)!));
+    expect(retry.body.Credentials[0].OAuthClientID).toBe(clientIdOf(t.idp.registrations.at(-1)!));
   });
 
   it('a request deleted while the provider registers answers 404, and the registration is deleted again', async () => {
     const ar = await dcrRequest();
-    idp.beforeReply = async () => {
+    t.idp.beforeReply = async () => {
       await t.db.query(`DELETE FROM portal_access_requests WHERE id = $1`, [ar.ID]);
     };
-    const before = idp.registrations.length;
-    const res = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+    const before = t.idp.registrations.length;
+    const res = await t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ status: 'error', errors: ['Access request not found'] });
-    const clientId = clientIdOf(idp.registrations[before]);
-    expect(idp.has(clientId)).toBe(false);
-    expect(idp.deletions.at(-1)).toEqual({ clientId, authorized: true });
+    const clientId = clientIdOf(t.idp.registrations[before]);
+    expect(t.idp.has(clientId)).toBe(false);
+    expect(t.idp.deletions.at(-1)).toEqual({ clientId, authorized: true });
     expect(await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID)).toHaveLength(0);
     expect(await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID)).toHaveLength(0);
   });
 
   it('a withdrawal the provider does not answer still lets the approval answer, and is logged as left to do (without the token)', async () => {
     const ar = await dcrRequest();
-    idp.beforeReply = async () => {
+    t.idp.beforeReply = async () => {
       await t.db.query(`DELETE FROM portal_access_requests WHERE id = $1`, [ar.ID]);
-      idp.mode = 'hang'; // the registration is answered; the deletion that follows is not
-      dcr.timeoutMs = 300;
+      t.idp.mode = 'hang'; // the registration is answered; the deletion that follows is not
+      t.dcr.timeoutMs = 300;
     };
-    const before = idp.registrations.length;
+    const before = t.idp.registrations.length;
     let res, log;
     try {
-      ({ result: res, log } = await withLogs(['warn'], () =>
-        portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
+      ({ result: res, log } = await withLogs(
+        () => t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
+        ['warn'],
       ));
     } finally {
-      dcr.timeoutMs = PROVIDER_TIMEOUT_MS;
+      t.dcr.timeoutMs = PROVIDER_TIMEOUT_MS;
     }
     expect(res.status).toBe(404);
-    const registration = JSON.parse(idp.registrations[before].reply);
-    expect(idp.has(registration.client_id)).toBe(true);
-    expect(log).toContain('dynamic client registration could not be withdrawn');
-    expect(log).toContain(registration.client_id);
-    expect(log).toContain('the identity provider did not answer within 300 ms');
-    expect(log).not.toContain(registration.registration_access_token);
-    expect(log).not.toContain(registration.client_secret);
+    const registration = JSON.parse(t.idp.registrations[before].reply);
+    expectKeptAndLogged(t.idp, registration, log, 300);
   });
 
   it('a request rejected while the provider registers stays rejected: the approval answers 409 and the registration is deleted again', async () => {
     const ar = await dcrRequest();
     let rejection: { status: number } | undefined;
-    idp.beforeReply = async () => {
-      rejection = await portal.put(`/portal-api/access_requests/${ar.ID}/reject`);
+    t.idp.beforeReply = async () => {
+      rejection = await t.portal.put(`/portal-api/access_requests/${ar.ID}/reject`);
     };
-    const before = idp.registrations.length;
-    const res = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+    const before = t.idp.registrations.length;
+    const res = await t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
     expect(rejection?.status).toBe(200);
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ status: 'error', errors: ['access request is rejected and cannot become approved'] });
-    const clientId = clientIdOf(idp.registrations[before]);
-    expect(idp.has(clientId)).toBe(false);
-    expect(idp.deletions.at(-1)).toEqual({ clientId, authorized: true });
-    expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body).toMatchObject({
+    const clientId = clientIdOf(t.idp.registrations[before]);
+    expect(t.idp.has(clientId)).toBe(false);
+    expect(t.idp.deletions.at(-1)).toEqual({ clientId, authorized: true });
+    expect((await t.portal.get(`/portal-api/access_requests/${ar.ID}`)).body).toMatchObject({
       Status: 'rejected',
       Credentials: [],
     });
@@ -242,29 +207,29 @@ describe('DCR registration outside the approval transaction', () => {
     const provisioned = (appId: number) => accessRequestBody({ AppID: appId, ...PROVISIONED_WITH_DCR });
 
     it('registers before the transaction and keeps the registration it commits', async () => {
-      const before = idp.registrations.length;
-      const deletions = idp.deletions.length;
-      const res = await portal.post('/portal-api/access_requests', provisioned(app.ID));
+      const before = t.idp.registrations.length;
+      const deletions = t.idp.deletions.length;
+      const res = await t.portal.post('/portal-api/access_requests', provisioned(t.portalApp.ID));
       expect(res.status).toBe(201);
       expect(res.body.Status).toBe('approved');
-      const clientId = clientIdOf(idp.registrations[before]);
+      const clientId = clientIdOf(t.idp.registrations[before]);
       expect(res.body.Credentials[0].OAuthClientID).toBe(clientId);
-      expect(idp.has(clientId)).toBe(true);
-      expect(idp.deletions).toHaveLength(deletions);
+      expect(t.idp.has(clientId)).toBe(true);
+      expect(t.idp.deletions).toHaveLength(deletions);
     });
 
     it('an app deleted while the provider registers: 422, nothing created, and the registration is deleted again', async () => {
-      const doomed = await createApp(portal, { Name: 'Doomed app', RedirectURLs: 'https://d.example/cb' });
-      idp.beforeReply = async () => {
+      const doomed = await createApp(t.portal, { Name: 'Doomed app', RedirectURLs: 'https://d.example/cb' });
+      t.idp.beforeReply = async () => {
         await t.db.query(`DELETE FROM portal_apps WHERE id = $1`, [doomed.ID]);
       };
-      const before = idp.registrations.length;
-      const res = await portal.post('/portal-api/access_requests', provisioned(doomed.ID));
+      const before = t.idp.registrations.length;
+      const res = await t.portal.post('/portal-api/access_requests', provisioned(doomed.ID));
       expect(res.status).toBe(422);
       expect(res.body).toEqual({ status: 'error', errors: [`AppID: no application with ID ${doomed.ID}`] });
-      const clientId = clientIdOf(idp.registrations[before]);
-      expect(idp.has(clientId)).toBe(false);
-      expect(idp.deletions.at(-1)).toEqual({ clientId, authorized: true });
+      const clientId = clientIdOf(t.idp.registrations[before]);
+      expect(t.idp.has(clientId)).toBe(false);
+      expect(t.idp.deletions.at(-1)).toEqual({ clientId, authorized: true });
       const [{ count }] = await t.db.query(
         `SELECT count(*)::int AS count FROM portal_access_requests WHERE app_id = $1`,
         [doomed.ID],
@@ -273,11 +238,11 @@ describe('DCR registration outside the approval transaction', () => {
     });
 
     it('a failing provider is still a 502 before anything is written, with no deletion to make', async () => {
-      idp.mode = 'fail';
-      const deletions = idp.deletions.length;
-      const res = await portal.post('/portal-api/access_requests', provisioned(app.ID));
+      t.idp.mode = 'fail';
+      const deletions = t.idp.deletions.length;
+      const res = await t.portal.post('/portal-api/access_requests', provisioned(t.portalApp.ID));
       expect(res.status).toBe(502);
-      expect(idp.deletions).toHaveLength(deletions);
+      expect(t.idp.deletions).toHaveLength(deletions);
     });
   });
 });

@@ -1,5 +1,3 @@
-import { FakeIdp, startWithIdp } from '../helpers/fake-idp';
-import { HttpClient } from '../helpers/http-client';
 import {
   accessRequestBody,
   accessRequestTally,
@@ -8,29 +6,19 @@ import {
   outboxRows,
   PROVISIONED_WITH_DCR,
 } from '../helpers/portal';
-import { TestApp } from '../helpers/test-app';
+import { useService } from '../helpers/use-service';
 
 const INITIAL_ACCESS_TOKEN = 'initial-access-token-0123456789';
 
 describe('portal access requests with dynamic client registration (RFC 7591)', () => {
-  let idp: FakeIdp;
-  let t: TestApp;
-  let portal: HttpClient;
-  let app: any;
-
-  beforeAll(async () => {
-    ({ idp, t, portal, app } = await startWithIdp({
-      initialAccessToken: INITIAL_ACCESS_TOKEN,
-      timeoutMs: 500,
-      app: { Name: 'Partner app', RedirectURLs: 'https://a.example/cb,https://b.example/cb', UserID: 5 },
-    }));
+  const t = useService({
+    idp: { initialAccessToken: INITIAL_ACCESS_TOKEN, timeoutMs: 500 },
+    portalApp: { Name: 'Partner app', RedirectURLs: 'https://a.example/cb,https://b.example/cb', UserID: 5 },
   });
-  afterAll(() => t.close());
-  beforeEach(() => idp.reset());
 
   const dcrRequest = () =>
-    createAccessRequest(portal, {
-      AppID: app.ID,
+    createAccessRequest(t.portal, {
+      AppID: t.portalApp.ID,
       AuthType: 'oauth2.0',
       DCREnabled: true,
       Products: ['weather-api', 'maps-api'],
@@ -38,7 +26,7 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
 
   /** Nothing happened to `id`: still pending, no credential, no approval or credential event. */
   async function expectUntouched(ar: any): Promise<void> {
-    const now = await portal.get(`/portal-api/access_requests/${ar.ID}`);
+    const now = await t.portal.get(`/portal-api/access_requests/${ar.ID}`);
     expect(now.body).toEqual(ar);
     expect(await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID)).toHaveLength(0);
     expect(await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID)).toHaveLength(0);
@@ -46,14 +34,14 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
   }
 
   it('registers the client at the identity provider on approval and keeps its reply', async () => {
-    idp.secretExpiresAt = Date.UTC(2030, 0, 2, 3, 4, 0) / 1000;
+    t.idp.secretExpiresAt = Date.UTC(2030, 0, 2, 3, 4, 0) / 1000;
     const ar = await dcrRequest();
-    const before = idp.registrations.length;
-    const res = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+    const before = t.idp.registrations.length;
+    const res = await t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
     expect(res.status).toBe(200);
-    expect(idp.registrations).toHaveLength(before + 1);
+    expect(t.idp.registrations).toHaveLength(before + 1);
 
-    const sent = idp.registrations[before];
+    const sent = t.idp.registrations[before];
     expect(sent.headers.authorization).toBe(`Bearer ${INITIAL_ACCESS_TOKEN}`);
     expect(sent.headers['content-type']).toBe('application/json');
     expect(sent.body).toEqual({
@@ -84,7 +72,7 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
         TokenEndpoints: 'client_secret_basic',
       },
     ]);
-    expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body).toEqual(res.body);
+    expect((await t.portal.get(`/portal-api/access_requests/${ar.ID}`)).body).toEqual(res.body);
 
     const events = await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID);
     expect(events).toHaveLength(1);
@@ -96,7 +84,7 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
       ID: credentialId,
       ByUser: 5,
       AccessRequestID: ar.ID,
-      AppID: app.ID,
+      AppID: t.portalApp.ID,
       CreatedAt: issuedAt.toISOString(),
       UserID: 5,
       AuthType: 'oauth2.0',
@@ -111,7 +99,7 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
 
   it('keeps the client secret, the registration token and the reply encrypted at rest', async () => {
     const ar = await dcrRequest();
-    const res = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+    const res = await t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
     expect(res.status).toBe(200);
     const [credential] = res.body.Credentials;
     const [row] = await t.db.query(
@@ -132,23 +120,30 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
     expect(row.dcr_response_encrypted).not.toContain('client_id');
   });
 
-  it('a provider answering 500 fails the approval with 502 and leaves nothing (no event either)', async () => {
-    const ar = await dcrRequest();
-    idp.mode = 'fail';
-    const res = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
-    expect(res.status).toBe(502);
-    expect(res.body).toEqual({
-      status: 'error',
-      errors: ['dynamic client registration failed: the identity provider answered HTTP 500'],
-    });
-    await expectUntouched(ar);
-  });
+  it.each([
+    { provider: 'a provider answering 500', mode: 'fail', reason: 'the identity provider answered HTTP 500' },
+    {
+      provider: 'a reply without client_id',
+      mode: 'no-client-id',
+      reason: 'the identity provider answered without a client_id',
+    },
+  ] as const)(
+    '$provider fails the approval with 502 and leaves nothing (no event either)',
+    async ({ mode, reason }) => {
+      const ar = await dcrRequest();
+      t.idp.mode = mode;
+      const res = await t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+      expect(res.status).toBe(502);
+      expect(res.body).toEqual({ status: 'error', errors: [`dynamic client registration failed: ${reason}`] });
+      await expectUntouched(ar);
+    },
+  );
 
   it('a provider that never answers fails the approval with 502 once the timeout passes, and leaves nothing', async () => {
     const ar = await dcrRequest();
-    idp.mode = 'hang';
+    t.idp.mode = 'hang';
     const started = Date.now();
-    const res = await portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'approved' });
+    const res = await t.portal.patch(`/portal-api/access_requests/${ar.ID}`, { Status: 'approved' });
     expect(res.status).toBe(502);
     expect(res.body).toEqual({
       status: 'error',
@@ -158,31 +153,19 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
     await expectUntouched(ar);
 
     // the row lock is gone with the rolled-back transaction: a later approval goes through
-    idp.mode = 'ok';
-    const retry = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+    t.idp.mode = 'ok';
+    const retry = await t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
     expect(retry.status).toBe(200);
     expect(retry.body.Status).toBe('approved');
     expect(await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID)).toHaveLength(1);
   });
 
-  it('a reply without client_id fails the approval with 502', async () => {
-    const ar = await dcrRequest();
-    idp.mode = 'no-client-id';
-    const res = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
-    expect(res.status).toBe(502);
-    expect(res.body).toEqual({
-      status: 'error',
-      errors: ['dynamic client registration failed: the identity provider answered without a client_id'],
-    });
-    await expectUntouched(ar);
-  });
-
   it('ProvisionImmediately with a failing provider creates nothing and emits nothing', async () => {
-    idp.mode = 'fail';
+    t.idp.mode = 'fail';
     const before = await accessRequestTally(t, 'AccessRequest%');
-    const res = await portal.post(
+    const res = await t.portal.post(
       '/portal-api/access_requests',
-      accessRequestBody({ AppID: app.ID, ...PROVISIONED_WITH_DCR }),
+      accessRequestBody({ AppID: t.portalApp.ID, ...PROVISIONED_WITH_DCR }),
     );
     expect(res.status).toBe(502);
     expect(await accessRequestTally(t, 'AccessRequest%')).toEqual(before);
@@ -190,33 +173,33 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
 
   it('racing approvals make one transition; the registration of the one that lost is deleted at the provider again', async () => {
     const ar = await dcrRequest();
-    const before = idp.registrations.length;
-    const deletionsBefore = idp.deletions.length;
+    const before = t.idp.registrations.length;
+    const deletionsBefore = t.idp.deletions.length;
     // both approvals have registered before either answer arrives, so both reach the transaction
     let arrived = 0;
     let release!: () => void;
     const bothArrived = new Promise<void>((resolve) => (release = resolve));
-    idp.beforeReply = async () => {
+    t.idp.beforeReply = async () => {
       if (++arrived === 2) release();
       await bothArrived;
     };
     const results = await Promise.all([
-      portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
-      portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
+      t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
+      t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`),
     ]);
-    idp.beforeReply = null;
+    t.idp.beforeReply = null;
     expect(results.map((r) => r.status)).toEqual([200, 200]);
     expect(results[0].body).toEqual(results[1].body);
-    expect(idp.registrations).toHaveLength(before + 2);
+    expect(t.idp.registrations).toHaveLength(before + 2);
     expect(await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID)).toHaveLength(1);
     expect(await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID)).toHaveLength(1);
 
     const kept = results[0].body.Credentials[0].OAuthClientID;
-    const registered = idp.registrations.slice(before).map((r) => JSON.parse(r.reply).client_id);
+    const registered = t.idp.registrations.slice(before).map((r) => JSON.parse(r.reply).client_id);
     const loser = registered.find((id) => id !== kept);
     expect(registered).toContain(kept);
-    expect(idp.has(kept)).toBe(true);
-    expect(idp.has(loser)).toBe(false);
-    expect(idp.deletions.slice(deletionsBefore)).toEqual([{ clientId: loser, authorized: true }]);
+    expect(t.idp.has(kept)).toBe(true);
+    expect(t.idp.has(loser)).toBe(false);
+    expect(t.idp.deletions.slice(deletionsBefore)).toEqual([{ clientId: loser, authorized: true }]);
   });
 });

@@ -1,9 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { EMITTED_EVENTS } from '../../src/events/event-names';
-import { HttpClient } from '../helpers/http-client';
-import { createAccessRequest, createApp, createWebhook, startWithReceiver } from '../helpers/portal';
-import { Sink } from '../helpers/sink';
-import { TestApp } from '../helpers/test-app';
+import { createAccessRequest, createApp, createWebhook } from '../helpers/portal';
+import { useService } from '../helpers/use-service';
 
 /** RFC 3339 with a fraction of a second, in UTC or with an offset. */
 const RFC3339 =
@@ -57,43 +55,39 @@ function expectMatchesSchema(value: unknown, schema: any, doc: any, what: string
 }
 
 describe('a webhook receiver subscribed to every event reads typed Messages', () => {
-  let t: TestApp;
-  let portal: HttpClient;
-  let sink: Sink;
+  const t = useService({ receiver: true });
   let secret: string;
   let doc: any;
 
   beforeAll(async () => {
-    ({ t, portal, sink } = await startWithReceiver());
-    const hook = await createWebhook(portal, {
+    const hook = await createWebhook(t.portal, {
       Name: 'receiver',
-      URL: sink.url('/events'),
+      URL: t.sink.url('/events'),
       Events: [...EMITTED_EVENTS],
     });
     secret = hook.Secret;
     doc = (await t.http.get('/docs-json')).body;
   });
-  afterAll(() => t.close());
 
   it('delivers every emitted event with the documented keys and types, integers as integers and times as RFC 3339', async () => {
-    const app = await createApp(portal, {
+    const app = await createApp(t.portal, {
       Name: 'Receiver app',
       Description: 'typed',
       RedirectURLs: 'https://r.example/cb',
       UserID: 42,
       Visibility: 'team',
     });
-    const token = await createAccessRequest(portal, {
+    const token = await createAccessRequest(t.portal, {
       AppID: app.ID,
       Products: ['weather-api', 'maps-api'],
       ProductIDs: [101, 102],
       PlanID: 7,
     });
-    const approved = await portal.put(`/portal-api/access_requests/${token.ID}/approve`);
+    const approved = await t.portal.put(`/portal-api/access_requests/${token.ID}/approve`);
     expect(approved.status).toBe(200);
-    const rejected = await portal.put(`/portal-api/access_requests/${token.ID}/reject`);
+    const rejected = await t.portal.put(`/portal-api/access_requests/${token.ID}/reject`);
     expect(rejected.status).toBe(200);
-    const oauth = await createAccessRequest(portal, {
+    const oauth = await createAccessRequest(t.portal, {
       AppID: app.ID,
       AuthType: 'oauth2.0',
       ProvisionImmediately: true,
@@ -104,8 +98,12 @@ describe('a webhook receiver subscribed to every event reads typed Messages', ()
     // ApplicationRegistered; Created, Approved, CredentialRegistered, Rejected (token); Created, Approved,
     // CredentialRegistered (oauth)
     // delivery is at least once: a receiver dedupes by webhook-id, and so does this one
-    const distinct = (all: typeof sink.received) => [...new Map(all.map((r) => [r.headers['webhook-id'], r])).values()];
-    const received = distinct(await sink.waitFor((all) => distinct(all).length >= 8, 30_000, '8 distinct deliveries'));
+    const distinct = (all: typeof t.sink.received) => [
+      ...new Map(all.map((r) => [r.headers['webhook-id'], r])).values(),
+    ];
+    const received = distinct(
+      await t.sink.waitFor((all) => distinct(all).length >= 8, 30_000, '8 distinct deliveries'),
+    );
     const wh = new Webhook(secret);
     const bodies = received.map((r) => wh.verify(r.body, r.headers as Record<string, string>) as Delivered);
     expect(bodies.map((b) => b.Event).sort()).toEqual(

@@ -2,33 +2,27 @@ import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import { hashTaggedPrefix, redisOptionsFromUrl } from '../../src/queue/redis-connection';
 import { OutboxRelay } from '../../src/webhooks/worker/outbox-relay';
-import { HttpClient } from '../helpers/http-client';
-import { createAccessRequest, createApp, eventually, outboxRows, startWithReceiver } from '../helpers/portal';
-import { Sink } from '../helpers/sink';
-import { TestApp } from '../helpers/test-app';
+import { createAccessRequest, createApp, outboxRows } from '../helpers/portal';
+import { eventually } from '../helpers/eventually';
+import { useService } from '../helpers/use-service';
 
 describe('portal events: written with the change, relayed into one queued job per delivery', () => {
-  let t: TestApp;
-  let portal: HttpClient;
+  const t = useService({ receiver: true });
   let queue: Queue;
   let redis: IORedis;
-  let sink: Sink;
 
   beforeAll(async () => {
-    ({ t, portal, sink } = await startWithReceiver());
-    queue = new Queue('deliveries', {
-      connection: redisOptionsFromUrl(t.env.redisUrl),
-      prefix: hashTaggedPrefix(t.env.queuePrefix),
-    });
+    queue = t.adopt(
+      new Queue('deliveries', {
+        connection: redisOptionsFromUrl(t.env.redisUrl),
+        prefix: hashTaggedPrefix(t.env.queuePrefix),
+      }),
+    );
     redis = new IORedis(redisOptionsFromUrl(t.env.redisUrl));
     // Paused, the delivery worker leaves the jobs where the relay put them, so the spec can look at them.
     await queue.pause();
   });
-  afterAll(async () => {
-    await queue.close();
-    redis.disconnect();
-    await t.close();
-  });
+  afterAll(() => redis.disconnect());
 
   /** The queue's own event log (a Redis stream): every job added, and every add refused as a duplicate. */
   async function queueLog(): Promise<{ event: string; jobId: string }[]> {
@@ -48,9 +42,9 @@ describe('portal events: written with the change, relayed into one queued job pe
     t.db.query(`SELECT id, webhook_id FROM webhook_deliveries WHERE event_id = $1`, [eventId]);
 
   it('an event nobody subscribes to is relayed and queues nothing', async () => {
-    const app = await createApp(portal, { Name: 'Quiet app', UserID: 11 });
-    const ar = await createAccessRequest(portal, { AppID: app.ID, Products: ['weather-api', 'maps-api'] });
-    const approved = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+    const app = await createApp(t.portal, { Name: 'Quiet app', UserID: 11 });
+    const ar = await createAccessRequest(t.portal, { AppID: app.ID, Products: ['weather-api', 'maps-api'] });
+    const approved = await t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
     expect(approved.status).toBe(200);
 
     const rows = await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID);
@@ -80,8 +74,8 @@ describe('portal events: written with the change, relayed into one queued job pe
     expect(event.payload.UpdatedAt.slice(0, 16).replace('T', ' ')).toBe(approved.body.UpdatedAt);
 
     const [credential] = await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID);
-    await eventually(() => relayedAt(event.id), 'the relay to take the approval');
-    await eventually(() => relayedAt(credential.id), 'the relay to take the credential event');
+    await eventually(() => relayedAt(event.id), 10_000, 'the relay to take the approval');
+    await eventually(() => relayedAt(credential.id), 10_000, 'the relay to take the credential event');
     expect(await deliveriesOf(event.id)).toEqual([]);
     expect(await queueLog()).toEqual([]);
     expect(await queue.getJobCountByTypes('waiting', 'paused', 'delayed', 'active', 'prioritized')).toBe(0);
@@ -90,27 +84,27 @@ describe('portal events: written with the change, relayed into one queued job pe
   it('an approval queues one job per delivery, with jobId = delivery id and attempt, and no job for an event nobody subscribes to', async () => {
     const hooks: string[] = [];
     for (const name of ['one', 'two']) {
-      const res = await portal.post('/portal-api/webhooks', {
+      const res = await t.portal.post('/portal-api/webhooks', {
         Name: name,
-        URL: sink.url(),
+        URL: t.sink.url(),
         Events: ['AccessRequestApproved'],
       });
       expect(res.status).toBe(201);
       hooks.push(res.body.ID);
     }
-    const app = await createApp(portal, { Name: 'Relay app' });
-    const ar = await createAccessRequest(portal, { AppID: app.ID });
-    expect((await portal.put(`/portal-api/access_requests/${ar.ID}/approve`)).status).toBe(200);
+    const app = await createApp(t.portal, { Name: 'Relay app' });
+    const ar = await createAccessRequest(t.portal, { AppID: app.ID });
+    expect((await t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`)).status).toBe(200);
     const [event] = await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID);
     const [credential] = await outboxRows(t, 'CredentialRegistered', 'AccessRequestID', ar.ID);
 
-    await eventually(() => relayedAt(event.id), 'the relay to take the approval');
-    await eventually(() => relayedAt(credential.id), 'the relay to take the credential event');
+    await eventually(() => relayedAt(event.id), 10_000, 'the relay to take the approval');
+    await eventually(() => relayedAt(credential.id), 10_000, 'the relay to take the credential event');
     const deliveries = await deliveriesOf(event.id);
     expect(deliveries.map((d) => d.webhook_id).sort()).toEqual([...hooks].sort());
     expect(await deliveriesOf(credential.id)).toEqual([]);
     const jobIds = deliveries.map((d) => `${d.id}-1`).sort();
-    await eventually(async () => (await queueLog()).length >= 2, 'the jobs in the queue');
+    await eventually(async () => (await queueLog()).length >= 2, 10_000, 'the jobs in the queue');
     expect((await queueLog()).map((e) => e.jobId).sort()).toEqual(jobIds);
     for (const d of deliveries) {
       const job = await queue.getJob(`${d.id}-1`);
@@ -122,29 +116,29 @@ describe('portal events: written with the change, relayed into one queued job pe
     await t.db.query(`UPDATE outbox_events SET relayed_at = NULL WHERE id = $1`, [event.id]);
     // (or the relay's own poll takes it first)
     await t.app.get(OutboxRelay).relay({ ids: [event.id], from: null, to: null });
-    await eventually(() => relayedAt(event.id), 'the second relay');
+    await eventually(() => relayedAt(event.id), 10_000, 'the second relay');
     expect(await deliveriesOf(event.id)).toHaveLength(2);
     expect((await queueLog()).map((e) => e.jobId).sort()).toEqual(jobIds);
-    expect(sink.received).toHaveLength(0);
+    expect(t.sink.received).toHaveLength(0);
   });
 
   it('relays an event whose NOTIFY never came, by the safety-net scan', async () => {
     const [{ id }] = await t.db.query(
       `INSERT INTO outbox_events (id, name, payload, occurred_at) VALUES (gen_random_uuid(), 'ApplicationRegistered', '{"ID": 999}', now()) RETURNING id`,
     );
-    await eventually(() => relayedAt(id), 'the scan to take the event', 10_000);
+    await eventually(() => relayedAt(id), 10_000, 'the scan to take the event');
   });
 
   it('writes Created, Rejected and CredentialRegistered Messages without secrets', async () => {
-    const app = await createApp(portal, { Name: 'Message app', UserID: 4 });
-    const ar = await createAccessRequest(portal, {
+    const app = await createApp(t.portal, { Name: 'Message app', UserID: 4 });
+    const ar = await createAccessRequest(t.portal, {
       AppID: app.ID,
       ProvisionImmediately: true,
       Products: ['p1'],
       ProductIDs: [31],
       PlanID: 6,
     });
-    const rejected = await portal.put(`/portal-api/access_requests/${ar.ID}/reject`);
+    const rejected = await t.portal.put(`/portal-api/access_requests/${ar.ID}/reject`);
     expect(rejected.status).toBe(200);
 
     const [row] = await t.db.query(`SELECT created_at, updated_at FROM portal_access_requests WHERE id = $1`, [ar.ID]);
@@ -195,15 +189,15 @@ describe('portal events: written with the change, relayed into one queued job pe
   });
 
   it('a change that rolls back emits nothing', async () => {
-    const app = await createApp(portal, { Name: 'Rollback app' });
+    const app = await createApp(t.portal, { Name: 'Rollback app' });
     // DCR with no identity provider configured: the approval fails inside its transaction
-    const ar = await createAccessRequest(portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
+    const ar = await createAccessRequest(t.portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
     const [{ before }] = await t.db.query(`SELECT count(*)::int AS before FROM outbox_events`);
-    const res = await portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+    const res = await t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
     expect(res.status).toBe(502);
     const [{ after }] = await t.db.query(`SELECT count(*)::int AS after FROM outbox_events`);
     expect(after).toBe(before);
     expect(await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID)).toHaveLength(0);
-    expect((await portal.get(`/portal-api/access_requests/${ar.ID}`)).body.Status).toBe('pending');
+    expect((await t.portal.get(`/portal-api/access_requests/${ar.ID}`)).body.Status).toBe('pending');
   });
 });

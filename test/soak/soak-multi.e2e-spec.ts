@@ -1,19 +1,13 @@
-import { createTestEnv, TestEnv } from '../helpers/test-env';
+import { useTestEnv } from '../helpers/use-service';
 
 const { runSoak, formatReport } = require('./soak');
 
 describe('fault soak, many processes (short)', () => {
-  let env: TestEnv;
-  beforeAll(async () => {
-    env = await createTestEnv();
-  });
-  afterAll(() => env.drop());
+  const env = useTestEnv();
 
   it('two APIs and three workers lose nothing while a worker is frozen past its lease, Postgres connections are cut, an API restarts under load and a worker is killed', async () => {
     const report = await runSoak({
-      databaseUrl: env.databaseUrl,
-      redisUrl: env.redisUrl,
-      queuePrefix: env.queuePrefix,
+      ...env, // its databaseUrl, redisUrl and queuePrefix
       apis: 2,
       workers: 3,
       faults: ['freezeWorker', 'cutPostgres', 'restartApi', 'killWorker'],

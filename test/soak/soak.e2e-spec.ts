@@ -1,19 +1,13 @@
-import { createTestEnv, TestEnv } from '../helpers/test-env';
+import { useTestEnv } from '../helpers/use-service';
 
 const { runSoak, formatReport } = require('./soak');
 
 describe('fault soak (short)', () => {
-  let env: TestEnv;
-  beforeAll(async () => {
-    env = await createTestEnv();
-  });
-  afterAll(() => env.drop());
+  const env = useTestEnv();
 
   it('loses nothing while workers are killed, the queue is wiped, the API restarts and the receiver fails or hangs', async () => {
     const report = await runSoak({
-      databaseUrl: env.databaseUrl,
-      redisUrl: env.redisUrl,
-      queuePrefix: env.queuePrefix,
+      ...env, // its databaseUrl, redisUrl and queuePrefix
       loadMs: 25_000,
       faultEveryMs: 2_500,
       drainMs: 60_000,

@@ -1,24 +1,15 @@
 import { Webhook } from 'standardwebhooks';
-import { Sink } from '../helpers/sink';
-import { RFC3339, startWithReceiver } from '../helpers/portal';
-import { HttpClient } from '../helpers/http-client';
-import { TestApp } from '../helpers/test-app';
+import { RFC3339 } from '../helpers/portal';
+import { useService } from '../helpers/use-service';
 
 describe('portal changes reach subscribers end to end', () => {
-  let t: TestApp;
-  let api: HttpClient;
-  let sink: Sink;
-
-  beforeAll(async () => {
-    // an IPv6 loopback subscriber
-    ({ t, portal: api, sink } = await startWithReceiver({ sinkHost: '::1' }));
-  });
-  afterAll(() => t.close());
+  // an IPv6 loopback subscriber
+  const t = useService({ receiver: '::1' });
 
   it('approve → one signed AccessRequestApproved delivery with the access request as Message, no secrets', async () => {
-    const hook = await api.post('/portal-api/webhooks', {
+    const hook = await t.portal.post('/portal-api/webhooks', {
       Name: 'flow',
-      URL: sink.url('/flow'),
+      URL: t.sink.url('/flow'),
       Events: [
         'ApplicationRegistered',
         'AccessRequestCreated',
@@ -28,7 +19,7 @@ describe('portal changes reach subscribers end to end', () => {
       ],
     });
     expect(hook.status).toBe(201);
-    const app = await api.post('/portal-api/apps', {
+    const app = await t.portal.post('/portal-api/apps', {
       Name: 'My app',
       Description: 'd',
       RedirectURLs: 'https://app.example.com/cb',
@@ -36,7 +27,7 @@ describe('portal changes reach subscribers end to end', () => {
       Visibility: 'organisation',
     });
     expect(app.status).toBe(200);
-    const ar = await api.post('/portal-api/access_requests', {
+    const ar = await t.portal.post('/portal-api/access_requests', {
       AppID: app.body.ID,
       Catalogue: 'Payments',
       Plan: 'Gold',
@@ -47,13 +38,13 @@ describe('portal changes reach subscribers end to end', () => {
       User: 'User#1',
     });
     expect(ar.status).toBe(201);
-    const approved = await api.put(`/portal-api/access_requests/${ar.body.ID}/approve`);
+    const approved = await t.portal.put(`/portal-api/access_requests/${ar.body.ID}/approve`);
     expect(approved.status).toBe(200);
-    const full = await api.get(`/portal-api/access_requests/${ar.body.ID}`);
+    const full = await t.portal.get(`/portal-api/access_requests/${ar.body.ID}`);
     const credential = full.body.Credentials[0].Credential as string;
     expect(credential.length).toBeGreaterThan(8);
 
-    const received = await sink.waitFor(
+    const received = await t.sink.waitFor(
       (r) => r.some((x) => JSON.parse(x.body).Event === 'AccessRequestApproved') && r.length >= 4,
       15_000,
       'the flow events',
@@ -92,14 +83,14 @@ describe('portal changes reach subscribers end to end', () => {
     for (const r of received) expect(r.body).not.toContain(credential);
 
     // approving again is a no-op that emits nothing; rejecting emits AccessRequestRejected
-    expect((await api.put(`/portal-api/access_requests/${ar.body.ID}/approve`)).status).toBe(200);
-    expect((await api.put(`/portal-api/access_requests/${ar.body.ID}/reject`)).status).toBe(200);
-    await sink.waitFor(
+    expect((await t.portal.put(`/portal-api/access_requests/${ar.body.ID}/approve`)).status).toBe(200);
+    expect((await t.portal.put(`/portal-api/access_requests/${ar.body.ID}/reject`)).status).toBe(200);
+    await t.sink.waitFor(
       (r) => r.some((x) => JSON.parse(x.body).Event === 'AccessRequestRejected'),
       15_000,
       'the rejection',
     );
-    const events = sink.received.map((r) => JSON.parse(r.body).Event);
+    const events = t.sink.received.map((r) => JSON.parse(r.body).Event);
     expect(events.filter((e) => e === 'AccessRequestApproved')).toHaveLength(1);
   });
 });

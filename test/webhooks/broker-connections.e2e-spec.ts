@@ -1,11 +1,11 @@
-import { Client } from 'pg';
 import { connect as amqpConnect } from 'amqplib';
 import { emitEvent } from '../helpers/events';
 import { BrokerProxy, JetStreamSubject, RabbitTopic, rabbitName, takeLeftoverRabbitObjects } from '../helpers/brokers';
 import { createWebhook, portalClient } from '../helpers/portal';
-import { eventually } from '../helpers/sink';
+
 import { startTestApp } from '../helpers/test-app';
-import { createTestEnv, TestEnv } from '../helpers/test-env';
+import { useTestEnv } from '../helpers/use-service';
+import { eventually } from '../helpers/eventually';
 
 /** A place on a broker, reached through a proxy the spec watches, and what a subscriber there has received. */
 interface Place {
@@ -48,18 +48,12 @@ const BROKERS: { type: 'rabbitmq' | 'nats'; port: number; place(proxyPort: numbe
 // them. One connection per broker URL, shared by every webhook and delivery; closed on shutdown, once the
 // attempts in flight are done.
 describe.each(BROKERS)('connections to $type', (broker) => {
-  let env: TestEnv;
+  const env = useTestEnv();
   let proxy: BrokerProxy;
   let place: Place;
   beforeAll(async () => {
-    env = await createTestEnv();
-    proxy = await BrokerProxy.start(broker.port);
-    place = await broker.place(proxy.port);
-  });
-  afterAll(async () => {
-    await place?.close();
-    await proxy?.close();
-    await env?.drop();
+    proxy = env.adopt(await BrokerProxy.start(broker.port));
+    place = env.adopt(await broker.place(proxy.port));
   });
 
   it('shares one pooled connection across webhooks and deliveries, and closes it on shutdown after the attempt in flight is recorded', async () => {
@@ -85,19 +79,15 @@ describe.each(BROKERS)('connections to $type', (broker) => {
       // the app closed its connection, and only after the attempt had its confirmation and was recorded
       await eventually(async () => proxy.open === 0, 5_000, 'the connection closed');
       expect(proxy.opened).toBe(1);
-      const db = new Client({ connectionString: env.databaseUrl });
-      await db.connect();
-      try {
-        const { rows } = await db.query(
-          `SELECT d.status, array_agg(a.error) AS errors FROM webhook_deliveries d
-             JOIN webhook_delivery_attempts a ON a.delivery_id = d.id
-            WHERE d.event_id = $1 AND d.webhook_id = $2 GROUP BY d.status`,
-          [event, a.ID],
-        );
-        expect(rows).toEqual([{ status: 'delivered', errors: [null] }]);
-      } finally {
-        await db.end();
-      }
+      const { rows } = await (
+        await env.client()
+      ).query(
+        `SELECT d.status, array_agg(a.error) AS errors FROM webhook_deliveries d
+           JOIN webhook_delivery_attempts a ON a.delivery_id = d.id
+          WHERE d.event_id = $1 AND d.webhook_id = $2 GROUP BY d.status`,
+        [event, a.ID],
+      );
+      expect(rows).toEqual([{ status: 'delivered', errors: [null] }]);
     } finally {
       if (!closed) await t.close();
     }

@@ -1,9 +1,8 @@
 import { WEBHOOK_EVENTS } from '../../src/events/event-names';
 import { DeliveryQueue } from '../../src/webhooks/delivery.queue';
 import { DeliveryRetention } from '../../src/webhooks/worker/delivery-retention';
-import { eventually, Sink } from '../helpers/sink';
-import { startTestApp, TestApp } from '../helpers/test-app';
-import { TEST_SECRETS } from '../helpers/test-env';
+import { eventually } from '../helpers/eventually';
+import { useService } from '../helpers/use-service';
 
 /**
  * Every transition of a delivery and its webhook at once, on the same rows: many redeliveries by hand,
@@ -12,31 +11,22 @@ import { TEST_SECRETS } from '../helpers/test-env';
  * and each delivery ends delivered, failed or pending with work queued for it.
  */
 describe('concurrent transitions of the same delivery and webhook', () => {
-  let t: TestApp;
-  let api: TestApp['http'];
-  let sink: Sink;
+  const t = useService({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1' }, receiver: true });
   let n = 0;
   const answers: { call: string; status: number; body: unknown }[] = [];
 
-  beforeAll(async () => {
-    t = await startTestApp({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1' } });
-    api = t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN });
-    sink = await Sink.start();
+  beforeAll(() => {
     // every third request fails, so deliveries end both delivered and failed
-    sink.responder = (_r, i) => (i % 3 === 2 ? { status: 500, body: 'busy' } : { status: 200, body: 'ok' });
+    t.sink.responder = (_r, i) => (i % 3 === 2 ? { status: 500, body: 'busy' } : { status: 200, body: 'ok' });
   });
   beforeEach(() => {
     answers.length = 0;
   });
-  afterAll(async () => {
-    await sink.close();
-    await t.close();
-  });
 
   async function webhook(): Promise<string> {
-    const res = await api.post('/portal-api/webhooks', {
+    const res = await t.portal.post('/portal-api/webhooks', {
       Name: `c${++n}`,
-      URL: sink.url(`/c${n}`),
+      URL: t.sink.url(`/c${n}`),
       Events: [...WEBHOOK_EVENTS],
     });
     expect(res.status).toBe(201);
@@ -50,7 +40,8 @@ describe('concurrent transitions of the same delivery and webhook', () => {
     return res.status;
   }
 
-  const delivery = async (w: string, d: string) => (await api.get(`/portal-api/webhooks/${w}/deliveries/${d}`)).body;
+  const delivery = async (w: string, d: string) =>
+    (await t.portal.get(`/portal-api/webhooks/${w}/deliveries/${d}`)).body;
 
   /** Sent, retried and settled: no longer pending. */
   const settled = (w: string, d: string) =>
@@ -64,7 +55,7 @@ describe('concurrent transitions of the same delivery and webhook', () => {
     );
 
   async function testSend(w: string): Promise<string> {
-    const res = await api.post(`/portal-api/webhooks/${w}/test`, {});
+    const res = await t.portal.post(`/portal-api/webhooks/${w}/test`, {});
     expect(res.status).toBe(202);
     return res.body.DeliveryID;
   }
@@ -103,13 +94,15 @@ describe('concurrent transitions of the same delivery and webhook', () => {
     for (let round = 0; round < 6; round++) {
       const calls: (() => Promise<unknown>)[] = [];
       for (let i = 0; i < 16; i++)
-        calls.push(() => call('redeliver', () => api.post(`/portal-api/webhooks/${w}/deliveries/${d}/redeliver`, {})));
+        calls.push(() =>
+          call('redeliver', () => t.portal.post(`/portal-api/webhooks/${w}/deliveries/${d}/redeliver`, {})),
+        );
       for (let i = 0; i < 4; i++)
-        calls.push(() => call('recover', () => api.post(`/portal-api/webhooks/${w}/recover`, { since })));
-      calls.push(() => call('get', () => api.get(`/portal-api/webhooks/${w}/deliveries/${d}`)));
+        calls.push(() => call('recover', () => t.portal.post(`/portal-api/webhooks/${w}/recover`, { since })));
+      calls.push(() => call('get', () => t.portal.get(`/portal-api/webhooks/${w}/deliveries/${d}`)));
       if (round % 2 === 1) {
-        calls.push(() => call('switch off', () => api.put(`/portal-api/webhooks/${w}`, { Active: false })));
-        calls.push(() => call('switch on', () => api.put(`/portal-api/webhooks/${w}`, { Active: true })));
+        calls.push(() => call('switch off', () => t.portal.put(`/portal-api/webhooks/${w}`, { Active: false })));
+        calls.push(() => call('switch on', () => t.portal.put(`/portal-api/webhooks/${w}`, { Active: true })));
       }
       calls.push(() => retention.run());
       const answersBefore = answers.length;
@@ -128,7 +121,7 @@ describe('concurrent transitions of the same delivery and webhook', () => {
       expect(round_.filter((a) => a.call === 'redeliver' && a.status !== 200).every((a) => a.status === 409)).toBe(
         true,
       );
-      await api.put(`/portal-api/webhooks/${w}`, { Active: true });
+      await t.portal.put(`/portal-api/webhooks/${w}`, { Active: true });
       const after = await delivery(w, d);
       if (after.Status === 'pending') {
         // a redelivery caught by a switch-off fails without an attempt; otherwise it is sent
@@ -150,30 +143,32 @@ describe('concurrent transitions of the same delivery and webhook', () => {
     const calls: (() => Promise<unknown>)[] = [];
     for (const d of ds)
       for (let i = 0; i < 8; i++)
-        calls.push(() => call('redeliver', () => api.post(`/portal-api/webhooks/${w}/deliveries/${d}/redeliver`, {})));
-    calls.push(() => call('recover', () => api.post(`/portal-api/webhooks/${w}/recover`, { since })));
-    calls.push(() => call('switch off', () => api.put(`/portal-api/webhooks/${w}`, { Active: false })));
-    for (let i = 0; i < 3; i++) calls.push(() => call('delete', () => api.delete(`/portal-api/webhooks/${w}`)));
-    calls.push(() => call('test send', () => api.post(`/portal-api/webhooks/${w}/test`, {})));
+        calls.push(() =>
+          call('redeliver', () => t.portal.post(`/portal-api/webhooks/${w}/deliveries/${d}/redeliver`, {})),
+        );
+    calls.push(() => call('recover', () => t.portal.post(`/portal-api/webhooks/${w}/recover`, { since })));
+    calls.push(() => call('switch off', () => t.portal.put(`/portal-api/webhooks/${w}`, { Active: false })));
+    for (let i = 0; i < 3; i++) calls.push(() => call('delete', () => t.portal.delete(`/portal-api/webhooks/${w}`)));
+    calls.push(() => call('test send', () => t.portal.post(`/portal-api/webhooks/${w}/test`, {})));
     await Promise.all(calls.map((c) => c()));
     no5xx();
     expect(answers.filter((a) => a.call === 'delete' && a.status === 200)).toHaveLength(1);
-    expect((await api.get(`/portal-api/webhooks/${w}`)).status).toBe(404);
+    expect((await t.portal.get(`/portal-api/webhooks/${w}`)).status).toBe(404);
     for (const table of ['webhook_deliveries', 'webhook_delivery_attempts'])
       expect((await t.db.query(`SELECT count(*)::int AS n FROM ${table} WHERE webhook_id = $1`, [w]))[0].n).toBe(0);
   });
 
   it('a finished delivery redelivered by many callers at once is sent once more, exactly once', async () => {
     const w = await webhook();
-    sink.responder = () => ({ status: 200, body: 'ok' });
+    t.sink.responder = () => ({ status: 200, body: 'ok' });
     const d = await testSend(w);
     const first = await settled(w, d);
     // the redelivery's attempt stays in flight while the calls are answered, however slowly a loaded machine
     // answers them: a call after it finished would rightly redeliver once more
-    sink.responder = () => ({ status: 200, body: 'ok', delayMs: 5000 });
+    t.sink.responder = () => ({ status: 200, body: 'ok', delayMs: 5000 });
     const statuses = await Promise.all(
       Array.from({ length: 32 }, () =>
-        call('redeliver', () => api.post(`/portal-api/webhooks/${w}/deliveries/${d}/redeliver`, {})),
+        call('redeliver', () => t.portal.post(`/portal-api/webhooks/${w}/deliveries/${d}/redeliver`, {})),
       ),
     );
     no5xx();
@@ -208,10 +203,10 @@ describe('concurrent transitions of the same delivery and webhook', () => {
     );
     const retention = t.app.get(DeliveryRetention);
     // as above: the accepted redelivery is still in flight when the last call is answered
-    sink.responder = () => ({ status: 200, body: 'ok', delayMs: 5000 });
+    t.sink.responder = () => ({ status: 200, body: 'ok', delayMs: 5000 });
     const statuses = await Promise.all([
       ...Array.from({ length: 8 }, () =>
-        call('redeliver', () => api.post(`/portal-api/webhooks/${w}/deliveries/${d}/redeliver`, {})),
+        call('redeliver', () => t.portal.post(`/portal-api/webhooks/${w}/deliveries/${d}/redeliver`, {})),
       ),
       retention.run().then(() => 0),
     ]);
@@ -221,7 +216,7 @@ describe('concurrent transitions of the same delivery and webhook', () => {
     if (accepted === 1) {
       // kept for its pending work until it was sent (the day may go right after)
       await eventually(
-        () => Promise.resolve(sink.received.some((r) => r.headers['webhook-id'] === d)),
+        () => Promise.resolve(t.sink.received.some((r) => r.headers['webhook-id'] === d)),
         30_000,
         'the redelivery',
       );
@@ -233,7 +228,7 @@ describe('concurrent transitions of the same delivery and webhook', () => {
     await eventually(
       async () => {
         await retention.run();
-        return (await api.get(`/portal-api/webhooks/${w}/deliveries/${d}`)).status === 404;
+        return (await t.portal.get(`/portal-api/webhooks/${w}/deliveries/${d}`)).status === 404;
       },
       30_000,
       'the day to go',
@@ -241,12 +236,12 @@ describe('concurrent transitions of the same delivery and webhook', () => {
     expect(
       (await t.db.query(`SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE delivery_id = $1`, [d]))[0].n,
     ).toBe(0);
-    expect(sink.received.filter((r) => r.headers['webhook-id'] === d)).toHaveLength(accepted);
+    expect(t.sink.received.filter((r) => r.headers['webhook-id'] === d)).toHaveLength(accepted);
   });
 
   it('a change committed while the queue refuses its jobs answers as usual, and the reconciler sends it', async () => {
     const w = await webhook();
-    sink.responder = (_r, i) => (i === 0 ? { status: 500, body: 'busy' } : { status: 200, body: 'ok' });
+    t.sink.responder = (_r, i) => (i === 0 ? { status: 500, body: 'busy' } : { status: 200, body: 'ok' });
     const d = await testSend(w);
     await settled(w, d);
     const failed = await eventually(async () => {
@@ -258,7 +253,7 @@ describe('concurrent transitions of the same delivery and webhook', () => {
     queue.addBulk = () => Promise.reject(new Error('queue unavailable'));
     let status: number;
     try {
-      status = await call('redeliver', () => api.post(`/portal-api/webhooks/${w}/deliveries/${d}/redeliver`, {}));
+      status = await call('redeliver', () => t.portal.post(`/portal-api/webhooks/${w}/deliveries/${d}/redeliver`, {}));
     } finally {
       queue.addBulk = addBulk;
     }

@@ -6,7 +6,7 @@ import {
   OVERDUE_SQL,
   recordSql,
 } from '../../src/webhooks/delivery.store';
-import { createTestEnv, TestEnv } from '../helpers/test-env';
+import { useTestEnv } from '../helpers/use-service';
 
 // the hot statements through the partitioned tables (as for a day whose partition is not known yet)
 const CLAIM_SQL = claimSql('webhook_deliveries', 'outbox_events');
@@ -31,14 +31,12 @@ const BIG = 5_000;
 const uuid = (prefix: string, expr: string) => `('${prefix}' || lpad(to_hex(${expr}), 12, '0'))::uuid`;
 
 describe(`delivery log at ${ATTEMPTS.toLocaleString('en')} attempts`, () => {
-  let env: TestEnv;
+  const env = useTestEnv();
   let db: Client;
   const figures: string[] = [];
 
   beforeAll(async () => {
-    env = await createTestEnv();
-    db = new Client({ connectionString: env.databaseUrl });
-    await db.connect();
+    db = await env.client();
     const started = Date.now();
     await db.query(
       `SELECT delivery_log_ensure_partitions((now() AT TIME ZONE 'UTC')::date - ${DAYS + 1}, (now() AT TIME ZONE 'UTC')::date)`,
@@ -74,11 +72,7 @@ describe(`delivery log at ${ATTEMPTS.toLocaleString('en')} attempts`, () => {
     expect(n).toBeGreaterThanOrEqual(ATTEMPTS * 0.98);
   }, 3_600_000);
 
-  afterAll(async () => {
-    process.stderr.write(`\ndelivery log scale:\n  ${figures.join('\n  ')}\n`);
-    await db?.end();
-    await env?.drop();
-  });
+  afterAll(() => process.stderr.write(`\ndelivery log scale:\n  ${figures.join('\n  ')}\n`));
 
   /**
    * Sequential scans of partitions holding more than BIG rows, in the plan Postgres makes for these values, and in the

@@ -1,9 +1,9 @@
 import { Webhook } from 'standardwebhooks';
 import { emitEvent } from '../helpers/events';
-import { eventually, Sink } from '../helpers/sink';
-import { HttpClient } from '../helpers/http-client';
-import { createWebhook, startPortal } from '../helpers/portal';
-import { TestApp } from '../helpers/test-app';
+import { Sink } from '../helpers/sink';
+import { createWebhook } from '../helpers/portal';
+import { eventually } from '../helpers/eventually';
+import { useService } from '../helpers/use-service';
 
 const MESSAGE = {
   ID: 7,
@@ -20,24 +20,18 @@ const MESSAGE = {
 };
 
 describe('webhook delivery', () => {
-  let t: TestApp;
-  let api: HttpClient;
+  // a short retry schedule: first attempt at once, then 1 s, then 1 s
+  const t = useService({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1,1' } });
   let sink: Sink;
-
-  beforeAll(async () => {
-    // a short retry schedule: first attempt at once, then 1 s, then 1 s
-    ({ t, portal: api } = await startPortal({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1,1' } }));
-  });
-  afterAll(() => t.close());
   beforeEach(async () => {
     sink = await Sink.start();
   });
   afterEach(() => sink.close());
 
-  const webhook = (body: Record<string, unknown>) => createWebhook(api, { URL: sink.url(), ...body });
+  const webhook = (body: Record<string, unknown>) => createWebhook(t.portal, { URL: sink.url(), ...body });
 
   async function deliveries(webhookId: string) {
-    return (await api.get(`/portal-api/webhooks/${webhookId}/deliveries`)).body as any[];
+    return (await t.portal.get(`/portal-api/webhooks/${webhookId}/deliveries`)).body as any[];
   }
 
   async function settled(webhookId: string, status: string) {
@@ -45,7 +39,7 @@ describe('webhook delivery', () => {
       async () => {
         const list = await deliveries(webhookId);
         if (list.length === 0 || list[0].Status !== status) return null;
-        return (await api.get(`/portal-api/webhooks/${webhookId}/deliveries/${list[0].ID}`)).body;
+        return (await t.portal.get(`/portal-api/webhooks/${webhookId}/deliveries/${list[0].ID}`)).body;
       },
       20_000,
       `a ${status} delivery`,
@@ -143,12 +137,12 @@ describe('webhook delivery', () => {
       [3, 500, 'http_status', 'scheduled'],
     ]);
     expect(d.Attempts[0].ResponseBody).toHaveLength(4096);
-    expect((await api.get(`/portal-api/webhooks/${w.ID}/deliveries?status=failed`)).body).toHaveLength(1);
-    expect((await api.get(`/portal-api/webhooks/${w.ID}/deliveries?status=delivered`)).body).toHaveLength(0);
+    expect((await t.portal.get(`/portal-api/webhooks/${w.ID}/deliveries?status=failed`)).body).toHaveLength(1);
+    expect((await t.portal.get(`/portal-api/webhooks/${w.ID}/deliveries?status=delivered`)).body).toHaveLength(0);
 
     // redelivered by hand: one manual attempt
     sink.responder = () => ({ status: 204 });
-    const re = await api.post(`/portal-api/webhooks/${w.ID}/deliveries/${d.ID}/redeliver`);
+    const re = await t.portal.post(`/portal-api/webhooks/${w.ID}/deliveries/${d.ID}/redeliver`);
     expect(re.status).toBe(200);
     expect(re.body.Status).toBe('pending');
     const after = await settled(w.ID, 'delivered');
@@ -172,12 +166,12 @@ describe('webhook delivery', () => {
     await emitEvent(t, 'AccessRequestApproved', MESSAGE);
     const d = await settled(w.ID, 'failed');
     expect(d.Attempts).toHaveLength(1);
-    expect((await api.get(`/portal-api/webhooks/${w.ID}`)).body.Active).toBe(false);
+    expect((await t.portal.get(`/portal-api/webhooks/${w.ID}`)).body.Active).toBe(false);
     // an inactive webhook gets nothing; redelivery asks to reactivate first
-    expect((await api.post(`/portal-api/webhooks/${w.ID}/deliveries/${d.ID}/redeliver`)).status).toBe(409);
-    expect((await api.put(`/portal-api/webhooks/${w.ID}`, { Active: true })).body.Active).toBe(true);
+    expect((await t.portal.post(`/portal-api/webhooks/${w.ID}/deliveries/${d.ID}/redeliver`)).status).toBe(409);
+    expect((await t.portal.put(`/portal-api/webhooks/${w.ID}`, { Active: true })).body.Active).toBe(true);
     sink.responder = () => ({ status: 200 });
-    const rec = await api.post(`/portal-api/webhooks/${w.ID}/recover`, {
+    const rec = await t.portal.post(`/portal-api/webhooks/${w.ID}/recover`, {
       since: new Date(Date.now() - 60_000).toISOString(),
     });
     expect(rec.body).toEqual({ Requeued: 1 });
@@ -215,7 +209,7 @@ describe('webhook delivery', () => {
   it('records a connection error when nothing listens', async () => {
     const port = sink.port;
     await sink.close();
-    const res = await api.post('/portal-api/webhooks', {
+    const res = await t.portal.post('/portal-api/webhooks', {
       Name: 'down',
       URL: `http://127.0.0.1:${port}/x`,
       Events: ['AccessRequestApproved'],
@@ -236,12 +230,12 @@ describe('webhook delivery', () => {
     });
     const created = list.map((d) => Date.parse(d.CreatedAt));
     expect([...created].sort((a, b) => b - a)).toEqual(created);
-    expect((await api.get(`/portal-api/webhooks/${w.ID}/deliveries?page=2&per_page=2`)).body).toHaveLength(1);
-    expect((await api.get(`/portal-api/webhooks/${w.ID}/deliveries?status=bogus`)).status).toBe(422);
+    expect((await t.portal.get(`/portal-api/webhooks/${w.ID}/deliveries?page=2&per_page=2`)).body).toHaveLength(1);
+    expect((await t.portal.get(`/portal-api/webhooks/${w.ID}/deliveries?status=bogus`)).status).toBe(422);
     const other = await webhook({});
-    expect((await api.get(`/portal-api/webhooks/${other.ID}/deliveries/${list[0].ID}`)).status).toBe(404);
-    expect((await api.post(`/portal-api/webhooks/${w.ID}/recover`, { since: 'yesterday' })).status).toBe(422);
-    expect((await api.post(`/portal-api/webhooks/${w.ID}/deliveries/${list[0].ID}/redeliver`)).status).toBe(200);
+    expect((await t.portal.get(`/portal-api/webhooks/${other.ID}/deliveries/${list[0].ID}`)).status).toBe(404);
+    expect((await t.portal.post(`/portal-api/webhooks/${w.ID}/recover`, { since: 'yesterday' })).status).toBe(422);
+    expect((await t.portal.post(`/portal-api/webhooks/${w.ID}/deliveries/${list[0].ID}/redeliver`)).status).toBe(200);
   });
 
   it('recovers from an RFC 3339 since in its own offset, and refuses a date alone or a time without an offset (422 naming since)', async () => {
@@ -250,7 +244,7 @@ describe('webhook delivery', () => {
     await emitEvent(t, 'AccessRequestApproved', MESSAGE);
     const failed = await settled(w.ID, 'failed');
     const created = Date.parse(failed.CreatedAt);
-    const recover = (since: unknown) => api.post(`/portal-api/webhooks/${w.ID}/recover`, { since });
+    const recover = (since: unknown) => t.portal.post(`/portal-api/webhooks/${w.ID}/recover`, { since });
     for (const since of ['2026-11-22', '2026-11-22T10:00:00', '2026-11-22T10:00:00.000', '2026-11-22T10:00Z', 17e8]) {
       const bad = await recover(since);
       expect(bad.status).toBe(422);

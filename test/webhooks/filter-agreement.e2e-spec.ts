@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { EventFilter, parseEventFilter } from '../../src/webhooks/filter/event-filter';
 import { matchesFilter } from '../../src/webhooks/filter/filter-evaluator';
 import { toJsonPath } from '../../src/webhooks/filter/filter-jsonpath';
-import { createTestEnv, TestEnv } from '../helpers/test-env';
+import { useTestEnv } from '../helpers/use-service';
 
 const event = {
   Event: 'AccessRequestApproved',
@@ -135,17 +135,11 @@ const CASES: [EventFilter, boolean][] = [
 ];
 
 describe('filters read alike in JavaScript and in PostgreSQL (the test route and fan-out)', () => {
-  let env: TestEnv;
+  const env = useTestEnv();
   let db: Client;
 
   beforeAll(async () => {
-    env = await createTestEnv();
-    db = new Client({ connectionString: env.databaseUrl });
-    await db.connect();
-  });
-  afterAll(async () => {
-    await db?.end();
-    await env?.drop();
+    db = await env.client();
   });
 
   /** Evaluates many (filter, event) pairs in one statement, as fan-out does. */

@@ -1,8 +1,8 @@
 import { emitEvent } from '../helpers/events';
-import { HttpClient } from '../helpers/http-client';
-import { createWebhook, startWithReceiver } from '../helpers/portal';
-import { eventually, Sink } from '../helpers/sink';
+import { createWebhook } from '../helpers/portal';
 import { TestApp } from '../helpers/test-app';
+import { eventually } from '../helpers/eventually';
+import { useService } from '../helpers/use-service';
 
 async function refusedCount(t: TestApp): Promise<number> {
   const line = (await t.http.get('/metrics')).text
@@ -12,15 +12,7 @@ async function refusedCount(t: TestApp): Promise<number> {
 }
 
 describe('webhook filters', () => {
-  let t: TestApp;
-  let portal: HttpClient;
-  let sink: Sink;
-  beforeAll(async () => {
-    ({ t, portal, sink } = await startWithReceiver());
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  const t = useService({ receiver: true });
 
   it('creates no delivery for an event its filter refuses, counts it, and delivers those it accepts', async () => {
     const filter = {
@@ -30,9 +22,9 @@ describe('webhook filters', () => {
         { path: 'Timestamp', gte: '2000-01-01T00:00:00.000Z' },
       ],
     };
-    const w = await createWebhook(portal, { Name: 'gold only', URL: sink.url('/hook'), Filter: filter });
+    const w = await createWebhook(t.portal, { Name: 'gold only', URL: t.sink.url('/hook'), Filter: filter });
     expect(w.Filter).toEqual(filter);
-    const unfiltered = await createWebhook(portal, { Name: 'all', URL: sink.url('/all') });
+    const unfiltered = await createWebhook(t.portal, { Name: 'all', URL: t.sink.url('/all') });
     expect(unfiltered.Filter).toBeUndefined();
     const before = await refusedCount(t);
 
@@ -41,38 +33,46 @@ describe('webhook filters', () => {
     await emitEvent(t, 'AccessRequestApproved', { ID: 3, Plan: { Name: 'Gold' }, Catalogue: 'public' });
     await emitEvent(t, 'AccessRequestApproved', { ID: 4, Catalogue: 'public' });
 
-    await sink.waitFor((r) => r.filter((x) => x.url === '/all').length >= 4, 20_000, 'four on the unfiltered webhook');
+    await t.sink.waitFor(
+      (r) => r.filter((x) => x.url === '/all').length >= 4,
+      20_000,
+      'four on the unfiltered webhook',
+    );
     await eventually(async () => (await refusedCount(t)) - before === 3, 10_000, 'three refusals counted');
     const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1`, [w.ID]);
     expect(n).toBe(1);
-    await sink.waitFor((r) => r.some((x) => x.url === '/hook'), 10_000, 'the accepted one');
-    expect(sink.received.filter((x) => x.url === '/hook').map((x) => JSON.parse(x.body).Message.ID)).toEqual([3]);
-    const stats = (await portal.get(`/portal-api/webhooks/${w.ID}/stats`)).body;
+    await t.sink.waitFor((r) => r.some((x) => x.url === '/hook'), 10_000, 'the accepted one');
+    expect(t.sink.received.filter((x) => x.url === '/hook').map((x) => JSON.parse(x.body).Message.ID)).toEqual([3]);
+    const stats = (await t.portal.get(`/portal-api/webhooks/${w.ID}/stats`)).body;
     expect(stats).toMatchObject({ Delivered: 1 });
 
     // PUT Filter null removes it: every event goes again
-    const cleared = await portal.put(`/portal-api/webhooks/${w.ID}`, { Filter: null });
+    const cleared = await t.portal.put(`/portal-api/webhooks/${w.ID}`, { Filter: null });
     expect(cleared.status).toBe(200);
     expect(cleared.body.Filter).toBeUndefined();
     await emitEvent(t, 'AccessRequestApproved', { ID: 5 });
-    await sink.waitFor((r) => r.some((x) => x.url === '/hook' && JSON.parse(x.body).Message.ID === 5), 10_000, 'ID 5');
+    await t.sink.waitFor(
+      (r) => r.some((x) => x.url === '/hook' && JSON.parse(x.body).Message.ID === 5),
+      10_000,
+      'ID 5',
+    );
   }, 60_000);
 
   it('a test send reaches a webhook whatever its filter', async () => {
-    const w = await createWebhook(portal, {
+    const w = await createWebhook(t.portal, {
       Name: 'never',
-      URL: sink.url('/never'),
+      URL: t.sink.url('/never'),
       Filter: { path: 'Event', eq: 'NoSuchEvent' },
     });
-    const res = await portal.post(`/portal-api/webhooks/${w.ID}/test`, {});
+    const res = await t.portal.post(`/portal-api/webhooks/${w.ID}/test`, {});
     expect(res.status).toBe(202);
-    await sink.waitFor((r) => r.some((x) => x.url === '/never'), 10_000, 'the test delivery');
+    await t.sink.waitFor((r) => r.some((x) => x.url === '/never'), 10_000, 'the test delivery');
   });
 
   it('tests a filter against a sample event', async () => {
     const sample = { Event: 'AccessRequestApproved', Message: { Plan: { Name: 'gold plan' }, ID: 9 }, Timestamp: 't' };
     const ask = (Filter: unknown, Event: unknown = sample) =>
-      portal.post('/portal-api/webhooks/filters/test', { Filter, Event });
+      t.portal.post('/portal-api/webhooks/filters/test', { Filter, Event });
     const yes = await ask({ path: 'Message.Plan.Name', regex: '^GOLD', ignoreCase: true });
     expect(yes.status).toBe(200);
     expect(yes.body).toEqual({ Matches: true });
@@ -98,9 +98,9 @@ describe('webhook filters', () => {
 
   it('answers 422 naming the wrong part of a filter on create and update, and saves nothing', async () => {
     const bad = async (Filter: unknown) => {
-      const res = await portal.post('/portal-api/webhooks', {
+      const res = await t.portal.post('/portal-api/webhooks', {
         Name: 'bad',
-        URL: sink.url(),
+        URL: t.sink.url(),
         Events: ['AccessRequestApproved'],
         Filter,
       });
@@ -128,8 +128,8 @@ describe('webhook filters', () => {
     const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM webhooks WHERE name = 'bad'`);
     expect(n).toBe(0);
 
-    const ok = await createWebhook(portal, { Name: 'ok', URL: sink.url() });
-    const put = await portal.put(`/portal-api/webhooks/${ok.ID}`, { Filter: { path: 'Message.A', gt: [] } });
+    const ok = await createWebhook(t.portal, { Name: 'ok', URL: t.sink.url() });
+    const put = await t.portal.put(`/portal-api/webhooks/${ok.ID}`, { Filter: { path: 'Message.A', gt: [] } });
     expect(put.status).toBe(422);
     expect(JSON.stringify(put.body)).toContain('Filter.gt: must be a number or a string');
   });

@@ -1,35 +1,25 @@
 import { emitEvent } from '../helpers/events';
 import { Sink } from '../helpers/sink';
-import { startTestApp, TestApp } from '../helpers/test-app';
-import { TEST_SECRETS } from '../helpers/test-env';
+import { useService } from '../helpers/use-service';
 
 describe('a slow subscriber does not hold up the others', () => {
-  let t: TestApp;
-  let slow: Sink;
+  // 8 delivery slots in this worker: one webhook may hold at most 2 of them
+  const t = useService({ vars: { WEBHOOK_CONCURRENCY: '8', WEBHOOK_RETRY_SCHEDULE: '0' }, receiver: true });
   let fast: Sink;
-
   beforeAll(async () => {
-    // 8 delivery slots in this worker: one webhook may hold at most 2 of them
-    t = await startTestApp({ vars: { WEBHOOK_CONCURRENCY: '8', WEBHOOK_RETRY_SCHEDULE: '0' } });
-    slow = await Sink.start();
-    fast = await Sink.start();
-  });
-  afterAll(async () => {
-    await slow.close();
-    await fast.close();
-    await t.close();
+    fast = t.adopt(await Sink.start());
   });
 
   it('delivers every event to the fast subscriber while the slow one hangs until its timeout', async () => {
-    const api = t.http.with({ authorization: TEST_SECRETS.PORTAL_API_TOKEN });
+    const slow = t.sink;
     slow.responder = () => ({ hang: true });
-    await api.post('/portal-api/webhooks', {
+    await t.portal.post('/portal-api/webhooks', {
       Name: 'slow',
       URL: slow.url(),
       Timeout: 5,
       Events: ['AccessRequestCreated'],
     });
-    await api.post('/portal-api/webhooks', {
+    await t.portal.post('/portal-api/webhooks', {
       Name: 'fast',
       URL: fast.url(),
       Timeout: 5,

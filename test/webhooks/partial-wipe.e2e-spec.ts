@@ -2,34 +2,23 @@ import IORedis from 'ioredis';
 import { hashTaggedPrefix, redisOptionsFromUrl } from '../../src/queue/redis-connection';
 import { DeliveryQueue } from '../../src/webhooks/delivery.queue';
 import { deliveryCount, emitEvent } from '../helpers/events';
-import { portalClient, startWithReceiver } from '../helpers/portal';
-import { eventually, Sink } from '../helpers/sink';
-import { TestApp } from '../helpers/test-app';
+import { eventually } from '../helpers/eventually';
+import { useService } from '../helpers/use-service';
 
 // Keys deleted while the queue runs (a wipe racing the workers) can leave half a job behind: its data
 // without its place in a list, or its id in a list without its data. Re-adding the same job id is then a
 // no-op, so the reconciler must queue such a delivery under a fresh id.
 describe('the reconciler and half-deleted jobs', () => {
-  let t: TestApp;
-  let sink: Sink;
+  const t = useService({ receiver: true });
   let redis: IORedis;
 
-  beforeAll(async () => {
-    ({ t, sink } = await startWithReceiver());
+  beforeAll(() => {
     redis = new IORedis(redisOptionsFromUrl(t.env.redisUrl));
   });
-  afterAll(async () => {
-    redis.disconnect();
-    await t.close();
-  });
+  afterAll(() => redis.disconnect());
 
   it('delivers a delivery whose job data survived while its list entry did not, and one whose list entry survived without data', async () => {
-    const res = await portalClient(t).post('/portal-api/webhooks', {
-      Name: 'w',
-      URL: sink.url('/p'),
-      Events: ['AccessRequestApproved'],
-    });
-    expect(res.status).toBe(201);
+    const w = await t.webhook();
     // a paused queue keeps the jobs where the relay put them
     const queue = t.app.get(DeliveryQueue).queue;
     await queue.pause();
@@ -38,7 +27,7 @@ describe('the reconciler and half-deleted jobs', () => {
     const rows: { id: string }[] = await eventually(
       async () => {
         const r = await t.db.query(`SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY created_at`, [
-          res.body.ID,
+          w.ID,
         ]);
         return r.length === 2 ? r : null;
       },
@@ -58,10 +47,10 @@ describe('the reconciler and half-deleted jobs', () => {
     expect(await redis.del(`${prefix}:${orphanEntry}`)).toBe(1);
     await queue.resume();
     await eventually(
-      async () => (await deliveryCount(t, res.body.ID, 'delivered')) === 2,
+      async () => (await deliveryCount(t, w.ID, 'delivered')) === 2,
       30_000,
       'both delivered through fresh jobs',
     );
-    expect(new Set(sink.received.map((r) => r.headers['webhook-id'])).size).toBe(2);
+    expect(new Set(t.sink.received.map((r) => r.headers['webhook-id'])).size).toBe(2);
   }, 60_000);
 });

@@ -3,22 +3,17 @@ import { join } from 'node:path';
 import { connect } from 'amqplib';
 import { emitEvent } from '../helpers/events';
 import { RABBITMQ_URL, rabbitName } from '../helpers/brokers';
-import { createWebhook, startPortal } from '../helpers/portal';
-import { eventually } from '../helpers/sink';
-import { TestApp } from '../helpers/test-app';
-import { HttpClient } from '../helpers/http-client';
+import { createWebhook } from '../helpers/portal';
+import { eventually } from '../helpers/eventually';
+import { useService } from '../helpers/use-service';
 
 // The README's RabbitMQ subscriber, end to end: a webhook of Type rabbitmq, the example consumer verifying
 // what it receives, an approval event in between.
 describe('examples/rabbitmq-consumer.js', () => {
-  let t: TestApp;
-  let portal: HttpClient;
+  const t = useService();
   let consumer: ChildProcess | undefined;
   const name = rabbitName();
 
-  beforeAll(async () => {
-    ({ t, portal } = await startPortal());
-  });
   afterAll(async () => {
     consumer?.kill('SIGKILL');
     const model = await connect(RABBITMQ_URL);
@@ -26,11 +21,10 @@ describe('examples/rabbitmq-consumer.js', () => {
     await ch.deleteQueue(name);
     await ch.deleteExchange(name);
     await model.close();
-    await t?.close();
   });
 
   it('receives an approval published by a rabbitmq webhook and verifies its signature', async () => {
-    const webhook = await createWebhook(portal, {
+    const webhook = await createWebhook(t.portal, {
       Name: 'to the bus',
       Type: 'rabbitmq',
       URL: RABBITMQ_URL,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DeliveryRetention, PARTITION_DAYS_AHEAD } from '../../src/webhooks/worker/delivery-retention';
-import { startTestApp, TestApp } from '../helpers/test-app';
+import { useService } from '../helpers/use-service';
 import { TEST_SECRETS } from '../helpers/test-env';
 
 const DAY = 86_400_000;
@@ -8,11 +8,10 @@ const daysAgo = (n: number) => new Date(Date.now() - n * DAY);
 const dayName = (d: Date) => d.toISOString().slice(0, 10).replace(/-/g, '');
 
 describe('delivery log retention (DELIVERY_RETENTION_DAYS=30)', () => {
-  let t: TestApp;
+  const t = useService({ vars: { DELIVERY_RETENTION_DAYS: '30' } });
   let webhookId: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ vars: { DELIVERY_RETENTION_DAYS: '30' } });
     const res = await t.http.post(
       '/portal-api/webhooks',
       { Name: 'r', URL: 'http://127.0.0.1:9/', Events: ['AccessRequestApproved'] },
@@ -27,7 +26,6 @@ describe('delivery log retention (DELIVERY_RETENTION_DAYS=30)', () => {
     // and one day ahead is missing, for the pass to make
     await t.db.query(`DROP TABLE IF EXISTS webhook_deliveries_p${dayName(daysAgo(-PARTITION_DAYS_AHEAD))}`);
   });
-  afterAll(() => t.close());
 
   /** An event and one delivery of it with one attempt, as the dispatcher leaves them. */
   async function delivery(opts: {

@@ -2,24 +2,20 @@ import { SecretBox } from '../../src/common/crypto/secret-box';
 import { loadConfig } from '../../src/config/app-config';
 import { HttpClient } from '../helpers/http-client';
 import { ServiceProcess } from '../helpers/service-process';
-import { eventually, Sink } from '../helpers/sink';
-import { createTestEnv, TEST_SECRETS, TestEnv } from '../helpers/test-env';
+import { Sink } from '../helpers/sink';
+import { TEST_SECRETS } from '../helpers/test-env';
+import { useTestEnv } from '../helpers/use-service';
 import { withAdminClient } from '../setup/test-infra';
+import { eventually } from '../helpers/eventually';
 
 describe('secrets stay out of the logs', () => {
-  let env: TestEnv;
+  const env = useTestEnv({ LOG_LEVEL: 'debug', WEBHOOK_RETRY_SCHEDULE: '0,1' });
   let service: ServiceProcess;
   let sink: Sink;
 
   beforeAll(async () => {
-    env = await createTestEnv({ LOG_LEVEL: 'debug', WEBHOOK_RETRY_SCHEDULE: '0,1' });
-    sink = await Sink.start();
-    service = await ServiceProcess.start({ ...env.vars, ROLE: 'all' });
-  });
-  afterAll(async () => {
-    await service?.kill('SIGTERM');
-    await sink.close();
-    await env.drop();
+    sink = env.adopt(await Sink.start());
+    service = env.adopt(await ServiceProcess.start({ ...env.vars, ROLE: 'all' }));
   });
 
   it('logs at debug level without any signing key, header value or credential, through creation, rotation, test sends and retries', async () => {

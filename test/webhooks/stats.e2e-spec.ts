@@ -1,21 +1,13 @@
 import { emitEvent } from '../helpers/events';
-import { eventually, Sink } from '../helpers/sink';
-import { HttpClient } from '../helpers/http-client';
-import { createWebhook, RFC3339, startWithReceiver } from '../helpers/portal';
-import { TestApp } from '../helpers/test-app';
+import { createWebhook, RFC3339 } from '../helpers/portal';
+import { eventually } from '../helpers/eventually';
+import { useService } from '../helpers/use-service';
 
 describe('GET /portal-api/webhooks/{id}/stats', () => {
-  let t: TestApp;
-  let api: HttpClient;
-  let sink: Sink;
-
-  beforeAll(async () => {
-    ({ t, portal: api, sink } = await startWithReceiver({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1,1' } }));
-  });
-  afterAll(() => t.close());
+  const t = useService({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1,1' }, receiver: true });
 
   const webhook = async (path: string, events = ['AccessRequestApproved']): Promise<string> =>
-    (await createWebhook(api, { Name: 's', URL: sink.url(path), Events: events })).ID;
+    (await createWebhook(t.portal, { Name: 's', URL: t.sink.url(path), Events: events })).ID;
   const settled = (webhookId: string, n: number) =>
     eventually(
       async () => {
@@ -30,7 +22,7 @@ describe('GET /portal-api/webhooks/{id}/stats', () => {
     );
 
   it('counts deliveries by status in the window, with success rate, latency percentiles, the last success and the last failure', async () => {
-    sink.responder = (r) => {
+    t.sink.responder = (r) => {
       if (r.url !== '/mixed') return { status: 200 };
       return JSON.parse(r.body).Message.ID === 2
         ? { status: 500, body: 'boom' }
@@ -41,7 +33,7 @@ describe('GET /portal-api/webhooks/{id}/stats', () => {
     for (const ID of [1, 2, 3]) await emitEvent(t, 'AccessRequestApproved', { ID });
     await settled(id, 3);
 
-    const res = await api.get(`/portal-api/webhooks/${id}/stats`);
+    const res = await t.portal.get(`/portal-api/webhooks/${id}/stats`);
     expect(res.status).toBe(200);
     const [attempts] = await t.db.query(
       `SELECT count(*)::int AS n, percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50, percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95,
@@ -72,7 +64,7 @@ describe('GET /portal-api/webhooks/{id}/stats', () => {
     expect(since).toBeLessThan(before);
 
     // a window after all of it: nothing in it, but the last success and failure stay
-    const later = await api.get(
+    const later = await t.portal.get(
       `/portal-api/webhooks/${id}/stats?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`,
     );
     expect(later.status).toBe(200);
@@ -91,12 +83,12 @@ describe('GET /portal-api/webhooks/{id}/stats', () => {
   });
 
   it('tells deliveries waiting for a retry from those not attempted yet', async () => {
-    sink.responder = (r) =>
+    t.sink.responder = (r) =>
       r.url === '/later' ? { status: 503, headers: { 'retry-after': '3600' } } : { status: 200 };
     // ordered: the second delivery waits, unattempted, behind the first one, which waits for its retry
-    const res = await api.post('/portal-api/webhooks', {
+    const res = await t.portal.post('/portal-api/webhooks', {
       Name: 'o',
-      URL: sink.url('/later'),
+      URL: t.sink.url('/later'),
       Events: ['AccessRequestRejected'],
       Ordered: true,
     });
@@ -114,7 +106,7 @@ describe('GET /portal-api/webhooks/{id}/stats', () => {
       15_000,
       'a first attempt',
     );
-    const stats = (await api.get(`/portal-api/webhooks/${id}/stats`)).body;
+    const stats = (await t.portal.get(`/portal-api/webhooks/${id}/stats`)).body;
     expect(stats).toMatchObject({
       Delivered: 0,
       Failed: 0,
@@ -129,8 +121,8 @@ describe('GET /portal-api/webhooks/{id}/stats', () => {
 
   it('answers 404 for an unknown or malformed id and 422 naming since for a since that is not an RFC 3339 date-time with seconds and an offset', async () => {
     const id = await webhook('/x');
-    expect((await api.get(`/portal-api/webhooks/00000000-0000-4000-8000-000000000000/stats`)).status).toBe(404);
-    const malformed = await api.get(`/portal-api/webhooks/nope/stats`);
+    expect((await t.portal.get(`/portal-api/webhooks/00000000-0000-4000-8000-000000000000/stats`)).status).toBe(404);
+    const malformed = await t.portal.get(`/portal-api/webhooks/nope/stats`);
     expect(malformed.status).toBe(404);
     expect(malformed.body).toEqual({ status: 'error', errors: [expect.any(String)] });
     // a date alone or a time without an offset would be read in the server's time zone: refused
@@ -143,7 +135,7 @@ describe('GET /portal-api/webhooks/{id}/stats', () => {
       '2026-11-22T10:00Z',
       '2026-02-30T00:00:00Z',
     ]) {
-      const bad = await api.get(`/portal-api/webhooks/${id}/stats?since=${encodeURIComponent(since)}`);
+      const bad = await t.portal.get(`/portal-api/webhooks/${id}/stats?since=${encodeURIComponent(since)}`);
       expect(bad.status).toBe(422);
       expect(bad.body).toEqual({
         status: 'error',
@@ -151,7 +143,7 @@ describe('GET /portal-api/webhooks/{id}/stats', () => {
       });
     }
     expect((await t.http.get(`/portal-api/webhooks/${id}/stats`)).status).toBe(401);
-    const withOffset = await api.get(`/portal-api/webhooks/${id}/stats?since=2026-01-01T00:00:00%2B02:00`);
+    const withOffset = await t.portal.get(`/portal-api/webhooks/${id}/stats?since=2026-01-01T00:00:00%2B02:00`);
     expect(withOffset.status).toBe(200);
     expect(withOffset.body.Since).toBe('2025-12-31T22:00:00.000Z');
     // lower case, a space for T, and a leap second are RFC 3339 too
@@ -160,7 +152,7 @@ describe('GET /portal-api/webhooks/{id}/stats', () => {
       ['2026-01-01 10:00:00Z', '2026-01-01T10:00:00.000Z'],
       ['2016-12-31T23:59:60Z', '2017-01-01T00:00:00.000Z'],
     ]) {
-      const ok = await api.get(`/portal-api/webhooks/${id}/stats?since=${encodeURIComponent(since)}`);
+      const ok = await t.portal.get(`/portal-api/webhooks/${id}/stats?since=${encodeURIComponent(since)}`);
       expect(ok.status).toBe(200);
       expect(ok.body.Since).toBe(read);
     }
@@ -229,7 +221,7 @@ describe('GET /portal-api/webhooks/{id}/stats', () => {
     await t.db.query(`VACUUM ANALYZE webhook_deliveries`);
     await t.db.query(`VACUUM ANALYZE webhook_delivery_attempts`);
 
-    const res = await api.get(`/portal-api/webhooks/${id}/stats`);
+    const res = await t.portal.get(`/portal-api/webhooks/${id}/stats`);
     expect(res.status).toBe(200);
     expect(res.body.Delivered).toBeGreaterThan(5000);
     expect(res.body.Delivered).toBeLessThan(5500); // the last 24 h only

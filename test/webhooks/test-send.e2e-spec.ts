@@ -1,32 +1,22 @@
 import { WEBHOOK_EVENTS } from '../../src/events/event-names';
 import { emitEvent } from '../helpers/events';
 import { ed25519Verifies, v1Verifies } from '../helpers/receivers';
-import { eventually, Sink } from '../helpers/sink';
-import { HttpClient } from '../helpers/http-client';
-import { ReceiverSetup, startWithReceiver, UUID } from '../helpers/portal';
-import { TestApp } from '../helpers/test-app';
+import { UUID } from '../helpers/portal';
+import { eventually } from '../helpers/eventually';
+import { useService } from '../helpers/use-service';
 
 describe('webhook test sends', () => {
-  let t: TestApp;
-  let api: HttpClient;
-  let sink: Sink;
-  let receiver: ReceiverSetup;
-
-  beforeAll(async () => {
-    receiver = await startWithReceiver({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1' } });
-    ({ t, portal: api, sink } = receiver);
-  });
-  afterAll(() => t.close());
+  const t = useService({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1' }, receiver: true });
 
   /** A webhook with its own path on the sink, subscribed to every event there is. */
-  const webhook = (body: Record<string, unknown> = {}) => receiver.webhook({ Events: [...WEBHOOK_EVENTS], ...body });
+  const webhook = (body: Record<string, unknown> = {}) => t.webhook({ Events: [...WEBHOOK_EVENTS], ...body });
 
-  const at = (path: string) => sink.received.filter((r) => r.url === path);
+  const at = (path: string) => t.sink.received.filter((r) => r.url === path);
 
   async function settled(webhookId: string, deliveryId: string, status: string) {
     return eventually(
       async () => {
-        const d = (await api.get(`/portal-api/webhooks/${webhookId}/deliveries/${deliveryId}`)).body;
+        const d = (await t.portal.get(`/portal-api/webhooks/${webhookId}/deliveries/${deliveryId}`)).body;
         return d.Status === status ? d : null;
       },
       15_000,
@@ -37,17 +27,19 @@ describe('webhook test sends', () => {
   it('queues one signed WebhookTest delivery to that webhook alone; it arrives and shows in the delivery log', async () => {
     const w = await webhook();
     const bystander = await webhook(); // subscribed to every event there is
-    const res = await api.post(`/portal-api/webhooks/${w.ID}/test`, { Note: 'checking the endpoint' });
+    const res = await t.portal.post(`/portal-api/webhooks/${w.ID}/test`, { Note: 'checking the endpoint' });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ DeliveryID: expect.stringMatching(UUID), EventID: expect.stringMatching(UUID) });
     const { DeliveryID, EventID } = res.body;
 
     // in the log at once, before any attempt need have happened
-    const logged = await api.get(`/portal-api/webhooks/${w.ID}/deliveries/${DeliveryID}`);
+    const logged = await t.portal.get(`/portal-api/webhooks/${w.ID}/deliveries/${DeliveryID}`);
     expect(logged.status).toBe(200);
     expect(logged.body).toMatchObject({ ID: DeliveryID, WebhookID: w.ID, EventID, Event: 'WebhookTest' });
 
-    const [req] = await sink.waitFor(() => at(w.path).length === 1, 15_000, 'the test delivery').then(() => at(w.path));
+    const [req] = await t.sink
+      .waitFor(() => at(w.path).length === 1, 15_000, 'the test delivery')
+      .then(() => at(w.path));
     expect(req.method).toBe('POST');
     expect(req.headers['webhook-id']).toBe(DeliveryID);
     expect(JSON.parse(req.body)).toEqual({
@@ -63,13 +55,16 @@ describe('webhook test sends', () => {
       AttemptCount: 1,
       Attempts: [{ Number: 1, StatusCode: 200, Error: null, Trigger: 'scheduled' }],
     });
-    const list = (await api.get(`/portal-api/webhooks/${w.ID}/deliveries`)).body as { ID: string; Event: string }[];
+    const list = (await t.portal.get(`/portal-api/webhooks/${w.ID}/deliveries`)).body as {
+      ID: string;
+      Event: string;
+    }[];
     expect(list.map((x) => [x.ID, x.Event])).toEqual([[DeliveryID, 'WebhookTest']]);
 
     // nobody else got it: the bystander's log is empty, and an event after it reaches the bystander first
-    expect((await api.get(`/portal-api/webhooks/${bystander.ID}/deliveries`)).body).toEqual([]);
+    expect((await t.portal.get(`/portal-api/webhooks/${bystander.ID}/deliveries`)).body).toEqual([]);
     await emitEvent(t, 'AccessRequestApproved', { ID: 1 });
-    await sink.waitFor(() => at(bystander.path).length === 1, 15_000, 'the real event');
+    await t.sink.waitFor(() => at(bystander.path).length === 1, 15_000, 'the real event');
     expect(at(bystander.path).map((r) => JSON.parse(r.body).Event)).toEqual(['AccessRequestApproved']);
     const [{ count }] = await t.db.query(`SELECT count(*)::int AS count FROM webhook_deliveries WHERE event_id = $1`, [
       EventID,
@@ -80,10 +75,11 @@ describe('webhook test sends', () => {
   it("signs a test send with the webhook's scheme and retries it like any delivery", async () => {
     const w = await webhook({ SignatureScheme: 'v1a' });
     let seen = 0;
-    const responder = sink.responder;
-    sink.responder = (r, i) => (r.url === w.path && seen++ === 0 ? { status: 500, body: 'not yet' } : responder(r, i));
+    const responder = t.sink.responder;
+    t.sink.responder = (r, i) =>
+      r.url === w.path && seen++ === 0 ? { status: 500, body: 'not yet' } : responder(r, i);
     try {
-      const res = await api.post(`/portal-api/webhooks/${w.ID}/test`);
+      const res = await t.portal.post(`/portal-api/webhooks/${w.ID}/test`);
       expect(res.status).toBe(202);
       const d = await settled(w.ID, res.body.DeliveryID, 'delivered');
       expect(d.Attempts.map((a: { StatusCode: number }) => a.StatusCode)).toEqual([500, 200]);
@@ -95,26 +91,30 @@ describe('webhook test sends', () => {
         expect(ed25519Verifies(w.PublicKey!, r)).toBe(true);
       }
     } finally {
-      sink.responder = responder;
+      t.sink.responder = responder;
     }
   });
 
   it('refuses an inactive webhook with 409, a bad Note with 422, and unknown webhooks with 404', async () => {
     const w = await webhook({ Active: false });
-    const inactive = await api.post(`/portal-api/webhooks/${w.ID}/test`, {});
+    const inactive = await t.portal.post(`/portal-api/webhooks/${w.ID}/test`, {});
     expect(inactive.status).toBe(409);
     expect(inactive.body).toEqual({ status: 'error', errors: [expect.stringContaining('inactive')] });
-    expect((await api.get(`/portal-api/webhooks/${w.ID}/deliveries`)).body).toEqual([]);
+    expect((await t.portal.get(`/portal-api/webhooks/${w.ID}/deliveries`)).body).toEqual([]);
 
     const active = await webhook();
     for (const Note of [42, 'x'.repeat(1025), ['a'], { a: 1 }]) {
-      const res = await api.post(`/portal-api/webhooks/${active.ID}/test`, { Note });
+      const res = await t.portal.post(`/portal-api/webhooks/${active.ID}/test`, { Note });
       expect([Note, res.status]).toEqual([Note, 422]);
       expect(res.body.status).toBe('error');
     }
-    expect((await api.post(`/portal-api/webhooks/${active.ID}/test`, { Note: 'x'.repeat(1024) })).status).toBe(202);
-    expect((await api.post('/portal-api/webhooks/00000000-0000-4000-8000-000000000000/test', {})).status).toBe(404);
-    expect((await api.post('/portal-api/webhooks/nope/test', {})).status).toBe(404);
+    expect((await t.portal.post(`/portal-api/webhooks/${active.ID}/test`, { Note: 'x'.repeat(1024) })).status).toBe(
+      202,
+    );
+    expect((await t.portal.post('/portal-api/webhooks/00000000-0000-4000-8000-000000000000/test', {})).status).toBe(
+      404,
+    );
+    expect((await t.portal.post('/portal-api/webhooks/nope/test', {})).status).toBe(404);
     expect((await t.http.post(`/portal-api/webhooks/${active.ID}/test`, {})).status).toBe(401);
   });
 
@@ -151,7 +151,11 @@ describe('webhook test sends', () => {
   });
 
   it('does not let a webhook subscribe to WebhookTest', async () => {
-    const res = await api.post('/portal-api/webhooks', { Name: 'x', URL: sink.url('/x'), Events: ['WebhookTest'] });
+    const res = await t.portal.post('/portal-api/webhooks', {
+      Name: 'x',
+      URL: t.sink.url('/x'),
+      Events: ['WebhookTest'],
+    });
     expect(res.status).toBe(422);
     expect(res.body.errors.join(' ')).toContain('each of Events must be one of');
   });

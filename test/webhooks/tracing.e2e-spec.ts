@@ -6,8 +6,11 @@ import { Client } from 'pg';
 import { HttpClient } from '../helpers/http-client';
 import { OtlpReceiver, ReceivedSpan } from '../helpers/otlp-receiver';
 import { ServiceProcess } from '../helpers/service-process';
-import { eventually, Sink } from '../helpers/sink';
-import { createTestEnv, deleteQueueKeys, TEST_SECRETS, TestEnv } from '../helpers/test-env';
+import { Sink } from '../helpers/sink';
+import { deleteQueueKeys, TEST_SECRETS } from '../helpers/test-env';
+import { createAccessRequest, createApp, createWebhook } from '../helpers/portal';
+import { useTestEnv } from '../helpers/use-service';
+import { eventually } from '../helpers/eventually';
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -25,61 +28,52 @@ const TOPOLOGIES = [
  * through the outbox row (Postgres) and the queue job (Redis), to every attempt of its delivery.
  */
 describe.each(TOPOLOGIES)('OpenTelemetry tracing with $name', ({ roles }) => {
-  let env: TestEnv;
+  const env = useTestEnv({ WEBHOOK_RETRY_SCHEDULE: '0,1,1' });
   let receiver: OtlpReceiver;
   let sink: Sink;
-  let processes: ServiceProcess[] = [];
+  let portal: HttpClient;
+  let db: Client;
   const serviceOf = (role: 'api' | 'worker') => `gw-${roles.includes(role) ? role : 'all'}`;
 
   beforeAll(async () => {
-    receiver = await OtlpReceiver.start();
-    sink = await Sink.start();
-    env = await createTestEnv({ WEBHOOK_RETRY_SCHEDULE: '0,1,1' });
+    receiver = env.adopt(await OtlpReceiver.start());
+    sink = env.adopt(await Sink.start());
     const otel = {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_BSP_SCHEDULE_DELAY: '100',
     };
-    processes = await Promise.all(
-      roles.map((role) => ServiceProcess.start({ ...env.vars, ...otel, ROLE: role, OTEL_SERVICE_NAME: `gw-${role}` })),
+    const processes = await Promise.all(
+      roles.map(async (role) =>
+        env.adopt(await ServiceProcess.start({ ...env.vars, ...otel, ROLE: role, OTEL_SERVICE_NAME: `gw-${role}` })),
+      ),
     );
-  });
-  afterAll(async () => {
-    for (const p of processes) await p.kill('SIGTERM');
-    await sink.close();
-    await receiver.close();
-    await env.drop();
+    portal = new HttpClient(`http://127.0.0.1:${processes[0].port}`, { authorization: TEST_SECRETS.PORTAL_API_TOKEN });
+    db = await env.client();
   });
 
-  it('follows an approval from the HTTP request through the outbox and the queue to each delivery attempt, in one trace', async () => {
-    const portal = new HttpClient(`http://127.0.0.1:${processes[0].port}`, {
-      authorization: TEST_SECRETS.PORTAL_API_TOKEN,
+  /** A pending access request, on an app of its own named `name`. */
+  const requestAccess = async (name: string) =>
+    createAccessRequest(portal, {
+      AppID: (await createApp(portal, { Name: name, UserID: 1 })).ID,
+      Products: ['weather-api'],
     });
+
+  it('follows an approval from the HTTP request through the outbox and the queue to each delivery attempt, in one trace', async () => {
     // the first attempt meets a 503, the retry a 200: two attempt spans
     sink.responder = (_req, index) => (index === 0 ? { status: 503, body: 'busy' } : { status: 200, body: 'ok' });
-    const hook = await portal.post('/portal-api/webhooks', {
+    const hook = await createWebhook(portal, {
       Name: 'traced',
       URL: sink.url('/traced'),
       Events: ['AccessRequestApproved'],
     });
-    expect(hook.status).toBe(201);
-    const app = await portal.post('/portal-api/apps', { Name: 'Traced app', UserID: 1 });
-    expect(app.status).toBe(200);
-    const ar = await portal.post('/portal-api/access_requests', {
-      AppID: app.body.ID,
-      Catalogue: 'c',
-      Plan: 'p',
-      Products: ['weather-api'],
-      AuthType: 'authToken',
-      User: 'User#1',
-    });
-    expect(ar.status).toBe(201);
-    expect((await portal.put(`/portal-api/access_requests/${ar.body.ID}/approve`)).status).toBe(200);
+    const ar = await requestAccess('Traced app');
+    expect((await portal.put(`/portal-api/access_requests/${ar.ID}/approve`)).status).toBe(200);
 
     await sink.waitForCount(2, 20_000);
     const delivery = await eventually(
       async () => {
-        const [d] = (await portal.get(`/portal-api/webhooks/${hook.body.ID}/deliveries`)).body;
+        const [d] = (await portal.get(`/portal-api/webhooks/${hook.ID}/deliveries`)).body;
         return d?.Status === 'delivered' ? d : undefined;
       },
       10_000,
@@ -140,7 +134,7 @@ describe.each(TOPOLOGIES)('OpenTelemetry tracing with $name', ({ roles }) => {
     for (const a of attempts) {
       expect(a).toMatchObject({ service: serviceOf('worker'), kind: CLIENT, parentSpanId: relay.spanId });
       expect(a.attributes).toMatchObject({
-        'webhook.id': hook.body.ID,
+        'webhook.id': hook.ID,
         'webhook.delivery.id': delivery.ID,
         'webhook.delivery.trigger': 'scheduled',
         'webhook.event.name': 'AccessRequestApproved',
@@ -165,20 +159,12 @@ describe.each(TOPOLOGIES)('OpenTelemetry tracing with $name', ({ roles }) => {
     expect(attempts[1].status).not.toBe(ERROR);
 
     // the outbox row holds the W3C context of the request
-    const db = new Client({ connectionString: env.databaseUrl });
-    await db.connect();
-    try {
-      const { rows } = await db.query(`SELECT trace_context FROM outbox_events WHERE name = 'AccessRequestApproved'`);
-      expect(rows).toHaveLength(1);
-      expect(rows[0].trace_context.traceparent).toMatch(new RegExp(`^00-${approval.traceId}-[0-9a-f]{16}-01$`));
-    } finally {
-      await db.end();
-    }
+    const { rows } = await db.query(`SELECT trace_context FROM outbox_events WHERE name = 'AccessRequestApproved'`);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].trace_context.traceparent).toMatch(new RegExp(`^00-${approval.traceId}-[0-9a-f]{16}-01$`));
 
     // a manual redelivery is traced from the request that asked for it
-    expect((await portal.post(`/portal-api/webhooks/${hook.body.ID}/deliveries/${delivery.ID}/redeliver`)).status).toBe(
-      200,
-    );
+    expect((await portal.post(`/portal-api/webhooks/${hook.ID}/deliveries/${delivery.ID}/redeliver`)).status).toBe(200);
     await sink.waitForCount(3);
     const redeliver = await eventually(
       async () =>
@@ -211,96 +197,74 @@ describe.each(TOPOLOGIES)('OpenTelemetry tracing with $name', ({ roles }) => {
   });
 
   it('continues the event’s trace when the reconciler queues a delivery whose job Redis lost', async () => {
-    const portal = new HttpClient(`http://127.0.0.1:${processes[0].port}`, {
-      authorization: TEST_SECRETS.PORTAL_API_TOKEN,
-    });
     // the first attempt is told to come back in ten minutes: its retry job waits in Redis
     let answered = 0;
     sink.responder = (req) =>
       req.url === '/lost' && answered++ === 0
         ? { status: 503, headers: { 'retry-after': '600' }, body: 'later' }
         : { status: 200, body: 'ok' };
-    const hook = await portal.post('/portal-api/webhooks', {
+    const hook = await createWebhook(portal, {
       Name: 'lost job',
       URL: sink.url('/lost'),
       Events: ['AccessRequestCreated'],
     });
-    expect(hook.status).toBe(201);
-    const app = await portal.post('/portal-api/apps', { Name: 'Reconciled app', UserID: 1 });
-    const ar = await portal.post('/portal-api/access_requests', {
-      AppID: app.body.ID,
-      Catalogue: 'c',
-      Plan: 'p',
-      Products: ['weather-api'],
-      AuthType: 'authToken',
-      User: 'User#1',
+    const ar = await requestAccess('Reconciled app');
+
+    const pendingAfterOne = async () =>
+      (
+        await db.query(
+          `SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending' AND attempt_count = 1`,
+          [hook.ID],
+        )
+      ).rows[0];
+    await eventually(pendingAfterOne, 20_000, 'the first attempt recorded, the retry waiting');
+    // Redis loses every job; Postgres still says the delivery is pending, and now due
+    expect(await deleteQueueKeys(env.redisUrl, env.queuePrefix)).toBeGreaterThan(0);
+    await db.query(
+      `UPDATE webhook_deliveries SET next_attempt_at = now() - interval '10 seconds'
+        WHERE webhook_id = $1 AND status = 'pending'`,
+      [hook.ID],
+    );
+    await eventually(
+      async () =>
+        (await db.query(`SELECT 1 FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered'`, [hook.ID]))
+          .rows[0],
+      30_000,
+      'the delivery delivered by a job the reconciler queued',
+    );
+    const { rows } = await db.query(
+      `SELECT trace_context FROM outbox_events WHERE name = 'AccessRequestCreated' AND payload->>'ID' = $1`,
+      [String(ar.ID)],
+    );
+    const [, traceId, eventSpanId] = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(rows[0].trace_context.traceparent)!;
+
+    const attempts = await eventually(
+      async () => {
+        const found = receiver
+          .trace(traceId)
+          .filter((s) => s.name === 'deliver AccessRequestCreated')
+          .sort(
+            (a, b) =>
+              Number(a.attributes['webhook.delivery.attempt']) - Number(b.attributes['webhook.delivery.attempt']),
+          );
+        return found.length >= 2 ? found : undefined;
+      },
+      15_000,
+      'both attempts in the trace of the request that created the access request',
+    );
+    expect(attempts).toHaveLength(2);
+    const relay = receiver.trace(traceId).find((s) => s.name === 'relay AccessRequestCreated')!;
+    // the first through the relay's job; the second through the reconciler's, from the event's own context
+    expect(attempts[0]).toMatchObject({ parentSpanId: relay.spanId });
+    expect(attempts[0].attributes).toMatchObject({ 'webhook.delivery.attempt': 1, 'http.response.status_code': 503 });
+    expect(attempts[1]).toMatchObject({ service: serviceOf('worker'), kind: CLIENT, parentSpanId: eventSpanId });
+    expect(attempts[1].attributes).toMatchObject({
+      'webhook.id': hook.ID,
+      'webhook.delivery.attempt': 2,
+      'webhook.delivery.trigger': 'scheduled',
+      'http.response.status_code': 200,
+      'webhook.delivery.outcome': 'delivered',
     });
-    expect(ar.status).toBe(201);
-
-    const db = new Client({ connectionString: env.databaseUrl });
-    await db.connect();
-    try {
-      const pendingAfterOne = async () =>
-        (
-          await db.query(
-            `SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending' AND attempt_count = 1`,
-            [hook.body.ID],
-          )
-        ).rows[0];
-      await eventually(pendingAfterOne, 20_000, 'the first attempt recorded, the retry waiting');
-      // Redis loses every job; Postgres still says the delivery is pending, and now due
-      expect(await deleteQueueKeys(env.redisUrl, env.queuePrefix)).toBeGreaterThan(0);
-      await db.query(
-        `UPDATE webhook_deliveries SET next_attempt_at = now() - interval '10 seconds'
-          WHERE webhook_id = $1 AND status = 'pending'`,
-        [hook.body.ID],
-      );
-      await eventually(
-        async () =>
-          (
-            await db.query(`SELECT 1 FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered'`, [
-              hook.body.ID,
-            ])
-          ).rows[0],
-        30_000,
-        'the delivery delivered by a job the reconciler queued',
-      );
-      const { rows } = await db.query(
-        `SELECT trace_context FROM outbox_events WHERE name = 'AccessRequestCreated' AND payload->>'ID' = $1`,
-        [String(ar.body.ID)],
-      );
-      const [, traceId, eventSpanId] = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(rows[0].trace_context.traceparent)!;
-
-      const attempts = await eventually(
-        async () => {
-          const found = receiver
-            .trace(traceId)
-            .filter((s) => s.name === 'deliver AccessRequestCreated')
-            .sort(
-              (a, b) =>
-                Number(a.attributes['webhook.delivery.attempt']) - Number(b.attributes['webhook.delivery.attempt']),
-            );
-          return found.length >= 2 ? found : undefined;
-        },
-        15_000,
-        'both attempts in the trace of the request that created the access request',
-      );
-      expect(attempts).toHaveLength(2);
-      const relay = receiver.trace(traceId).find((s) => s.name === 'relay AccessRequestCreated')!;
-      // the first through the relay's job; the second through the reconciler's, from the event's own context
-      expect(attempts[0]).toMatchObject({ parentSpanId: relay.spanId });
-      expect(attempts[0].attributes).toMatchObject({ 'webhook.delivery.attempt': 1, 'http.response.status_code': 503 });
-      expect(attempts[1]).toMatchObject({ service: serviceOf('worker'), kind: CLIENT, parentSpanId: eventSpanId });
-      expect(attempts[1].attributes).toMatchObject({
-        'webhook.id': hook.body.ID,
-        'webhook.delivery.attempt': 2,
-        'webhook.delivery.trigger': 'scheduled',
-        'http.response.status_code': 200,
-        'webhook.delivery.outcome': 'delivered',
-      });
-    } finally {
-      await db.end();
-    }
   });
 });
 

@@ -1,19 +1,12 @@
-import { PORTAL_TIME, startPortal, UUID } from '../helpers/portal';
-import { HttpClient } from '../helpers/http-client';
-import { TestApp } from '../helpers/test-app';
+import { createWebhook, PORTAL_TIME, UUID } from '../helpers/portal';
 import { TEST_SECRETS } from '../helpers/test-env';
+import { useService } from '../helpers/use-service';
 
 describe('webhook subscriptions (portal API)', () => {
-  let t: TestApp;
-  let api: HttpClient;
-
-  beforeAll(async () => {
-    ({ t, portal: api } = await startPortal());
-  });
-  afterAll(() => t.close());
+  const t = useService();
 
   it('creates a webhook (201) with defaults, Headers and a whsec_ Secret, as interface 2.4', async () => {
-    const res = await api.post('/portal-api/webhooks', {
+    const res = await t.portal.post('/portal-api/webhooks', {
       Name: 'CRM',
       URL: 'https://hooks.example.com/x',
       Events: ['AccessRequestApproved'],
@@ -38,11 +31,11 @@ describe('webhook subscriptions (portal API)', () => {
       SignatureScheme: 'v1',
       PublicKey: null,
     });
-    const got = await api.get(`/portal-api/webhooks/${res.body.ID}`);
+    const got = await t.portal.get(`/portal-api/webhooks/${res.body.ID}`);
     expect(got.status).toBe(200);
     const { Secret, PublicKey, ...withoutSecret } = res.body;
     expect(got.body).toEqual(withoutSecret);
-    expect((await api.get(`/portal-api/webhooks/${res.body.ID}/secret`)).body).toEqual({
+    expect((await t.portal.get(`/portal-api/webhooks/${res.body.ID}/secret`)).body).toEqual({
       Secret,
       SignatureScheme: 'v1',
       PublicKey,
@@ -51,7 +44,7 @@ describe('webhook subscriptions (portal API)', () => {
   });
 
   it('keeps the signing secret encrypted at rest', async () => {
-    const res = await api.post('/portal-api/webhooks', {
+    const res = await t.portal.post('/portal-api/webhooks', {
       Name: 'S',
       URL: 'https://h.example.com',
       Events: ['AccessRequestCreated'],
@@ -62,7 +55,7 @@ describe('webhook subscriptions (portal API)', () => {
   });
 
   it('accepts every allowed method, timeout bounds and headers given at creation', async () => {
-    const res = await api.post('/portal-api/webhooks', {
+    const res = await t.portal.post('/portal-api/webhooks', {
       Name: 'All',
       URL: 'http://127.0.0.1:9/x',
       Method: 'PATCH',
@@ -76,7 +69,7 @@ describe('webhook subscriptions (portal API)', () => {
       Timeout: 60,
       Headers: [{ ID: expect.stringMatching(UUID), Name: 'X-Api-Key', Value: 'k1' }],
     });
-    const lower = await api.post('/portal-api/webhooks', {
+    const lower = await t.portal.post('/portal-api/webhooks', {
       Name: 'lower',
       URL: 'https://a.example.com',
       Method: 'put',
@@ -86,7 +79,7 @@ describe('webhook subscriptions (portal API)', () => {
   });
 
   it('rejects invalid input with 422 listing every reason', async () => {
-    const res = await api.post('/portal-api/webhooks', {
+    const res = await t.portal.post('/portal-api/webhooks', {
       URL: 'ftp://x',
       Method: 'TRACE',
       Timeout: 0,
@@ -100,7 +93,7 @@ describe('webhook subscriptions (portal API)', () => {
     expect(text).toContain('Method must be one of POST, PUT, PATCH, GET, DELETE');
     expect(text).toContain('Timeout must be at least 1 second');
     expect(text).toContain('each of Events must be one of');
-    const more = await api.post('/portal-api/webhooks', { Name: 'x', URL: '/relative', Timeout: 61, Events: [] });
+    const more = await t.portal.post('/portal-api/webhooks', { Name: 'x', URL: '/relative', Timeout: 61, Events: [] });
     expect(more.status).toBe(422);
     expect(more.body.errors).toEqual(
       expect.arrayContaining([
@@ -109,7 +102,7 @@ describe('webhook subscriptions (portal API)', () => {
         'Events must be a non-empty array',
       ]),
     );
-    const types = await api.post('/portal-api/webhooks', {
+    const types = await t.portal.post('/portal-api/webhooks', {
       Name: 'x',
       URL: 'https://a.example.com',
       Timeout: '5',
@@ -119,7 +112,7 @@ describe('webhook subscriptions (portal API)', () => {
     expect(types.body.errors).toEqual(
       expect.arrayContaining(['Timeout must be an integer number of seconds', 'Events must be a non-empty array']),
     );
-    const reserved = await api.post('/portal-api/webhooks', {
+    const reserved = await t.portal.post('/portal-api/webhooks', {
       Name: 'x',
       URL: 'https://a.example.com',
       Events: ['AccessRequestApproved'],
@@ -130,7 +123,7 @@ describe('webhook subscriptions (portal API)', () => {
 
   it('takes an optional RateLimit (1-10000 per second, null for none) and Ordered, and refuses anything else with 422', async () => {
     const base = { Name: 'flow', URL: 'https://a.example.com', Events: ['AccessRequestApproved'] };
-    const res = await api.post('/portal-api/webhooks', { ...base, RateLimit: 5, Ordered: true });
+    const res = await t.portal.post('/portal-api/webhooks', { ...base, RateLimit: 5, Ordered: true });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
       RateLimit: 5,
@@ -140,15 +133,15 @@ describe('webhook subscriptions (portal API)', () => {
       DisabledAt: null,
     });
     const id = res.body.ID;
-    expect((await api.put(`/portal-api/webhooks/${id}`, { RateLimit: 10000 })).body).toMatchObject({
+    expect((await t.portal.put(`/portal-api/webhooks/${id}`, { RateLimit: 10000 })).body).toMatchObject({
       RateLimit: 10000,
       Ordered: true,
     });
-    expect((await api.put(`/portal-api/webhooks/${id}`, { RateLimit: null, Ordered: false })).body).toMatchObject({
+    expect((await t.portal.put(`/portal-api/webhooks/${id}`, { RateLimit: null, Ordered: false })).body).toMatchObject({
       RateLimit: null,
       Ordered: false,
     });
-    expect((await api.get(`/portal-api/webhooks/${id}`)).body).toMatchObject({ RateLimit: null, Ordered: false });
+    expect((await t.portal.get(`/portal-api/webhooks/${id}`)).body).toMatchObject({ RateLimit: null, Ordered: false });
     for (const [body, message] of [
       [{ RateLimit: 0 }, 'RateLimit must be at least 1'],
       [{ RateLimit: 10001 }, 'RateLimit must be at most 10000'],
@@ -158,13 +151,13 @@ describe('webhook subscriptions (portal API)', () => {
       [{ Ordered: null }, 'Ordered must be a boolean'],
       [{ Active: null }, 'Active must be a boolean'],
     ] as [Record<string, unknown>, string][]) {
-      const created = await api.post('/portal-api/webhooks', { ...base, ...body });
+      const created = await t.portal.post('/portal-api/webhooks', { ...base, ...body });
       expect({ body, status: created.status, errors: created.body.errors }).toEqual({
         body,
         status: 422,
         errors: expect.arrayContaining([message]),
       });
-      const updated = await api.put(`/portal-api/webhooks/${id}`, body);
+      const updated = await t.portal.put(`/portal-api/webhooks/${id}`, body);
       expect({ body, status: updated.status, errors: updated.body.errors }).toEqual({
         body,
         status: 422,
@@ -172,7 +165,7 @@ describe('webhook subscriptions (portal API)', () => {
       });
     }
     // created inactive: switched off by hand
-    const off = await api.post('/portal-api/webhooks', { ...base, Active: false });
+    const off = await t.portal.post('/portal-api/webhooks', { ...base, Active: false });
     expect(off.body).toMatchObject({
       Active: false,
       DisabledReason: 'manual',
@@ -185,21 +178,21 @@ describe('webhook subscriptions (portal API)', () => {
     for (let i = 0; i < 3; i++)
       ids.push(
         (
-          await api.post('/portal-api/webhooks', {
+          await t.portal.post('/portal-api/webhooks', {
             Name: `L${i}`,
             URL: 'https://a.example.com',
             Events: ['AccessRequestCreated'],
           })
         ).body.ID,
       );
-    const all = (await api.get('/portal-api/webhooks?per_page=100')).body as { ID: string }[];
+    const all = (await t.portal.get('/portal-api/webhooks?per_page=100')).body as { ID: string }[];
     expect(all.map((w) => w.ID)).toEqual(expect.arrayContaining(ids));
-    const page = await api.get('/portal-api/webhooks?page=2&per_page=2');
+    const page = await t.portal.get('/portal-api/webhooks?page=2&per_page=2');
     expect(page.status).toBe(200);
     expect(page.body).toHaveLength(Math.min(2, all.length - 2));
-    expect((await api.get('/portal-api/webhooks?per_page=101')).status).toBe(422);
+    expect((await t.portal.get('/portal-api/webhooks?per_page=101')).status).toBe(422);
 
-    const put = await api.put(`/portal-api/webhooks/${ids[0]}`, {
+    const put = await t.portal.put(`/portal-api/webhooks/${ids[0]}`, {
       Name: 'Renamed',
       Method: 'PUT',
       Timeout: 5,
@@ -216,36 +209,35 @@ describe('webhook subscriptions (portal API)', () => {
       Events: ['AccessRequestRejected'],
       URL: 'https://a.example.com',
     });
-    expect((await api.put(`/portal-api/webhooks/${ids[0]}`, { Timeout: 99 })).status).toBe(422);
+    expect((await t.portal.put(`/portal-api/webhooks/${ids[0]}`, { Timeout: 99 })).status).toBe(422);
 
-    const del = await api.delete(`/portal-api/webhooks/${ids[1]}`);
+    const del = await t.portal.delete(`/portal-api/webhooks/${ids[1]}`);
     expect(del.status).toBe(200);
-    expect((await api.get(`/portal-api/webhooks/${ids[1]}`)).status).toBe(404);
+    expect((await t.portal.get(`/portal-api/webhooks/${ids[1]}`)).status).toBe(404);
   });
 
   it('manages headers as a sub-resource', async () => {
-    const id = (
-      await api.post('/portal-api/webhooks', {
-        Name: 'H',
-        URL: 'https://a.example.com',
-        Events: ['AccessRequestCreated'],
-      })
-    ).body.ID;
-    const created = await api.post(`/portal-api/webhooks/${id}/headers`, {
+    const { ID: id } = await createWebhook(t.portal, {
+      URL: 'https://a.example.com',
+      Events: ['AccessRequestCreated'],
+    });
+    const created = await t.portal.post(`/portal-api/webhooks/${id}/headers`, {
       Name: 'Authorization',
       Value: 'Bearer abc',
     });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({ ID: expect.stringMatching(UUID), Name: 'Authorization', Value: 'Bearer abc' });
     const hid = created.body.ID;
-    expect((await api.get(`/portal-api/webhooks/${id}/headers`)).body).toEqual([created.body]);
-    expect((await api.get(`/portal-api/webhooks/${id}/headers/${hid}`)).body).toEqual(created.body);
-    const updated = await api.put(`/portal-api/webhooks/${id}/headers/${hid}`, { Name: 'X-Token', Value: 'v2' });
+    expect((await t.portal.get(`/portal-api/webhooks/${id}/headers`)).body).toEqual([created.body]);
+    expect((await t.portal.get(`/portal-api/webhooks/${id}/headers/${hid}`)).body).toEqual(created.body);
+    const updated = await t.portal.put(`/portal-api/webhooks/${id}/headers/${hid}`, { Name: 'X-Token', Value: 'v2' });
     expect(updated.body).toEqual({ ID: hid, Name: 'X-Token', Value: 'v2' });
-    expect((await api.get(`/portal-api/webhooks/${id}`)).body.Headers).toEqual([updated.body]);
-    expect((await api.post(`/portal-api/webhooks/${id}/headers`, { Name: 'bad name', Value: 'x' })).status).toBe(422);
-    expect((await api.delete(`/portal-api/webhooks/${id}/headers/${hid}`)).status).toBe(200);
-    expect((await api.get(`/portal-api/webhooks/${id}/headers/${hid}`)).status).toBe(404);
+    expect((await t.portal.get(`/portal-api/webhooks/${id}`)).body.Headers).toEqual([updated.body]);
+    expect((await t.portal.post(`/portal-api/webhooks/${id}/headers`, { Name: 'bad name', Value: 'x' })).status).toBe(
+      422,
+    );
+    expect((await t.portal.delete(`/portal-api/webhooks/${id}/headers/${hid}`)).status).toBe(200);
+    expect((await t.portal.get(`/portal-api/webhooks/${id}/headers/${hid}`)).status).toBe(404);
   });
 
   it('answers 404 in the portal body for unknown or malformed ids', async () => {
@@ -255,7 +247,7 @@ describe('webhook subscriptions (portal API)', () => {
       '/portal-api/webhooks/42/secret',
       '/portal-api/webhooks/x/deliveries',
     ]) {
-      const res = await api.get(path);
+      const res = await t.portal.get(path);
       expect([path, res.status]).toEqual([path, 404]);
       expect(res.body).toEqual({ status: 'error', errors: [expect.any(String)] });
     }
