@@ -326,22 +326,32 @@ export class DeliveryStore {
    */
   async relay(claim: RelayClaim, limit: number, tx?: Queryable): Promise<Relayed> {
     const params = [claim?.ids ?? limit, OPERATIONAL_EVENTS, claim?.from ?? '-infinity', claim?.to ?? 'infinity'];
+    let everyDay = true;
     const [row] = await this.days.run(
       async (names) => {
+        everyDay = true;
         if (claim === null) return RELAY_OLDEST;
         // events of one day (as nearly always): that day's partitions, named
         const day = claim.from && claim.to && sameDay(claim.from, claim.to) ? claim.from : null;
         const events = day ? await names.of('outbox_events', day) : 'outbox_events';
         const deliveries = day ? await names.of('webhook_deliveries', day) : 'webhook_deliveries';
+        everyDay = deliveries === 'webhook_deliveries';
         return relayStatement(true, events, deliveries);
       },
       async (text) => {
+        // over the partitioned tables (the safety-net scan, events of several days): a generic plan
+        const run = () =>
+          tx
+            ? tx.query<RelayRow>(text, params)
+            : everyDay
+              ? this.sql.scan<RelayRow>(text, params)
+              : this.sql.query<RelayRow>(text, params);
         try {
-          return await (tx ?? this.sql).query<RelayRow>(text, params);
+          return await run();
         } catch (err) {
           // a webhook deleted while the statement ran: asked again, the relay no longer sees it
           if (tx || pgCode(err) !== PG_ERRORS.foreignKeyViolation) throw err;
-          return this.sql.query<RelayRow>(text, params);
+          return run();
         }
       },
       tx !== undefined,
@@ -548,7 +558,7 @@ export class DeliveryStore {
    * of its event, so a job queued again continues the event's trace instead of starting one.
    */
   async overdueDeliveries(graceSeconds: number, limit: number): Promise<DueDelivery[]> {
-    const rows = await this.sql.query<{
+    const rows = await this.sql.scan<{
       id: string;
       at: string;
       webhook_id: string;
@@ -557,7 +567,7 @@ export class DeliveryStore {
     }>(OVERDUE_SQL, [graceSeconds, limit]);
     if (rows.length === 0) return [];
     // the job carries on the trace of the request that recorded the event
-    const traces = await this.sql.query<{ id: string; trace_context: TraceCarrier }>(EVENT_TRACES_SQL, [
+    const traces = await this.sql.scan<{ id: string; trace_context: TraceCarrier }>(EVENT_TRACES_SQL, [
       rows.map((r) => r.event_id),
       rows.map((r) => r.at),
     ]);
@@ -626,7 +636,7 @@ export class DeliveryStore {
 
   /** Age in seconds of the oldest pending delivery (0 when none). */
   async oldestPendingAge(): Promise<number> {
-    const [row] = await this.sql.query<{ age: number }>(
+    const [row] = await this.sql.scan<{ age: number }>(
       `SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM webhook_deliveries WHERE status = 'pending'`,
     );
     return Number(row.age);
@@ -634,7 +644,7 @@ export class DeliveryStore {
 
   /** Pending deliveries waiting for their turn under their webhook's rate limit. */
   async rateLimitedCount(): Promise<number> {
-    const [row] = await this.sql.query<{ n: number }>(
+    const [row] = await this.sql.scan<{ n: number }>(
       `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND held = 'rate_limit'`,
     );
     return row.n;
@@ -642,7 +652,7 @@ export class DeliveryStore {
 
   /** Ordered webhooks whose oldest pending delivery has failed at least once while later ones wait behind it. */
   async orderedBlockedCount(): Promise<number> {
-    const [row] = await this.sql.query<{ n: number }>(
+    const [row] = await this.sql.scan<{ n: number }>(
       `SELECT count(*)::int AS n FROM webhooks w
          CROSS JOIN LATERAL (SELECT attempt_count, event_seq FROM webhook_deliveries
                               WHERE webhook_id = w.id AND status = 'pending' ORDER BY event_seq LIMIT 1) head
