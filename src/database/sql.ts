@@ -95,7 +95,7 @@ export class Sql implements Queryable {
           afterRollback: (fn) => request.afterRollback(fn),
         }),
       );
-    const client: PoolClient = await this.pool.connect();
+    const client = await this.checkout();
     const onCommit: TransactionHook[] = [];
     const onRollback: TransactionHook[] = [];
     let broken = false;
@@ -141,7 +141,7 @@ export class Sql implements Queryable {
    * made once per connection and kept with the statement; partitions are then pruned as it runs.
    */
   async scan<R = Record<string, any>>(text: string, params: unknown[] = []): Promise<R[]> {
-    const client: PoolClient = await this.pool.connect();
+    const client = await this.checkout();
     let broken = false;
     try {
       await client.query(`SET plan_cache_mode = force_generic_plan`);
@@ -189,7 +189,7 @@ export class Sql implements Queryable {
    * work's own statements go through the pool, so a pass that talks to Redis keeps no transaction open.
    */
   async withLock<T>(key: number, work: (session: Queryable) => Promise<T>): Promise<T | null> {
-    const client: PoolClient = await this.pool.connect();
+    const client = await this.checkout();
     let broken = false;
     try {
       const [{ locked }] = (await client.query(`SELECT pg_try_advisory_lock($1) AS locked`, [key])).rows;
@@ -210,6 +210,28 @@ export class Sql implements Queryable {
     } finally {
       client.release(broken);
     }
+  }
+
+  /**
+   * A connection of the pool for statements of its own. While it is out of the pool nobody else listens for its
+   * errors: one that arrives between statements (Postgres restarting: "terminating connection due to
+   * administrator command") would be an unhandled 'error' event and end the process. It is logged here, and the
+   * connection is closed instead of returned when it is released.
+   */
+  private async checkout(): Promise<PoolClient> {
+    const client = await this.pool.connect();
+    let failed = false;
+    const onError = (err: Error) => {
+      failed = true;
+      this.logger.warn({ err }, 'a database connection in use failed; it will be closed');
+    };
+    client.on('error', onError);
+    const release = client.release.bind(client);
+    client.release = (broken?: boolean | Error) => {
+      client.off('error', onError);
+      return release(failed || broken);
+    };
+    return client;
   }
 
   /** Maps rows of `entity`'s table (as `to_jsonb(row)`) to the entity's shape, and writes them. */

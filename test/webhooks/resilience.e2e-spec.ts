@@ -1,3 +1,4 @@
+import { Sql } from '../../src/database/sql';
 import { DeliveryProcessor } from '../../src/webhooks/worker/delivery.processor';
 import { deliveryCount, emitEvent } from '../helpers/events';
 import { createWebhook } from '../helpers/portal';
@@ -108,5 +109,25 @@ describe('no lost events', () => {
       20_000,
       'every delivery marked delivered',
     );
+  });
+  it("keeps running when Postgres ends a connection held out of the pool (a periodic task's lock) between statements", async () => {
+    const t = closer.adopt(await startService());
+    const sql = t.app.get(Sql);
+    const key = 4242_9999;
+    const answer = await sql.withLock(key, async () => {
+      // what a Postgres restart does to every connection: "terminating connection due to administrator command"
+      const [{ ended }] = await t.db.query(
+        `SELECT pg_terminate_backend(pid) AS ended FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND granted`,
+        [key],
+      );
+      expect(ended).toBe(true);
+      // the error reaches the idle lock connection now; unheard, it would be an unhandled 'error' event
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return 'done';
+    });
+    expect(answer).toBe('done');
+    // the broken connection was closed, not given back: the pool goes on answering, and the lock is free again
+    expect(await sql.query(`SELECT 1 AS one`)).toEqual([{ one: 1 }]);
+    expect(await sql.withLock(key, async () => 'again')).toBe('again');
   });
 });

@@ -16,6 +16,13 @@ export interface PortableRegex {
 
 export class RegexRefused extends Error {}
 
+/**
+ * The longest the safety check of one pattern may take. Plain patterns take a few milliseconds on a quiet
+ * machine but several hundred on a busy one (seen: up to a second), so the bound is wide enough that a pattern's
+ * verdict does not depend on the machine's load, and still keeps one request from holding the process long.
+ */
+const REGEX_CHECK_MS = 1500;
+
 // Outside a class: the characters that are syntax in either dialect; escaping them means the literal in both.
 const SYNTAX = new Set('^$\\.*+?()[]{}|/'.split(''));
 const IN_CLASS = new Set('\\]^-['.split(''));
@@ -53,7 +60,7 @@ export function portableRegex(source: string, ignoreCase: boolean): PortableRege
   const pattern = emit(ast);
   // the checker reads case-insensitive patterns only without the u flag; the pattern means the same there
   // bounded, as it runs on the request: a pattern too intricate to decide in time is refused like an unsafe one
-  const verdict = isSafe(new RegExp(pattern, ignoreCase ? 'si' : 'su'), { timeout: 250 });
+  const verdict = isSafe(new RegExp(pattern, ignoreCase ? 'si' : 'su'), { timeout: REGEX_CHECK_MS });
   if (!verdict.safe) {
     throw new RegexRefused(
       'could backtrack catastrophically (nested or overlapping repetition, such as (a+)+ or (a|a)*): simplify it',
