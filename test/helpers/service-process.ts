@@ -14,10 +14,14 @@ export class ServiceProcess {
     child.stderr?.on('data', (d) => (this.output += d));
   }
 
-  /** `opts.cwd`: run the dist/main.js of another copy of the project, from its folder. */
+  /**
+   * `opts.cwd`: run the dist/main.js of another copy of the project, from its folder. A start takes about two
+   * seconds on a quiet machine; the wider default bound (within jest's 60 s for a hook) is for a busy one
+   * (seen: over 30 s at a load of 14 on two cores, with tracing loaded).
+   */
   static async start(
     vars: Record<string, string>,
-    timeoutMs = 30_000,
+    timeoutMs = 45_000,
     opts: { cwd?: string } = {},
   ): Promise<ServiceProcess> {
     const main = opts.cwd ? join(opts.cwd, 'dist', 'main.js') : MAIN;
