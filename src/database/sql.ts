@@ -65,10 +65,21 @@ export class Sql implements Queryable {
     return (await this.pool.query(text, params)).rows;
   }
 
-  /** One write statement: on its own, or inside the open request transaction. */
-  async write<R = Record<string, any>>(text: string, params: unknown[] = []): Promise<R[]> {
+  /**
+   * One write statement: on its own, or inside the open request transaction. `afterRollback` runs if the request
+   * transaction it joined does not commit (on its own, a statement that fails has written nothing, and its caller
+   * gets the error).
+   */
+  async write<R = Record<string, any>>(
+    text: string,
+    params: unknown[] = [],
+    opts: { afterRollback?: TransactionHook } = {},
+  ): Promise<R[]> {
     const request = RequestTransaction.current();
-    if (request) return request.join(() => request.query<R>(text, params));
+    if (request) {
+      if (opts.afterRollback) request.afterRollback(opts.afterRollback);
+      return request.join(() => request.query<R>(text, params));
+    }
     return (await this.pool.query(text, params)).rows;
   }
 
@@ -294,6 +305,36 @@ export class EntityRows<T extends ObjectLiteral> {
     const placeholders = params.map((_, i) => `$${i + 1}`).join(', ');
     return {
       text: `INSERT INTO ${this.table} AS ${alias} (${names.join(', ')}) VALUES (${placeholders}) RETURNING to_jsonb(${alias}) AS row`,
+      params,
+    };
+  }
+
+  /**
+   * The same insert as a part of a bigger statement: `INSERT INTO <table> AS <alias> (...) SELECT ... FROM <from>`,
+   * one row per row of `from` (none when it has none), the defined properties of `values` as parameters numbered
+   * from `first` (Postgres types them by their columns), and `computed` columns as SQL expressions over `from`.
+   * It returns `returning` (e.g. the generated id).
+   */
+  insertSelect(
+    values: Partial<T>,
+    opts: { alias: string; from: string; computed: Record<string, string>; first: number; returning: string },
+  ): { text: string; params: unknown[] } {
+    const names: string[] = [];
+    const exprs: string[] = [];
+    const params: unknown[] = [];
+    for (const c of this.columns) {
+      const computed = opts.computed[c.column];
+      const v = (values as Record<string, unknown>)[c.property];
+      if (computed === undefined && (c.generated || v === undefined)) continue;
+      names.push(`"${c.column}"`);
+      if (computed !== undefined) exprs.push(computed);
+      else {
+        params.push(v);
+        exprs.push(`$${opts.first + params.length - 1}`);
+      }
+    }
+    return {
+      text: `INSERT INTO ${this.table} AS ${opts.alias} (${names.join(', ')}) SELECT ${exprs.join(', ')} FROM ${opts.from} RETURNING ${opts.returning}`,
       params,
     };
   }

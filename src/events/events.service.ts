@@ -53,15 +53,28 @@ export class EventsService {
       );
     if (events.length === 0) return [];
     // events of one change happen in order: a millisecond apart, so ordering by time keeps their order
-    const at = Date.now();
-    const recorded: RecordedEvent[] = events.map((e, i) => ({
-      id: randomUUID(),
-      name: e.name,
-      payload: e.message,
-      occurredAt: new Date(at + i),
-    }));
+    const recorded = this.rows(events);
     await this.outbox.insert(tx, recorded, traceJson());
     return recorded;
+  }
+
+  /**
+   * Records events of a change that one bigger statement makes on its own (its own transaction, or a part of the
+   * caller's): the statement's parts that insert them and NOTIFY their ids (see OutboxStore.insertParts), for the
+   * caller to put in it. The events are recorded exactly when the statement commits with rows under `when`.
+   */
+  recordInStatement(
+    events: { name: EmittedEvent; message: Record<string, unknown> }[],
+    opts: { first: number; when: string; merge?: (string | undefined)[] },
+  ): { recorded: RecordedEvent[]; cte: string; notify: string; params: unknown[] } {
+    const recorded = this.rows(events);
+    return { recorded, ...this.outbox.insertParts(recorded, traceJson(), opts) };
+  }
+
+  /** The outbox rows of the events of one change: in order, a millisecond apart. */
+  private rows(events: { name: EmittedEvent; message: Record<string, unknown> }[]): RecordedEvent[] {
+    const at = Date.now();
+    return events.map((e, i) => ({ id: randomUUID(), name: e.name, payload: e.message, occurredAt: new Date(at + i) }));
   }
 
   /**

@@ -70,6 +70,38 @@ export class OutboxStore {
     );
   }
 
+  /**
+   * The same insert and NOTIFY as parts of one bigger statement that makes the change the events report (a
+   * statement is atomic, so they are written exactly when the change is): `cte` (named `outbox`) inserts the rows
+   * only `when` (a SQL condition over the statement's other parts) holds, and `notify` is the call to put in the
+   * statement's final SELECT, which must return rows under the same condition. `merge[i]`, when given, is a jsonb
+   * SQL expression merged into event i's payload (a value the statement itself makes, such as a generated id).
+   * Parameters are numbered from `first`.
+   */
+  insertParts(
+    events: OutboxRow[],
+    trace: string | null,
+    opts: { first: number; when: string; merge?: (string | undefined)[] },
+  ): { cte: string; notify: string; params: unknown[] } {
+    const ids = events.map((e) => e.id);
+    const n = opts.first;
+    const params: unknown[] = [ids, events.map((e) => e.name), events.map((e) => e.occurredAt), trace];
+    const payloads = events.map((e, i) => {
+      params.push(JSON.stringify(e.payload));
+      const merge = opts.merge?.[i];
+      const p = `$${n + params.length - 1}::jsonb`;
+      return merge ? `${p} || ${merge}` : p;
+    });
+    params.push(notification(ids, events));
+    return {
+      cte: `outbox AS (INSERT INTO outbox_events (id, name, payload, occurred_at, trace_context)
+                   SELECT u.*, $${n + 3}::jsonb FROM unnest($${n}::uuid[], $${n + 1}::text[], ARRAY[${payloads.join(', ')}], $${n + 2}::timestamptz[]) AS u
+                    WHERE ${opts.when})`,
+      notify: `pg_notify('${OUTBOX_CHANNEL}', $${n + params.length - 1})`,
+      params,
+    };
+  }
+
   /** Inserts an event meant for one webhook alone (a test send) and NOTIFYs it. */
   async insertForWebhook(tx: TransactionQuery, event: OutboxRow, webhookId: string, trace: string | null) {
     await tx.query(

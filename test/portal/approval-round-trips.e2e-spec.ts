@@ -4,9 +4,9 @@ import { useService } from '../helpers/use-service';
 
 /**
  * The statements each access-request route sends to Postgres, counted at the connection (an API-only
- * process, so no worker shares the pool): an approval is an unlocked read and then one transaction, six
- * round trips with one NOTIFY in all, and its answer is built without reading the request back. With DCR,
- * the identity provider is called between the read and the transaction.
+ * process, so no worker shares the pool): an approval is an unlocked read and then one statement that is a
+ * transaction by itself (status, credential, events and their NOTIFY), two round trips in all, and its answer is
+ * built without reading the request back. With DCR, the identity provider is called between the two.
  */
 describe('access-request routes: round trips to Postgres', () => {
   const t = useService({ vars: { ROLE: 'api' }, idp: true });
@@ -33,30 +33,31 @@ describe('access-request routes: round trips to Postgres', () => {
   }
   const notifies = (statements: string[]) => statements.filter((s) => s.includes('pg_notify')).length;
 
-  it('approves in six round trips with one NOTIFY, reads in one, and changes nothing in one when the status is already set', async () => {
+  it('approves in two round trips with one NOTIFY, reads in one, and changes nothing in two when the status is already set', async () => {
     const app = await createApp(t.portal, { Name: 'Counted app' });
     const ar = await createAccessRequest(t.portal, { AppID: app.ID });
 
     const approve = await statementsOf(() => t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`));
-    expect(approve).toHaveLength(6);
+    expect(approve).toHaveLength(2);
     expect(approve[0]).toMatch(/^SELECT /);
-    expect(approve[1]).toBe('BEGIN');
-    expect(approve[5]).toBe('COMMIT');
+    expect(approve[1]).toMatch(/^WITH changed AS \(\s*UPDATE portal_access_requests/);
     expect(notifies(approve)).toBe(1);
     expect(approve.filter((s) => s.includes('FOR UPDATE'))).toEqual([]);
 
+    // the read, and the read with the credentials in force to answer with
     const again = await statementsOf(() => t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`));
-    expect(again).toHaveLength(1);
+    expect(again).toHaveLength(2);
+    expect(again.every((s) => s.startsWith('SELECT '))).toBe(true);
     expect(notifies(again)).toBe(0);
 
     expect(await statementsOf(() => t.portal.get(`/portal-api/access_requests/${ar.ID}`))).toHaveLength(1);
 
     const reject = await statementsOf(() => t.portal.put(`/portal-api/access_requests/${ar.ID}/reject`));
-    expect(reject).toHaveLength(5);
+    expect(reject).toHaveLength(2);
     expect(notifies(reject)).toBe(1);
   });
 
-  it('a DCR approval calls the identity provider after the read and before BEGIN, in six round trips as well', async () => {
+  it('a DCR approval calls the identity provider after the read and before the change, in two round trips as well', async () => {
     const app = await createApp(t.portal, { Name: 'Registered app' });
     const ar = await createAccessRequest(t.portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
     let duringRegistration: string[] = [];
@@ -67,28 +68,28 @@ describe('access-request routes: round trips to Postgres', () => {
       const approve = await statementsOf(() => t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`));
       expect(duringRegistration).toHaveLength(1);
       expect(duringRegistration[0]).toMatch(/^SELECT /);
-      expect(approve).toHaveLength(6);
-      expect(approve[1]).toBe('BEGIN');
-      expect(approve[5]).toBe('COMMIT');
+      expect(approve).toHaveLength(2);
+      expect(approve[1]).toMatch(/^WITH changed AS /);
       expect(notifies(approve)).toBe(1);
     } finally {
       t.idp.beforeReply = null;
     }
   });
 
-  it('with an Idempotency-Key, approves in eight: the claim first, and the answer stored just before COMMIT', async () => {
+  it('with an Idempotency-Key, approves in six: the claim first, the change inside the request transaction, and the answer stored just before COMMIT', async () => {
     const app = await createApp(t.portal, { Name: 'Keyed app' });
     const ar = await createAccessRequest(t.portal, { AppID: app.ID });
     const key = { 'idempotency-key': `approve-${ar.ID}` };
     const approve = await statementsOf(() =>
       t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`, undefined, key),
     );
-    expect(approve).toHaveLength(8);
+    expect(approve).toHaveLength(6);
     expect(approve[0]).toMatch(/^WITH claimed AS \(\s*INSERT INTO idempotency_keys/);
     expect(approve[1]).toMatch(/^SELECT /);
     expect(approve[2]).toBe('START TRANSACTION');
-    expect(approve[6]).toMatch(/^UPDATE idempotency_keys SET status/);
-    expect(approve[7]).toBe('COMMIT');
+    expect(approve[3]).toMatch(/^WITH changed AS /);
+    expect(approve[4]).toMatch(/^UPDATE idempotency_keys SET status/);
+    expect(approve[5]).toBe('COMMIT');
     expect(notifies(approve)).toBe(1);
     // the retry: the claim statement finds the stored answer, and that is all
     expect(

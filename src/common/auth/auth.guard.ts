@@ -6,7 +6,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Repository } from 'typeorm';
 import { AppConfig } from '../../config';
 import { UserEntity } from '../../dashboard/users/user.entity';
-import { secretsEqual, sha256Hex } from '../crypto/secret-box';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { sha256Hex } from '../crypto/secret-box';
 import { Family } from '../errors/families';
 import { ACTOR_KEY, DashboardActor } from './dashboard-actor.decorator';
 import { AccessLevel, hasPermission, PermissionArea } from './permissions';
@@ -21,6 +22,16 @@ export const GATEWAY_AUTH_MESSAGE = 'Attempted administrative access with invali
 /** Where the onRequest check leaves the dashboard user it found, so the guard does not look it up again. */
 const AUTHENTICATED_USER = Symbol('authenticatedDashboardUser');
 type RawWithUser = { [AUTHENTICATED_USER]?: UserEntity };
+/** Where a check leaves the family whose secret the request carries, so the guard does not check it again. */
+const AUTHENTICATED_FAMILY = Symbol('authenticatedFamily');
+type RawWithFamily = { [AUTHENTICATED_FAMILY]?: Family };
+
+const digest = (v: string): Buffer => createHash('sha256').update(v).digest();
+
+/** Compares a given secret with the digest of the expected one in constant time (digests, so lengths do not leak). */
+function matches(given: string | undefined, expected: Buffer): boolean {
+  return typeof given === 'string' && timingSafeEqual(digest(given), expected);
+}
 
 /**
  * The credential check of each family, in one place. The Nest guards call it, and so does an onRequest
@@ -28,35 +39,46 @@ type RawWithUser = { [AUTHENTICATED_USER]?: UserEntity };
  */
 @Injectable()
 export class FamilyAuthenticator {
-  constructor(
-    private readonly config: AppConfig,
-    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
-  ) {}
+  /** The digests of the secrets, made once. */
+  private readonly expected: { gateway: Buffer; admin: Buffer; portal: Buffer };
 
-  /** Throws the family's 401/403 unless the headers carry its credential; dashboard: returns the user. */
-  async authenticate(family: Family, headers: IncomingHttpHeaders): Promise<UserEntity | undefined> {
+  constructor(
+    config: AppConfig,
+    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+  ) {
+    const { gateway, admin, portal } = config.secrets;
+    this.expected = { gateway: digest(gateway), admin: digest(admin), portal: digest(portal) };
+  }
+
+  /**
+   * Throws the family's 401/403 unless the headers carry its credential; dashboard: returns the user. With `raw`
+   * (the request), a secret found right is remembered on it, and the request's next check of it passes at once.
+   */
+  async authenticate(family: Family, headers: IncomingHttpHeaders, raw?: object): Promise<UserEntity | undefined> {
+    if (family === 'dashboard') return this.dashboardUser(headers, raw);
+    if (raw && (raw as RawWithFamily)[AUTHENTICATED_FAMILY] === family) return undefined;
     switch (family) {
       case 'gateway':
-        if (!secretsEqual(header(headers, 'x-gateway-authorization'), this.config.secrets.gateway))
+        if (!matches(header(headers, 'x-gateway-authorization'), this.expected.gateway))
           throw new ForbiddenException(GATEWAY_AUTH_MESSAGE);
-        return undefined;
+        break;
       case 'admin':
-        if (!secretsEqual(header(headers, 'admin-auth'), this.config.secrets.admin))
+        if (!matches(header(headers, 'admin-auth'), this.expected.admin))
           throw new UnauthorizedException('Not authorised');
-        return undefined;
+        break;
       case 'portal': {
         const token = header(headers, 'authorization')
           ?.trim()
           .replace(/^Bearer\s+/i, '');
-        if (!secretsEqual(token, this.config.secrets.portal))
+        if (!matches(token, this.expected.portal))
           throw new UnauthorizedException('Not authorised: missing or invalid API token');
-        return undefined;
+        break;
       }
-      case 'dashboard':
-        return this.dashboardUser(headers);
       default:
         return undefined;
     }
+    if (raw) (raw as RawWithFamily)[AUTHENTICATED_FAMILY] = family;
+    return undefined;
   }
 
   /** The active user whose access key the request carries (401 otherwise); looked up once per request. */
@@ -77,7 +99,8 @@ export class FamilyAuthenticator {
 export class GatewayAuthGuard implements CanActivate {
   constructor(private readonly auth: FamilyAuthenticator) {}
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
-    await this.auth.authenticate('gateway', ctx.switchToHttp().getRequest<FastifyRequest>().headers);
+    const req = ctx.switchToHttp().getRequest<FastifyRequest>();
+    await this.auth.authenticate('gateway', req.headers, req.raw);
     return true;
   }
 }
@@ -87,7 +110,8 @@ export class GatewayAuthGuard implements CanActivate {
 export class AdminAuthGuard implements CanActivate {
   constructor(private readonly auth: FamilyAuthenticator) {}
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
-    await this.auth.authenticate('admin', ctx.switchToHttp().getRequest<FastifyRequest>().headers);
+    const req = ctx.switchToHttp().getRequest<FastifyRequest>();
+    await this.auth.authenticate('admin', req.headers, req.raw);
     return true;
   }
 }
@@ -97,7 +121,8 @@ export class AdminAuthGuard implements CanActivate {
 export class PortalAuthGuard implements CanActivate {
   constructor(private readonly auth: FamilyAuthenticator) {}
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
-    await this.auth.authenticate('portal', ctx.switchToHttp().getRequest<FastifyRequest>().headers);
+    const req = ctx.switchToHttp().getRequest<FastifyRequest>();
+    await this.auth.authenticate('portal', req.headers, req.raw);
     return true;
   }
 }

@@ -14,8 +14,7 @@ export function registerAuthenticateFirst(fastify: FastifyInstance, authenticato
     // an unknown route stays the family's 404 for everyone, as it was before this check came first
     if (family === 'other' || request.is404) return;
     try {
-      if (family === 'dashboard') await authenticator.dashboardUser(request.headers, request.raw);
-      else await authenticator.authenticate(family, request.headers);
+      await authenticator.authenticate(family, request.headers, request.raw);
     } catch (err) {
       sendFamilyError(request, reply, err);
       return reply;

@@ -4,6 +4,9 @@ const CREDENTIALS_IN_FORCE = `(SELECT coalesce(jsonb_agg(to_jsonb(c) ORDER BY c.
 /** A request, its app and its credentials in force (the bench's bare baseline runs the same statement). */
 export const GET_ONE = `SELECT to_jsonb(ar) AS ar, to_jsonb(app) AS app, ${CREDENTIALS_IN_FORCE} AS credentials
                    FROM portal_access_requests ar JOIN portal_apps app ON app.id = ar.app_id WHERE ar.id = $1`;
+/** A request and its app, for a status change (which needs the credentials in force only when nothing changes). */
+export const ONE_WITH_APP = `SELECT to_jsonb(ar) AS ar, to_jsonb(app) AS app
+                   FROM portal_access_requests ar JOIN portal_apps app ON app.id = ar.app_id WHERE ar.id = $1`;
 /** The requests of several apps ($1), each with its credentials in force, by ID. */
 export const OF_APPS = `SELECT to_jsonb(ar) AS ar,
                           (SELECT coalesce(jsonb_agg(to_jsonb(c) ORDER BY c.id), '[]'::jsonb) FROM portal_credentials c
@@ -14,16 +17,20 @@ export const APP_ONE = `SELECT to_jsonb(app) AS app FROM portal_apps app WHERE a
 // FOR SHARE: the app cannot be deleted until the new request is committed.
 export const APP_FOR_SHARE = `SELECT to_jsonb(app) AS app FROM portal_apps app WHERE app.id = $1 FOR SHARE`;
 /**
- * Sets the status only if the request still has the status it was read with ($5), revoking its credentials
- * when $4. The UPDATE takes the row lock; a racing change that committed first makes it match no row (Postgres
- * re-checks the condition on the newest version), so the caller gets nothing back and reads again.
+ * The first parts of a status change, which is one statement (and so one transaction by itself, or one part of
+ * the request transaction): `changed` sets status $2 and updated_at $3 only if the request $1 still has the status
+ * it was read with ($5), and `revoked` revokes its credentials when $4. The UPDATE takes the row lock; a racing
+ * change that committed first makes it match no row (Postgres re-checks the condition on the newest version), so
+ * `changed` is empty, the statement's other parts (which write only for a row of `changed`) write nothing either,
+ * and the caller gets no row back and reads again.
  */
-export const SET_STATUS = `
-  WITH changed AS (
-    UPDATE portal_access_requests ar SET status = $2, updated_at = $3 WHERE ar.id = $1 AND ar.status = $5 RETURNING ar.*),
+export const STATUS_CHANGE = `
+  changed AS (
+    UPDATE portal_access_requests ar SET status = $2, updated_at = $3 WHERE ar.id = $1 AND ar.status = $5 RETURNING ar.id),
   revoked AS (
-    UPDATE portal_credentials c SET revoked_at = $3 FROM changed WHERE $4::boolean AND c.access_request_id = changed.id AND c.revoked_at IS NULL)
-  SELECT to_jsonb(changed) AS row FROM changed`;
+    UPDATE portal_credentials c SET revoked_at = $3 FROM changed WHERE $4::boolean AND c.access_request_id = changed.id AND c.revoked_at IS NULL)`;
+/** The condition under which the other parts of a status change write. */
+export const STATUS_CHANGED = `EXISTS (SELECT 1 FROM changed)`;
 /**
  * Locks a request before it is deleted, so that an approval racing the delete has either committed its credential
  * (which the next statement, with a fresh snapshot, then sees) or will find the request gone.

@@ -23,9 +23,11 @@ import {
   DELETE_RETURNING_REGISTERED,
   GET_ONE,
   LOCK_FOR_DELETE,
+  ONE_WITH_APP,
   REGISTERED_OF_APP,
   OF_APPS,
-  SET_STATUS,
+  STATUS_CHANGE,
+  STATUS_CHANGED,
 } from './access-request.sql';
 import { AccessRequestError } from './access-requests.errors';
 import { CredentialEntity } from './credential.entity';
@@ -103,7 +105,12 @@ export class AccessRequestsService {
         events.push({ name: 'CredentialRegistered', message: credentialMessage(issued, ar, app) });
       }
       await this.events.recordAll(tx, events);
-      return accessRequestResponse(ar, app, issued ? [issued] : [], this.box);
+      return accessRequestResponse(
+        ar,
+        app,
+        issued ? [issued] : [],
+        credential ? this.issuer.unsealer(credential) : this.box,
+      );
     });
   }
 
@@ -145,44 +152,81 @@ export class AccessRequestsService {
   /**
    * PUT .../approve, PUT .../reject and PATCH {Status}: applies the state machine. The request is read
    * without a lock; an approval's credential is made next (with DCR, the identity provider is called here,
-   * while no row lock and no pooled connection is held); then one transaction sets the status only if it is
-   * still the one that was read, and writes the credential and the events. If a racing change committed in
-   * between (an approval, a rejection, a deletion), nothing is written, a fresh registration is withdrawn,
-   * and the request is read and planned again. Round trips: read, BEGIN, status, credential, events with
-   * their NOTIFY, COMMIT; a request that already has the status: the read alone.
-   * The same status again changes nothing; a transition the state machine refuses is a 409.
+   * while no row lock and no pooled connection is held); then one statement (a transaction by itself, or a part
+   * of the request transaction) sets the status only if it is still the one that was read, and writes the
+   * credential and the events with their NOTIFY. If a racing change committed in between (an approval, a
+   * rejection, a deletion), nothing is written, a fresh registration is withdrawn, and the request is read and
+   * planned again. Round trips: the read and the change; a request that already has the status: the read, and a
+   * read with its credentials in force to answer with. The same status again changes nothing; a transition the
+   * state machine refuses is a 409.
    */
   async changeStatus(id: number, to: TargetStatus): Promise<AccessRequestResponse> {
-    // Ends: each pass that does not answer follows a committed transition, and the state machine allows at
-    // most two in a request's life (pending, approved, rejected; rejected is final).
+    // Ends: each pass that does not answer follows a committed transition (at most two in a request's life:
+    // pending, approved, rejected; rejected is final), or is the one pass that reads the credentials as well.
+    let withCredentials = false;
     for (;;) {
-      const [row] = await this.sql.query(GET_ONE, [id]);
+      const [row] = await this.sql.query(withCredentials ? GET_ONE : ONE_WITH_APP, [id]);
       if (!row) throw AccessRequestError.notFound();
       const current = { ar: this.requests.fromJson(row.ar), app: this.apps.fromJson(row.app) };
       const plan = planTransition(current.ar.status, to);
-      if (plan.kind === 'noop')
-        return accessRequestResponse(current.ar, current.app, this.credentials(row.credentials), this.box);
+      if (plan.kind === 'noop') {
+        if (withCredentials)
+          return accessRequestResponse(current.ar, current.app, this.credentials(row.credentials), this.box);
+        withCredentials = true;
+        continue;
+      }
       if (plan.kind === 'conflict') throw AccessRequestError.invalidTransition(plan.message);
 
       const credential = plan.issueCredentials ? await this.issuer.prepare(current.ar, current.app) : null;
       const withdraw = this.withdrawal(credential, `the access request could not become ${to}`);
-      const answer = await this.commitOrWithdraw(withdraw, async (tx) => {
-        const [updated] = await tx.query(SET_STATUS, [id, to, new Date(), plan.revokeCredentials, current.ar.status]);
-        if (!updated) return null; // changed since it was read: nothing is written
-        const ar = this.requests.fromJson(updated.row);
-        const issued = credential ? await this.insertCredential(tx, ar, credential) : null;
-        const events: { name: EmittedEvent; message: Record<string, unknown> }[] = [
-          { name: plan.event, message: accessRequestMessage(ar, current.app) },
-        ];
-        if (issued) events.push({ name: 'CredentialRegistered', message: credentialMessage(issued, ar, current.app) });
-        await this.events.recordAll(tx, events);
+      const now = new Date();
+      // what the statement writes, known before it runs: the request with its new status, the credential (whose
+      // generated id the statement returns, and puts into the CredentialRegistered message itself)
+      const ar: AccessRequestEntity = { ...current.ar, status: to, updatedAt: now };
+      const draft: CredentialEntity | null = credential ? { ...credential, id: 0, accessRequestId: id } : null;
+      const params: unknown[] = [id, to, now, plan.revokeCredentials, current.ar.status];
+      const parts = [STATUS_CHANGE];
+      if (draft) {
+        const insert = this.credentialRows.insertSelect(draft, {
+          alias: 'c',
+          from: 'changed',
+          computed: { access_request_id: 'changed.id' },
+          first: params.length + 1,
+          returning: 'c.id',
+        });
+        parts.push(`issued AS (${insert.text})`);
+        params.push(...insert.params);
+      }
+      const events: { name: EmittedEvent; message: Record<string, unknown> }[] = [
+        { name: plan.event, message: accessRequestMessage(ar, current.app) },
+      ];
+      if (draft) events.push({ name: 'CredentialRegistered', message: credentialMessage(draft, ar, current.app) });
+      const outbox = this.events.recordInStatement(events, {
+        first: params.length + 1,
+        when: STATUS_CHANGED,
+        merge: [undefined, draft ? `jsonb_build_object('ID', (SELECT id FROM issued))` : undefined],
+      });
+      parts.push(outbox.cte);
+      params.push(...outbox.params);
+      const text = `WITH ${parts.join(',\n')}
+        SELECT ${draft ? '(SELECT id FROM issued)' : 'NULL::integer'} AS credential_id, ${outbox.notify} FROM changed`;
+
+      let changed: { credential_id: number | null }[];
+      try {
+        changed = await this.sql.write(text, params, withdraw ? { afterRollback: () => withdraw() } : {});
+      } catch (err) {
+        if (withdraw) await withdraw();
+        throw err;
+      }
+      if (changed.length > 0) {
         // A transition leaves in force only what it issued: a pending request has no credentials yet (they
         // come with approval, and a rejected request cannot be approved), and a rejection revokes them all.
-        return accessRequestResponse(ar, current.app, issued ? [issued] : [], this.box);
-      });
-      if (answer) return answer;
-      const changed = 'the access request changed while its client was being registered';
-      if (withdraw) await withdraw(changed);
+        const issued = draft ? [{ ...draft, id: changed[0].credential_id! }] : [];
+        return accessRequestResponse(ar, current.app, issued, credential ? this.issuer.unsealer(credential) : this.box);
+      }
+      // changed since it was read: nothing was written
+      if (withdraw) await withdraw('the access request changed while its client was being registered');
+      withCredentials = false;
     }
   }
 

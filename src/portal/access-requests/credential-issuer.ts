@@ -4,6 +4,7 @@ import { AppEntity } from '../apps/app.entity';
 import { splitRedirectUrls } from '../apps/dto/redirect-urls.validator';
 import { AccessRequestEntity } from './access-request.entity';
 import { CredentialEntity } from './credential.entity';
+import { Unsealer } from './access-request.mapper';
 import { DcrClient, DcrRegistrationRequest, deleteRegistration } from './dcr.client';
 
 export const TOKEN_ENDPOINT_AUTH_METHOD = 'client_secret_basic';
@@ -34,6 +35,8 @@ export type CredentialDraft = Omit<CredentialEntity, 'id' | 'accessRequestId'>;
 @Injectable()
 export class CredentialIssuer {
   private readonly logger = new Logger(CredentialIssuer.name);
+  /** The plain values of the secrets each draft made here has sealed, by their sealed form (see unsealer). */
+  private readonly sealed = new WeakMap<CredentialDraft, Map<string, string>>();
 
   constructor(
     private readonly box: SecretBox,
@@ -66,9 +69,16 @@ export class CredentialIssuer {
       createdAt: new Date(),
       revokedAt: null,
     };
+    const opened = new Map<string, string>();
+    this.sealed.set(credential, opened);
+    const seal = (plain: string | null | undefined): string | null => {
+      const sealed = this.box.encryptNullable(plain);
+      if (sealed !== null) opened.set(sealed, plain!);
+      return sealed;
+    };
     if (ar.authType === 'authToken') {
       const key = randomHex(32);
-      credential.credentialEncrypted = this.box.encrypt(key);
+      credential.credentialEncrypted = seal(key);
       credential.credentialHash = sha256Hex(key);
     } else {
       const metadata = oauthClientMetadata(ar, app);
@@ -80,9 +90,10 @@ export class CredentialIssuer {
         const reg = await this.dcr.register(metadata);
         const body = reg.body;
         credential.oauthClientId = reg.clientId;
-        credential.oauthClientSecretEncrypted = this.box.encryptNullable(reg.clientSecret);
+        credential.oauthClientSecretEncrypted = seal(reg.clientSecret);
         credential.dcrResponseEncrypted = this.box.encrypt(reg.raw);
-        credential.dcrRegistrationAccessTokenEncrypted = this.box.encryptNullable(reg.registrationAccessToken);
+        opened.set(credential.dcrResponseEncrypted, reg.raw);
+        credential.dcrRegistrationAccessTokenEncrypted = seal(reg.registrationAccessToken);
         credential.dcrRegistrationClientUri = reg.registrationClientUri;
         credential.expiresAt = reg.clientSecretExpiresAt > 0 ? new Date(reg.clientSecretExpiresAt * 1000) : null;
         if (typeof body.scope === 'string') credential.scope = body.scope;
@@ -92,10 +103,21 @@ export class CredentialIssuer {
           credential.tokenEndpoints = body.token_endpoint_auth_method;
       } else {
         credential.oauthClientId = randomHex(16);
-        credential.oauthClientSecretEncrypted = this.box.encrypt(randomHex(32));
+        credential.oauthClientSecretEncrypted = seal(randomHex(32));
       }
     }
     return credential;
+  }
+
+  /**
+   * Opens the sealed values of `draft` (made by prepare) without decrypting what was sealed a moment ago (the answer
+   * that issues a credential shows its secrets once); anything else through the SecretBox.
+   */
+  unsealer(draft: CredentialDraft): Unsealer {
+    const opened = this.sealed.get(draft);
+    return {
+      decryptNullable: (sealed) => (sealed && opened?.get(sealed)) ?? this.box.decryptNullable(sealed),
+    };
   }
 
   /**
