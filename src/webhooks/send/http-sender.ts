@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { isIP } from 'node:net';
+import type { Readable } from 'node:stream';
 import { Agent, buildConnector, request } from 'undici';
 import { AppConfig } from '../../config';
 import { AddressGuard, BlockedAddressError } from './address-guard';
@@ -84,23 +85,37 @@ export class HttpSender implements OnModuleDestroy {
   }
 }
 
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
-  const chunks: Buffer[] = [];
-  let kept = 0;
-  let seen = 0;
-  for await (const chunk of body) {
-    seen += chunk.length;
-    if (kept < RESPONSE_CAPTURE_BYTES) {
-      const part = chunk.subarray(0, RESPONSE_CAPTURE_BYTES - kept);
-      chunks.push(part);
-      kept += part.length;
-    }
-    if (seen > MAX_DRAIN_BYTES) {
-      body.destroy();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/**
+ * The first RESPONSE_CAPTURE_BYTES of the response body, reading (and dropping) the rest up to MAX_DRAIN_BYTES so
+ * the connection can be reused; past that the connection is dropped. Rejects with the stream's error (a body
+ * timeout, a connection cut short).
+ */
+function readCapped(body: Readable): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let seen = 0;
+    const done = () =>
+      resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+    body.on('data', (chunk: Buffer) => {
+      seen += chunk.length;
+      if (kept < RESPONSE_CAPTURE_BYTES) {
+        const part =
+          chunk.length <= RESPONSE_CAPTURE_BYTES - kept ? chunk : chunk.subarray(0, RESPONSE_CAPTURE_BYTES - kept);
+        chunks.push(part);
+        kept += part.length;
+      }
+      if (seen > MAX_DRAIN_BYTES) {
+        body.removeAllListeners('data');
+        body.removeAllListeners('end');
+        body.on('error', () => undefined);
+        body.destroy();
+        done();
+      }
+    });
+    body.once('end', done);
+    body.on('error', reject);
+  });
 }
 
 function classify(err: unknown, signal: AbortSignal): SendResult['error'] {

@@ -6,6 +6,7 @@ import { DELIVERY_QUEUE, DeliveryJobData, DeliveryQueue } from '../delivery.queu
 import { AttemptRecord, ClaimedDelivery, DeliveryKey, DeliveryStore, RecordOutcome } from '../delivery.store';
 import { DestinationRegistry } from '../send/destination-registry';
 import { OutgoingMessage } from '../send/destination';
+import { OpenedSecrets } from '../send/opened-secrets';
 import { SecretBox } from '../../common/crypto/secret-box';
 import { decide } from '../send/retry-policy';
 import { attemptOutcome } from '../attempt-outcome';
@@ -41,6 +42,8 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   private readonly gate: WebhookGate;
   private readonly claims: Batcher<DeliveryKey, ClaimedDelivery | null>;
   private readonly records: Batcher<AttemptRecord, RecordOutcome | Error>;
+  /** Destination URLs kept sealed (those with credentials), opened once per webhook for a while. */
+  private readonly targets: OpenedSecrets<string>;
 
   constructor(
     private readonly config: AppConfig,
@@ -58,6 +61,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     const size = Math.max(1, config.webhooks.concurrency);
     this.claims = new Batcher((keys) => this.store.claimMany(keys), { maxBatch: size, maxConcurrent: 2 });
     this.records = new Batcher((attempts) => this.store.recordAttempts(attempts), { maxBatch: size, maxConcurrent: 2 });
+    this.targets = new OpenedSecrets((sealed) => this.secrets.decrypt(sealed));
   }
 
   onApplicationBootstrap(): void {
@@ -120,7 +124,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     traced.begin(d, number);
     const startedAt = new Date();
     const target = {
-      url: d.destinationEncrypted ? this.secrets.decrypt(d.destinationEncrypted) : d.url,
+      url: d.destinationEncrypted ? this.targets.get(d.destinationEncrypted) : d.url,
       options: d.destinationOptions,
     };
     const result = await traced.sending(() => this.destinations.send(d.type, target, this.buildMessage(d)));
