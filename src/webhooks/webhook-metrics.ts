@@ -25,11 +25,6 @@ export class DeliveryMetrics {
   private readonly retention: Counter<'table'>;
   private readonly blocked: Gauge;
   private readonly refused: Counter;
-  /** The attempt series by outcome and error, looked up once each (a label lookup hashes the labels). */
-  private readonly attemptSeries = new Map<
-    string,
-    { count: Counter.Internal; latency: Histogram.Internal<'outcome'> }
-  >();
 
   constructor(registry: MetricsRegistry) {
     this.refused = new Counter({
@@ -98,17 +93,8 @@ export class DeliveryMetrics {
   }
 
   attempt(outcome: AttemptOutcome, error: AttemptError | null, durationMs: number): void {
-    const key = `${outcome} ${error ?? NO_ERROR}`;
-    let series = this.attemptSeries.get(key);
-    if (!series) {
-      series = {
-        count: this.attempts.labels({ outcome, error: error ?? NO_ERROR }),
-        latency: this.latency.labels({ outcome }),
-      };
-      this.attemptSeries.set(key, series);
-    }
-    series.count.inc();
-    series.latency.observe(durationMs / 1000);
+    this.attempts.inc({ outcome, error: error ?? NO_ERROR });
+    this.latency.observe({ outcome }, durationMs / 1000);
   }
 }
 
