@@ -59,6 +59,8 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     super();
     this.gate = new WebhookGate(Math.max(2, Math.floor(config.webhooks.concurrency / 4)), MAX_SLOT_WAIT_MS);
     const size = Math.max(1, config.webhooks.concurrency);
+    // one statement of each in flight: a statement costs Postgres about the same whatever its rows, so the jobs
+    // arriving while one runs share the next (a call made while none runs still goes out at once)
     this.claims = new Batcher((keys) => this.store.claimMany(keys), { maxBatch: size, maxConcurrent: 1 });
     this.records = new Batcher((attempts) => this.store.recordAttempts(attempts), { maxBatch: size, maxConcurrent: 1 });
     this.targets = new OpenedSecrets((sealed) => this.secrets.decrypt(sealed));
