@@ -1,4 +1,4 @@
-import { Context, context, propagation, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { Context, context, propagation, ProxyTracerProvider, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 
 /**
  * A trace context as text fields (W3C `traceparent`, and `tracestate` when there is one), small enough to
@@ -7,8 +7,19 @@ import { Context, context, propagation, ROOT_CONTEXT, trace } from '@opentelemet
  */
 export type TraceCarrier = Record<string, string>;
 
+const TRACER_NAME = 'gateway-management.webhooks';
+
 /** The dispatcher's spans: the relay of an outbox event, and each delivery attempt. */
-export const dispatcherTracer = () => trace.getTracer('gateway-management.webhooks');
+export const dispatcherTracer = () => trace.getTracer(TRACER_NAME);
+
+/**
+ * Whether spans go anywhere: a tracer provider is registered (the SDK's, or a test's). Without one every span
+ * is a no-op, so the per-attempt work of building one can be skipped.
+ */
+export function tracingOn(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegateTracer(TRACER_NAME) !== undefined;
+}
 
 /** The carrier of `ctx` (default: the active context), or undefined when nothing is traced. */
 export function traceCarrier(ctx: Context = context.active()): TraceCarrier | undefined {

@@ -42,16 +42,25 @@ export function verificationKey(key: SigningKey): string {
   return `whpk_${spki.subarray(-32).toString('base64')}`;
 }
 
+/**
+ * A key ready to sign with: the HMAC key bytes (v1) or the Ed25519 private key object (v1a). Opening a key
+ * (base64 decoding, building the key object) costs more than a signature; a signer that sends many attempts
+ * with one key opens it once.
+ */
+export type OpenedKey = { scheme: 'v1'; hmacKey: Buffer } | { scheme: 'v1a'; privateKey: KeyObject };
+
+/** The key `key` signs with. */
+export function openSigningKey(key: SigningKey): OpenedKey {
+  if (key.scheme === 'v1') return { scheme: 'v1', hmacKey: Buffer.from(stripPrefix(key.secret, 'whsec_'), 'base64') };
+  return { scheme: 'v1a', privateKey: ed25519PrivateKey(key.secret) };
+}
+
 /** One signature over `<id>.<timestamp>.<body>`: `v1,<base64 HMAC-SHA256>` or `v1a,<base64 Ed25519>`. */
-export function sign(key: SigningKey, msgId: string, timestampSeconds: number, body: string): string {
+export function sign(key: SigningKey | OpenedKey, msgId: string, timestampSeconds: number, body: string): string {
+  const opened = 'secret' in key ? openSigningKey(key) : key;
   const content = `${msgId}.${timestampSeconds}.${body}`;
-  if (key.scheme === 'v1') {
-    const mac = createHmac('sha256', Buffer.from(stripPrefix(key.secret, 'whsec_'), 'base64'))
-      .update(content)
-      .digest('base64');
-    return `v1,${mac}`;
-  }
-  return `v1a,${edSign(null, Buffer.from(content), ed25519PrivateKey(key.secret)).toString('base64')}`;
+  if (opened.scheme === 'v1') return `v1,${createHmac('sha256', opened.hmacKey).update(content).digest('base64')}`;
+  return `v1a,${edSign(null, Buffer.from(content), opened.privateKey).toString('base64')}`;
 }
 
 /**
@@ -60,7 +69,7 @@ export function sign(key: SigningKey, msgId: string, timestampSeconds: number, b
  * by spaces, and a receiver accepts the request when any of them verifies with the key it holds.
  */
 export function signatureHeaders(
-  keys: SigningKey[],
+  keys: (SigningKey | OpenedKey)[],
   msgId: string,
   body: string,
   now = Date.now(),

@@ -3,7 +3,7 @@ import { suppressTracing } from '@opentelemetry/core';
 import type { ClaimedDelivery } from '../delivery.store';
 import type { SendResult } from '../send/destination';
 import type { AttemptOutcome } from '../attempt-outcome';
-import { contextFromCarrier, dispatcherTracer, TraceCarrier, traceCarrier } from '../trace-context';
+import { contextFromCarrier, dispatcherTracer, TraceCarrier, traceCarrier, tracingOn } from '../trace-context';
 
 /** A target's port when its URL names none, by scheme. */
 const DEFAULT_PORTS: Record<string, number> = {
@@ -18,7 +18,8 @@ const DEFAULT_PORTS: Record<string, number> = {
  * The span of one delivery attempt, a child of the trace its job carries (the relay of the event, or the
  * request that asked for a redelivery). It is the client span of the webhook request: the request itself is
  * sent with instrumentation suppressed, so no trace headers reach subscribers and a delivery looks the same
- * whether tracing is on or off. A job that is not claimed (not due, taken, no longer pending) makes no span.
+ * whether tracing is on or off. A job that is not claimed (not due, taken, no longer pending) makes no span;
+ * nor does any attempt while no tracer provider is registered (the span would be a no-op: it is not built).
  */
 export class AttemptTrace {
   private span?: Span;
@@ -28,6 +29,7 @@ export class AttemptTrace {
 
   /** Starts the span once the delivery is claimed for attempt `number`. */
   begin(d: ClaimedDelivery, number: number): void {
+    if (!tracingOn()) return;
     const target = safeUrl(d.url);
     this.span = dispatcherTracer().startSpan(
       `deliver ${d.eventName}`,
@@ -56,6 +58,7 @@ export class AttemptTrace {
 
   /** Runs the webhook request inside the span, with instrumentation of outgoing requests suppressed. */
   sending<T>(send: () => Promise<T>): Promise<T> {
+    if (!this.span && !tracingOn()) return send(); // nothing traced, nothing instrumented to suppress
     const ctx = this.span ? trace.setSpan(context.active(), this.span) : context.active();
     return context.with(suppressTracing(ctx), send);
   }
