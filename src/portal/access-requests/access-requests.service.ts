@@ -41,8 +41,9 @@ import { ListAccessRequestsQuery } from './dto/list-access-requests-query.dto';
  * a status change writes only if the request still has the status it was read with (the UPDATE takes the
  * row lock and re-checks), so racing approvals make exactly one transition. An identity provider is never
  * called inside a transaction: a slow one would hold a row lock and a pooled connection for its whole wait.
- * The single-request routes run raw SQL (one statement to read; an approval in six round trips) and build
- * their answer from what the statements returned, through the same mappers as everything else.
+ * The single-request routes run raw SQL (one statement to read; an approval in two round trips: the read, then
+ * one statement that makes the change) and build their answer from what the statements returned, through the
+ * same mappers as everything else.
  */
 @Injectable()
 export class AccessRequestsService {
