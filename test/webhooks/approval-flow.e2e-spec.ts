@@ -80,6 +80,11 @@ describe('portal changes reach subscribers end to end', () => {
       Products: ['payments-api', 'refunds-api'],
       AuthType: 'authToken',
     });
+    // the credential's id, which the approval's one statement generates and puts into the event itself
+    const [issued] = await t.db.query(`SELECT id FROM portal_credentials WHERE access_request_id = $1`, [ar.body.ID]);
+    const registered = bodies.filter((b) => b.Event === 'CredentialRegistered');
+    expect(registered).toHaveLength(1);
+    expect(registered[0].Message).toMatchObject({ ID: issued.id, AccessRequestID: ar.body.ID, AppID: app.body.ID });
     for (const r of received) expect(r.body).not.toContain(credential);
 
     // approving again is a no-op that emits nothing; rejecting emits AccessRequestRejected
