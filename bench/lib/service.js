@@ -13,6 +13,8 @@ const { ROOT, sleep } = require('./util');
 
 // BENCH_SERVICE_MAIN: another build of the service to measure (e.g. for before/after comparisons)
 const MAIN = process.env.BENCH_SERVICE_MAIN || join(ROOT, 'dist', 'main.js');
+// BENCH_NODE_ARGS: extra node flags for the service's processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`)
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS || '').split(' ').filter(Boolean);
 /** A port the kernel says is free on 127.0.0.1 right now. */
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -71,7 +73,7 @@ async function startService(opts = {}) {
   const procs = [];
   const start = async (role) => {
     const port = await freePort();
-    const child = spawnTracked(`${role}`, process.execPath, [...(opts.nodeArgs ?? []), MAIN], {
+    const child = spawnTracked(`${role}`, process.execPath, [...(opts.nodeArgs ?? NODE_ARGS), MAIN], {
       cwd: ROOT,
       env: { ...env, ROLE: role, PORT: String(port) },
     });
