@@ -2,9 +2,13 @@ import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config';
 import { dataSourceOptions } from './data-source';
+import { DayPartitions } from './day-partitions';
 import { Sql } from './sql';
 
-/** The database connection, shared by every feature: TypeORM, and raw SQL on the same pool (Sql). */
+/**
+ * The database connection, shared by every feature: TypeORM, raw SQL on the same pool (Sql), and the day partitions
+ * that exist (DayPartitions).
+ */
 @Global()
 @Module({
   imports: [
@@ -13,7 +17,7 @@ import { Sql } from './sql';
       useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config.database.url!), autoLoadEntities: true }),
     }),
   ],
-  providers: [Sql],
-  exports: [Sql],
+  providers: [Sql, DayPartitions],
+  exports: [Sql, DayPartitions],
 })
 export class DatabaseModule {}

@@ -63,12 +63,12 @@ export class EventsService {
    * caller's): the statement's parts that insert them and NOTIFY their ids (see OutboxStore.insertParts), for the
    * caller to put in it. The events are recorded exactly when the statement commits with rows under `when`.
    */
-  recordInStatement(
+  async recordInStatement(
     events: { name: EmittedEvent; message: Record<string, unknown> }[],
     opts: { first: number; when: string; merge?: (string | undefined)[] },
-  ): { recorded: RecordedEvent[]; cte: string; notify: string; params: unknown[] } {
+  ): Promise<{ recorded: RecordedEvent[]; cte: string; notify: string; params: unknown[] }> {
     const recorded = this.rows(events);
-    return { recorded, ...this.outbox.insertParts(recorded, traceJson(), opts) };
+    return { recorded, ...(await this.outbox.insertParts(recorded, traceJson(), opts)) };
   }
 
   /** The outbox rows of the events of one change: in order, a millisecond apart. */

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DayPartitions } from '../database/day-partitions';
 
 /** The channel a transaction that wrote events NOTIFYs on commit; the payload lists the events' ids. */
 export const OUTBOX_CHANNEL = 'outbox_events';
@@ -52,11 +53,24 @@ export function relayClaim(named: boolean, table = 'outbox_events'): string {
  */
 @Injectable()
 export class OutboxStore {
+  constructor(private readonly days: DayPartitions) {}
+
+  /**
+   * The table to insert `events` into: the day partition that holds them when they are of one day and it exists
+   * (so Postgres need not route each row), else the partitioned table. An event's day is its partition for good:
+   * retention drops only days long past, never the current one.
+   */
+  private async tableOf(events: OutboxRow[]): Promise<string> {
+    const first = events[0].occurredAt.toISOString();
+    const last = events[events.length - 1].occurredAt.toISOString();
+    return first.slice(0, 10) === last.slice(0, 10) ? this.days.of('outbox_events', first) : 'outbox_events';
+  }
+
   /** Inserts `events` (of one change, in order) and NOTIFYs their ids and the time of the first, in one round trip. */
   async insert(tx: TransactionQuery, events: OutboxRow[], trace: string | null): Promise<void> {
     const ids = events.map((e) => e.id);
     await tx.query(
-      `WITH e AS (INSERT INTO outbox_events (id, name, payload, occurred_at, trace_context)
+      `WITH e AS (INSERT INTO ${await this.tableOf(events)} (id, name, payload, occurred_at, trace_context)
                   SELECT u.*, $6::jsonb FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::timestamptz[]) AS u)
        SELECT pg_notify('${OUTBOX_CHANNEL}', $5)`,
       [
@@ -78,11 +92,11 @@ export class OutboxStore {
    * SQL expression merged into event i's payload (a value the statement itself makes, such as a generated id).
    * Parameters are numbered from `first`.
    */
-  insertParts(
+  async insertParts(
     events: OutboxRow[],
     trace: string | null,
     opts: { first: number; when: string; merge?: (string | undefined)[] },
-  ): { cte: string; notify: string; params: unknown[] } {
+  ): Promise<{ cte: string; notify: string; params: unknown[] }> {
     const ids = events.map((e) => e.id);
     const n = opts.first;
     const params: unknown[] = [ids, events.map((e) => e.name), events.map((e) => e.occurredAt), trace];
@@ -94,7 +108,7 @@ export class OutboxStore {
     });
     params.push(notification(ids, events));
     return {
-      cte: `outbox AS (INSERT INTO outbox_events (id, name, payload, occurred_at, trace_context)
+      cte: `outbox AS (INSERT INTO ${await this.tableOf(events)} (id, name, payload, occurred_at, trace_context)
                    SELECT u.*, $${n + 3}::jsonb FROM unnest($${n}::uuid[], $${n + 1}::text[], ARRAY[${payloads.join(', ')}], $${n + 2}::timestamptz[]) AS u
                     WHERE ${opts.when})`,
       notify: `pg_notify('${OUTBOX_CHANNEL}', $${n + params.length - 1})`,
@@ -105,7 +119,7 @@ export class OutboxStore {
   /** Inserts an event meant for one webhook alone (a test send) and NOTIFYs it. */
   async insertForWebhook(tx: TransactionQuery, event: OutboxRow, webhookId: string, trace: string | null) {
     await tx.query(
-      `WITH e AS (INSERT INTO outbox_events (id, name, payload, occurred_at, target_webhook_id, trace_context) VALUES ($1, $2, $3, $4, $5, $6::jsonb))
+      `WITH e AS (INSERT INTO ${await this.tableOf([event])} (id, name, payload, occurred_at, target_webhook_id, trace_context) VALUES ($1, $2, $3, $4, $5, $6::jsonb))
        SELECT pg_notify('${OUTBOX_CHANNEL}', $7)`,
       [
         event.id,

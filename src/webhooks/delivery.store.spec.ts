@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { createTestEnv, TestEnv } from '../../test/helpers/test-env';
 import { dataSourceOptions } from '../database/data-source';
 import { Sql } from '../database/sql';
+import { DayPartitions } from '../database/day-partitions';
 import { DeliveryKey, DeliveryStore, RelayClaim } from './delivery.store';
 import { WebhookStore } from './webhook.store';
 
@@ -24,7 +25,7 @@ describe('DeliveryStore', () => {
     db = new DataSource(dataSourceOptions(env.databaseUrl));
     await db.initialize();
     sql = new Sql(db);
-    store = new DeliveryStore(sql);
+    store = new DeliveryStore(sql, new DayPartitions(sql));
     webhooks = new WebhookStore(sql);
     const relay = store.relay.bind(store);
     store.relay = async (...args) => {

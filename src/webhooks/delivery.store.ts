@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DayPartitions } from '../database/day-partitions';
 import { pgCode, PG_ERRORS, Queryable, Sql } from '../database/sql';
 import { relayClaim } from '../events/outbox.store';
 import { OPERATIONAL_EVENTS } from '../events/event-names';
@@ -312,11 +313,10 @@ const pending = (r: { id: string; at: string; webhook_id: string; attempt_count:
  */
 @Injectable()
 export class DeliveryStore {
-  private readonly days: DayPartitions;
-
-  constructor(private readonly sql: Sql) {
-    this.days = new DayPartitions(sql);
-  }
+  constructor(
+    private readonly sql: Sql,
+    private readonly days: DayPartitions,
+  ) {}
 
   /**
    * Claims committed outbox events and creates their deliveries (see relayStatement). `claim` names the events;
@@ -687,8 +687,6 @@ type RelayRow = {
   deliveries: [string, string, string, string, string, TraceCarrier | null][];
 };
 
-const DAY_KEY = /^(\d{4})-(\d{2})-(\d{2})T/;
-
 function sameDay(a: Date, b: Date): boolean {
   return a.toISOString().slice(0, 10) === b.toISOString().slice(0, 10);
 }
@@ -703,64 +701,4 @@ function groupByDay<T extends { at: string }>(items: T[]): T[][] {
     else groups.set(day, [item]);
   }
   return [...groups.values()];
-}
-
-/**
- * The day partitions of the log that exist, so that the hot statements can name the partition that holds their
- * rows: Postgres then plans them (once per connection, as prepared statements) for that one plain table, instead
- * of planning the partitioned table at every call or locking all of its partitions at every call. A row of a day
- * without a partition (it sits in the default one) is addressed through the partitioned table, as is any day
- * not known yet; the list is read again when a day is missing, at most every few seconds, and at once when a
- * named partition turns out to be gone (dropped by retention: its rows were done).
- */
-class DayPartitions {
-  private names = new Set<string>();
-  private readAt = 0;
-  private reading?: Promise<void>;
-
-  constructor(private readonly sql: Queryable) {}
-
-  /** The partition of `parent` holding the day of `at` (a key as keyText writes it, or a time), else `parent`. */
-  async of(parent: string, at: string | Date): Promise<string> {
-    const m = DAY_KEY.exec(typeof at === 'string' ? at : at.toISOString());
-    if (!m) return parent;
-    const name = `${parent}_p${m[1]}${m[2]}${m[3]}`;
-    if (this.names.has(name)) return name;
-    if (Date.now() - this.readAt > 5000) await this.read();
-    return this.names.has(name) ? name : parent;
-  }
-
-  /**
-   * Builds a statement with the partitions' names and runs it; should a named partition be gone, once more with
-   * the list read afresh. `inTransaction`: no second try (the failed statement aborted the transaction).
-   */
-  async run<T>(
-    build: (names: DayPartitions) => Promise<string>,
-    exec: (text: string) => Promise<T>,
-    inTransaction = false,
-  ): Promise<T> {
-    const text = await build(this);
-    try {
-      return await exec(text);
-    } catch (err) {
-      if (inTransaction || pgCode(err) !== PG_ERRORS.undefinedTable) throw err;
-      this.readAt = 0;
-      await this.read();
-      return exec(await build(this));
-    }
-  }
-
-  private read(): Promise<void> {
-    this.reading ??= this.sql
-      .query<{ name: string }>(
-        `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-          WHERE i.inhparent IN ('outbox_events'::regclass, 'webhook_deliveries'::regclass, 'webhook_delivery_attempts'::regclass)`,
-      )
-      .then((rows) => {
-        this.names = new Set(rows.map((r) => r.name));
-        this.readAt = Date.now();
-      })
-      .finally(() => (this.reading = undefined));
-    return this.reading;
-  }
 }

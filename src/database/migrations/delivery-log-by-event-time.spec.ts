@@ -4,6 +4,7 @@ import { createTestEnv, TestEnv } from '../../../test/helpers/test-env';
 import { DeliveryStore } from '../../webhooks/delivery.store';
 import { dataSourceOptions } from '../data-source';
 import { Sql } from '../sql';
+import { DayPartitions } from '../day-partitions';
 import { DeliveryLogByEventTime1763801500000 } from './1763801500000-delivery-log-by-event-time';
 
 const DELIVERY = `id, webhook_id, event_id, event_name, status, attempt_count, next_attempt_at, next_trigger, locked_until, created_at, updated_at, event_seq, held`;
@@ -118,7 +119,7 @@ describe('migration DeliveryLogByEventTime', () => {
     ).rejects.toMatchObject({ code: '23505' });
     // the relay's arbiter: relaying the event again creates nothing
     await runner.query(`UPDATE outbox_events SET relayed_at = NULL WHERE id = $1`, [delivered.event]);
-    const relayed = await new DeliveryStore(new Sql(db)).relay(
+    const relayed = await new DeliveryStore(new Sql(db), new DayPartitions(new Sql(db))).relay(
       { ids: [delivered.event], from: delivered.occurred, to: delivered.occurred },
       10,
     );

@@ -11,6 +11,7 @@ import { DeliveryLogByEventTime1763801500000 } from './1763801500000-delivery-lo
 import { PartitionedDeliveryLog1763801400000 } from './1763801400000-partitioned-delivery-log';
 import { IdempotencyKeys1763801700000 } from './1763801700000-idempotency-keys';
 import { WebhookDestinationsAndFilters1763801800000 } from './1763801800000-webhook-destinations-and-filters';
+import { AccessRequestsUpdatedInPlace1763801900000 } from './1763801900000-access-requests-updated-in-place';
 
 /** Every migration, in order. Add new ones at the end (raw SQL up/down). */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   DeliveryLogByEventTime1763801500000,
   IdempotencyKeys1763801700000,
   WebhookDestinationsAndFilters1763801800000,
+  AccessRequestsUpdatedInPlace1763801900000,
 ];

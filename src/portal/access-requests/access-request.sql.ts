@@ -17,18 +17,20 @@ export const APP_ONE = `SELECT to_jsonb(app) AS app FROM portal_apps app WHERE a
 // FOR SHARE: the app cannot be deleted until the new request is committed.
 export const APP_FOR_SHARE = `SELECT to_jsonb(app) AS app FROM portal_apps app WHERE app.id = $1 FOR SHARE`;
 /**
- * The first parts of a status change, which is one statement (and so one transaction by itself, or one part of
+ * The first part of a status change, which is one statement (and so one transaction by itself, or one part of
  * the request transaction): `changed` sets status $2 and updated_at $3 only if the request $1 still has the status
- * it was read with ($5), and `revoked` revokes its credentials when $4. The UPDATE takes the row lock; a racing
- * change that committed first makes it match no row (Postgres re-checks the condition on the newest version), so
- * `changed` is empty, the statement's other parts (which write only for a row of `changed`) write nothing either,
- * and the caller gets no row back and reads again.
+ * it was read with ($4). The UPDATE takes the row lock; a racing change that committed first makes it match no
+ * row (Postgres re-checks the condition on the newest version), so `changed` is empty, the statement's other
+ * parts (which write only for a row of `changed`) write nothing either, and the caller gets no row back and reads
+ * again.
  */
 export const STATUS_CHANGE = `
   changed AS (
-    UPDATE portal_access_requests ar SET status = $2, updated_at = $3 WHERE ar.id = $1 AND ar.status = $5 RETURNING ar.id),
+    UPDATE portal_access_requests ar SET status = $2, updated_at = $3 WHERE ar.id = $1 AND ar.status = $4 RETURNING ar.id)`;
+/** The part of a status change that revokes the request's credentials (only in a transition that revokes them). */
+export const REVOKE_CREDENTIALS = `
   revoked AS (
-    UPDATE portal_credentials c SET revoked_at = $3 FROM changed WHERE $4::boolean AND c.access_request_id = changed.id AND c.revoked_at IS NULL)`;
+    UPDATE portal_credentials c SET revoked_at = $3 FROM changed WHERE c.access_request_id = changed.id AND c.revoked_at IS NULL)`;
 /** The condition under which the other parts of a status change write. */
 export const STATUS_CHANGED = `EXISTS (SELECT 1 FROM changed)`;
 /**

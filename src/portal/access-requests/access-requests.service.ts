@@ -26,6 +26,7 @@ import {
   ONE_WITH_APP,
   REGISTERED_OF_APP,
   OF_APPS,
+  REVOKE_CREDENTIALS,
   STATUS_CHANGE,
   STATUS_CHANGED,
 } from './access-request.sql';
@@ -185,8 +186,8 @@ export class AccessRequestsService {
       // generated id the statement returns, and puts into the CredentialRegistered message itself)
       const ar: AccessRequestEntity = { ...current.ar, status: to, updatedAt: now };
       const draft: CredentialEntity | null = credential ? { ...credential, id: 0, accessRequestId: id } : null;
-      const params: unknown[] = [id, to, now, plan.revokeCredentials, current.ar.status];
-      const parts = [STATUS_CHANGE];
+      const params: unknown[] = [id, to, now, current.ar.status];
+      const parts = plan.revokeCredentials ? [STATUS_CHANGE, REVOKE_CREDENTIALS] : [STATUS_CHANGE];
       if (draft) {
         const insert = this.credentialRows.insertSelect(draft, {
           alias: 'c',
@@ -202,7 +203,7 @@ export class AccessRequestsService {
         { name: plan.event, message: accessRequestMessage(ar, current.app) },
       ];
       if (draft) events.push({ name: 'CredentialRegistered', message: credentialMessage(draft, ar, current.app) });
-      const outbox = this.events.recordInStatement(events, {
+      const outbox = await this.events.recordInStatement(events, {
         first: params.length + 1,
         when: STATUS_CHANGED,
         merge: [undefined, draft ? `jsonb_build_object('ID', (SELECT id FROM issued))` : undefined],
