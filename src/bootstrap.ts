@@ -13,6 +13,7 @@ import { MAX_PARAM_LENGTH, onClientError, onFrameworkError } from './common/erro
 import { registerInputPolicy } from './common/http/input-policy';
 import { documentIdempotencyKey } from './common/idempotency/idempotency.openapi';
 import { createValidationPipe } from './common/http/validation.pipe';
+import { registerRequestLogging } from './common/logging/request-logging';
 import { AppConfig, loadConfig } from './config';
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
@@ -54,6 +55,8 @@ export async function createApp(
     // An empty body sent with Content-Type: application/json (e.g. PUT .../approve) means "no body", not bad JSON.
     if (request.headers['content-length'] === '0') delete request.headers['content-type'];
   });
+  // the request's logger for what is logged while it runs, and its log line once answered
+  registerRequestLogging(fastify, config.logLevel);
   fastify.addHook('onRoute', (route) => {
     const limit = ROUTE_BODY_LIMITS[route.url];
     if (limit) route.bodyLimit = limit;
