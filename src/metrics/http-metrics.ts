@@ -35,7 +35,7 @@ export class HttpMetrics implements OnModuleInit {
       registers: [this.registry],
     });
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    fastify.addHook('onResponse', async (request, reply) => {
+    fastify.addHook('onResponse', (request, reply, done) => {
       const labels = {
         method: request.method,
         route: request.routeOptions.url ?? UNMATCHED,
@@ -43,6 +43,7 @@ export class HttpMetrics implements OnModuleInit {
       };
       requests.inc(labels);
       duration.observe(labels, reply.elapsedTime / 1000);
+      done();
     });
   }
 }

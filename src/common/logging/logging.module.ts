@@ -1,34 +1,15 @@
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule as PinoLoggerModule } from 'nestjs-pino';
 import { AppConfig } from '../../config';
+import { loggerOptions } from './request-logging';
 
-/** Structured JSON logs (pino) with a request id; credentials and secrets are redacted. */
-export const REDACT_PATHS = [
-  'req.headers.authorization',
-  'req.headers["admin-auth"]',
-  'req.headers["x-gateway-authorization"]',
-  'req.headers.cookie',
-  '*.password',
-  '*.secret',
-  '*.Secret',
-  '*.Credential',
-  '*.OAuthClientSecret',
-  '*.DCRRegistrationAccessToken',
-  '*.access_key',
-];
+export { REDACT_PATHS, redactUrl } from './request-logging';
 
 /**
- * The URL as logged: its path only, the query string replaced by a marker. Callers do put credentials in
- * query strings (`?access_key=...`, even a bare `?<token>`), refused or not, and the log must not keep them.
+ * Structured JSON logs (pino) with a request id; credentials and secrets are redacted. nestjs-pino is the Nest
+ * logger; the request logs (and the request's logger it logs with) come from Fastify hooks (request-logging.ts,
+ * registered by createApp), so nestjs-pino's own middleware is bound to no route.
  */
-export function redactUrl(url: string | undefined): string {
-  if (!url) return '';
-  const q = url.indexOf('?');
-  return q < 0 ? url : `${url.slice(0, q)}?[redacted]`;
-}
-
 @Module({})
 export class LoggingModule {
   static forRoot(): DynamicModule {
@@ -37,24 +18,7 @@ export class LoggingModule {
       imports: [
         PinoLoggerModule.forRootAsync({
           inject: [AppConfig],
-          useFactory: (config: AppConfig) => ({
-            pinoHttp: {
-              level: config.logLevel,
-              redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-              // bootstrap's onRequest hook has already put a sane id there
-              genReqId: (req: IncomingMessage) => String(req.headers['x-request-id'] ?? randomUUID()),
-              autoLogging: {
-                ignore: (req: IncomingMessage) => (req.url ?? '').startsWith('/health') || req.url === '/metrics',
-              },
-              serializers: {
-                req: (req: { id: string; method: string; url: string }) => ({
-                  id: req.id,
-                  method: req.method,
-                  url: redactUrl(req.url),
-                }),
-              },
-            },
-          }),
+          useFactory: (config: AppConfig) => ({ pinoHttp: loggerOptions(config.logLevel), forRoutes: [] }),
         }),
       ],
     };
