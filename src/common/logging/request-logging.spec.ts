@@ -1,6 +1,7 @@
 import Fastify, { FastifyInstance } from 'fastify';
 import { Writable } from 'node:stream';
 import { PinoLogger } from 'nestjs-pino';
+import { storage } from 'nestjs-pino/storage';
 import { loggerOptions, registerRequestLogging } from './request-logging';
 
 /** A Fastify instance with the request logs, its lines kept as parsed JSON. */
@@ -25,7 +26,8 @@ async function appWithLogs(level: string): Promise<{ app: FastifyInstance; lines
     return { ok: true };
   });
   app.get('/boom', async (_req, reply) => reply.code(503).send({ no: true }));
-  app.get('/health', async () => ({ status: 'ok' }));
+  app.get('/health', async () => ({ status: 'ok', inStore: storage.getStore() !== undefined }));
+  app.get('/portal-api/store', async () => ({ inStore: storage.getStore() !== undefined }));
   await app.ready();
   return { app, lines };
 }
@@ -67,5 +69,12 @@ describe('request logs', () => {
     await quiet.app.close();
     expect(quiet.lines.map((l) => l.msg)).toEqual(['something to say']);
     expect(quiet.lines[0].req).toEqual({ id: 'generated-id', method: 'GET', url: '/portal-api/things' });
+  });
+
+  it('runs probes and scrapes outside the per-request store (no promise hooks for a process that only answers them)', async () => {
+    const { app } = await appWithLogs('info');
+    expect((await app.inject({ url: '/health' })).json()).toEqual({ status: 'ok', inStore: false });
+    expect((await app.inject({ url: '/portal-api/store' })).json()).toEqual({ inStore: true });
+    await app.close();
   });
 });

@@ -107,6 +107,9 @@ export function registerRequestLogging(
   const root = destination ? pino(options, destination) : pino(options);
   fastify.decorateRequest('requestLog', null);
   fastify.addHook('onRequest', (request, reply, done) => {
+    // Probes and scrapes run outside the store: entering it turns on Node's promise hooks for the rest of the
+    // process (AsyncLocalStorage), a cost on every promise of a worker process that answers nothing else.
+    if (notLogged(request.raw.url ?? '')) return done();
     const log = new RequestLog(root, request.raw, String(request.headers['x-request-id']), reply);
     request.requestLog = log;
     storage.run(log, done);
