@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import { LoggerModule as PinoLoggerModule } from 'nestjs-pino';
 import { AppConfig } from '../../config';
 
@@ -38,6 +38,14 @@ export class LoggingModule {
         PinoLoggerModule.forRootAsync({
           inject: [AppConfig],
           useFactory: (config: AppConfig) => ({
+            // Probes and scrapes (never logged, see autoLogging) skip the request logger altogether: its
+            // per-request context (an AsyncLocalStorage) would otherwise switch on Node's promise hooks for the
+            // rest of the process, a cost on every promise of a worker process that serves nothing else.
+            exclude: [
+              { path: 'health', method: RequestMethod.GET },
+              { path: 'health/ready', method: RequestMethod.GET },
+              { path: 'metrics', method: RequestMethod.GET },
+            ],
             pinoHttp: {
               level: config.logLevel,
               redact: { paths: REDACT_PATHS, censor: '[redacted]' },
