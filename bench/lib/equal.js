@@ -110,7 +110,12 @@ async function startEqual({
     });
     procs.push(api);
     const worker = withWorker
-      ? spawnTracked('equal-worker', process.execPath, [join(__dirname, 'equal-worker.js')], { env })
+      ? spawnTracked(
+          'equal-worker',
+          process.execPath,
+          [...(process.env.BENCH_EQ_NODE_ARGS || '').split(' ').filter(Boolean), join(__dirname, 'equal-worker.js')],
+          { env },
+        )
       : null;
     if (worker) procs.push(worker);
     await Promise.all([waitLine(api, 'READY'), worker && waitLine(worker, 'READY')]);

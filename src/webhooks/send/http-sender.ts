@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { isIP } from 'node:net';
@@ -53,14 +54,16 @@ export class HttpSender implements OnModuleDestroy {
   async send(req: OutgoingRequest): Promise<SendResult> {
     const started = performance.now();
     // the hard timeout of the whole attempt; its timer goes as soon as the attempt is over, so thousands of
-    // finished attempts do not keep theirs until they would have fired (as AbortSignal.timeout's do)
-    const timeout = new AbortController();
-    const timer = setTimeout(
-      () => timeout.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
-      req.timeoutMs,
-    );
+    // finished attempts do not keep theirs until they would have fired (as AbortSignal.timeout's do). The
+    // signal is a plain EventEmitter, which undici accepts as one: much cheaper per attempt than an
+    // AbortController, whose EventTarget machinery would be built for every request and almost never fire.
+    const signal = new EventEmitter();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      signal.emit('abort');
+    }, req.timeoutMs);
     timer.unref();
-    const signal = timeout.signal;
     try {
       const res = await request(req.url, {
         dispatcher: this.agent,
@@ -85,7 +88,7 @@ export class HttpSender implements OnModuleDestroy {
     } catch (err) {
       return {
         statusCode: null,
-        error: classify(err, signal),
+        error: classify(err, timedOut),
         durationMs: Math.round(performance.now() - started),
         responseBody: '',
       };
@@ -128,7 +131,7 @@ function readCapped(body: Readable): Promise<string> {
   });
 }
 
-function classify(err: unknown, signal: AbortSignal): SendResult['error'] {
+function classify(err: unknown, timedOut: boolean): SendResult['error'] {
   for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     if (e instanceof BlockedAddressError || (e as { code?: string }).code === 'E_BLOCKED_ADDRESS')
       return 'blocked_address';
@@ -136,7 +139,7 @@ function classify(err: unknown, signal: AbortSignal): SendResult['error'] {
   const code = (err as { code?: string })?.code;
   const name = (err as { name?: string })?.name;
   if (
-    signal.aborted ||
+    timedOut ||
     code === 'UND_ERR_HEADERS_TIMEOUT' ||
     code === 'UND_ERR_BODY_TIMEOUT' ||
     code === 'UND_ERR_CONNECT_TIMEOUT' ||

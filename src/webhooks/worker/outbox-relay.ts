@@ -6,7 +6,7 @@ import { DeliveryMetrics } from '../webhook-metrics';
 import { OUTBOX_CHANNEL, OutboxNotification, parseOutboxNotification } from '../../events/outbox.store';
 import { DELIVERY_QUEUE, DeliveryQueue } from '../delivery.queue';
 import { DeliveryStore, RelayClaim, RelayedDelivery } from '../delivery.store';
-import { contextFromCarrier, dispatcherTracer, traceCarrier } from '../trace-context';
+import { contextFromCarrier, dispatcherTracer, traceCarrier, tracingOn } from '../trace-context';
 import { PeriodicRunner } from '../../common/periodic/periodic.runner';
 
 /** Events one relay statement claims at most. */
@@ -158,10 +158,11 @@ function claimOf(batch: [string, { from: Date; to: Date } | null][]): RelayClaim
 /**
  * One span per relayed event that has deliveries, continuing the trace stored with the event (that of the
  * request that recorded it) and covering the relay statement and the queueing of its deliveries. Each
- * delivery's job then carries this span's context on to the attempts. Without tracing the spans are no-ops
- * and the jobs carry nothing.
+ * delivery's job then carries this span's context on to the attempts. Without tracing the spans would be
+ * no-ops and the jobs would carry nothing: none is built.
  */
 function startRelaySpans(deliveries: RelayedDelivery[], startTime: number): Span[] {
+  if (!tracingOn()) return [];
   const spans = new Map<string, { span: Span; count: number }>();
   const tracer = dispatcherTracer();
   for (const d of deliveries) {
