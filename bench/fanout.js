@@ -4,8 +4,11 @@
 // (at most 1.3 × the baseline) is judged on the slowest round of each. Baseline: the same number of jobs added at once
 // (addBulk) to a bare BullMQ queue whose worker POSTs them with undici, same concurrency, no Postgres. For context,
 // the equal-guarantees baseline (lib/equal.js) does the same rounds with as many webhooks; CPU per delivery by
-// process for all three, and each side's delivery log is checked at the end. Then ours once more with a filter on
-// every webhook (one that accepts the event): at most 1.2 × the time without filters.
+// process for all three, and each side's delivery log is checked at the end. Every side first runs
+// BENCH_FANOUT_WARMUP rounds (default 2) that are not counted, so that no side is judged while its code is still
+// being compiled (a fresh process needs more than one round of 1000 deliveries to reach its steady speed).
+// Then ours once more with a filter on every webhook (one that accepts the event): at most 1.2 × the time
+// without filters.
 const { startService } = require('./lib/service');
 const { startReceiver } = require('./lib/receiver');
 const { startBaseline } = require('./lib/baseline');
@@ -31,20 +34,22 @@ function settings(env = process.env) {
   return {
     webhooks: Number(env.BENCH_FANOUT_WEBHOOKS || 1000),
     rounds: Number(env.BENCH_FANOUT_ROUNDS || 3),
+    warmup: Number(env.BENCH_FANOUT_WARMUP || 2),
     concurrency: Number(env.WEBHOOK_CONCURRENCY || 64),
   };
 }
 
 /**
- * The rounds of a side whose approvals go through `p` (`ids[r]` in round r; round 0 is a warm-up, not counted):
+ * The rounds of a side whose approvals go through `p` (`ids[r]` in round r; the first s.warmup rounds warm up and
+ * are not counted):
  * time from the approval's request until every webhook has it, and the CPU of the side's processes and database.
  */
 async function approvalRounds(s, receiver, p, ids, side, label) {
   const rounds = [];
   const cpu = [];
-  for (let r = 0; r <= s.rounds; r++) {
+  for (let r = 0; r < s.warmup + s.rounds; r++) {
     receiver.reset();
-    const watch = r > 0 ? await watchSide({ api: side.api, worker: side.worker }, side.dbUrl) : null;
+    const watch = r >= s.warmup ? await watchSide({ api: side.api, worker: side.worker }, side.dbUrl) : null;
     const t0 = now();
     const status = await p.approve(ids[r]);
     const answered = now();
@@ -57,7 +62,7 @@ async function approvalRounds(s, receiver, p, ids, side, label) {
       if (x.t < first) first = x.t;
     }
     if (watch) cpu.push(await watch.stop());
-    if (r > 0)
+    if (r >= s.warmup)
       rounds.push({
         allReceivedMs: round(last - t0, 1),
         approvalMs: round(answered - t0, 1),
@@ -78,11 +83,15 @@ async function ours(s, receiver, filtered = false) {
       p.createWebhook({ Name: `fan-${i}`, URL: `${receiver.url}/f/${i}`, ...(filtered ? { Filter: FILTER } : {}) }),
     );
     const app = await p.createApp();
-    const ids = await seedAccessRequests(service, app.ID, s.rounds + 1);
+    const ids = await seedAccessRequests(service, app.ID, s.warmup + s.rounds);
     await outboxIdle(service);
     const side = { api: service.api.pid, worker: service.worker.pid, dbUrl: service.db.url };
     const out = await approvalRounds(s, receiver, p, ids, side, filtered ? 'ours, filtered' : 'ours');
-    out.checked = await checkServiceDeliveries(service, (s.rounds + 1) * s.webhooks, 'ours: fan-out delivery log');
+    out.checked = await checkServiceDeliveries(
+      service,
+      (s.warmup + s.rounds) * s.webhooks,
+      'ours: fan-out delivery log',
+    );
     return out;
   } finally {
     await http.close().catch(() => undefined);
@@ -94,7 +103,7 @@ async function equal(s, receiver) {
   const eq = await startEqual({
     webhookUrl: (i) => `${receiver.url}/f/${i}`,
     webhooks: s.webhooks,
-    requests: s.rounds + 1,
+    requests: s.warmup + s.rounds,
     concurrency: s.concurrency,
     tag: 'eqfan',
   });
@@ -103,7 +112,7 @@ async function equal(s, receiver) {
     const p = portal({ env: { PORTAL_API_TOKEN: eq.token } }, http);
     const side = { api: eq.api.pid, worker: eq.worker.pid, dbUrl: eq.db.url };
     const out = await approvalRounds(s, receiver, p, eq.ids, side, 'equal-guarantees');
-    out.checked = await eq.check((s.rounds + 1) * s.webhooks, 'equal-guarantees: fan-out delivery log');
+    out.checked = await eq.check((s.warmup + s.rounds) * s.webhooks, 'equal-guarantees: fan-out delivery log');
     return out;
   } finally {
     await http.close().catch(() => undefined);
@@ -116,9 +125,9 @@ async function baseline(s, receiver, body) {
   try {
     const rounds = [];
     const cpu = [];
-    for (let r = 0; r <= s.rounds; r++) {
+    for (let r = 0; r < s.warmup + s.rounds; r++) {
       receiver.reset();
-      const watch = r > 0 ? watchCpu({ worker: base.pid }) : null;
+      const watch = r >= s.warmup ? watchCpu({ worker: base.pid }) : null;
       const t0 = now();
       await base.addBulk(
         Array.from({ length: s.webhooks }, (_, i) => ({ id: `f${r}-${i}`, url: `${receiver.url}/f/${i}`, body })),
@@ -131,7 +140,7 @@ async function baseline(s, receiver, body) {
       let last = 0;
       for (const x of receiver.receipts.values()) if (x.t > last) last = x.t;
       if (watch) cpu.push(watch.stop());
-      if (r > 0) rounds.push({ allReceivedMs: round(last - t0, 1) });
+      if (r >= s.warmup) rounds.push({ allReceivedMs: round(last - t0, 1) });
     }
     const cpuSeconds = addCpu(cpu);
     return { rounds, cpuSeconds, cpuMsPerDelivery: perDelivery(cpuSeconds, s.rounds * s.webhooks) };
