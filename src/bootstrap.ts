@@ -12,6 +12,7 @@ import { setTraceRoute } from './common/http/trace-route';
 import { MAX_PARAM_LENGTH, onClientError, onFrameworkError } from './common/errors/framework-errors';
 import { registerInputPolicy } from './common/http/input-policy';
 import { documentIdempotencyKey } from './common/idempotency/idempotency.openapi';
+import { IdempotentRequests } from './common/idempotency/idempotent-requests';
 import { createValidationPipe } from './common/http/validation.pipe';
 import { registerRequestLogging } from './common/logging/request-logging';
 import { AppConfig, loadConfig } from './config';
@@ -70,6 +71,8 @@ export async function createApp(
   app.useLogger(app.get(Logger));
   // after the request id hook above: refuse anonymous callers first, then input nobody can store
   if (config.runsApi) registerAuthenticateFirst(fastify, app.get(FamilyAuthenticator));
+  // (before the routes are registered, at init: it wraps the handlers of the routes that take a key)
+  if (config.runsApi) app.get(IdempotentRequests).register(fastify);
   registerInputPolicy(fastify);
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new FamilyExceptionFilter());

@@ -10,20 +10,31 @@ const storage = new AsyncLocalStorage<RequestTransaction>();
 const logger = new Logger('RequestTransaction');
 
 /**
- * One transaction for every write of one request, committed by whoever opened it (the idempotency
- * interceptor, which stores the request's answer in it). While one is open, `Sql.transaction`, `Sql.write`
- * and their TypeORM counterparts join it instead of committing on their own. It is begun at the first
+ * One transaction for every write of one request, committed by whoever opened it (a request with an
+ * Idempotency-Key, which stores its answer in it: see IdempotentRequests). While one is open, `Sql.transaction`,
+ * `Sql.write` and their TypeORM counterparts join it instead of committing on their own. It is begun at the first
  * statement, so an outside call made before any write (an identity provider) holds no pooled connection.
  */
 export class RequestTransaction {
   private starting?: Promise<QueryRunner>;
   private readonly onCommit: TransactionHook[] = [];
   private readonly onRollback: TransactionHook[] = [];
-  private state: 'open' | 'committed' | 'rolled back' = 'open';
+  private state: 'waiting' | 'open' | 'committed' | 'rolled back';
   /** A piece of work joined to it threw: what it wrote cannot be told apart, so the whole may only roll back. */
   failed = false;
 
-  constructor(private readonly db: DataSource) {}
+  /** With `opened` false, it is not the current one of what runs in it (nothing joins it) until open() is called. */
+  constructor(
+    private readonly db: DataSource,
+    { opened = true }: { opened?: boolean } = {},
+  ) {
+    this.state = opened ? 'open' : 'waiting';
+  }
+
+  /** Makes a transaction made with `opened` false the current one of what runs in it from now on. */
+  open(): void {
+    if (this.state === 'waiting') this.state = 'open';
+  }
 
   /** The transaction of the request being served, if one is open. */
   static current(): RequestTransaction | undefined {

@@ -10,6 +10,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { sha256Hex } from '../crypto/secret-box';
 import { Family } from '../errors/families';
 import { ACTOR_KEY, DashboardActor } from './dashboard-actor.decorator';
+import { claimIdempotencyKey } from '../idempotency/keyed-request';
 import { AccessLevel, hasPermission, PermissionArea } from './permissions';
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -112,6 +113,8 @@ export class AdminAuthGuard implements CanActivate {
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const req = ctx.switchToHttp().getRequest<FastifyRequest>();
     await this.auth.authenticate('admin', req.headers, req.raw);
+    const claiming = claimIdempotencyKey(req);
+    if (claiming) await claiming;
     return true;
   }
 }
@@ -123,6 +126,8 @@ export class PortalAuthGuard implements CanActivate {
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const req = ctx.switchToHttp().getRequest<FastifyRequest>();
     await this.auth.authenticate('portal', req.headers, req.raw);
+    const claiming = claimIdempotencyKey(req);
+    if (claiming) await claiming;
     return true;
   }
 }
@@ -162,6 +167,8 @@ export class DashboardAuthGuard implements CanActivate {
       permissions: user.userPermissions ?? {},
     };
     req[ACTOR_KEY] = actor;
+    const claiming = claimIdempotencyKey(req);
+    if (claiming) await claiming;
     return true;
   }
 }

@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logge
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, ValidationFailed } from './api-error';
 import { Family, familyOf, renderErrorBody, validationStatus } from './families';
+import { answeredByIdempotency } from '../idempotency/keyed-request';
 
 interface ErrorReply {
   status: number;
@@ -59,6 +60,9 @@ export function sendFamilyError(request: FastifyRequest, reply: FastifyReply, er
 export class FamilyExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
-    sendFamilyError(ctx.getRequest<FastifyRequest>(), ctx.getResponse<FastifyReply>(), exception);
+    const request = ctx.getRequest<FastifyRequest>();
+    // a request whose Idempotency-Key is claimed answers once its refusal is stored (or not)
+    if (answeredByIdempotency(request, exception)) return;
+    sendFamilyError(request, ctx.getResponse<FastifyReply>(), exception);
   }
 }

@@ -1,6 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { IDEMPOTENCY_KEY_HEADER, MAX_IDEMPOTENCY_KEY_LENGTH, REPLAYED_HEADER } from './idempotency-key';
-import { takesIdempotencyKey } from './idempotency.interceptor';
+import { takesIdempotencyKey } from './idempotent-requests';
 
 const DESCRIPTION =
   'Makes a retry safe: the first answer to a request with this key is stored with its change and given again, ' +
@@ -11,7 +11,7 @@ const DESCRIPTION =
   'are not stored.';
 
 /**
- * Documents the Idempotency-Key header on every operation that takes it (the same rule the interceptor applies,
+ * Documents the Idempotency-Key header on every operation that takes it (the same rule IdempotentRequests applies,
  * so a route added later is documented without a decorator of its own), with the 409 and 422 it may cause and
  * the replay header of its answers.
  */
