@@ -45,7 +45,7 @@ export function loggerOptions(level: string): LoggerOptions {
   };
 }
 
-/** Requests that are not logged when answered: probes and scrapes. */
+/** Probes and scrapes: run outside the request-log store, and not logged when answered. */
 const notLogged = (url: string): boolean => url.startsWith('/health') || url === '/metrics';
 
 /**
@@ -107,8 +107,9 @@ export function registerRequestLogging(
   const root = destination ? pino(options, destination) : pino(options);
   fastify.decorateRequest('requestLog', null);
   fastify.addHook('onRequest', (request, reply, done) => {
-    // Probes and scrapes run outside the store: entering it turns on Node's promise hooks for the rest of the
-    // process (AsyncLocalStorage), a cost on every promise of a worker process that answers nothing else.
+    // Probes and scrapes run outside the store (and so are never logged): entering it turns on Node's promise
+    // hooks for the rest of the process (AsyncLocalStorage), a cost on every promise of a worker process that
+    // answers nothing else.
     if (notLogged(request.raw.url ?? '')) return done();
     const log = new RequestLog(root, request.raw, String(request.headers['x-request-id']), reply);
     request.requestLog = log;
@@ -118,7 +119,7 @@ export function registerRequestLogging(
     const log = request.requestLog;
     if (log && !log.done) {
       log.done = true;
-      if (root.isLevelEnabled('info') && !notLogged(request.raw.url ?? '')) answered(log.base, log.reply);
+      if (root.isLevelEnabled('info')) answered(log.base, log.reply);
     }
     done();
   };
