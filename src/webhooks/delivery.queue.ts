@@ -49,6 +49,9 @@ export function deliveryJobOptions(jobId: string, delayMs?: number): JobsOptions
   };
 }
 
+/** Jobs queued by one addBulk at most (see DeliveryQueue.enqueue). */
+export const ENQUEUE_CHUNK = 100;
+
 function jobData(d: DueDelivery): DeliveryJobData {
   const trace = d.trace ?? traceCarrier();
   const data: DeliveryJobData = { deliveryId: d.id, at: d.at, webhookId: d.webhookId };
@@ -89,15 +92,21 @@ export class DeliveryQueue {
     }
   }
 
+  /**
+   * Queues one job per delivery, in chunks of ENQUEUE_CHUNK, one after the other: the jobs of a chunk can be taken
+   * as soon as it is in (an addBulk is one MULTI, none of whose jobs is seen before all of it is), so the first
+   * attempts of a large fan-out are sent while the rest is still being queued.
+   */
   async enqueue(items: DueDelivery[]): Promise<void> {
-    if (items.length === 0) return;
-    await this.queue.addBulk(
-      items.map((d) => ({
-        name: DELIVERY_JOB,
-        data: jobData(d),
-        opts: deliveryJobOptions(deliveryJobId(d.id, d.attemptCount + 1), d.delayMs),
-      })),
-    );
+    for (let from = 0; from < items.length; from += ENQUEUE_CHUNK) {
+      await this.queue.addBulk(
+        items.slice(from, from + ENQUEUE_CHUNK).map((d) => ({
+          name: DELIVERY_JOB,
+          data: jobData(d),
+          opts: deliveryJobOptions(deliveryJobId(d.id, d.attemptCount + 1), d.delayMs),
+        })),
+      );
+    }
   }
 
   /**
