@@ -7,7 +7,7 @@
 // directories (BENCH_RESULTS_DIR runs), written between the `<!-- before-after:… -->` markers.
 const { readdirSync, readFileSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
-const { RESULTS_DIR, ROOT } = require('./lib/util');
+const { RESULTS_DIR, ROOT, walTable } = require('./lib/util');
 
 const SCENARIOS = ['throughput', 'latency', 'fanout', 'isolation', 'api', 'memory'];
 
@@ -255,6 +255,14 @@ function render() {
       if (r.equal) sides.push(['equal-guarantees', r.equal.cpuMsPerDelivery]);
       sides.push(['bare BullMQ', r.baseline.cpuMsPerDelivery]);
       out.push(cpuTable(sides, r.equal ? [r.ours.cpuMsPerDelivery, r.equal.cpuMsPerDelivery] : null));
+      if (r.ours.walPerDelivery && r.equal?.walPerDelivery) {
+        out.push('');
+        out.push(
+          "WAL written per delivery during the timed part (the server's `pg_stat_wal`, read before and after each run; the sides never run at the same time):",
+        );
+        out.push('');
+        out.push(table(walTable(r.ours.walPerDelivery, r.equal.walPerDelivery)));
+      }
       if (r.ours.perRun) {
         out.push('');
         out.push(

@@ -13,7 +13,7 @@ const { startReceiver } = require('./lib/receiver');
 const { startBaseline } = require('./lib/baseline');
 const { startEqual } = require('./lib/equal');
 const { connect, portal, seedAccessRequests, outboxIdle, checkServiceDeliveries, watchSide } = require('./lib/client');
-const { now, pool, round, watchMemory, watchCpu, perDelivery, addCpu } = require('./lib/util');
+const { now, pool, round, watchMemory, watchCpu, perDelivery, addCpu, walTable } = require('./lib/util');
 
 /** The targets, against the lean equal-guarantees baseline measured in the same run. */
 const TARGETS = {
@@ -80,6 +80,7 @@ async function timedRun(s, receiver, p, ids, side, check, label) {
     apiMemory,
     cpuSeconds,
     cpuMsPerDelivery: perDelivery(cpuSeconds, receiver.receipts.size),
+    wal: cpu.wal,
     checked: log,
     sampleBody,
   };
@@ -188,6 +189,18 @@ function combine(runs) {
     apiMemory: runs[0].apiMemory ? peak('apiMemory') : undefined,
     cpuSeconds,
     cpuMsPerDelivery: perDelivery(cpuSeconds, deliveries),
+    walPerDelivery: walPerDelivery(runs, deliveries),
+  };
+}
+
+/** The server's WAL per delivery over the runs (records, full-page images, bytes), when it was read. */
+function walPerDelivery(runs, deliveries) {
+  if (runs.some((r) => !r.wal)) return undefined;
+  const sum = (k) => runs.reduce((a, r) => a + r.wal[k], 0);
+  return {
+    records: round(sum('records') / deliveries, 1),
+    fpi: round(sum('fpi') / deliveries, 2),
+    bytes: round(sum('bytes') / deliveries, 0),
   };
 }
 
@@ -291,6 +304,7 @@ async function run() {
       { ...cpuRow('ours / equal', {}), ...ratioRow(o.cpuMsPerDelivery, e.cpuMsPerDelivery) },
       cpuRow('bare BullMQ', b.cpuMsPerDelivery),
     ];
+    const walRows = o.walPerDelivery && e.walPerDelivery ? walTable(o.walPerDelivery, e.walPerDelivery) : null;
     const memRows = [
       {
         target: `worker peak RSS < ${TARGETS.memoryMB} MB`,
@@ -326,6 +340,18 @@ async function run() {
           data: { ours: o.cpuSeconds, equal: e.cpuSeconds, baseline: b.cpuSeconds },
           noFile: true,
         },
+        ...(walRows
+          ? [
+              {
+                scenario: 'throughput-wal',
+                title:
+                  "WAL written per delivery during the timed part (the server's pg_stat_wal; the sides never overlap)",
+                rows: walRows,
+                data: { ours: o.walPerDelivery, equal: e.walPerDelivery },
+                noFile: true,
+              },
+            ]
+          : []),
         {
           scenario: 'memory',
           title: 'Worker memory during the throughput run',

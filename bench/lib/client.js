@@ -264,15 +264,37 @@ async function watchBackends(dbUrl) {
  * shared, so attributed by the run's window; this bench process; the whole machine). stop() → CPU seconds by name.
  */
 async function watchSide(named, dbUrl) {
+  const wal0 = dbUrl ? await walStats(dbUrl) : null;
   const cpu = watchCpu(named);
   const backends = dbUrl ? await watchBackends(dbUrl) : null;
-  return {
+  const side = {
+    /** The server's WAL written during the run (every database's: the sides never run at the same time). */
+    wal: null,
     async stop() {
       const spent = cpu.stop();
       if (backends) spent.postgres = await backends.stop();
+      if (wal0) {
+        const wal1 = await walStats(dbUrl);
+        side.wal = { records: wal1.records - wal0.records, fpi: wal1.fpi - wal0.fpi, bytes: wal1.bytes - wal0.bytes };
+      }
       return spent;
     },
   };
+  return side;
+}
+
+/** The server's WAL counters so far (pg_stat_wal). */
+async function walStats(dbUrl) {
+  const c = new Client({ connectionString: dbUrl });
+  await c.connect();
+  try {
+    const { rows } = await c.query(
+      `SELECT wal_records::float8 AS records, wal_fpi::float8 AS fpi, wal_bytes::float8 AS bytes FROM pg_stat_wal`,
+    );
+    return rows[0];
+  } finally {
+    await c.end();
+  }
 }
 
 module.exports = {
