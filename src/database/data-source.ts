@@ -29,14 +29,28 @@ export class PreparingClient extends Client {
   override query(config: unknown, values?: unknown, callback?: unknown): any {
     if (typeof config === 'string' && Array.isArray(values) && values.length > 0) {
       const name = PreparingClient.statementName(config);
-      if (this.names.has(name) || this.names.size < MAX_PREPARED_PER_CONNECTION) {
-        this.names.add(name);
+      if (this.keeps(name)) {
         const named: QueryConfig = { name, text: config, values };
         return (super.query as (...args: unknown[]) => unknown)(named, callback);
       }
+    } else if (isNamed(config) && !this.keeps(config.name)) {
+      // named by its caller (Sql.scan): over the limit it runs unnamed, like any other statement
+      return (super.query as (...args: unknown[]) => unknown)({ ...config, name: undefined }, values, callback);
     }
     return (super.query as (...args: unknown[]) => unknown)(config, values, callback);
   }
+
+  /** Whether statement `name` is, or may now be, prepared on this connection (counted toward the limit). */
+  private keeps(name: string): boolean {
+    if (this.names.has(name)) return true;
+    if (this.names.size >= MAX_PREPARED_PER_CONNECTION) return false;
+    this.names.add(name);
+    return true;
+  }
+}
+
+function isNamed(config: unknown): config is QueryConfig & { name: string } {
+  return typeof config === 'object' && config !== null && typeof (config as QueryConfig).name === 'string';
 }
 
 /** The TypeORM options shared by the app, the migration runner and the tests. Never `synchronize`. */
