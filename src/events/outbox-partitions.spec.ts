@@ -1,28 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { createTestEnv, TestEnv } from '../../test/helpers/test-env';
-import { dataSourceOptions } from '../database/data-source';
+import { useDataSource } from '../../test/helpers/use-service';
 import { DayPartitions } from '../database/day-partitions';
 import { Sql } from '../database/sql';
 import { OutboxRow, OutboxStore } from './outbox.store';
 
 // The outbox inserts an event straight into the partition of its day; these are the cases where it cannot.
 describe('OutboxStore: the partition an event is written to', () => {
-  let env: TestEnv;
-  let db: DataSource;
+  const fixture = useDataSource();
   let sql: Sql;
   let outbox: OutboxStore;
 
   beforeAll(async () => {
-    env = await createTestEnv();
-    db = new DataSource(dataSourceOptions(env.databaseUrl));
-    await db.initialize();
-    sql = new Sql(db);
+    sql = fixture.sql;
     outbox = new OutboxStore(new DayPartitions(sql));
-  });
-  afterAll(async () => {
-    await db?.destroy();
-    await env?.drop();
   });
 
   const event = (occurredAt: Date): OutboxRow => ({

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { createTestEnv, TestEnv } from '../../test/helpers/test-env';
-import { dataSourceOptions } from '../database/data-source';
+import { useDataSource } from '../../test/helpers/use-service';
 import { Sql } from '../database/sql';
 import { DayPartitions } from '../database/day-partitions';
 import { DeliveryKey, DeliveryStore, RelayClaim } from './delivery.store';
@@ -9,7 +8,7 @@ import { WebhookStore } from './webhook.store';
 
 // The batched statements of the dispatcher against a real database (the spec's own, from the test template).
 describe('DeliveryStore', () => {
-  let env: TestEnv;
+  const fixture = useDataSource();
   let db: DataSource;
   let store: DeliveryStore;
   let webhooks: WebhookStore;
@@ -21,10 +20,8 @@ describe('DeliveryStore', () => {
   const at = (id: string): string => atOf.get(id)!;
 
   beforeAll(async () => {
-    env = await createTestEnv();
-    db = new DataSource(dataSourceOptions(env.databaseUrl));
-    await db.initialize();
-    sql = new Sql(db);
+    db = fixture.db;
+    sql = fixture.sql;
     store = new DeliveryStore(sql, new DayPartitions(sql));
     webhooks = new WebhookStore(sql);
     const relay = store.relay.bind(store);
@@ -33,10 +30,6 @@ describe('DeliveryStore', () => {
       for (const d of r.deliveries) atOf.set(d.id, d.at);
       return r;
     };
-  });
-  afterAll(async () => {
-    await db?.destroy();
-    await env?.drop();
   });
 
   async function webhook(events = ['AccessRequestApproved']): Promise<string> {

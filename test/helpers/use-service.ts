@@ -1,5 +1,8 @@
 import { Type } from '@nestjs/common';
 import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../../src/database/data-source';
+import { Sql } from '../../src/database/sql';
 import { DcrClient } from '../../src/portal/access-requests/dcr.client';
 import { FakeIdp } from './fake-idp';
 import { HttpClient } from './http-client';
@@ -144,6 +147,45 @@ export function useTestEnv(extra: Record<string, string> = {}): EnvFixture {
       },
       close: async () => {
         await adopted.close();
+        await env.drop();
+      },
+    };
+  });
+}
+
+export interface DataSourceFixture {
+  env: TestEnv;
+  /** The spec's database, migrated (from the test template), through TypeORM as the app opens it. */
+  db: DataSource;
+  /** The raw-pg helper the stores use, on `db`. */
+  sql: Sql;
+  /** Has the fixture close `thing` (a query runner) before it closes `db`. */
+  adopt<T extends Closable>(thing: T): T;
+}
+
+/**
+ * A database of its own for a spec that calls stores, migrations or runners directly (no app): created in a
+ * beforeAll, closed and dropped in an afterAll.
+ */
+export function useDataSource(): DataSourceFixture {
+  return useFixture(async () => {
+    const env = await createTestEnv();
+    const db = new DataSource(dataSourceOptions(env.databaseUrl));
+    try {
+      await db.initialize();
+    } catch (err) {
+      await env.drop();
+      throw err;
+    }
+    const adopted = new Closer();
+    return {
+      env,
+      db,
+      sql: new Sql(db),
+      adopt: <T extends Closable>(thing: T) => adopted.adopt(thing),
+      close: async () => {
+        await adopted.close();
+        await db.destroy();
         await env.drop();
       },
     };

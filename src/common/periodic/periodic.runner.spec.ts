@@ -1,6 +1,4 @@
-import { DataSource } from 'typeorm';
-import { createTestEnv, TestEnv } from '../../../test/helpers/test-env';
-import { dataSourceOptions } from '../../database/data-source';
+import { useDataSource } from '../../../test/helpers/use-service';
 import { Sql } from '../../database/sql';
 import { PeriodicRunner, PeriodicTask } from './periodic.runner';
 
@@ -12,19 +10,11 @@ function gate() {
 }
 
 describe('PeriodicRunner', () => {
-  let env: TestEnv;
-  let db: DataSource;
+  const fixture = useDataSource();
   let sql: Sql;
 
   beforeAll(async () => {
-    env = await createTestEnv();
-    db = new DataSource(dataSourceOptions(env.databaseUrl));
-    await db.initialize();
-    sql = new Sql(db);
-  });
-  afterAll(async () => {
-    await db?.destroy();
-    await env?.drop();
+    sql = fixture.sql;
   });
 
   it('never runs two passes of a task at once in a process, nor in two processes sharing its lock', async () => {

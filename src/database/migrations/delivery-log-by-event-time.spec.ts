@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, QueryRunner } from 'typeorm';
-import { createTestEnv, TestEnv } from '../../../test/helpers/test-env';
+import { useDataSource } from '../../../test/helpers/use-service';
 import { DeliveryStore } from '../../webhooks/delivery.store';
-import { dataSourceOptions } from '../data-source';
 import { Sql } from '../sql';
 import { DayPartitions } from '../day-partitions';
 import { DeliveryLogByEventTime1763801500000 } from './1763801500000-delivery-log-by-event-time';
@@ -13,21 +12,15 @@ const ATTEMPT = `delivery_id, webhook_id, number, started_at, status_code, durat
 // Upgrading a populated log from the layout by finish time (rows in the open partition, day partitions and the
 // default ones) to the layout by event time, and back: every row and value is kept both ways.
 describe('migration DeliveryLogByEventTime', () => {
-  let env: TestEnv;
+  const fixture = useDataSource();
   let db: DataSource;
   let runner: QueryRunner;
   const migration = new DeliveryLogByEventTime1763801500000();
 
   beforeAll(async () => {
-    env = await createTestEnv();
-    db = new DataSource(dataSourceOptions(env.databaseUrl));
-    await db.initialize();
-    runner = db.createQueryRunner();
-  });
-  afterAll(async () => {
-    await runner?.release();
-    await db?.destroy();
-    await env?.drop();
+    db = fixture.db;
+    const r = (runner = db.createQueryRunner());
+    fixture.adopt({ close: () => r.release() });
   });
 
   const rows = async () => ({

@@ -1,22 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { createTestEnv, TestEnv } from '../../../test/helpers/test-env';
-import { dataSourceOptions } from '../data-source';
+import { useDataSource } from '../../../test/helpers/use-service';
 import { OneJobPerDelivery1763800600000 } from './1763800600000-one-job-per-delivery';
 
 // Upgrading a database whose events went through the old events queue: none may be left without deliveries.
 describe('migration OneJobPerDelivery', () => {
-  let env: TestEnv;
+  const fixture = useDataSource();
   let db: DataSource;
 
   beforeAll(async () => {
-    env = await createTestEnv();
-    db = new DataSource(dataSourceOptions(env.databaseUrl));
-    await db.initialize();
-  });
-  afterAll(async () => {
-    await db?.destroy();
-    await env?.drop();
+    db = fixture.db;
   });
 
   it('hands events relayed to the old events queue but never fanned out back to the relay, and keeps the others', async () => {

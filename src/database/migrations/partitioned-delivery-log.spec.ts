@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { createTestEnv, TestEnv } from '../../../test/helpers/test-env';
-import { dataSourceOptions } from '../data-source';
+import { useDataSource } from '../../../test/helpers/use-service';
 import { PartitionedDeliveryLog1763801400000 } from './1763801400000-partitioned-delivery-log';
 import { DeliveryLogByEventTime1763801500000 } from './1763801500000-delivery-log-by-event-time';
 
@@ -10,17 +9,11 @@ const LOG_TABLES = ['outbox_events', 'webhook_deliveries', 'webhook_delivery_att
 // Upgrading a database with a delivery log: every row and every column value is kept, and the partitioned
 // tables have every column, default, check and index the plain ones had.
 describe('migration PartitionedDeliveryLog', () => {
-  let env: TestEnv;
+  const fixture = useDataSource();
   let db: DataSource;
 
   beforeAll(async () => {
-    env = await createTestEnv();
-    db = new DataSource(dataSourceOptions(env.databaseUrl));
-    await db.initialize();
-  });
-  afterAll(async () => {
-    await db?.destroy();
-    await env?.drop();
+    db = fixture.db;
   });
 
   const columns = async (): Promise<string[]> =>
