@@ -64,11 +64,12 @@ function throughputJudgement(t) {
 
 /** CPU ms per delivery by process, a row per side; `ratio` = [ours, equal]: a row of ours / equal under them. */
 function cpuTable(sides, ratio) {
-  const cols = ['api', 'worker', 'postgres', 'redis', 'pipeline', 'bench', 'machineBusy'];
+  const cols = ['api', 'worker', 'postgres', 'autovacuum', 'redis', 'pipeline', 'bench', 'machineBusy'];
   const names = {
     api: 'API process',
     worker: 'worker process',
     postgres: 'Postgres backends',
+    autovacuum: 'of which autovacuum',
     redis: 'Redis (shared)',
     pipeline: 'pipeline (sum)',
     bench: 'bench (load + receiver)',

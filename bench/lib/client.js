@@ -218,19 +218,22 @@ function checkServiceDeliveries(service, expected, what) {
 /**
  * CPU seconds of the Postgres backends serving a database over a run, sampled every 250 ms: pool connections
  * open and close during the run (idle timeout), so a backend's CPU is taken from its last sample before it
- * went; one first seen during the run counts all of its CPU. Local server only (reads /proc).
+ * went; one first seen during the run counts all of its CPU. Local server only (reads /proc). The database's
+ * autovacuum workers are among them; their part is told apart (`autovacuum`).
  */
 async function watchBackends(dbUrl) {
   const c = new Client({ connectionString: dbUrl });
   await c.connect();
   const base = new Map();
   const last = new Map();
+  const autovacuum = new Set();
   let first = true;
   const sample = async () => {
     const { rows } = await c.query(
-      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+      `SELECT pid, backend_type FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
     );
-    for (const { pid } of rows) {
+    for (const { pid, backend_type: type } of rows) {
+      if (type === 'autovacuum worker') autovacuum.add(pid);
       const v = cpuSeconds(pid);
       if (!base.has(pid)) base.set(pid, first ? v : 0);
       if (v > 0) last.set(pid, v);
@@ -245,17 +248,25 @@ async function watchBackends(dbUrl) {
       await sample().catch(() => undefined);
     }
   })();
-  return {
+  const watcher = {
+    /** Of the total, the CPU seconds of the database's autovacuum workers (known once stopped). */
+    autovacuum: 0,
     async stop() {
       running = false;
       await loop;
       await sample().catch(() => undefined);
       await c.end();
       let total = 0;
-      for (const [pid, v] of last) total += v - base.get(pid);
+      let vacuum = 0;
+      for (const [pid, v] of last) {
+        total += v - base.get(pid);
+        if (autovacuum.has(pid)) vacuum += v - base.get(pid);
+      }
+      watcher.autovacuum = round(vacuum, 2);
       return round(total, 2);
     },
   };
+  return watcher;
 }
 
 /**
@@ -272,7 +283,10 @@ async function watchSide(named, dbUrl) {
     wal: null,
     async stop() {
       const spent = cpu.stop();
-      if (backends) spent.postgres = await backends.stop();
+      if (backends) {
+        spent.postgres = await backends.stop();
+        spent.autovacuum = backends.autovacuum;
+      }
       if (wal0) {
         const wal1 = await walStats(dbUrl);
         side.wal = { records: wal1.records - wal0.records, fpi: wal1.fpi - wal0.fpi, bytes: wal1.bytes - wal0.bytes };
