@@ -270,6 +270,15 @@ function render() {
           `Deliveries/s of each run (the runs alternate ours, equal, equal, ours, …): ours ${r.ours.perRun.join(', ')}; equal-guarantees ${r.equal.perRun.join(', ')}.`,
         );
       }
+      if (r.ours.postgresPerRun && r.equal?.postgresPerRun) {
+        const pairs = (o, e) => o.map((x, i) => r2(x / e[i])).join(', ');
+        out.push('');
+        out.push(
+          "Ratios of each pair of runs (ours' run i against the equal-guarantees' run i; how far single runs scatter): " +
+            `throughput ${pairs(r.ours.perRun, r.equal.perRun)}; Postgres CPU ${pairs(r.ours.postgresPerRun, r.equal.postgresPerRun)}; ` +
+            `total CPU ${pairs(r.ours.pipelinePerRun, r.equal.pipelinePerRun)}.`,
+        );
+      }
     }
     if (s === 'fanout' && r.ours.cpuMsPerDelivery) {
       out.push('');

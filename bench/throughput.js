@@ -185,6 +185,8 @@ function combine(runs) {
     seconds: round(seconds, 2),
     deliveriesPerSecond: round(deliveries / seconds, 0),
     perRun: runs.map((r) => r.deliveriesPerSecond),
+    postgresPerRun: runs.map((r) => r.cpuMsPerDelivery.postgres),
+    pipelinePerRun: runs.map((r) => r.cpuMsPerDelivery.pipeline),
     workerMemory: peak('workerMemory'),
     apiMemory: runs[0].apiMemory ? peak('apiMemory') : undefined,
     cpuSeconds,
@@ -261,6 +263,10 @@ async function run() {
     const e = combine(equalRuns);
     const b = await baseline(s, receiver, sampleBody ?? FALLBACK_BODY);
     const j = judge(o, e);
+    const pairs = (ox, ex) => ox.map((x, i) => round(x / ex[i], 2)).join(', ');
+    console.log(
+      `ratios of each pair of runs: throughput ${pairs(o.perRun, e.perRun)}; Postgres CPU ${pairs(o.postgresPerRun, e.postgresPerRun)}; total CPU ${pairs(o.pipelinePerRun, e.pipelinePerRun)}`,
+    );
     const verdict = (k) => (j.met[k] ? 'met' : 'missed');
     const rows = [
       {
