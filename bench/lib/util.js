@@ -328,12 +328,12 @@ module.exports.addCpu = addCpu;
 
 /** WAL per delivery of both sides (records, full-page images, bytes) and their ratio. */
 function walTable(o, e) {
-  const row = (who, w) => ({ '': who, 'WAL records': w.records, 'full-page images': w.fpi, 'WAL bytes': w.bytes });
+  const row = (who, w) => ({ run: who, 'WAL records': w.records, 'full-page images': w.fpi, 'WAL bytes': w.bytes });
   const r = (k) => (o[k] && e[k] ? round(o[k] / e[k], 2) : '—');
   return [
     row('ours', o),
     row('equal-guarantees', e),
-    { '': 'ours / equal', 'WAL records': r('records'), 'full-page images': r('fpi'), 'WAL bytes': r('bytes') },
+    { run: 'ours / equal', 'WAL records': r('records'), 'full-page images': r('fpi'), 'WAL bytes': r('bytes') },
   ];
 }
 
