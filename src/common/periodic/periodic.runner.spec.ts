@@ -1,5 +1,4 @@
 import { useDataSource } from '../../../test/helpers/use-service';
-import { Sql } from '../../database/sql';
 import { PeriodicRunner, PeriodicTask } from './periodic.runner';
 
 /** A pass that runs until it is let go. */
@@ -11,14 +10,9 @@ function gate() {
 
 describe('PeriodicRunner', () => {
   const fixture = useDataSource();
-  let sql: Sql;
-
-  beforeAll(async () => {
-    sql = fixture.sql;
-  });
 
   it('never runs two passes of a task at once in a process, nor in two processes sharing its lock', async () => {
-    const [a, b] = [new PeriodicRunner(sql), new PeriodicRunner(sql)];
+    const [a, b] = [new PeriodicRunner(fixture.sql), new PeriodicRunner(fixture.sql)];
     const g = gate();
     let passes = 0;
     const task: PeriodicTask<string> = {
@@ -45,7 +39,7 @@ describe('PeriodicRunner', () => {
   });
 
   it('on shutdown starts no pass and waits for the running one', async () => {
-    const runner = new PeriodicRunner(sql);
+    const runner = new PeriodicRunner(fixture.sql);
     const g = gate();
     let finished = false;
     const task: PeriodicTask<void> = {
@@ -70,7 +64,7 @@ describe('PeriodicRunner', () => {
   });
 
   it('a failed pass does not stop the next ones', async () => {
-    const runner = new PeriodicRunner(sql);
+    const runner = new PeriodicRunner(fixture.sql);
     let calls = 0;
     runner.schedule({
       name: 'flaky',
