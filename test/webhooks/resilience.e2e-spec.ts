@@ -54,9 +54,10 @@ describe('no lost events', () => {
     sink.responder = () => (open ? { status: 200 } : { status: 503, headers: { 'retry-after': '3' } });
     for (let i = 0; i < 20; i++) await emitEvent(t, 'AccessRequestApproved', msg(i));
     await sink.waitFor((r) => ids(r).size >= 20, 20_000, 'first attempts');
-    // 2) deliveries created and queued but never attempted (the delivery worker paused)
+    // 2) deliveries created and queued but never attempted (the delivery worker paused). A full pause: it waits
+    // for the jobs under way and cuts the blocking fetch, which would otherwise still take the next job to arrive.
     const worker = t.app.get(DeliveryProcessor).worker;
-    await worker.pause(true);
+    await worker.pause();
     for (let i = 20; i < 30; i++) await emitEvent(t, 'AccessRequestApproved', msg(i));
     await eventually(
       async () => {
