@@ -7,7 +7,7 @@
 // directories (BENCH_RESULTS_DIR runs), written between the `<!-- before-after:… -->` markers.
 const { readdirSync, readFileSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
-const { RESULTS_DIR, ROOT, walTable } = require('./lib/util');
+const { RESULTS_DIR, ROOT, walTable, pairRatios } = require('./lib/util');
 
 const SCENARIOS = ['throughput', 'latency', 'fanout', 'isolation', 'api', 'memory'];
 
@@ -271,12 +271,10 @@ function render() {
         );
       }
       if (r.ours.postgresPerRun && r.equal?.postgresPerRun) {
-        const pairs = (o, e) => o.map((x, i) => r2(x / e[i])).join(', ');
         out.push('');
         out.push(
           "Ratios of each pair of runs (ours' run i against the equal-guarantees' run i; how far single runs scatter): " +
-            `throughput ${pairs(r.ours.perRun, r.equal.perRun)}; Postgres CPU ${pairs(r.ours.postgresPerRun, r.equal.postgresPerRun)}; ` +
-            `total CPU ${pairs(r.ours.pipelinePerRun, r.equal.pipelinePerRun)}.`,
+            `${pairRatios(r.ours, r.equal)}.`,
         );
       }
     }

@@ -13,7 +13,7 @@ const { startReceiver } = require('./lib/receiver');
 const { startBaseline } = require('./lib/baseline');
 const { startEqual } = require('./lib/equal');
 const { connect, portal, seedAccessRequests, outboxIdle, checkServiceDeliveries, watchSide } = require('./lib/client');
-const { now, pool, round, watchMemory, watchCpu, perDelivery, addCpu, walTable } = require('./lib/util');
+const { now, pool, round, watchMemory, watchCpu, perDelivery, addCpu, walTable, pairRatios } = require('./lib/util');
 
 /** The targets, against the lean equal-guarantees baseline measured in the same run. */
 const TARGETS = {
@@ -263,10 +263,7 @@ async function run() {
     const e = combine(equalRuns);
     const b = await baseline(s, receiver, sampleBody ?? FALLBACK_BODY);
     const j = judge(o, e);
-    const pairs = (ox, ex) => ox.map((x, i) => round(x / ex[i], 2)).join(', ');
-    console.log(
-      `ratios of each pair of runs: throughput ${pairs(o.perRun, e.perRun)}; Postgres CPU ${pairs(o.postgresPerRun, e.postgresPerRun)}; total CPU ${pairs(o.pipelinePerRun, e.pipelinePerRun)}`,
-    );
+    console.log(`ratios of each pair of runs: ${pairRatios(o, e)}`);
     const verdict = (k) => (j.met[k] ? 'met' : 'missed');
     const rows = [
       {

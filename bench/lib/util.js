@@ -338,3 +338,14 @@ function walTable(o, e) {
 }
 
 module.exports.walTable = walTable;
+
+/** The ratios of each pair of throughput runs (ours' run i against the equal-guarantees' run i), as one line. */
+function pairRatios(o, e) {
+  const pairs = (ox, ex) => ox.map((x, i) => round(x / ex[i], 2)).join(', ');
+  return (
+    `throughput ${pairs(o.perRun, e.perRun)}; Postgres CPU ${pairs(o.postgresPerRun, e.postgresPerRun)}; ` +
+    `total CPU ${pairs(o.pipelinePerRun, e.pipelinePerRun)}`
+  );
+}
+
+module.exports.pairRatios = pairRatios;
