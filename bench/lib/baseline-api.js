@@ -16,7 +16,11 @@ const { GET_ONE: ACCESS_REQUEST } = require(
   join(__dirname, '..', '..', 'dist', 'portal', 'access-requests', 'access-request.sql.js'),
 );
 
-const db = new Pool({ connectionString: process.env.BASE_DATABASE_URL, max: Number(process.env.BASE_POOL || 20) });
+const db = new Pool({
+  connectionString: process.env.BASE_DATABASE_URL,
+  max: Number(process.env.BASE_POOL || 20),
+  idleTimeoutMillis: 60_000, // as the service's pool (POOL_IDLE_MS)
+});
 const pageSize = Number(process.env.BASE_PAGE_SIZE || 10);
 const token = process.env.BASE_PORTAL_TOKEN;
 const sha = (v) => createHash('sha256').update(v).digest();

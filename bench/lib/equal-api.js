@@ -9,7 +9,11 @@ const Fastify = require('fastify');
 const { Pool } = require('pg');
 const { seal } = require('./equal-seal');
 
-const db = new Pool({ connectionString: process.env.EQ_DATABASE_URL, max: Number(process.env.EQ_POOL || 20) });
+const db = new Pool({
+  connectionString: process.env.EQ_DATABASE_URL,
+  max: Number(process.env.EQ_POOL || 20),
+  idleTimeoutMillis: 60_000, // as the service's pool (POOL_IDLE_MS)
+});
 const key = Buffer.from(process.env.EQ_KEY, 'hex');
 const sha = (v) => createHash('sha256').update(v).digest();
 const token = sha(process.env.EQ_PORTAL_TOKEN);

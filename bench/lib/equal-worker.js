@@ -17,7 +17,11 @@ const { open } = require('./equal-seal');
 
 const concurrency = Number(process.env.EQ_CONCURRENCY || 64);
 const key = Buffer.from(process.env.EQ_KEY, 'hex');
-const db = new Pool({ connectionString: process.env.EQ_DATABASE_URL, max: Number(process.env.EQ_POOL || 20) });
+const db = new Pool({
+  connectionString: process.env.EQ_DATABASE_URL,
+  max: Number(process.env.EQ_POOL || 20),
+  idleTimeoutMillis: 60_000, // as the service's pool (POOL_IDLE_MS)
+});
 const connection = redisOptions();
 const prefix = process.env.EQ_PREFIX;
 const queue = new Queue('eq-deliveries', { connection, prefix });

@@ -1,5 +1,5 @@
 import { useDataSource } from '../../test/helpers/use-service';
-import { MAX_PREPARED_PER_CONNECTION, PreparingClient } from './data-source';
+import { MAX_PREPARED_PER_CONNECTION, POOL_IDLE_MS, PreparingClient } from './data-source';
 
 describe('PreparingClient', () => {
   const fixture = useDataSource();
@@ -36,4 +36,32 @@ describe('PreparingClient', () => {
     expect((await client.query(scan)).rows).toEqual([{ one: 1 }]);
     expect(await prepared()).toEqual(full);
   });
+});
+
+describe('the connection pool', () => {
+  const fixture = useDataSource();
+  const PG_POOL_DEFAULT_IDLE_MS = 10_000;
+
+  /** The backends serving `n` statements run at once (each holds its connection for a moment). */
+  const burst = async (n: number): Promise<Set<number>> =>
+    new Set(
+      (
+        await Promise.all(
+          Array.from({ length: n }, () =>
+            fixture.sql.query<{ pid: number }>('SELECT pg_backend_pid() AS pid, pg_sleep(0.2)'),
+          ),
+        )
+      ).map(([r]) => r.pid),
+    );
+
+  it('keeps the connections a burst opened through a lull longer than pg-pool would, and serves the next burst on them', async () => {
+    expect(POOL_IDLE_MS).toBeGreaterThan(PG_POOL_DEFAULT_IDLE_MS + 2000);
+    const opened = await burst(6);
+    expect(opened.size).toBe(6);
+    await new Promise((resolve) => setTimeout(resolve, PG_POOL_DEFAULT_IDLE_MS + 1500));
+    // new backends would be cold: the catalog entries of every partition they touch loaded again, every statement
+    // prepared again
+    const again = await burst(6);
+    expect([...again].sort()).toEqual([...opened].sort());
+  }, 30_000);
 });

@@ -53,6 +53,9 @@ function isNamed(config: unknown): config is QueryConfig & { name: string } {
   return typeof config === 'object' && config !== null && typeof (config as QueryConfig).name === 'string';
 }
 
+/** How long a pooled connection may stay idle before it is closed (given back to the server). */
+export const POOL_IDLE_MS = 60_000;
+
 /** The TypeORM options shared by the app, the migration runner and the tests. Never `synchronize`. */
 export function dataSourceOptions(url: string): DataSourceOptions {
   return {
@@ -65,8 +68,12 @@ export function dataSourceOptions(url: string): DataSourceOptions {
     entities: [],
     // pg-pool options: 20 connections per process, each preparing the statements it runs; a connection is
     // replaced after an hour (once released), so the statements it prepared do not pile up: the dispatcher's hot
-    // statements name the day partition of their rows, a new text each day
-    extra: { max: 20, Client: PreparingClient, maxLifetimeSeconds: 3600 },
+    // statements name the day partition of their rows, a new text each day. An idle connection is kept for
+    // POOL_IDLE_MS: a new one is expensive on the partitioned log (its backend loads the catalog entries of every
+    // partition and index it touches and prepares its statements again), and pg-pool's 10 s default closed the
+    // connections a burst had opened, so the next small burst opened a dozen cold ones at once and stalled
+    // requests for most of a second
+    extra: { max: 20, Client: PreparingClient, maxLifetimeSeconds: 3600, idleTimeoutMillis: POOL_IDLE_MS },
   };
 }
 
