@@ -22,15 +22,17 @@ describe('no lost events', () => {
   const closer = closeAfterEach();
 
   it('delivers everything when the worker is SIGKILLed mid-batch and another one starts', async () => {
-    const api = closer.adopt(
-      await startService({ envVars: RETRIES, vars: { ROLE: 'api' }, receiver: true, processes: [{ ROLE: 'worker' }] }),
-    );
+    const api = closer.adopt(await startService({ envVars: RETRIES, vars: { ROLE: 'api' }, receiver: true }));
     const sink = api.sink;
-    const [worker] = api.processes;
-    sink.responder = () => ({ status: 200, delayMs: 20 });
+    sink.responder = () => ({ status: 200, delayMs: 100 });
     const webhookId = await subscribe(api, { Timeout: 2 });
     const N = 150;
+    // the whole batch is committed before any worker runs, so how fast the events are emitted cannot decide how
+    // much of it is delivered before the kill: a worker taking 4 at a time, 100 ms each, is killed after 20
     for (let i = 0; i < N; i++) await emitEvent(api, 'AccessRequestApproved', msg(i));
+    const worker = closer.adopt(
+      await ServiceProcess.start({ ...api.env.vars, ROLE: 'worker', WEBHOOK_CONCURRENCY: '4' }),
+    );
     await sink.waitFor((r) => r.length >= 20, 30_000, 'the batch to be under way');
     await worker.kill('SIGKILL');
     const atKill = ids(sink.received).size;
