@@ -1,7 +1,9 @@
 'use strict';
 // API: autocannon on GET /portal-api/access_requests/{id} and GET /api/apis (BENCH_API_DEFINITIONS stored
 // definitions, default 10 000, filters on) against a bare Fastify server running the same SQL through `pg`
-// on the same database with a pool of the same size. Headline: requests per second, ours / baseline.
+// on the same database with a pool of the same size. Both stay up; BENCH_API_ROUNDS (default 3) rounds alternate
+// the sides (ours, baseline, baseline, ours, ...) with the side not measured stopped (SIGSTOP). Headline: requests
+// per second over all runs of a side, ours / baseline.
 const { join } = require('node:path');
 const autocannon = require('autocannon');
 const { Client } = require('pg');
@@ -23,6 +25,7 @@ function settings(env = process.env) {
     definitions: Number(env.BENCH_API_DEFINITIONS || 10000),
     seconds: Number(env.BENCH_API_SECONDS || 10),
     connections: Number(env.BENCH_API_CONNECTIONS || 32),
+    rounds: Number(env.BENCH_API_ROUNDS || 3),
     pool: 20,
   };
 }
@@ -96,15 +99,31 @@ function cannon(url, path, headers, s) {
   });
 }
 
-function summarize(res) {
+/** One side's runs of one endpoint as one: requests over seconds of all its runs; latency of its slowest run. */
+function summarize(runs) {
+  const sum = (f) => runs.reduce((a, r) => a + f(r), 0);
+  const total = sum((r) => r.requests.total);
+  const seconds = sum((r) => r.duration);
+  const worst = (k) => Math.max(...runs.map((r) => r.latency[k]));
   return {
-    requestsPerSecond: round(res.requests.average, 0),
-    total: res.requests.total,
-    non2xx: res.non2xx,
-    errors: res.errors,
-    timeouts: res.timeouts,
-    latencyMs: { p50: res.latency.p50, p99: res.latency.p99, max: res.latency.max },
+    requestsPerSecond: round(total / seconds, 0),
+    rawRequestsPerSecond: total / seconds,
+    perRun: runs.map((r) => round(r.requests.total / r.duration, 0)),
+    total,
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    latencyMs: { p50: worst('p50'), p99: worst('p99'), max: worst('max') },
   };
+}
+
+/** Stops (SIGSTOP) or resumes (SIGCONT) a process, so that the side not measured takes no CPU meanwhile. */
+function hold(pid, held) {
+  try {
+    process.kill(pid, held ? 'SIGSTOP' : 'SIGCONT');
+  } catch {
+    /* already gone */
+  }
 }
 
 async function startBaselineApi(service) {
@@ -171,23 +190,42 @@ async function run() {
       },
       { name: 'GET /api/apis (filters on)', path: LIST_QUERY, headers: dashHeaders, target: TARGET_RATIO },
     ];
-    const results = {};
-    for (const e of endpoints) {
-      await cannon(service.api.url, e.path, e.headers, { ...s, seconds: 2 }); // warm-up
-      results[e.name] = { ours: summarize(await cannon(service.api.url, e.path, e.headers, s)) };
-    }
-    await service.stopProcesses();
+    // both servers stay up and warm; the rounds alternate (ours, baseline, baseline, ours, ...), and the side not
+    // measured is stopped meanwhile, so that neither pays for the other's timers
     base = await startBaselineApi(service);
+    const sides = {
+      ours: { url: service.api.url, pid: service.api.pid },
+      baseline: { url: base.url, pid: base.child.pid },
+    };
     const baseCheck = await call(connect(base.url, 1), 'GET', LIST_QUERY, { headers: dashHeaders });
     if (JSON.stringify(baseCheck.json) !== JSON.stringify(check.json))
       throw new Error('the baseline answers GET /api/apis differently from the service');
-    for (const e of endpoints) {
-      await cannon(base.url, e.path, e.headers, { ...s, seconds: 2 });
-      results[e.name].baseline = summarize(await cannon(base.url, e.path, e.headers, s));
+    const runs = Object.fromEntries(endpoints.map((e) => [e.name, { ours: [], baseline: [] }]));
+    try {
+      for (let r = 0; r < s.rounds; r++) {
+        for (const side of r % 2 === 0 ? ['ours', 'baseline'] : ['baseline', 'ours']) {
+          const other = side === 'ours' ? 'baseline' : 'ours';
+          hold(sides[other].pid, true);
+          hold(sides[side].pid, false);
+          for (const e of endpoints) {
+            if (r === 0) await cannon(sides[side].url, e.path, e.headers, { ...s, seconds: 2 }); // warm-up
+            runs[e.name][side].push(await cannon(sides[side].url, e.path, e.headers, s));
+          }
+        }
+      }
+    } finally {
+      hold(sides.ours.pid, false);
+      hold(sides.baseline.pid, false);
     }
+    const results = Object.fromEntries(
+      endpoints.map((e) => [
+        e.name,
+        { ours: summarize(runs[e.name].ours), baseline: summarize(runs[e.name].baseline) },
+      ]),
+    );
     const rows = endpoints.map((e) => {
       const r = results[e.name];
-      const ratio = r.ours.requestsPerSecond / r.baseline.requestsPerSecond;
+      const ratio = r.ours.rawRequestsPerSecond / r.baseline.rawRequestsPerSecond;
       r.ratio = ratio;
       r.target = e.target;
       r.met = ratio >= e.target && r.ours.non2xx === 0;
@@ -205,7 +243,7 @@ async function run() {
       results: [
         {
           scenario: 'api',
-          title: `API (autocannon, ${s.connections} connections, ${s.seconds} s each; ${s.definitions} definitions, pool ${s.pool})`,
+          title: `API (autocannon, ${s.connections} connections, ${s.rounds} runs of ${s.seconds} s per side and route, alternating; ${s.definitions} definitions, pool ${s.pool})`,
           rows,
           data: {
             settings: s,
