@@ -11,6 +11,8 @@ const { startService, freePort } = require('./lib/service');
 const { connect, call, expectStatus, portal } = require('./lib/client');
 const { spawnTracked, stop } = require('./lib/procs');
 const { now, pool, round } = require('./lib/util');
+// the service's own idle time for pooled connections, for the baseline's pool too
+const { POOL_IDLE_MS } = require('../dist/database/data-source');
 
 const TARGET_RATIO = 0.6;
 /** GET one access request is a single statement, like its baseline's: it should come close. */
@@ -135,6 +137,7 @@ async function startBaselineApi(service) {
       BASE_PORT: String(port),
       BASE_PORTAL_TOKEN: service.env.PORTAL_API_TOKEN,
       BASE_POOL: '20',
+      BASE_POOL_IDLE_MS: String(POOL_IDLE_MS),
       BASE_PAGE_SIZE: service.env.DASHBOARD_PAGE_SIZE || '10',
     },
   });

@@ -19,7 +19,7 @@ const { GET_ONE: ACCESS_REQUEST } = require(
 const db = new Pool({
   connectionString: process.env.BASE_DATABASE_URL,
   max: Number(process.env.BASE_POOL || 20),
-  idleTimeoutMillis: 60_000, // as the service's pool (POOL_IDLE_MS)
+  idleTimeoutMillis: Number(process.env.BASE_POOL_IDLE_MS), // the service's POOL_IDLE_MS, from the bench
 });
 const pageSize = Number(process.env.BASE_PAGE_SIZE || 10);
 const token = process.env.BASE_PORTAL_TOKEN;

@@ -12,7 +12,7 @@ const { seal } = require('./equal-seal');
 const db = new Pool({
   connectionString: process.env.EQ_DATABASE_URL,
   max: Number(process.env.EQ_POOL || 20),
-  idleTimeoutMillis: 60_000, // as the service's pool (POOL_IDLE_MS)
+  idleTimeoutMillis: Number(process.env.EQ_POOL_IDLE_MS), // the service's POOL_IDLE_MS, from the bench
 });
 const key = Buffer.from(process.env.EQ_KEY, 'hex');
 const sha = (v) => createHash('sha256').update(v).digest();

@@ -20,7 +20,7 @@ const key = Buffer.from(process.env.EQ_KEY, 'hex');
 const db = new Pool({
   connectionString: process.env.EQ_DATABASE_URL,
   max: Number(process.env.EQ_POOL || 20),
-  idleTimeoutMillis: 60_000, // as the service's pool (POOL_IDLE_MS)
+  idleTimeoutMillis: Number(process.env.EQ_POOL_IDLE_MS), // the service's POOL_IDLE_MS, from the bench
 });
 const connection = redisOptions();
 const prefix = process.env.EQ_PREFIX;

@@ -13,6 +13,8 @@ const { spawnTracked, stop } = require('./procs');
 const { seal } = require('./equal-seal');
 const { freePort } = require('./service');
 const { checkDeliveries } = require('./client');
+// the service's own idle time for pooled connections, so that only schema and code differ
+const { POOL_IDLE_MS } = require('../../dist/database/data-source');
 
 const SCHEMA = readFileSync(join(__dirname, 'equal-schema.sql'), 'utf8');
 
@@ -103,6 +105,7 @@ async function startEqual({
       REDIS_URL: infra.REDIS_URL,
       EQ_PREFIX: prefix,
       EQ_CONCURRENCY: String(concurrency),
+      EQ_POOL_IDLE_MS: String(POOL_IDLE_MS),
     };
     const port = await freePort();
     const api = spawnTracked('equal-api', process.execPath, [join(__dirname, 'equal-api.js')], {
