@@ -136,6 +136,7 @@ async function startBaselineApi(service) {
       BASE_DATABASE_URL: service.db.url,
       BASE_PORT: String(port),
       BASE_PORTAL_TOKEN: service.env.PORTAL_API_TOKEN,
+      BASE_ENCRYPTION_KEY: service.env.ENCRYPTION_KEY,
       BASE_POOL: '20',
       BASE_POOL_IDLE_MS: String(POOL_IDLE_MS),
       BASE_PAGE_SIZE: service.env.DASHBOARD_PAGE_SIZE || '10',
@@ -200,9 +201,19 @@ async function run() {
       ours: { url: service.api.url, pid: service.api.pid },
       baseline: { url: base.url, pid: base.child.pid },
     };
-    const baseCheck = await call(connect(base.url, 1), 'GET', LIST_QUERY, { headers: dashHeaders });
-    if (JSON.stringify(baseCheck.json) !== JSON.stringify(check.json))
-      throw new Error('the baseline answers GET /api/apis differently from the service');
+    // the baseline must do the service's whole job: the same status and body, key for key, on every route measured
+    const compare = { ours: connect(service.api.url, 1), baseline: connect(base.url, 1) };
+    try {
+      for (const e of endpoints) {
+        const [o, b] = await Promise.all(
+          ['ours', 'baseline'].map((side) => call(compare[side], 'GET', e.path, { headers: e.headers })),
+        );
+        if (o.status !== 200 || b.status !== o.status || o.text !== b.text)
+          throw new Error(`the baseline answers ${e.name} differently from the service:\n${o.text}\n${b.text}`);
+      }
+    } finally {
+      await Promise.all(Object.values(compare).map((c) => c.close()));
+    }
     const runs = Object.fromEntries(endpoints.map((e) => [e.name, { ours: [], baseline: [] }]));
     try {
       for (let r = 0; r < s.rounds; r++) {

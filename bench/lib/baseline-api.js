@@ -1,8 +1,9 @@
 'use strict';
 // The API baseline: a bare Fastify server running the same SQL as the service through `pg` (pool of the
 // same size), with no framework, ORM, validation or mapping beyond building the JSON.
-// Env: BASE_DATABASE_URL, BASE_PORT, BASE_PORTAL_TOKEN, BASE_POOL (20), BASE_PAGE_SIZE (10).
-const { createHash, timingSafeEqual } = require('node:crypto');
+// Both answer the service's bodies exactly (the bench compares them before it measures).
+// Env: BASE_DATABASE_URL, BASE_PORT, BASE_PORTAL_TOKEN, BASE_ENCRYPTION_KEY (hex), BASE_POOL (20), BASE_PAGE_SIZE (10).
+const { createDecipheriv, createHash, timingSafeEqual } = require('node:crypto');
 const { join } = require('node:path');
 const Fastify = require('fastify');
 const { Pool } = require('pg');
@@ -31,6 +32,22 @@ const USER = `SELECT id, org_id, email_address, first_name, last_name, active, u
 
 const app = Fastify({ logger: false });
 
+// the service's body, field for field: every credential's sealed columns opened (AES-256-GCM), portal times
+const key = Buffer.from(process.env.BASE_ENCRYPTION_KEY, 'hex');
+const open = (sealed) => {
+  if (!sealed) return '';
+  const [, iv, tag, ct] = sealed.split(':');
+  const d = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
+  d.setAuthTag(Buffer.from(tag, 'base64'));
+  return Buffer.concat([d.update(Buffer.from(ct, 'base64')), d.final()]).toString('utf8');
+};
+const two = (n) => (n < 10 ? '0' : '') + n;
+const portalTime = (t) => {
+  if (!t) return '1970-01-01 00:00';
+  const d = new Date(t);
+  return `${d.getUTCFullYear()}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}`;
+};
+
 app.get('/portal-api/access_requests/:id', async (req, reply) => {
   const given = String(req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
   if (!timingSafeEqual(sha(given), sha(token)))
@@ -42,20 +59,35 @@ app.get('/portal-api/access_requests/:id', async (req, reply) => {
   return {
     ID: ar.id,
     AppID: ar.app_id,
-    Status: ar.status,
     Catalogue: ar.catalogue,
     Client: a.name,
     Plan: ar.plan,
-    Products: ar.products.join(', '),
-    AuthType: ar.auth_type,
     User: ar.user_ref,
+    AuthType: ar.auth_type,
+    DCREnabled: ar.dcr_enabled,
+    ProvisionImmediately: ar.provision_immediately,
+    Status: ar.status,
+    ProductIDs: ar.product_ids,
+    PlanID: ar.plan_id,
     Credentials: credentials.map((c) => ({
-      ID: c.id,
-      CredentialHash: c.credential_hash,
-      Credential: c.credential_encrypted,
+      AccessRequest: `AccessRequest#${c.access_request_id}`,
+      Credential: open(c.credential_encrypted),
+      CredentialHash: c.credential_hash ?? '',
+      DCRRegistrationAccessToken: open(c.dcr_registration_access_token_encrypted),
+      DCRRegistrationClientURI: c.dcr_registration_client_uri,
+      DCRResponse: open(c.dcr_response_encrypted),
+      Expires: portalTime(c.expires_at),
+      OAuthClientID: c.oauth_client_id,
+      OAuthClientSecret: open(c.oauth_client_secret_encrypted),
+      RedirectURI: c.redirect_uri,
+      ResponseType: c.response_type,
+      Scope: c.scope,
+      TokenEndpoints: c.token_endpoints,
     })),
-    CreatedAt: ar.created_at,
-    UpdatedAt: ar.updated_at,
+    CreatedAt: portalTime(ar.created_at),
+    UpdatedAt: portalTime(ar.updated_at),
+    DeletedAt: '1970-01-01 00:00',
+    Products: ar.products.join(', '),
   };
 });
 
