@@ -12,6 +12,7 @@ import { PartitionedDeliveryLog1763801400000 } from './1763801400000-partitioned
 import { IdempotencyKeys1763801700000 } from './1763801700000-idempotency-keys';
 import { WebhookDestinationsAndFilters1763801800000 } from './1763801800000-webhook-destinations-and-filters';
 import { AccessRequestsUpdatedInPlace1763801900000 } from './1763801900000-access-requests-updated-in-place';
+import { CredentialsKeyedByRequest1763802000000 } from './1763802000000-credentials-keyed-by-request';
 
 /** Every migration, in order. Add new ones at the end (raw SQL up/down). */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   IdempotencyKeys1763801700000,
   WebhookDestinationsAndFilters1763801800000,
   AccessRequestsUpdatedInPlace1763801900000,
+  CredentialsKeyedByRequest1763802000000,
 ];

@@ -1,16 +1,17 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 
 /**
  * A credential issued when an access request is approved.
  * Every `*Encrypted` column holds a SecretBox-sealed value, never the secret itself.
- * Revoked credentials keep their row (revokedAt set) and are no longer shown.
+ * Revoked credentials keep their row (revokedAt set) and are no longer shown. Keyed by (access request, id): every
+ * read goes through the request.
  */
 @Entity({ name: 'portal_credentials' })
 export class CredentialEntity {
   @PrimaryGeneratedColumn('identity', { type: 'integer', generatedIdentity: 'BY DEFAULT' })
   id: number;
 
-  @Column({ name: 'access_request_id', type: 'integer' })
+  @PrimaryColumn({ name: 'access_request_id', type: 'integer' })
   accessRequestId: number;
 
   /** authToken: the key, sealed. */
