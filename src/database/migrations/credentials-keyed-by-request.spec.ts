@@ -2,7 +2,7 @@ import { QueryRunner } from 'typeorm';
 import { useDataSource } from '../../../test/helpers/use-service';
 import { CredentialsKeyedByRequest1763802000000 } from './1763802000000-credentials-keyed-by-request';
 
-// One index for credentials, keyed by their request; down puts the key on id, the request index and the hash index back.
+// One index for credentials, keyed by their request; down puts back the key on id and the request and hash indexes.
 describe('migration CredentialsKeyedByRequest', () => {
   const fixture = useDataSource();
   const migration = new CredentialsKeyedByRequest1763802000000();
