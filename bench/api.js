@@ -1,9 +1,10 @@
 'use strict';
 // API: autocannon on GET /portal-api/access_requests/{id} and GET /api/apis (BENCH_API_DEFINITIONS stored
 // definitions, default 10 000, filters on) against a bare Fastify server running the same SQL through `pg`
-// on the same database with a pool of the same size. Both stay up; BENCH_API_ROUNDS (default 3) rounds alternate
-// the sides (ours, baseline, baseline, ours, ...) with the side not measured stopped (SIGSTOP). Headline: requests
-// per second over all runs of a side, ours / baseline.
+// on the same database with a pool of the same size, and answering the same bodies (checked before the runs).
+// Both stay up; BENCH_API_ROUNDS (default 3) rounds alternate the sides (ours, baseline, baseline, ours, ...)
+// with the side not measured stopped (SIGSTOP). Headline: requests per second over all runs of a side,
+// ours / baseline.
 const { join } = require('node:path');
 const autocannon = require('autocannon');
 const { Client } = require('pg');
@@ -201,7 +202,7 @@ async function run() {
       ours: { url: service.api.url, pid: service.api.pid },
       baseline: { url: base.url, pid: base.child.pid },
     };
-    // the baseline must do the service's whole job: the same status and body, key for key, on every route measured
+    // the baseline must do the service's whole job: the same status and body, byte for byte, on every route measured
     const compare = { ours: connect(service.api.url, 1), baseline: connect(base.url, 1) };
     try {
       for (const e of endpoints) {
