@@ -1,6 +1,7 @@
 'use strict';
 // The API baseline: a bare Fastify server running the same SQL as the service through `pg` (pool of the
-// same size), with no framework, ORM, validation or mapping beyond building the JSON.
+// same size, statements prepared as the service prepares them), with no framework, ORM, validation or mapping
+// beyond building the JSON.
 // Both answer the service's bodies exactly (the bench compares them before it measures).
 // Env: BASE_DATABASE_URL, BASE_PORT, BASE_PORTAL_TOKEN, BASE_ENCRYPTION_KEY (hex), BASE_POOL (20), BASE_PAGE_SIZE (10).
 const { createDecipheriv, createHash, timingSafeEqual } = require('node:crypto');
@@ -23,6 +24,13 @@ const db = new Pool({
   idleTimeoutMillis: Number(process.env.BASE_POOL_IDLE_MS), // the service's POOL_IDLE_MS, from the bench
 });
 const pageSize = Number(process.env.BASE_PAGE_SIZE || 10);
+// every statement prepared once per connection, as the service's pool does (named by a digest of its text)
+const names = new Map();
+const run = (text, values) => {
+  let name = names.get(text);
+  if (name === undefined) names.set(text, (name = `b_${createHash('sha1').update(text).digest('base64url')}`));
+  return db.query({ name, text, values });
+};
 const token = process.env.BASE_PORTAL_TOKEN;
 const sha = (v) => createHash('sha256').update(v).digest();
 
@@ -53,7 +61,7 @@ app.get('/portal-api/access_requests/:id', async (req, reply) => {
   if (!timingSafeEqual(sha(given), sha(token)))
     return reply.code(401).send({ status: 'error', errors: ['Not authorised'] });
   const id = Number(req.params.id);
-  const row = (await db.query(ACCESS_REQUEST, [id])).rows[0];
+  const row = (await run(ACCESS_REQUEST, [id])).rows[0];
   if (!row) return reply.code(404).send({ status: 'error', errors: ['not found'] });
   const { ar, app: a, credentials } = row;
   return {
@@ -94,7 +102,7 @@ app.get('/portal-api/access_requests/:id', async (req, reply) => {
 app.get('/api/apis', async (req, reply) => {
   const m = /^Bearer\s+(\S+)$/i.exec(String(req.headers.authorization ?? '').trim());
   if (!m) return reply.code(401).send({ Status: 'Error', Message: 'Not authorised', Meta: null });
-  const user = (await db.query(USER, [sha(m[1]).toString('hex')])).rows[0];
+  const user = (await run(USER, [sha(m[1]).toString('hex')])).rows[0];
   if (!user || !user.active) return reply.code(401).send({ Status: 'Error', Message: 'Not authorised', Meta: null });
   const q = req.query;
   const p = q.p ? Number(q.p) : 1;
@@ -111,7 +119,7 @@ app.get('/api/apis', async (req, reply) => {
     (p - 1) * pageSize,
     pageSize,
   );
-  const [rows, totals] = await Promise.all([db.query(page[0], page[1]), db.query(count[0], count[1])]);
+  const [rows, totals] = await Promise.all([run(page[0], page[1]), run(count[0], count[1])]);
   const total = totals.rows[0].total;
   return { apis: rows.rows.map((r) => ({ api_definition: r.list_entry })), pages: Math.ceil(total / pageSize) };
 });
