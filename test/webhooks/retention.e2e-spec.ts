@@ -22,9 +22,11 @@ describe('delivery log retention (DELIVERY_RETENTION_DAYS=30)', () => {
     webhookId = res.body.ID;
     // the log is built by hand below, an unrelayed event included: the service's own relay must not relay it
     await t.app.get(OutboxRelay).beforeApplicationShutdown();
-    // as if the service had been running for 50 days: a partition for each of them
+    // as if the service had been running for 50 days: a partition for each of them, and for the days ahead (one
+    // more than a pass makes, so that a pass run after midnight UTC finds them all but the one dropped below)
     await t.db.query(
-      `SELECT delivery_log_ensure_partitions((now() AT TIME ZONE 'UTC')::date - 50, (now() AT TIME ZONE 'UTC')::date)`,
+      `SELECT delivery_log_ensure_partitions((now() AT TIME ZONE 'UTC')::date - 50, (now() AT TIME ZONE 'UTC')::date + $1::int)`,
+      [PARTITION_DAYS_AHEAD + 1],
     );
     // and one day ahead is missing, for the pass to make
     await t.db.query(`DROP TABLE IF EXISTS webhook_deliveries_p${dayName(daysAgo(-PARTITION_DAYS_AHEAD))}`);
