@@ -4,7 +4,7 @@
 // beyond building the JSON.
 // Both answer the service's bodies exactly (the bench compares them before it measures).
 // Env: BASE_DATABASE_URL, BASE_PORT, BASE_PORTAL_TOKEN, BASE_ENCRYPTION_KEY (hex), BASE_POOL (20), BASE_PAGE_SIZE (10).
-const { createDecipheriv, createHash, timingSafeEqual } = require('node:crypto');
+const { createHash, timingSafeEqual } = require('node:crypto');
 const { join } = require('node:path');
 const Fastify = require('fastify');
 const { Pool } = require('pg');
@@ -17,6 +17,10 @@ const { buildApiListQuery, commaList } = require(
 const { GET_ONE: ACCESS_REQUEST } = require(
   join(__dirname, '..', '..', 'dist', 'portal', 'access-requests', 'access-request.sql.js'),
 );
+// and its own pieces for what both must do alike: opening sealed columns, the portal's times, statement names
+const { SecretBox } = require(join(__dirname, '..', '..', 'dist', 'common', 'crypto', 'secret-box.js'));
+const { portalTime, UNSET_PORTAL_TIME } = require(join(__dirname, '..', '..', 'dist', 'common', 'http', 'time.js'));
+const { PreparingClient } = require(join(__dirname, '..', '..', 'dist', 'database', 'data-source.js'));
 
 const db = new Pool({
   connectionString: process.env.BASE_DATABASE_URL,
@@ -25,12 +29,7 @@ const db = new Pool({
 });
 const pageSize = Number(process.env.BASE_PAGE_SIZE || 10);
 // every statement prepared once per connection, as the service's pool does (named by a digest of its text)
-const names = new Map();
-const run = (text, values) => {
-  let name = names.get(text);
-  if (name === undefined) names.set(text, (name = `b_${createHash('sha1').update(text).digest('base64url')}`));
-  return db.query({ name, text, values });
-};
+const run = (text, values) => db.query({ name: PreparingClient.statementName(text), text, values });
 const token = process.env.BASE_PORTAL_TOKEN;
 const sha = (v) => createHash('sha256').update(v).digest();
 
@@ -40,21 +39,11 @@ const USER = `SELECT id, org_id, email_address, first_name, last_name, active, u
 
 const app = Fastify({ logger: false });
 
-// the service's body, field for field: every credential's sealed columns opened (AES-256-GCM), portal times
-const key = Buffer.from(process.env.BASE_ENCRYPTION_KEY, 'hex');
-const open = (sealed) => {
-  if (!sealed) return '';
-  const [, iv, tag, ct] = sealed.split(':');
-  const d = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
-  d.setAuthTag(Buffer.from(tag, 'base64'));
-  return Buffer.concat([d.update(Buffer.from(ct, 'base64')), d.final()]).toString('utf8');
-};
-const two = (n) => (n < 10 ? '0' : '') + n;
-const portalTime = (t) => {
-  if (!t) return '1970-01-01 00:00';
-  const d = new Date(t);
-  return `${d.getUTCFullYear()}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}`;
-};
+// the service's body, field for field: every credential's sealed columns opened with the service's own SecretBox
+// (AES-256-GCM), times in the portal's format by the service's own function
+const box = new SecretBox({ secrets: { encryptionKey: Buffer.from(process.env.BASE_ENCRYPTION_KEY, 'hex') } });
+const open = (sealed) => box.decryptNullable(sealed);
+const time = (t) => portalTime(t ? new Date(t) : null);
 
 app.get('/portal-api/access_requests/:id', async (req, reply) => {
   const given = String(req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
@@ -84,7 +73,7 @@ app.get('/portal-api/access_requests/:id', async (req, reply) => {
       DCRRegistrationAccessToken: open(c.dcr_registration_access_token_encrypted),
       DCRRegistrationClientURI: c.dcr_registration_client_uri,
       DCRResponse: open(c.dcr_response_encrypted),
-      Expires: portalTime(c.expires_at),
+      Expires: time(c.expires_at),
       OAuthClientID: c.oauth_client_id,
       OAuthClientSecret: open(c.oauth_client_secret_encrypted),
       RedirectURI: c.redirect_uri,
@@ -92,9 +81,9 @@ app.get('/portal-api/access_requests/:id', async (req, reply) => {
       Scope: c.scope,
       TokenEndpoints: c.token_endpoints,
     })),
-    CreatedAt: portalTime(ar.created_at),
-    UpdatedAt: portalTime(ar.updated_at),
-    DeletedAt: '1970-01-01 00:00',
+    CreatedAt: time(ar.created_at),
+    UpdatedAt: time(ar.updated_at),
+    DeletedAt: UNSET_PORTAL_TIME,
     Products: ar.products.join(', '),
   };
 });
