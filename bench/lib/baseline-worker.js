@@ -1,7 +1,11 @@
 'use strict';
-// The baseline's worker process: a bare BullMQ Worker that POSTs each job's body with undici. No Postgres.
-// Configured by env: BASE_REDIS_URL, BASE_PREFIX, BASE_QUEUE, BASE_CONCURRENCY.
+// The baseline's worker process: a bare BullMQ Worker that POSTs each job's body with undici. No Postgres, unless
+// BASE_DATABASE_URL is set (the fan-out's "bare + minimal log", see lib/baseline.js): then each attempt is recorded
+// (an attempt row, the delivery's new status) before its job completes, the attempts of the jobs running at the
+// same time in one statement (one statement in flight; those that arrive meanwhile share the next).
+// Configured by env: REDIS_URL, BASE_PREFIX, BASE_QUEUE, BASE_CONCURRENCY, BASE_DATABASE_URL.
 const { Worker } = require('bullmq');
+const { Pool } = require('pg');
 const { Agent, request } = require('undici');
 const { redisOptions } = require('./infra');
 
@@ -12,10 +16,50 @@ const agent = new Agent({
   keepAliveMaxTimeout: 60_000,
   pipelining: 1,
 });
+const db = process.env.BASE_DATABASE_URL ? new Pool({ connectionString: process.env.BASE_DATABASE_URL, max: 4 }) : null;
+
+const RECORD = {
+  name: 'minimal_log_record',
+  text: `WITH v AS (SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::int[], $5::text[])
+                      AS v(id, started_at, status_code, duration_ms, status)),
+              d AS (UPDATE deliveries d SET status = v.status, attempt_count = 1 FROM v
+                     WHERE d.id = v.id AND d.attempt_count = 0 RETURNING d.id)
+         INSERT INTO attempts (delivery_id, number, started_at, status_code, duration_ms)
+         SELECT v.id, 1, v.started_at, v.status_code, v.duration_ms FROM v JOIN d USING (id)`,
+};
+
+let waiting = [];
+let running = false;
+function record(attempt) {
+  return new Promise((resolve, reject) => {
+    waiting.push({ attempt, resolve, reject });
+    if (!running) flush();
+  });
+}
+function flush() {
+  if (waiting.length === 0) return;
+  const batch = waiting;
+  waiting = [];
+  running = true;
+  const column = (k) => batch.map((b) => b.attempt[k]);
+  db.query({
+    ...RECORD,
+    values: [column('id'), column('startedAt'), column('statusCode'), column('durationMs'), column('status')],
+  })
+    .then(
+      () => batch.forEach((b) => b.resolve()),
+      (err) => batch.forEach((b) => b.reject(err)),
+    )
+    .finally(() => {
+      running = false;
+      flush();
+    });
+}
 
 const worker = new Worker(
   process.env.BASE_QUEUE || 'baseline',
   async (job) => {
+    const startedAt = new Date();
     const res = await request(job.data.url, {
       dispatcher: agent,
       method: 'POST',
@@ -25,7 +69,17 @@ const worker = new Worker(
       bodyTimeout: 30_000,
     });
     await res.body.dump();
-    if (res.statusCode < 200 || res.statusCode >= 300) throw new Error(`status ${res.statusCode}`);
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    if (db) {
+      await record({
+        id: job.data.id,
+        startedAt,
+        statusCode: res.statusCode,
+        durationMs: Date.now() - startedAt.getTime(),
+        status: ok ? 'delivered' : 'failed',
+      });
+    }
+    if (!ok) throw new Error(`status ${res.statusCode}`);
   },
   { connection: redisOptions(), prefix: process.env.BASE_PREFIX, concurrency, autorun: true },
 );
@@ -36,6 +90,7 @@ const shutdown = () => {
   worker
     .close()
     .then(() => agent.close())
+    .then(() => db?.end())
     .finally(() => process.exit(0));
 };
 process.on('SIGTERM', shutdown);
