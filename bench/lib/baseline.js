@@ -13,7 +13,7 @@ const { Pool } = require('pg');
 const infra = require('./infra');
 const { spawnTracked, stop } = require('./procs');
 
-const FLOOR_SCHEMA = `
+const MINIMAL_LOG_SCHEMA = `
   CREATE TABLE deliveries (id text PRIMARY KEY, status text NOT NULL DEFAULT 'pending', attempt_count int NOT NULL DEFAULT 0);
   CREATE TABLE attempts (delivery_id text NOT NULL, number int NOT NULL, started_at timestamptz NOT NULL,
                          status_code int, duration_ms int NOT NULL, PRIMARY KEY (delivery_id, number));`;
@@ -23,7 +23,7 @@ async function startBaseline({ concurrency = 64, tag = 'base', minimalLog = fals
   const queueName = 'baseline';
   const db = minimalLog ? await infra.createDatabase(tag) : null;
   const pool = db ? new Pool({ connectionString: db.url, max: 2 }) : null;
-  if (pool) await pool.query(FLOOR_SCHEMA);
+  if (pool) await pool.query(MINIMAL_LOG_SCHEMA);
   const child = spawnTracked('baseline-worker', process.execPath, [join(__dirname, 'baseline-worker.js')], {
     env: {
       PATH: process.env.PATH,
