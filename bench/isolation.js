@@ -22,7 +22,9 @@ function settings(env = process.env) {
     count: Math.round(rate * seconds),
     warmup: Math.round(rate * Number(env.BENCH_ISOLATION_WARMUP_SECONDS || 1)),
     fast: FAST,
-    pairs: Number(env.BENCH_ISOLATION_PAIRS || 2),
+    // three pairs: the median of three p99s per side leaves out a single run caught in a stall of the machine
+    // (with two, the median is their mean, and one stall decided the verdict)
+    pairs: Number(env.BENCH_ISOLATION_PAIRS || 3),
     slowMs: Number(env.BENCH_ISOLATION_SLOW_MS || 10_000),
   };
 }
