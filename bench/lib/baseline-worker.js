@@ -2,12 +2,15 @@
 // The baseline's worker process: a bare BullMQ Worker that POSTs each job's body with undici. No Postgres, unless
 // BASE_DATABASE_URL is set (the fan-out's "bare + minimal log", see lib/baseline.js): then each attempt is recorded
 // (an attempt row, the delivery's new status) before its job completes, the attempts of the jobs running at the
-// same time in one statement (one statement in flight; those that arrive meanwhile share the next).
+// same time in one statement (the service's Batcher: one statement in flight; those that arrive meanwhile share
+// the next).
 // Configured by env: REDIS_URL, BASE_PREFIX, BASE_QUEUE, BASE_CONCURRENCY, BASE_DATABASE_URL.
+const { join } = require('node:path');
 const { Worker } = require('bullmq');
 const { Pool } = require('pg');
 const { Agent, request } = require('undici');
 const { redisOptions } = require('./infra');
+const { Batcher } = require(join(__dirname, '..', '..', 'dist', 'webhooks', 'worker', 'batcher.js'));
 
 const concurrency = Number(process.env.BASE_CONCURRENCY || 64);
 const agent = new Agent({
@@ -28,33 +31,20 @@ const RECORD = {
          SELECT v.id, 1, v.started_at, v.status_code, v.duration_ms FROM v JOIN d USING (id)`,
 };
 
-let waiting = [];
-let running = false;
-function record(attempt) {
-  return new Promise((resolve, reject) => {
-    waiting.push({ attempt, resolve, reject });
-    if (!running) flush();
-  });
-}
-function flush() {
-  if (waiting.length === 0) return;
-  const batch = waiting;
-  waiting = [];
-  running = true;
-  const column = (k) => batch.map((b) => b.attempt[k]);
-  db.query({
-    ...RECORD,
-    values: [column('id'), column('startedAt'), column('statusCode'), column('durationMs'), column('status')],
-  })
-    .then(
-      () => batch.forEach((b) => b.resolve()),
-      (err) => batch.forEach((b) => b.reject(err)),
+// the service's own natural batching (as its worker records attempts: one statement in flight)
+const records = db
+  ? new Batcher(
+      async (attempts) => {
+        const column = (k) => attempts.map((a) => a[k]);
+        await db.query({
+          ...RECORD,
+          values: [column('id'), column('startedAt'), column('statusCode'), column('durationMs'), column('status')],
+        });
+        return attempts.map(() => undefined);
+      },
+      { maxBatch: concurrency, maxConcurrent: 1 },
     )
-    .finally(() => {
-      running = false;
-      flush();
-    });
-}
+  : null;
 
 const worker = new Worker(
   process.env.BASE_QUEUE || 'baseline',
@@ -70,8 +60,8 @@ const worker = new Worker(
     });
     await res.body.dump();
     const ok = res.statusCode >= 200 && res.statusCode < 300;
-    if (db) {
-      await record({
+    if (records) {
+      await records.call({
         id: job.data.id,
         startedAt,
         statusCode: res.statusCode,
