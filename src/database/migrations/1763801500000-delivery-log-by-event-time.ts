@@ -98,7 +98,7 @@ export class DeliveryLogByEventTime1763801500000 implements MigrationInterface {
     );
     await q.query(`CREATE TABLE webhook_delivery_attempts_default PARTITION OF webhook_delivery_attempts DEFAULT`);
 
-    await q.query(ENSURE_PARTITIONS_BY_EVENT_TIME);
+    await q.query(ensurePartitionsByEventTime(DELIVERY_FILLFACTOR));
     // the days the outbox has partitions for (the default retention and a few ahead) get theirs too
     await q.query(`
       SELECT delivery_log_ensure_partitions(min(d), max(d)) FROM (
@@ -286,10 +286,11 @@ async function renameLog(q: QueryRunner, tables: string[], suffix: string): Prom
  * the event's time, and returns how many it made. A day whose rows already sit in a table's default partition is
  * left to it (attaching a partition over them would fail). Each partition is created apart and then attached,
  * which locks the parent only in SHARE UPDATE EXCLUSIVE mode (reads and writes go on). Delivery partitions leave
- * room for HOT updates. Used by this migration and by the workers' retention pass, which keeps a few days ahead.
+ * room for HOT updates (`fillfactor`). Used by this migration and by the workers' retention pass, which keeps a
+ * few days ahead. `create` is `CREATE OR REPLACE` for a later migration that changes the fillfactor.
  */
-const ENSURE_PARTITIONS_BY_EVENT_TIME = `
-CREATE FUNCTION delivery_log_ensure_partitions(from_day date, to_day date) RETURNS integer LANGUAGE plpgsql AS $$
+export const ensurePartitionsByEventTime = (fillfactor: number, create = 'CREATE') => `
+${create} FUNCTION delivery_log_ensure_partitions(from_day date, to_day date) RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
   d date;
   t text;
@@ -311,7 +312,7 @@ BEGIN
       CONTINUE WHEN taken;
       EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED)', part, t);
       IF t = 'webhook_deliveries' THEN
-        EXECUTE format('ALTER TABLE %I SET (fillfactor = ${DELIVERY_FILLFACTOR})', part);
+        EXECUTE format('ALTER TABLE %I SET (fillfactor = ${fillfactor})', part);
       END IF;
       EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES FROM (%L) TO (%L)', t, part, lo, hi);
       made := made + 1;

@@ -13,6 +13,7 @@ import { IdempotencyKeys1763801700000 } from './1763801700000-idempotency-keys';
 import { WebhookDestinationsAndFilters1763801800000 } from './1763801800000-webhook-destinations-and-filters';
 import { AccessRequestsUpdatedInPlace1763801900000 } from './1763801900000-access-requests-updated-in-place';
 import { CredentialsKeyedByRequest1763802000000 } from './1763802000000-credentials-keyed-by-request';
+import { DeliveryClaimsHeapOnly1763802100000 } from './1763802100000-delivery-claims-heap-only';
 
 /** Every migration, in order. Add new ones at the end (raw SQL up/down). */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   WebhookDestinationsAndFilters1763801800000,
   AccessRequestsUpdatedInPlace1763801900000,
   CredentialsKeyedByRequest1763802000000,
+  DeliveryClaimsHeapOnly1763802100000,
 ];
