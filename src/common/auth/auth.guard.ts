@@ -13,9 +13,22 @@ import { ACTOR_KEY, DashboardActor } from './dashboard-actor.decorator';
 import { claimIdempotencyKey } from '../idempotency/keyed-request';
 import { AccessLevel, hasPermission, PermissionArea } from './permissions';
 
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+/**
+ * The credential header `name` (lower case), or undefined when the request does not carry it exactly once: two
+ * credentials are ambiguous, and Node would otherwise keep only the first `Authorization` (and join others).
+ * Without `raw` (the request, whose rawHeaders tell the copies apart), the parsed headers decide.
+ */
+function header(headers: IncomingHttpHeaders, name: string, raw?: object): string | undefined {
   const v = headers[name];
-  return Array.isArray(v) ? v[0] : v;
+  if (Array.isArray(v)) return undefined;
+  const list = (raw as { rawHeaders?: string[] } | undefined)?.rawHeaders;
+  if (v !== undefined && list) {
+    let copies = 0;
+    for (let i = 0; i < list.length; i += 2) {
+      if (list[i].length === name.length && list[i].toLowerCase() === name && ++copies > 1) return undefined;
+    }
+  }
+  return v;
 }
 
 export const GATEWAY_AUTH_MESSAGE = 'Attempted administrative access with invalid or missing key!';
@@ -60,15 +73,15 @@ export class FamilyAuthenticator {
     if (raw && (raw as RawWithFamily)[AUTHENTICATED_FAMILY] === family) return undefined;
     switch (family) {
       case 'gateway':
-        if (!matches(header(headers, 'x-gateway-authorization'), this.expected.gateway))
+        if (!matches(header(headers, 'x-gateway-authorization', raw), this.expected.gateway))
           throw new ForbiddenException(GATEWAY_AUTH_MESSAGE);
         break;
       case 'admin':
-        if (!matches(header(headers, 'admin-auth'), this.expected.admin))
+        if (!matches(header(headers, 'admin-auth', raw), this.expected.admin))
           throw new UnauthorizedException('Not authorised');
         break;
       case 'portal': {
-        const token = header(headers, 'authorization')
+        const token = header(headers, 'authorization', raw)
           ?.trim()
           .replace(/^Bearer\s+/i, '');
         if (!matches(token, this.expected.portal))
@@ -86,7 +99,7 @@ export class FamilyAuthenticator {
   async dashboardUser(headers: IncomingHttpHeaders, raw?: object): Promise<UserEntity> {
     const known = (raw as RawWithUser | undefined)?.[AUTHENTICATED_USER];
     if (known) return known;
-    const match = /^Bearer\s+(\S+)$/i.exec(header(headers, 'authorization')?.trim() ?? '');
+    const match = /^Bearer\s+(\S+)$/i.exec(header(headers, 'authorization', raw)?.trim() ?? '');
     if (!match) throw new UnauthorizedException('Not authorised');
     const user = await this.users.findOne({ where: { accessKeyHash: sha256Hex(match[1]) } });
     if (!user || !user.active) throw new UnauthorizedException('Not authorised');

@@ -1,4 +1,10 @@
-import { inputViolation, isStorableText, MAX_INPUT_DEPTH, requestInputViolation } from './input-policy';
+import {
+  bodyEncodingViolation,
+  inputViolation,
+  isStorableText,
+  MAX_INPUT_DEPTH,
+  requestInputViolation,
+} from './input-policy';
 
 describe('input policy', () => {
   it('refuses NUL and unpaired surrogates, keeps paired ones and everything else', () => {
@@ -40,5 +46,37 @@ describe('input policy', () => {
       'query parameter q[1] must not contain NUL characters or unpaired UTF-16 surrogates',
     );
     expect(requestInputViolation({ params: { id: '1' }, query: { p: '2' }, body: { Name: 'x' } })).toBeUndefined();
+  });
+
+  it('takes a body only as uncompressed JSON in UTF-8, and any request without one', () => {
+    const json = { 'content-type': 'application/json', 'content-length': '2' };
+    for (const ok of [
+      json,
+      { ...json, 'content-type': 'application/json;charset=utf-8' },
+      { ...json, 'content-type': 'APPLICATION/JSON; Charset="UTF-8"' },
+      { ...json, 'content-encoding': 'identity' },
+      { 'content-type': 'text/plain' }, // no body
+      { 'content-type': 'text/plain', 'content-length': '0' },
+      {},
+    ])
+      expect([ok, bodyEncodingViolation(ok)]).toEqual([ok, undefined]);
+    const chunked = { 'transfer-encoding': 'chunked' };
+    for (const [bad, reason] of [
+      [chunked, 'the body must be JSON: send Content-Type: application/json'],
+      [
+        { ...chunked, 'content-type': 'application/x-www-form-urlencoded' },
+        'the body must be JSON: send Content-Type: application/json',
+      ],
+      [{ ...json, 'content-type': 'application/jsonx' }, 'the body must be JSON: send Content-Type: application/json'],
+      [
+        { ...json, 'content-type': 'application/json; charset=latin1' },
+        'the body must be JSON in UTF-8 (charset=utf-8, or no charset)',
+      ],
+      [
+        { ...json, 'content-encoding': 'deflate' },
+        'Content-Encoding "deflate" is not supported: send the body uncompressed',
+      ],
+    ] as const)
+      expect([bad, bodyEncodingViolation(bad)]).toEqual([bad, reason]);
   });
 });

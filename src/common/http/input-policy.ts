@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 import { ValidationFailed } from '../errors/api-error';
+import { familyOf } from '../errors/families';
 import { sendFamilyError } from '../errors/family-exception.filter';
 
 /**
@@ -92,11 +94,41 @@ export function requestInputViolation(request: Pick<FastifyRequest, 'params' | '
 }
 
 /**
- * One input policy for every route: after parsing and before any pipe, guard or handler sees the
- * request, strings that cannot be stored and bodies nested beyond MAX_INPUT_DEPTH are refused with the
- * family's validation status (400, portal 422) and body.
+ * Why a request body of one of the four families cannot be read as what the interface says every body is,
+ * JSON in UTF-8, or undefined: it is sent with another media type (a form, text, XML, none at all), another
+ * charset, or a content coding (compressed). A request without a body is never refused here.
+ */
+export function bodyEncodingViolation(headers: IncomingHttpHeaders): string | undefined {
+  const length = headers['content-length'];
+  if (headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return undefined;
+  const coding = headers['content-encoding']?.trim().toLowerCase();
+  if (coding && coding !== 'identity')
+    return `Content-Encoding ${JSON.stringify(coding.slice(0, 64))} is not supported: send the body uncompressed`;
+  const [mediaType, ...parameters] = (headers['content-type'] ?? '').split(';');
+  if (mediaType.trim().toLowerCase() !== 'application/json')
+    return 'the body must be JSON: send Content-Type: application/json';
+  for (const parameter of parameters) {
+    const [name, value = ''] = parameter.split('=');
+    if (name.trim().toLowerCase() !== 'charset') continue;
+    if (!/^"?utf-8"?$/i.test(value.trim())) return 'the body must be JSON in UTF-8 (charset=utf-8, or no charset)';
+  }
+  return undefined;
+}
+
+/**
+ * One input policy for every route: before the body of a family's route is parsed, one that is not JSON in
+ * UTF-8 (bodyEncodingViolation); after parsing and before any pipe, guard or handler sees the request, strings
+ * that cannot be stored and bodies nested beyond MAX_INPUT_DEPTH. Each is refused with the family's validation
+ * status (400, portal 422) and body.
  */
 export function registerInputPolicy(fastify: FastifyInstance): void {
+  // after the credential check (onRequest): an anonymous caller still gets its 401/403 first
+  fastify.addHook('preParsing', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (familyOf(request.url) === 'other') return;
+    const reason = bodyEncodingViolation(request.headers);
+    // (what a preParsing hook returns would be the body to parse: nothing, the reply being sent)
+    if (reason) sendFamilyError(request, reply, new ValidationFailed([reason]));
+  });
   fastify.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
     const reason = requestInputViolation(request);
     if (!reason) return;

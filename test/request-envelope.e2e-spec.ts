@@ -1,0 +1,186 @@
+import { request } from 'undici';
+import { ADMIN, GATEWAY, seedUser } from './helpers/dashboard';
+import { useService } from './helpers/use-service';
+import { TEST_SECRETS } from './helpers/test-env';
+
+/**
+ * What every request of the four families must be before its own validation: a body is JSON in UTF-8, sent
+ * uncompressed (a form, text, XML, another charset or a content coding is the family's 400, portal 422, and is
+ * never acted on), and a credential comes in one header (two are ambiguous: the family's 401/403).
+ */
+describe('request envelope: JSON bodies, one credential', () => {
+  const t = useService();
+  let dashboardKey: string;
+  let seq = 0;
+
+  beforeAll(async () => {
+    dashboardKey = (await seedUser(t, { org: 'acme' })).key;
+  });
+
+  /** Sends `body` as is with the headers given as [name, value] pairs (repeated names kept apart). */
+  async function send(method: string, path: string, headers: [string, string][], body?: string) {
+    const res = await request(t.baseUrl + path, { method: method as never, headers: headers.flat(), body });
+    const text = await res.body.text();
+    return { status: res.statusCode, body: text ? JSON.parse(text) : undefined };
+  }
+
+  // a write of each family that succeeds with its JSON body, and what its refusal of the body looks like
+  const WRITES = () => [
+    {
+      family: 'portal',
+      path: '/portal-api/apps',
+      credential: ['authorization', TEST_SECRETS.PORTAL_API_TOKEN] as [string, string],
+      json: () => '{"Name":"envelope"}',
+      form: 'Name=envelope',
+      refused: (m: string) => ({ status: 422, body: { status: 'error', errors: [m] } }),
+    },
+    {
+      family: 'dashboard',
+      path: '/api/users',
+      credential: ['authorization', `Bearer ${dashboardKey}`] as [string, string],
+      json: () =>
+        JSON.stringify({
+          email_address: `env-${++seq}@example.com`,
+          first_name: 'E',
+          last_name: 'N',
+          user_permissions: { apis: 'read' },
+        }),
+      form: 'email_address=env%40example.com&first_name=E&last_name=N',
+      refused: (m: string) => ({ status: 400, body: { Status: 'Error', Message: m, Meta: null } }),
+    },
+    {
+      family: 'admin',
+      path: '/admin/users',
+      credential: ['admin-auth', ADMIN['admin-auth']] as [string, string],
+      json: () =>
+        JSON.stringify({ email_address: `adm-${++seq}@example.com`, first_name: 'A', last_name: 'D', org_id: 'o' }),
+      form: 'email_address=adm%40example.com&first_name=A&last_name=D&org_id=o',
+      refused: (m: string) => ({ status: 400, body: { Status: 'Error', Message: m, Meta: null } }),
+    },
+    {
+      family: 'gateway',
+      path: '/gateway/analytics',
+      credential: ['x-gateway-authorization', GATEWAY['x-gateway-authorization']] as [string, string],
+      json: () => '[]',
+      form: 'a=b',
+      refused: (m: string) => ({ status: 400, body: { status: 'error', message: m } }),
+    },
+  ];
+
+  const NOT_JSON = 'the body must be JSON: send Content-Type: application/json';
+
+  it('refuses a body that is not JSON in UTF-8, in each family, and acts on none of them', async () => {
+    const apps = async () =>
+      (await t.http.get('/portal-api/apps', { authorization: TEST_SECRETS.PORTAL_API_TOKEN })).body;
+    const appsBefore = await apps();
+    for (const w of WRITES()) {
+      const cases: [string, [string, string][], string, string][] = [
+        ['a form', [['content-type', 'application/x-www-form-urlencoded']], w.form, NOT_JSON],
+        ['JSON sent as text', [['content-type', 'text/plain']], w.json(), NOT_JSON],
+        ['JSON sent as XML', [['content-type', 'application/xml']], w.json(), NOT_JSON],
+        ['JSON sent as another JSON type', [['content-type', 'application/vnd.api+json']], w.json(), NOT_JSON],
+        ['no Content-Type', [], w.json(), NOT_JSON],
+        [
+          'another charset',
+          [['content-type', 'application/json; charset=utf-16']],
+          w.json(),
+          'the body must be JSON in UTF-8 (charset=utf-8, or no charset)',
+        ],
+        [
+          'a content coding',
+          [
+            ['content-type', 'application/json'],
+            ['content-encoding', 'br'],
+          ],
+          w.json(),
+          'Content-Encoding "br" is not supported: send the body uncompressed',
+        ],
+        [
+          'gzip',
+          [
+            ['content-type', 'application/json'],
+            ['content-encoding', 'gzip'],
+          ],
+          w.json(),
+          'Content-Encoding "gzip" is not supported: send the body uncompressed',
+        ],
+      ];
+      for (const [what, headers, body, message] of cases) {
+        const res = await send('POST', w.path, [w.credential, ...headers], body);
+        expect([w.family, what, res]).toEqual([w.family, what, w.refused(message)]);
+      }
+      // the same body as JSON (with the charset spelled out, or identity coding) goes through
+      for (const headers of [
+        [['content-type', 'application/json; charset=UTF-8']],
+        [
+          ['content-type', 'Application/JSON'],
+          ['content-encoding', 'identity'],
+        ],
+      ] as [string, string][][]) {
+        const res = await send('POST', w.path, [w.credential, ...headers], w.json());
+        expect([w.family, headers, res.status, res.status === 200 ? null : res.body]).toEqual([
+          w.family,
+          headers,
+          200,
+          null,
+        ]);
+      }
+    }
+    // the refused form created no app; the two JSON ones did
+    expect((await apps()).length).toBe(appsBefore.length + 2);
+  });
+
+  it('still refuses an anonymous caller first, whatever its body', async () => {
+    const res = await send('POST', '/portal-api/apps', [['content-type', 'text/plain']], 'x');
+    expect(res).toEqual({
+      status: 401,
+      body: { status: 'error', errors: ['Not authorised: missing or invalid API token'] },
+    });
+  });
+
+  it('takes a bodiless write with or without a Content-Type', async () => {
+    const app = (
+      await t.http.post('/portal-api/apps', { Name: 'bodiless' }, { authorization: TEST_SECRETS.PORTAL_API_TOKEN })
+    ).body;
+    for (const headers of [[], [['content-type', 'application/json']], [['content-type', 'text/plain']]] as [
+      string,
+      string,
+    ][][]) {
+      const res = await send('GET', `/portal-api/apps/${app.ID}`, [
+        ['authorization', TEST_SECRETS.PORTAL_API_TOKEN],
+        ...headers,
+      ]);
+      expect([headers, res.status]).toEqual([headers, 200]);
+    }
+  });
+
+  it('refuses two credentials in each family, even two right ones, and takes one', async () => {
+    const reads = [
+      { path: '/portal-api/apps', name: 'authorization', right: TEST_SECRETS.PORTAL_API_TOKEN, status: 401 },
+      { path: '/api/apis', name: 'authorization', right: `Bearer ${dashboardKey}`, status: 401 },
+      { path: '/admin/users', name: 'admin-auth', right: ADMIN['admin-auth'], status: 401, method: 'POST' },
+      {
+        path: '/gateway/apis/oas',
+        name: 'x-gateway-authorization',
+        right: GATEWAY['x-gateway-authorization'],
+        status: 403,
+      },
+    ];
+    for (const r of reads) {
+      const method = r.method ?? 'GET';
+      for (const pair of [
+        [r.right, 'wrong'],
+        ['wrong', r.right],
+        [r.right, r.right],
+      ]) {
+        const res = await send(method, r.path, [
+          [r.name, pair[0]],
+          [r.name, pair[1]],
+        ]);
+        expect([r.path, pair, res.status]).toEqual([r.path, pair, r.status]);
+      }
+      const once = await send(method, r.path, [[r.name, r.right]]);
+      expect([r.path, once.status]).toEqual([r.path, method === 'POST' ? 400 : 200]);
+    }
+  });
+});
