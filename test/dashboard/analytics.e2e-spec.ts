@@ -237,6 +237,39 @@ describe('analytics: ingest and OAuth-client activity', () => {
     expect((await root.http.get(activity('client-org2', '1/3/2024', '1/3/2024'))).body.data).toHaveLength(1);
   });
 
+  it('serves every day with a four-digit year, 1/1/0001 to 31/12/9999, and counts a hit in its first and last second', async () => {
+    const c = 'client-calendar-edges';
+    const res = await ingest([
+      rec({ oauth_id: c, timestamp: '0001-01-01T00:00:00Z', latency: 1 }),
+      rec({ oauth_id: c, timestamp: '9999-12-31T23:59:59.999Z', latency: 3 }),
+      // the same instants written with offsets
+      rec({ oauth_id: c, timestamp: '0001-01-01T01:30:00+01:00', latency: 1 }),
+      rec({ oauth_id: c, timestamp: '9999-12-31T22:59:59-01:00', latency: 3 }),
+    ]);
+    expect(res.body).toEqual({ status: 'ok', ingested: 4 });
+
+    const last = await analyst.http.get(activity(c, '31/12/9999', '31/12/9999'));
+    expect(last.status).toBe(200);
+    expect(last.body).toMatchObject({
+      pages: 1,
+      data: [{ hits: 2, latency: 3, last_hit: '9999-12-31T23:59:59.999Z' }],
+    });
+    const first = await analyst.http.get(activity(c, '1/1/0001', '1/1/0001'));
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({
+      pages: 1,
+      data: [{ hits: 2, latency: 1, last_hit: '0001-01-01T00:30:00.000Z' }],
+    });
+    const since1970 = await analyst.http.get(activity(c, '1/1/1970', '31/12/9999'));
+    expect(since1970.status).toBe(200);
+    expect(since1970.body).toMatchObject({ pages: 1, data: [{ hits: 2, latency: 3 }] });
+    expect((await analyst.http.get(activity(c, '1/1/0001', '31/12/9999'))).body).toMatchObject({
+      pages: 1,
+      data: [{ hits: 4, latency: 2, min_latency: 1, max_latency: 3 }],
+    });
+    expect((await analyst.http.get(activity(c, '30/12/9999', '30/12/9999'))).body).toEqual({ data: [], pages: 0 });
+  });
+
   it('takes a batch of 10 000 records in one request', async () => {
     const records: Rec[] = [];
     for (let i = 0; i < 10_000; i++) {

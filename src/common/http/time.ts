@@ -16,6 +16,14 @@ export function rfc3339(d: Date | null | undefined): string {
   return d ? d.toISOString() : ZERO_TIME;
 }
 
+/**
+ * The first and last instant (ms) whose year, in UTC, has four digits: 0001-01-01T00:00:00Z and
+ * 9999-12-31T23:59:59.999Z. Only these does toISOString write as PostgreSQL reads them: it writes year 0 as `0000`
+ * (PostgreSQL counts 1 BC before AD 1 and has no year 0) and years past 9999 as `+010000`.
+ */
+export const FIRST_FOUR_DIGIT_YEAR_MS = Date.parse('0001-01-01T00:00:00.000Z');
+export const LAST_FOUR_DIGIT_YEAR_MS = Date.parse('9999-12-31T23:59:59.999Z');
+
 // full-date, then "T" (RFC 3339 also allows "t", and a space for readability), partial-time with seconds and an
 // optional fraction, then "Z" ("z") or a numeric offset: nothing may be left out, so no local time is guessed.
 const RFC3339_DATE_TIME =

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DashboardActor } from '../../common/auth';
 import { ApiError } from '../../common/errors';
-import { rfc3339 } from '../../common/http/time';
+import { LAST_FOUR_DIGIT_YEAR_MS, rfc3339 } from '../../common/http/time';
 import { pageCount, pageWindow } from '../paging';
 import { parseDayRange } from './date-range';
 import { AnalyticsPageDto, AnalyticsRecordDto } from './dto/analytics.dto';
@@ -62,7 +62,10 @@ export class AnalyticsService {
     if ('errors' in range) throw new ApiError(400, range.errors, 'invalid_date_range');
     const { offset, limit } = pageWindow(p, ANALYTICS_PAGE_SIZE);
 
-    const args: unknown[] = [params.oauthId, range.from.toISOString(), range.to.toISOString()];
+    // The end of 31/12/9999 is the first instant of year 10000, which PostgreSQL cannot read as toISOString writes
+    // it; rollups start on whole hours, so the range's last millisecond bounds the same rows.
+    const to = new Date(Math.min(range.to.getTime(), LAST_FOUR_DIGIT_YEAR_MS));
+    const args: unknown[] = [params.oauthId, range.from.toISOString(), to.toISOString()];
     let where = 'oauth_id = $1 AND hour >= $2 AND hour < $3';
     if (!actor.isSuperUser) {
       args.push(actor.orgId);
