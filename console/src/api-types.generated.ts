@@ -790,7 +790,10 @@ export interface components {
             path: string;
             /** @description ms */
             request_time: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description RFC 3339 with seconds and an offset; in UTC from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z
+             */
             timestamp: string;
             /** @description ms */
             upstream_latency: number;

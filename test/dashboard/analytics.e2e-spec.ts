@@ -312,6 +312,17 @@ describe('analytics: ingest and OAuth-client activity', () => {
         [rec({ latency: -1, request_time: 'x' })],
         'record 0: latency must be a number >= 0; record 0: request_time must be a number >= 0',
       ],
+      ...[
+        '0000-01-01T00:00:00Z',
+        '0000-12-31T23:59:59Z',
+        '0001-01-01T00:30:00+01:00',
+        '9999-12-31T23:59:60Z',
+        '9999-12-31T23:30:00-01:00',
+      ].map((timestamp): [string, unknown, string] => [
+        `a timestamp outside years 0001 to 9999 in UTC (${timestamp})`,
+        [rec(), rec({ timestamp })],
+        'record 1: timestamp must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z',
+      ]),
       [
         'a non-string oauth_id',
         [rec({ oauth_id: 5 })],

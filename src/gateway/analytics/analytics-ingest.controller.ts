@@ -12,7 +12,11 @@ import { GatewayAuth } from '../../common/auth';
 import { AnalyticsIngestService } from './analytics-ingest.service';
 
 class AnalyticsIngestRecordDto {
-  @ApiProperty({ format: 'date-time' }) timestamp: string;
+  @ApiProperty({
+    format: 'date-time',
+    description: 'RFC 3339 with seconds and an offset; in UTC from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z',
+  })
+  timestamp: string;
   @ApiProperty({ required: false }) org_id?: string;
   @ApiProperty() api_id: string;
   @ApiProperty({ required: false }) api_name?: string;

@@ -46,6 +46,23 @@ describe('parseAnalyticsBatch', () => {
     });
   });
 
+  it('takes the first and last instant of years 0001 to 9999 in UTC, however written', () => {
+    const at = (...timestamps: string[]) =>
+      parseAnalyticsBatch(timestamps.map((timestamp) => ({ ...valid, timestamp }))).records.map((r) =>
+        r.timestamp.toISOString(),
+      );
+    expect(at('0001-01-01T00:00:00Z', '0001-01-01T01:00:00+01:00', '0000-12-31T23:00:00-01:00')).toEqual([
+      '0001-01-01T00:00:00.000Z',
+      '0001-01-01T00:00:00.000Z',
+      '0001-01-01T00:00:00.000Z',
+    ]);
+    expect(at('9999-12-31T23:59:59.999Z', '9999-12-31T22:59:59.999-01:00', '9999-12-31T23:59:59.999-00:00')).toEqual([
+      '9999-12-31T23:59:59.999Z',
+      '9999-12-31T23:59:59.999Z',
+      '9999-12-31T23:59:59.999Z',
+    ]);
+  });
+
   it('takes an empty batch', () => {
     expect(parseAnalyticsBatch([])).toEqual({ records: [], errors: [] });
   });
@@ -56,6 +73,14 @@ describe('parseAnalyticsBatch', () => {
     [{ timestamp: '2024-03-01T24:00:00Z' }, 'record 0: timestamp must be an RFC 3339 date-time'],
     [{ timestamp: '2024-03-01T10:00:00+25:00' }, 'record 0: timestamp must be an RFC 3339 date-time'],
     [{ timestamp: 1709287200 }, 'record 0: timestamp must be an RFC 3339 date-time'],
+    ...['0000-01-01T00:00:00Z', '0000-12-31T23:59:59.999Z', '0001-01-01T00:59:59+01:00'].map((timestamp) => [
+      { timestamp },
+      'record 0: timestamp must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z',
+    ]),
+    ...['9999-12-31T23:59:60Z', '9999-12-31T23:00:00-01:00', '9999-12-31T23:59:59.999-00:01'].map((timestamp) => [
+      { timestamp },
+      'record 0: timestamp must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z',
+    ]),
     [{ api_id: '' }, 'record 0: api_id must be a non-empty string of at most 128 characters'],
     [{ path: undefined }, 'record 0: path is required'],
     [{ code: 200.5 }, 'record 0: code must be an integer HTTP status between 100 and 599'],

@@ -1,4 +1,4 @@
-import { parseRfc3339 } from '../../common/http/time';
+import { FIRST_FOUR_DIGIT_YEAR_MS, LAST_FOUR_DIGIT_YEAR_MS, parseRfc3339 } from '../../common/http/time';
 
 /** One request record as a gateway pushes it to POST /gateway/analytics; latencies in milliseconds. */
 export interface AnalyticsRecord {
@@ -36,6 +36,7 @@ const STRING_FIELDS: Field[] = [
   { name: 'iso_country', required: false, max: 8 },
 ];
 const NUMBER_FIELDS = ['latency', 'upstream_latency', 'request_time'] as const;
+const TIMESTAMP_RANGE = '0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z';
 
 /**
  * Validates a batch: a JSON array of records, every field typed and bounded. Returns the records, or
@@ -62,6 +63,11 @@ export function parseAnalyticsBatch(body: unknown): { records: AnalyticsRecord[]
     if (!time) {
       ok = false;
       fail(`${at}: timestamp must be an RFC 3339 date-time`);
+    } else if (time.getTime() < FIRST_FOUR_DIGIT_YEAR_MS || time.getTime() > LAST_FOUR_DIGIT_YEAR_MS) {
+      // an offset can move a four-digit local year out of them (0001-01-01T00:30:00+01:00 is in year 0 in UTC);
+      // the dashboard reads years 0001 to 9999 only, and PostgreSQL would refuse the instant as it is sent
+      ok = false;
+      fail(`${at}: timestamp must lie between ${TIMESTAMP_RANGE}`);
     } else out.timestamp = time;
 
     for (const f of STRING_FIELDS) {
