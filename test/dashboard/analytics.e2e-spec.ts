@@ -270,6 +270,74 @@ describe('analytics: ingest and OAuth-client activity', () => {
     expect((await analyst.http.get(activity(c, '30/12/9999', '30/12/9999'))).body).toEqual({ data: [], pages: 0 });
   });
 
+  it('refuses latencies over 24 hours, so a rollup never overflows: the same batch twice is a 400 each time', async () => {
+    const huge = [
+      rec({
+        oauth_id: 'ovf',
+        timestamp: '2024-05-01T10:15:00Z',
+        latency: 1e308,
+        upstream_latency: 1e308,
+        request_time: 1e308,
+      }),
+    ];
+    for (let i = 0; i < 2; i++) {
+      const res = await ingest(huge);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        status: 'error',
+        message:
+          'record 0: latency must be a number of ms from 0 to 86400000 (24 hours); record 0: upstream_latency must be a number of ms from 0 to 86400000 (24 hours); record 0: request_time must be a number of ms from 0 to 86400000 (24 hours)',
+      });
+    }
+    // the hour is untouched, and takes records as usual
+    const ok = rec({ oauth_id: 'ovf', timestamp: '2024-05-01T10:15:00Z', latency: 5 });
+    expect((await ingest([ok, ok])).status).toBe(200);
+    expect((await analyst.http.get(activity('ovf', '1/5/2024', '1/5/2024'))).body).toMatchObject({
+      pages: 1,
+      data: [{ hits: 2, latency: 5, max_latency: 5 }],
+    });
+  });
+
+  it('folds many records of the longest latency into one hourly rollup, batch after batch', async () => {
+    const c = 'client-longest';
+    const day = 86_400_000;
+    const batch = Array.from({ length: 10_000 }, () =>
+      rec({ oauth_id: c, timestamp: '2024-05-02T10:15:00Z', latency: day, upstream_latency: day, request_time: day }),
+    );
+    for (let i = 0; i < 3; i++) expect((await ingest(batch)).body).toEqual({ status: 'ok', ingested: 10_000 });
+    const [rollup] = await t.db.query(`SELECT hits::int, latency_sum FROM analytics_hourly WHERE oauth_id = $1`, [c]);
+    expect(rollup).toEqual({ hits: 30_000, latency_sum: 30_000 * day });
+    expect((await analyst.http.get(activity(c, '2/5/2024', '2/5/2024'))).body).toMatchObject({
+      pages: 1,
+      data: [
+        { hits: 30_000, latency: day, max_latency: day, min_latency: day, upstream_latency: day, request_time: day },
+      ],
+    });
+  });
+
+  it('reads rollups that took latencies near the largest double before they were bounded', async () => {
+    // what ingest stored before latencies were bounded: sums each a finite double, but not their sum
+    const c = 'client-before-the-bound';
+    for (const hour of ['2024-05-03T10:00:00Z', '2024-05-03T11:00:00Z'])
+      await t.db.query(
+        `INSERT INTO analytics_hourly (oauth_id, org_id, hour, api_id, path, code, hits,
+                latency_sum, latency_min, latency_max, upstream_latency_sum, upstream_latency_min, upstream_latency_max,
+                request_time_sum, request_time_min, request_time_max, last_hit)
+         VALUES ($1, 'org1', $2, 'api-a', '/pets', 200, 1, 1e308, 1e308, 1e308, 1e308, 1e308, 1e308,
+                 1e308, 1e308, 1e308, $2)`,
+        [c, hour],
+      );
+    const res = await analyst.http.get(activity(c, '3/5/2024', '3/5/2024'));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      pages: 1,
+      data: [{ hits: 2, latency: 1e308, max_latency: 1e308, request_time: 1e308 }],
+    });
+    // and they take new records
+    expect((await ingest([rec({ oauth_id: c, timestamp: '2024-05-03T10:30:00Z', latency: 1 })])).status).toBe(200);
+    expect((await analyst.http.get(activity(c, '3/5/2024', '3/5/2024'))).body.data[0].hits).toBe(3);
+  });
+
   it('takes a batch of 10 000 records in one request', async () => {
     const records: Rec[] = [];
     for (let i = 0; i < 10_000; i++) {
@@ -310,7 +378,7 @@ describe('analytics: ingest and OAuth-client activity', () => {
       [
         'a negative latency',
         [rec({ latency: -1, request_time: 'x' })],
-        'record 0: latency must be a number >= 0; record 0: request_time must be a number >= 0',
+        'record 0: latency must be a number of ms from 0 to 86400000 (24 hours); record 0: request_time must be a number of ms from 0 to 86400000 (24 hours)',
       ],
       ...[
         '0000-01-01T00:00:00Z',

@@ -44,6 +44,11 @@ interface Row {
 }
 
 const latest = (col: string) => `(array_agg(${col} ORDER BY last_hit DESC))[1] AS ${col}`;
+/**
+ * The mean of a metric over the rollups, summed as numeric: rollups stored before latencies were bounded may hold sums
+ * near the largest double, and a double sum of two of them overflows. The mean itself is at most their largest value.
+ */
+const average = (metric: string) => `(sum(${metric}_sum::numeric) / sum(hits))::float8 AS ${metric}`;
 
 @Injectable()
 export class AnalyticsService {
@@ -77,10 +82,10 @@ export class AnalyticsService {
                 sum(hits)::float8 AS hits,
                 coalesce(sum(hits) FILTER (WHERE code < 400), 0)::float8 AS success,
                 max(last_hit) AS last_hit,
-                sum(latency_sum) / sum(hits) AS latency, max(latency_max) AS max_latency, min(latency_min) AS min_latency,
-                sum(upstream_latency_sum) / sum(hits) AS upstream_latency,
+                ${average('latency')}, max(latency_max) AS max_latency, min(latency_min) AS min_latency,
+                ${average('upstream_latency')},
                 max(upstream_latency_max) AS max_upstream_latency, min(upstream_latency_min) AS min_upstream_latency,
-                sum(request_time_sum) / sum(hits) AS request_time, max(request_time_max) AS max_request_time, min(request_time_min) AS min_request_time,
+                ${average('request_time')}, max(request_time_max) AS max_request_time, min(request_time_min) AS min_request_time,
                 ${latest('api_name')}, ${latest('url')}, ${latest('key')}, ${latest('alias')}, ${latest('iso_country')}
            FROM analytics_hourly
           WHERE ${where}

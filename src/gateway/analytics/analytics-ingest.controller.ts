@@ -10,6 +10,7 @@ import {
 } from '@nestjs/swagger';
 import { GatewayAuth } from '../../common/auth';
 import { AnalyticsIngestService } from './analytics-ingest.service';
+import { MAX_LATENCY_MS } from './analytics-record';
 
 class AnalyticsIngestRecordDto {
   @ApiProperty({
@@ -23,9 +24,9 @@ class AnalyticsIngestRecordDto {
   @ApiProperty({ example: '/pets/{id}' }) path: string;
   @ApiProperty({ required: false, example: 'GET' }) method?: string;
   @ApiProperty({ minimum: 100, maximum: 599 }) code: number;
-  @ApiProperty({ description: 'ms', minimum: 0 }) latency: number;
-  @ApiProperty({ description: 'ms', minimum: 0 }) upstream_latency: number;
-  @ApiProperty({ description: 'ms', minimum: 0 }) request_time: number;
+  @ApiProperty({ description: 'ms', minimum: 0, maximum: MAX_LATENCY_MS }) latency: number;
+  @ApiProperty({ description: 'ms', minimum: 0, maximum: MAX_LATENCY_MS }) upstream_latency: number;
+  @ApiProperty({ description: 'ms', minimum: 0, maximum: MAX_LATENCY_MS }) request_time: number;
   @ApiProperty({ required: false }) oauth_id?: string;
   @ApiProperty({ required: false }) key?: string;
   @ApiProperty({ required: false }) alias?: string;

@@ -1,4 +1,4 @@
-import { MAX_REPORTED_ERRORS, parseAnalyticsBatch } from './analytics-record';
+import { MAX_LATENCY_MS, MAX_REPORTED_ERRORS, parseAnalyticsBatch } from './analytics-record';
 
 const valid = {
   timestamp: '2024-03-01T10:15:00.123+01:00',
@@ -63,6 +63,14 @@ describe('parseAnalyticsBatch', () => {
     ]);
   });
 
+  it('takes latencies up to 24 hours, a bound whose sum over more hits than a rollup can count is still a finite double', () => {
+    const day = { latency: MAX_LATENCY_MS, upstream_latency: MAX_LATENCY_MS, request_time: MAX_LATENCY_MS };
+    expect(MAX_LATENCY_MS).toBe(86_400_000);
+    expect(parseAnalyticsBatch([{ ...valid, ...day }]).records[0]).toMatchObject(day);
+    // a rollup's hits are a bigint (at most 2^63 - 1), and its sums double precision
+    expect(Number.isFinite(MAX_LATENCY_MS * 2 ** 63)).toBe(true);
+  });
+
   it('takes an empty batch', () => {
     expect(parseAnalyticsBatch([])).toEqual({ records: [], errors: [] });
   });
@@ -85,8 +93,16 @@ describe('parseAnalyticsBatch', () => {
     [{ path: undefined }, 'record 0: path is required'],
     [{ code: 200.5 }, 'record 0: code must be an integer HTTP status between 100 and 599'],
     [{ code: '200' }, 'record 0: code must be an integer HTTP status between 100 and 599'],
-    [{ latency: Number.NaN }, 'record 0: latency must be a number >= 0'],
-    [{ upstream_latency: undefined }, 'record 0: upstream_latency must be a number >= 0'],
+    [{ latency: Number.NaN }, 'record 0: latency must be a number of ms from 0 to 86400000 (24 hours)'],
+    [
+      { upstream_latency: undefined },
+      'record 0: upstream_latency must be a number of ms from 0 to 86400000 (24 hours)',
+    ],
+    [{ latency: -0.001 }, 'record 0: latency must be a number of ms from 0 to 86400000 (24 hours)'],
+    [{ latency: 86_400_000.001 }, 'record 0: latency must be a number of ms from 0 to 86400000 (24 hours)'],
+    [{ upstream_latency: 1e308 }, 'record 0: upstream_latency must be a number of ms from 0 to 86400000 (24 hours)'],
+    [{ request_time: Number.MAX_VALUE }, 'record 0: request_time must be a number of ms from 0 to 86400000 (24 hours)'],
+    [{ request_time: Infinity }, 'record 0: request_time must be a number of ms from 0 to 86400000 (24 hours)'],
     [{ iso_country: 'GBRGBRGBR' }, 'record 0: iso_country must be a string of at most 8 characters'],
   ])('refuses %j', (change, message) => {
     expect(parseAnalyticsBatch([{ ...valid, ...change }])).toEqual({ records: [], errors: [message] });

@@ -36,6 +36,12 @@ const STRING_FIELDS: Field[] = [
   { name: 'iso_country', required: false, max: 8 },
 ];
 const NUMBER_FIELDS = ['latency', 'upstream_latency', 'request_time'] as const;
+
+/**
+ * The longest latency taken, in ms (24 hours): no proxied request lasts longer, so a larger value is a broken clock or
+ * a unit mistake. It also keeps a rollup's sums finite doubles however many hits (a bigint) it folds.
+ */
+export const MAX_LATENCY_MS = 24 * 60 * 60 * 1000;
 const TIMESTAMP_RANGE = '0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z';
 
 /**
@@ -90,9 +96,9 @@ export function parseAnalyticsBatch(body: unknown): { records: AnalyticsRecord[]
 
     for (const name of NUMBER_FIELDS) {
       const v = r[name];
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
+      if (typeof v !== 'number' || !(v >= 0 && v <= MAX_LATENCY_MS)) {
         ok = false;
-        fail(`${at}: ${name} must be a number >= 0`);
+        fail(`${at}: ${name} must be a number of ms from 0 to ${MAX_LATENCY_MS} (24 hours)`);
       } else out[name] = v;
     }
     if (ok) records.push(out as unknown as AnalyticsRecord);
