@@ -2089,7 +2089,7 @@ export interface operations {
     getOAuthClientAnalytics: {
         parameters: {
             query?: {
-                /** @description page number, 1-based */
+                /** @description page number, 1-based, in plain decimal digits; a page past the end is empty */
                 p?: number;
             };
             header?: never;
@@ -2160,7 +2160,7 @@ export interface operations {
                  * @description accepted (also empty) and ignored
                  */
                 compressed?: "1" | "";
-                /** @description page number, 1-based; a negative number returns every matching API in one answer (`pages` unchanged) */
+                /** @description page number, 1-based, in plain decimal digits; a page past the end is empty; a negative number returns every matching API in one answer (`pages` unchanged) */
                 p?: number;
                 /** @description case-insensitive substring of the name */
                 q?: string;
@@ -2241,7 +2241,7 @@ export interface operations {
     listUsers: {
         parameters: {
             query?: {
-                /** @description page number, 1-based */
+                /** @description page number, 1-based, in plain decimal digits; a page past the end is empty */
                 p?: number;
             };
             header?: never;

@@ -16,6 +16,12 @@ describe('dashboard paging', () => {
     expect(pageWindow(3, 25)).toEqual({ offset: 50, limit: 25 });
   });
 
+  it('holds the offset of a page past any list to the largest safe integer, which PostgreSQL takes', () => {
+    expect(pageWindow(Number.MAX_SAFE_INTEGER, 10)).toEqual({ offset: Number.MAX_SAFE_INTEGER, limit: 10 });
+    expect(pageWindow(9_007_199_254_742, 1000)).toEqual({ offset: Number.MAX_SAFE_INTEGER, limit: 1000 });
+    expect(pageWindowOrAll(Number.MAX_SAFE_INTEGER, 10)).toEqual({ offset: Number.MAX_SAFE_INTEGER, limit: 10 });
+  });
+
   it('takes a negative p as every item, and other pages as usual', () => {
     expect(pageWindowOrAll(-1, 10)).toEqual({ offset: 0, limit: null });
     expect(pageWindowOrAll(-99, 10)).toEqual({ offset: 0, limit: null });

@@ -22,7 +22,7 @@ const rec = (over: Rec = {}): Rec => ({
   ...over,
 });
 
-const activity = (client: string, from: string, to: string, p?: number) =>
+const activity = (client: string, from: string, to: string, p?: number | string) =>
   `/api/activity/oauthid/${client}/${from}/${to}${p ? `?p=${p}` : ''}`;
 
 describe('analytics: ingest and OAuth-client activity', () => {
@@ -214,10 +214,8 @@ describe('analytics: ingest and OAuth-client activity', () => {
         const second = await analyst.http.get(activity(c, '1/3/2024', '1/3/2024', 2));
         expect(second.body).toMatchObject({ pages: 2, data: [{ hits: 1, id: { path: '/p00' } }] });
       }
-      expect((await analyst.http.get(activity(c, '1/3/2024', '1/3/2024', pages + 1))).body).toEqual({
-        data: [],
-        pages,
-      });
+      for (const past of [pages + 1, '99999999999999999999', '9'.repeat(400)])
+        expect((await analyst.http.get(activity(c, '1/3/2024', '1/3/2024', past))).body).toEqual({ data: [], pages });
     }
   });
 
@@ -441,10 +439,17 @@ describe('analytics: ingest and OAuth-client activity', () => {
       expect(res.body).toEqual({ Status: 'Error', Message: message, Meta: null });
     });
 
-    it.each(['abc', '0', '1.5', '1e30'])('refuses p=%s with 400', async (p) => {
+    it.each([
+      ['0', 'p must be 1 or more'],
+      ['-1', 'p must be 1 or more'],
+      ...['abc', '1.5', '1e30', '1e2', '%2B1', '+1', '01', '0x1', '%201', ''].map((p) => [
+        p,
+        'p must be a whole page number in plain decimal digits (1, 2, ...)',
+      ]),
+    ])('refuses p=%s with 400', async (p, message) => {
       const res = await analyst.http.get(`${activity('client-1', '1/3/2024', '1/3/2024')}?p=${p}`);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ Status: 'Error', Message: expect.stringMatching(/^p must/), Meta: null });
+      expect(res.body).toEqual({ Status: 'Error', Message: message, Meta: null });
     });
   });
 });

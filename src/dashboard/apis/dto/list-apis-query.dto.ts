@@ -1,8 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, NotEquals, ValidateBy } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, MaxLength, NotEquals, ValidateBy } from 'class-validator';
 import { API_TYPES, AUTH_TYPES } from '../../../gateway/apis/projection';
-import { MAX_PAGE } from '../../page-query.dto';
+import { notAPageNumber, ToPageNumber } from '../../page-query.dto';
 import { commaList } from '../api-list.query';
 
 export const API_SORTS = ['name', '-name', 'created_at', '-created_at', 'updated_at', '-updated_at'] as const;
@@ -75,15 +75,14 @@ export class ListApisQueryDto {
 
   @ApiPropertyOptional({
     type: 'integer',
-    description: 'page number, 1-based; a negative number returns every matching API in one answer (`pages` unchanged)',
-    maximum: MAX_PAGE,
+    description:
+      'page number, 1-based, in plain decimal digits; a page past the end is empty; a negative number returns every matching API in one answer (`pages` unchanged)',
     default: 1,
   })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'p must be a whole page number' })
+  @ToPageNumber()
+  @IsInt({ message: notAPageNumber(', or negative for every API') })
   @NotEquals(0, { message: 'p must be 1 or more (or negative for every API)' })
-  @Max(MAX_PAGE, { message: `p must be at most ${MAX_PAGE}` })
   p?: number;
 
   @ApiPropertyOptional({ enum: API_SORTS, default: '-created_at' })
