@@ -914,7 +914,7 @@ export interface components {
         AttemptResponse: {
             DurationMs: number;
             /**
-             * @description why it failed (null: delivered): timeout, connection, blocked_address, http_status (a non-2xx answer); for a broker also unroutable (no queue or stream took the message) and rejected (the broker refused it)
+             * @description why it failed (null: delivered): timeout, connection, blocked_address, http_status (a non-2xx answer); for a broker also unroutable (no queue or stream took the message); rejected: the broker refused it, or for HTTP the request was refused before it was sent (a stored header HTTP cannot carry, named in ResponseBody)
              * @enum {string|null}
              */
             Error: "timeout" | "connection" | "blocked_address" | "http_status" | "unroutable" | "rejected" | null;
@@ -1863,9 +1863,15 @@ export interface components {
             WebhookID: string;
         };
         WebhookHeaderInput: {
-            /** @example X-Api-Key */
+            /**
+             * @description an HTTP header name (a token)
+             * @example X-Api-Key
+             */
             Name: string;
-            /** @example abc123 */
+            /**
+             * @description visible ASCII or Latin-1 characters (up to U+00FF), with spaces or tabs only between them: no control characters or line breaks
+             * @example abc123
+             */
             Value: string;
         };
         WebhookHeaderResponse: {

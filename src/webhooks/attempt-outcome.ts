@@ -16,7 +16,8 @@ export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 /**
  * Why an attempt failed: each attempt's `Error` in the delivery log, the metric's `error` label and the attempt
  * span's `error.type` (a non-2xx answer is `http_status`; its code is in `http.response.status_code`). A broker
- * adds `unroutable` (no queue or stream took the message) and `rejected` (the broker refused it).
+ * adds `unroutable` (no queue or stream took the message) and `rejected` (the broker refused it); an HTTP request
+ * the HTTP client refuses to send (a header stored before header values were checked) is `rejected` too.
  */
 export const ATTEMPT_ERRORS = [
   'timeout',

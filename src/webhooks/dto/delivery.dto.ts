@@ -50,7 +50,7 @@ export class AttemptResponse {
     nullable: true,
     enum: ATTEMPT_ERRORS,
     description:
-      'why it failed (null: delivered): timeout, connection, blocked_address, http_status (a non-2xx answer); for a broker also unroutable (no queue or stream took the message) and rejected (the broker refused it)',
+      'why it failed (null: delivered): timeout, connection, blocked_address, http_status (a non-2xx answer); for a broker also unroutable (no queue or stream took the message); rejected: the broker refused it, or for HTTP the request was refused before it was sent (a stored header HTTP cannot carry, named in ResponseBody)',
   })
   Error: string | null;
   @ApiProperty({

@@ -24,6 +24,7 @@ import { WEBHOOK_EVENTS } from '../../events/event-names';
 import { SIGNATURE_SCHEMES } from '../send/signing';
 import { DESTINATION_TYPES, DestinationType } from '../send/destination-registry';
 import { HTTP_URL_MESSAGE, HTTP_URL_RULES } from '../send/http-destination';
+import { HEADER_NAME, HEADER_VALUE, HEADER_VALUE_MESSAGE, RESERVED_HEADERS } from '../send/header-fields';
 import { FilterInvalid, parseEventFilter } from '../filter/event-filter';
 
 export const WEBHOOK_METHODS = ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'] as const;
@@ -137,35 +138,27 @@ function TypeField(create: boolean): PropertyDecorator {
     IsIn(DESTINATION_TYPES, { message: TYPE_MESSAGE }),
   );
 }
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-// Headers the service sets itself on every delivery; a webhook may not override them.
-export const RESERVED_HEADERS = [
-  'content-type',
-  'content-length',
-  'host',
-  'transfer-encoding',
-  'connection',
-  'webhook-id',
-  'webhook-timestamp',
-  'webhook-signature',
-];
 const NOT_RESERVED = new RegExp(`^(?!(${RESERVED_HEADERS.join('|')})$)`, 'i');
 
 export class WebhookHeaderInput {
-  @ApiProperty({ example: 'X-Api-Key' })
+  @ApiProperty({ example: 'X-Api-Key', description: 'an HTTP header name (a token)' })
   @IsString()
   @IsNotEmpty()
   @MaxLength(256)
   @Matches(HEADER_NAME, { message: 'Name must be a valid HTTP header name' })
   @Matches(NOT_RESERVED, {
-    message: `Name must not be one of the headers the service sets itself (${RESERVED_HEADERS.join(', ')})`,
+    message: `Name must not be one of the headers the service sets itself or that belong to the connection (${RESERVED_HEADERS.join(', ')})`,
   })
   Name: string;
 
-  @ApiProperty({ example: 'abc123' })
+  @ApiProperty({
+    example: 'abc123',
+    description:
+      'visible ASCII or Latin-1 characters (up to U+00FF), with spaces or tabs only between them: no control characters or line breaks',
+  })
   @IsString()
   @MaxLength(8192)
-  @Matches(/^[^\r\n]*$/, { message: 'Value must not contain line breaks' })
+  @Matches(HEADER_VALUE, { message: HEADER_VALUE_MESSAGE })
   Value: string;
 }
 

@@ -22,7 +22,8 @@ export interface DestinationTarget {
 
 /**
  * An attempt's result, with the error vocabulary of the delivery log: `http_status` (HTTP: no 2xx),
- * `unroutable` (a broker had nowhere to put the message), `rejected` (a broker refused it), `timeout`,
+ * `unroutable` (a broker had nowhere to put the message), `rejected` (a broker refused it, or the HTTP client
+ * refused to send the request), `timeout`,
  * `connection`, `blocked_address`. `responseBody` carries the subscriber's answer, or the broker's reason.
  */
 export interface SendResult extends AttemptResult {

@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import { Agent, buildConnector, request } from 'undici';
 import { AppConfig } from '../../config';
 import { AddressGuard, BlockedAddressError } from './address-guard';
-import { SendResult } from './destination';
+import { describeError, SendResult } from './destination';
 
 export const RESPONSE_CAPTURE_BYTES = 4096;
 /** Past this much response body we stop reading and drop the connection. */
@@ -86,11 +86,14 @@ export class HttpSender implements OnModuleDestroy {
         responseBody,
       };
     } catch (err) {
+      const error = classify(err, timedOut);
       return {
         statusCode: null,
-        error: classify(err, timedOut),
+        error,
         durationMs: Math.round(performance.now() - started),
-        responseBody: '',
+        // a refused request says why (undici names the header, never its value)
+        responseBody:
+          error === 'rejected' ? `not sent, the HTTP client refused the request: ${describeError(err)}` : '',
       };
     } finally {
       clearTimeout(timer);
@@ -138,6 +141,9 @@ function classify(err: unknown, timedOut: boolean): SendResult['error'] {
   }
   const code = (err as { code?: string })?.code;
   const name = (err as { name?: string })?.name;
+  // refused before any connection, for what the request itself holds: a header that HTTP cannot carry (a webhook
+  // saved before header values were checked). Nothing was sent, so it is not a connection failure.
+  if (code === 'UND_ERR_INVALID_ARG' || code === 'UND_ERR_NOT_SUPPORTED') return 'rejected';
   if (
     timedOut ||
     code === 'UND_ERR_HEADERS_TIMEOUT' ||

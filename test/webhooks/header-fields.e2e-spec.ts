@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { eventually } from '../helpers/eventually';
+import { useService } from '../helpers/use-service';
+
+/**
+ * A webhook's own headers are sent with every delivery, so a value HTTP cannot carry would fail every one of them:
+ * such values are refused wherever headers are set, and a header stored before that rule is reported truthfully.
+ */
+describe('webhook header names and values', () => {
+  const t = useService({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,60' }, receiver: true });
+
+  const UNSENDABLE = ['a\u0001b', 'a\u007fb', '🙂', 'a\u200bb', 'a\u001fb', ' lead', 'x\t'];
+  const CONNECTION_NAMES = ['Keep-Alive', 'upgrade', 'Expect', 'Connection', 'transfer-encoding'];
+
+  const valueRefused = (errors: string[], path: string) =>
+    expect(errors).toEqual([expect.stringMatching(new RegExp(`^${path.replace(/\./g, '\\.')} must be a valid HTTP`))]);
+
+  it('refuses a value HTTP cannot carry on POST and PUT .../headers, leaving the headers as they were', async () => {
+    const w = await t.webhook();
+    const kept = await t.portal.post(`/portal-api/webhooks/${w.ID}/headers`, { Name: 'X-Kept', Value: 'v' });
+    expect(kept.status).toBe(201);
+    for (const Value of UNSENDABLE) {
+      const added = await t.portal.post(`/portal-api/webhooks/${w.ID}/headers`, { Name: 'X-Ctl', Value });
+      expect({ Value, status: added.status }).toEqual({ Value, status: 422 });
+      valueRefused(added.body.errors, 'Value');
+      const replaced = await t.portal.put(`/portal-api/webhooks/${w.ID}/headers/${kept.body.ID}`, {
+        Name: 'X-Kept',
+        Value,
+      });
+      expect({ Value, status: replaced.status }).toEqual({ Value, status: 422 });
+      valueRefused(replaced.body.errors, 'Value');
+    }
+    expect((await t.portal.get(`/portal-api/webhooks/${w.ID}/headers`)).body).toEqual([kept.body]);
+  });
+
+  it('refuses the same values in Headers on POST and PUT /webhooks', async () => {
+    const w = await t.webhook({ Headers: [{ Name: 'X-Kept', Value: 'v' }] });
+    for (const Value of UNSENDABLE) {
+      const Headers = [
+        { Name: 'X-Ok', Value: 'fine' },
+        { Name: 'X-Ctl', Value },
+      ];
+      const created = await t.portal.post('/portal-api/webhooks', {
+        Name: 'n',
+        URL: t.sink.url('/never'),
+        Events: ['AccessRequestApproved'],
+        Headers,
+      });
+      expect({ Value, status: created.status }).toEqual({ Value, status: 422 });
+      valueRefused(created.body.errors, 'Headers.1.Value');
+      const updated = await t.portal.put(`/portal-api/webhooks/${w.ID}`, { Headers });
+      expect({ Value, status: updated.status }).toEqual({ Value, status: 422 });
+      valueRefused(updated.body.errors, 'Headers.1.Value');
+    }
+    expect((await t.portal.get(`/portal-api/webhooks/${w.ID}`)).body.Headers).toEqual([
+      expect.objectContaining({ Name: 'X-Kept', Value: 'v' }),
+    ]);
+  });
+
+  it('refuses the headers of the connection itself, which the HTTP client will not send', async () => {
+    const w = await t.webhook();
+    for (const Name of CONNECTION_NAMES) {
+      for (const res of [
+        await t.portal.post(`/portal-api/webhooks/${w.ID}/headers`, { Name, Value: 'x' }),
+        await t.portal.put(`/portal-api/webhooks/${w.ID}`, { Headers: [{ Name, Value: 'x' }] }),
+      ]) {
+        expect({ Name, status: res.status }).toEqual({ Name, status: 422 });
+        expect(res.body.errors.join(' ')).toMatch(/Name must not be one of the headers/);
+      }
+    }
+  });
+
+  it('delivers Latin-1 values and tabs or spaces between characters exactly as configured', async () => {
+    const Headers = [
+      { Name: 'X-Latin', Value: 'ümlaut café' },
+      { Name: 'X-Tab', Value: 'a\tb' },
+      { Name: 'X-Empty', Value: '' },
+    ];
+    const w = await t.webhook({ Headers });
+    const test = await t.portal.post(`/portal-api/webhooks/${w.ID}/test`, {});
+    expect(test.status).toBe(202);
+    await t.sink.waitFor(() => t.sink.received.some((r) => r.url === w.path), 15_000, 'the test delivery');
+    const req = t.sink.received.find((r) => r.url === w.path)!;
+    expect(req.headers).toMatchObject({ 'x-latin': 'ümlaut café', 'x-tab': 'a\tb', 'x-empty': '' });
+  });
+
+  it('reports a stored header the HTTP client refuses as rejected, naming the header, never as a connection error', async () => {
+    const w = await t.webhook();
+    // saved before values were checked: only the database can hold it now
+    await t.db.query(
+      `INSERT INTO webhook_headers (id, webhook_id, name, value, created_at, updated_at) VALUES ($1, $2, 'X-Ctl', $3, now(), now())`,
+      [randomUUID(), w.ID, 'a\u0001b'],
+    );
+    const { DeliveryID } = (await t.portal.post(`/portal-api/webhooks/${w.ID}/test`, {})).body;
+    const d = await eventually(
+      async () => {
+        const got = (await t.portal.get(`/portal-api/webhooks/${w.ID}/deliveries/${DeliveryID}`)).body;
+        return got.Attempts?.length ? got : null;
+      },
+      15_000,
+      'the first attempt',
+    );
+    expect(d.Attempts[0]).toMatchObject({
+      StatusCode: null,
+      Error: 'rejected',
+      ResponseBody: expect.stringMatching(/^not sent, the HTTP client refused the request: .*invalid X-Ctl header/i),
+    });
+    expect(d.Attempts[0].ResponseBody).not.toContain('a\u0001b');
+    // retried on the schedule like any failure, so fixing the header lets the next attempt through
+    expect(d.Status).toBe('pending');
+    expect(t.sink.received.filter((r) => r.url === w.path)).toEqual([]);
+  });
+});
