@@ -994,7 +994,7 @@ export interface components {
             /** @example My app */
             Name: string;
             /**
-             * @description A redirect address, or several separated by commas
+             * @description A redirect address, or several separated by commas (spaces around a comma are fine): each an absolute http(s) address, or one of an app's own scheme with a period in it (com.example.app:/callback); no #fragment, no empty item, no spaces or control characters inside an address. "": none
              * @default
              * @example https://app.example.com/callback
              */
@@ -1670,7 +1670,7 @@ export interface components {
             /** @example My app */
             Name?: string;
             /**
-             * @description A redirect address, or several separated by commas
+             * @description A redirect address, or several separated by commas (spaces around a comma are fine): each an absolute http(s) address, or one of an app's own scheme with a period in it (com.example.app:/callback); no #fragment, no empty item, no spaces or control characters inside an address. "": none
              * @example https://app.example.com/callback
              */
             RedirectURLs?: string;

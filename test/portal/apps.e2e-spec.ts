@@ -287,6 +287,41 @@ describe('portal applications', () => {
       });
     });
 
+    it('refuses RedirectURLs that are not redirect addresses, on create and on update, storing nothing', async () => {
+      const app = await createApp(t.portal, { Name: 'Redirects', RedirectURLs: 'https://a.example/cb' });
+      const [{ count: before }] = await t.db.query(`SELECT count(*)::int AS count FROM portal_apps`);
+      for (const RedirectURLs of [
+        'javascript:alert(1)',
+        'file:///etc/passwd',
+        'mailto:x@y',
+        'data:text/html,<script>alert(1)</script>',
+        'ab:c',
+        'a\r\nb: c',
+        'https://a.example/c\r\nb',
+        ',',
+        'https://a.example/cb,,',
+        ' https://a.example/cb ',
+        'https:a.example/cb',
+        'https://a.example/cb, javascript:alert(1)',
+      ]) {
+        for (const res of [
+          await t.portal.post('/portal-api/apps', { Name: 'r', RedirectURLs }),
+          await t.portal.put(`/portal-api/apps/${app.ID}`, { RedirectURLs }),
+        ]) {
+          expect({ RedirectURLs, status: res.status }).toEqual({ RedirectURLs, status: 422 });
+          expect(res.body.errors).toEqual([expect.stringMatching(/^RedirectURLs /)]);
+        }
+      }
+      const [{ count: after }] = await t.db.query(`SELECT count(*)::int AS count FROM portal_apps`);
+      expect(after).toBe(before);
+      expect((await t.portal.get(`/portal-api/apps/${app.ID}`)).body.RedirectURLs).toBe('https://a.example/cb');
+    });
+
+    it("takes several addresses separated by commas, with spaces after them, and an app's own scheme", async () => {
+      const RedirectURLs = 'https://a.example/cb, com.example.app:/oauth,http://localhost:8080/cb';
+      expect((await createApp(t.portal, { Name: 'r', RedirectURLs })).RedirectURLs).toBe(RedirectURLs);
+    });
+
     it('validates updates the same way, refusing a null Name', async () => {
       const app = await createApp(t.portal, { Name: 'Valid' });
       for (const body of [{ Name: null }, { Name: '' }, { Visibility: 'x' }, { UserID: '1' }]) {

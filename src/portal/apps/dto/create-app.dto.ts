@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
 import { IsOptionalNotNull } from '../../../common/http/optional-not-null.decorator';
 import { Visibility, VISIBILITIES } from '../app.entity';
-import { IsRedirectUrlList } from './redirect-urls.validator';
+import { IsRedirectUrlList, REDIRECT_URLS_DESCRIPTION } from './redirect-urls.validator';
 
 /** Body of POST /portal-api/apps. */
 export class CreateAppDto {
@@ -19,7 +19,7 @@ export class CreateAppDto {
   Description?: string;
 
   @ApiPropertyOptional({
-    description: 'A redirect address, or several separated by commas',
+    description: REDIRECT_URLS_DESCRIPTION,
     example: 'https://app.example.com/callback',
     default: '',
   })

@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
 import { IsOptionalNotNull } from '../../../common/http/optional-not-null.decorator';
 import { Visibility, VISIBILITIES } from '../app.entity';
-import { IsRedirectUrlList } from './redirect-urls.validator';
+import { IsRedirectUrlList, REDIRECT_URLS_DESCRIPTION } from './redirect-urls.validator';
 
 /** Body of PUT /portal-api/apps/{id}: the fields given replace the stored ones; fields left out keep their value. */
 export class UpdateAppDto {
@@ -20,7 +20,7 @@ export class UpdateAppDto {
   Description?: string;
 
   @ApiPropertyOptional({
-    description: 'A redirect address, or several separated by commas',
+    description: REDIRECT_URLS_DESCRIPTION,
     example: 'https://app.example.com/callback',
   })
   @IsOptionalNotNull()
