@@ -1,5 +1,9 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ValidationFailed } from '../errors/api-error';
+import { isBodyOptional } from './optional-body.decorator';
+
+/** What a body that is not a JSON object gets: null, an array, a number, a string or a boolean. */
+const NOT_AN_OBJECT = 'body: Validation failed (object is expected)';
 
 function flatten(errors: ValidationError[], parent = ''): string[] {
   const out: string[] = [];
@@ -14,12 +18,30 @@ function flatten(errors: ValidationError[], parent = ''): string[] {
   return out;
 }
 
-/**
- * Path parameters reach the route's own pipe exactly as sent. The stock pipe would turn a `number`
- * parameter into Number(value) first, and Number(' 1'), Number('1e0') and Number('0x1') are all 1, so
- * `/apps/%201` would name app 1: an id is exactly its digits, and only the id pipe decides that.
- */
+/** The stock pipe, but for what it lets through as "nothing": a null or missing body and a path parameter's text. */
 class FamilyValidationPipe extends ValidationPipe {
+  /**
+   * The stock pipe validates a null or missing body as {}, so a JSON `null` (or nothing at all) passed as "no
+   * change" on an update, and it validates an array or a primitive against the DTO's fields first, so whether
+   * `[]` was called "not an object" depended on the route. A body DTO's route takes a JSON object: anything else
+   * is refused alike, and a missing body too unless the DTO is marked @OptionalBody().
+   */
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && this.toValidate(metadata)) {
+      if (value === undefined) {
+        if (!isBodyOptional(metadata.metatype)) throw new ValidationFailed(['body is required: a JSON object']);
+      } else if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        throw new ValidationFailed([NOT_AN_OBJECT]);
+      }
+    }
+    return super.transform(value, metadata);
+  }
+
+  /**
+   * Path parameters reach the route's own pipe exactly as sent. The stock pipe would turn a `number`
+   * parameter into Number(value) first, and Number(' 1'), Number('1e0') and Number('0x1') are all 1, so
+   * `/apps/%201` would name app 1: an id is exactly its digits, and only the id pipe decides that.
+   */
   protected override transformPrimitive(value: unknown, metadata: ArgumentMetadata): unknown {
     if (metadata.type === 'param') return value;
     return super.transformPrimitive(value, metadata);

@@ -19,6 +19,7 @@ import {
   ValidateNested,
   ValidationArguments,
 } from 'class-validator';
+import { OptionalBody } from '../../common/http/optional-body.decorator';
 import { IsOptionalNotNull } from '../../common/http/optional-not-null.decorator';
 import { WEBHOOK_EVENTS } from '../../events/event-names';
 import { SIGNATURE_SCHEMES } from '../send/signing';
@@ -437,6 +438,7 @@ export class WebhookSecretResponse {
   PreviousSecretExpiresAt: string | null;
 }
 
+@OptionalBody()
 export class RotateSecretDto {
   @ApiPropertyOptional({
     minimum: 0,
@@ -451,6 +453,7 @@ export class RotateSecretDto {
   GracePeriodSeconds?: number;
 }
 
+@OptionalBody()
 export class WebhookTestDto {
   @ApiPropertyOptional({
     maxLength: 1024,
