@@ -394,6 +394,32 @@ describe('portal access requests', () => {
       for (const e of res.body.errors) expect(e).toMatch(new RegExp(`^${field}`));
     });
 
+    it('refuses blank text and control characters in Catalogue, Plan, User and each of Products, creating nothing', async () => {
+      const before = await accessRequestTally(t, 'AccessRequest%');
+      for (const field of ['Catalogue', 'Plan', 'User', 'Products']) {
+        for (const bad of [' ', '\t', '\n', '\u200b', '\u00a0\u200d', 'a\u0007b', 'a\u0085b', 'a\u007fb']) {
+          const res = await t.portal.post(
+            '/portal-api/access_requests',
+            accessRequestBody({ AppID: t.portalApp.ID, [field]: field === 'Products' ? ['ok', bad] : bad }),
+          );
+          expect({ field, bad, status: res.status }).toEqual({ field, bad, status: 422 });
+          expect(res.body.errors).toEqual([
+            expect.stringMatching(
+              new RegExp(`^${field}(: each value in Products)? must not (be blank|contain control)`),
+            ),
+          ]);
+        }
+      }
+      expect(await accessRequestTally(t, 'AccessRequest%')).toEqual(before);
+      // invisible characters inside visible text are text
+      const ok = await createAccessRequest(t.portal, {
+        AppID: t.portalApp.ID,
+        Plan: 'Gold\u200dPlan',
+        User: ' User#1 ',
+      });
+      expect(ok).toMatchObject({ Plan: 'Gold\u200dPlan', User: ' User#1 ' });
+    });
+
     it('refuses an unknown AppID with 422', async () => {
       const res = await t.portal.post('/portal-api/access_requests', {
         AppID: 424242,

@@ -322,6 +322,25 @@ describe('portal applications', () => {
       expect((await createApp(t.portal, { Name: 'r', RedirectURLs })).RedirectURLs).toBe(RedirectURLs);
     });
 
+    it('refuses a blank Name or one with control characters, on create and on update', async () => {
+      const app = await createApp(t.portal, { Name: 'Visible' });
+      const [{ count: before }] = await t.db.query(`SELECT count(*)::int AS count FROM portal_apps`);
+      for (const Name of [' ', '\t', '\n', '\u200b', '\u3000\ufeff', 'a\u0007b', 'a\u009bb', 'tab\there']) {
+        for (const res of [
+          await t.portal.post('/portal-api/apps', { Name }),
+          await t.portal.put(`/portal-api/apps/${app.ID}`, { Name }),
+        ]) {
+          expect({ Name, status: res.status }).toEqual({ Name, status: 422 });
+          expect(res.body.errors).toEqual([
+            expect.stringMatching(/^Name must not (be blank|contain control characters)/),
+          ]);
+        }
+      }
+      const [{ count: after }] = await t.db.query(`SELECT count(*)::int AS count FROM portal_apps`);
+      expect(after).toBe(before);
+      expect((await t.portal.get(`/portal-api/apps/${app.ID}`)).body.Name).toBe('Visible');
+    });
+
     it('validates updates the same way, refusing a null Name', async () => {
       const app = await createApp(t.portal, { Name: 'Valid' });
       for (const body of [{ Name: null }, { Name: '' }, { Visibility: 'x' }, { UserID: '1' }]) {

@@ -121,6 +121,26 @@ describe('webhook subscriptions (portal API)', () => {
     expect(reserved.status).toBe(422);
   });
 
+  it('refuses a blank Name or one with control characters, on create and on update', async () => {
+    const w = await createWebhook(t.portal, { Name: 'Visible', URL: 'https://a.example.com' });
+    for (const Name of [' ', '\t', '\n', '\u200b', 'a\u0007b', 'a\u007fb']) {
+      for (const res of [
+        await t.portal.post('/portal-api/webhooks', {
+          Name,
+          URL: 'https://a.example.com',
+          Events: ['AccessRequestApproved'],
+        }),
+        await t.portal.put(`/portal-api/webhooks/${w.ID}`, { Name }),
+      ]) {
+        expect({ Name, status: res.status }).toEqual({ Name, status: 422 });
+        expect(res.body.errors).toEqual([
+          expect.stringMatching(/^Name must not (be blank|contain control characters)/),
+        ]);
+      }
+    }
+    expect((await t.portal.get(`/portal-api/webhooks/${w.ID}`)).body.Name).toBe('Visible');
+  });
+
   it('takes an optional RateLimit (1-10000 per second, null for none) and Ordered, and refuses anything else with 422', async () => {
     const base = { Name: 'flow', URL: 'https://a.example.com', Events: ['AccessRequestApproved'] };
     const res = await t.portal.post('/portal-api/webhooks', { ...base, RateLimit: 5, Ordered: true });

@@ -21,6 +21,7 @@ import {
 } from 'class-validator';
 import { OptionalBody } from '../../common/http/optional-body.decorator';
 import { IsOptionalNotNull } from '../../common/http/optional-not-null.decorator';
+import { IsRequiredText } from '../../common/http/required-text.decorator';
 import { WEBHOOK_EVENTS } from '../../events/event-names';
 import { SIGNATURE_SCHEMES } from '../send/signing';
 import { DESTINATION_TYPES, DestinationType } from '../send/destination-registry';
@@ -195,9 +196,7 @@ function OrderedField(): PropertyDecorator {
 
 export class CreateWebhookDto {
   @ApiProperty({ example: 'Approvals to CRM' })
-  @IsString()
-  @IsNotEmpty({ message: 'Name is required' })
-  @MaxLength(255)
+  @IsRequiredText(255, { requiredMessage: 'Name is required' })
   Name: string;
 
   @ApiProperty({ example: 'https://hooks.example.com/portal', description: URL_DESCRIPTION })
@@ -271,9 +270,7 @@ export class CreateWebhookDto {
 export class UpdateWebhookDto {
   @ApiPropertyOptional()
   @IsOptionalNotNull()
-  @IsString()
-  @IsNotEmpty({ message: 'Name must not be empty' })
-  @MaxLength(255)
+  @IsRequiredText(255, { requiredMessage: 'Name must not be empty' })
   Name?: string;
 
   @ApiPropertyOptional({ description: URL_DESCRIPTION })

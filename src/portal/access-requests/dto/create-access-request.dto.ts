@@ -1,18 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  ArrayMaxSize,
-  ArrayNotEmpty,
-  IsArray,
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsNotEmpty,
-  IsString,
-  Max,
-  MaxLength,
-  Min,
-} from 'class-validator';
+import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsInt, Max, Min } from 'class-validator';
 import { IsOptionalNotNull } from '../../../common/http/optional-not-null.decorator';
+import { IsRequiredText } from '../../../common/http/required-text.decorator';
 import { AUTH_TYPES, AuthType } from '../access-request.entity';
 
 /** Body of POST /portal-api/access_requests. */
@@ -24,24 +13,18 @@ export class CreateAccessRequestDto {
   AppID: number;
 
   @ApiProperty({ example: 'Public catalogue' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(255)
+  @IsRequiredText(255)
   Catalogue: string;
 
   @ApiProperty({ example: 'Free plan' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(255)
+  @IsRequiredText(255)
   Plan: string;
 
   @ApiProperty({ type: [String], example: ['weather-api', 'maps-api'] })
   @IsArray()
   @ArrayNotEmpty()
   @ArrayMaxSize(100)
-  @IsString({ each: true })
-  @IsNotEmpty({ each: true })
-  @MaxLength(255, { each: true })
+  @IsRequiredText(255, { each: true })
   Products: string[];
 
   @ApiPropertyOptional({
@@ -89,8 +72,6 @@ export class CreateAccessRequestDto {
   ProvisionImmediately?: boolean;
 
   @ApiProperty({ example: 'User#1', description: 'the user descriptor' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(255)
+  @IsRequiredText(255)
   User: string;
 }

@@ -1,15 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
 import { IsOptionalNotNull } from '../../../common/http/optional-not-null.decorator';
+import { IsRequiredText } from '../../../common/http/required-text.decorator';
 import { Visibility, VISIBILITIES } from '../app.entity';
 import { IsRedirectUrlList, REDIRECT_URLS_DESCRIPTION } from './redirect-urls.validator';
 
 /** Body of POST /portal-api/apps. */
 export class CreateAppDto {
   @ApiProperty({ example: 'My app', maxLength: 255 })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(255)
+  @IsRequiredText(255)
   Name: string;
 
   @ApiPropertyOptional({ example: 'Reads the weather', default: '', maxLength: 4096 })

@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
 import { IsOptionalNotNull } from '../../../common/http/optional-not-null.decorator';
+import { IsRequiredText } from '../../../common/http/required-text.decorator';
 import { Visibility, VISIBILITIES } from '../app.entity';
 import { IsRedirectUrlList, REDIRECT_URLS_DESCRIPTION } from './redirect-urls.validator';
 
@@ -8,9 +9,7 @@ import { IsRedirectUrlList, REDIRECT_URLS_DESCRIPTION } from './redirect-urls.va
 export class UpdateAppDto {
   @ApiPropertyOptional({ example: 'My app', maxLength: 255 })
   @IsOptionalNotNull()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(255)
+  @IsRequiredText(255)
   Name?: string;
 
   @ApiPropertyOptional({ example: 'Reads the weather', maxLength: 4096 })

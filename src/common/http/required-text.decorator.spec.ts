@@ -1,0 +1,46 @@
+import { validateSync } from 'class-validator';
+import { IsRequiredText, printableTextRefusal } from './required-text.decorator';
+
+describe('required text', () => {
+  it('takes text with something visible in it, invisible characters inside included', () => {
+    for (const v of ['a', 'My app', ' padded ', 'User#1', 'ümlaut', '名前', 'a\u200bb', '👩\u200d💻', 'می\u200cخواهم'])
+      expect([v, printableTextRefusal(v)]).toEqual([v, null]);
+  });
+
+  it('refuses blank values: whitespace, zero-width and other invisible characters only', () => {
+    for (const v of ['', ' ', '\u00a0', '\u3000', '\u200b', '\u200b\u200d', '\ufeff', '\u2800', '\u3164', ' \u200e '])
+      expect([v, printableTextRefusal(v)]).toEqual([v, 'blank']);
+  });
+
+  it('refuses C0 and C1 control characters and DEL anywhere', () => {
+    for (const v of ['\t', '\n', 'a\u0007b', 'a\tb', 'line\r\nbreak', 'a\u007f', '\u0085x', 'x\u009f'])
+      expect([v, printableTextRefusal(v)]).toEqual([v, 'control']);
+  });
+
+  it('names the field, and for an array says what is wrong with it', () => {
+    class Dto {
+      @IsRequiredText(10) Name: unknown;
+      @IsRequiredText(10, { each: true }) Products: unknown;
+    }
+    const messages = (values: Partial<Dto>) =>
+      validateSync(Object.assign(new Dto(), { Name: 'n', Products: ['p'], ...values })).flatMap((e) =>
+        Object.values(e.constraints ?? {}),
+      );
+    expect(messages({})).toEqual([]);
+    expect(messages({ Name: '' })).toEqual(['Name should not be empty']);
+    expect(messages({ Name: 'x'.repeat(11) })).toEqual(['Name must be shorter than or equal to 10 characters']);
+    expect(messages({ Name: ' ' })).toEqual(['Name must not be blank (only whitespace or invisible characters)']);
+    expect(messages({ Name: 'a\u0007b' })).toEqual([
+      'Name must not contain control characters (line breaks, tabs, U+0000-U+001F, U+007F-U+009F)',
+    ]);
+    expect(messages({ Products: ['ok', 'a\nb'] })).toEqual([
+      'each value in Products must not contain control characters (line breaks, tabs, U+0000-U+001F, U+007F-U+009F)',
+    ]);
+    expect(messages({ Products: ['ok', '\t '] })).toEqual([
+      'each value in Products must not contain control characters (line breaks, tabs, U+0000-U+001F, U+007F-U+009F)',
+    ]);
+    expect(messages({ Products: ['ok', '\u200b'] })).toEqual([
+      'each value in Products must not be blank (only whitespace or invisible characters)',
+    ]);
+  });
+});

@@ -1,0 +1,59 @@
+import { applyDecorators } from '@nestjs/common';
+import { IsNotEmpty, IsString, MaxLength, ValidateBy, ValidationOptions } from 'class-validator';
+
+// Control characters: C0 (line breaks and tabs included), DEL and C1. A name or a descriptor is one line of text.
+const CONTROL = /\p{Cc}/u;
+// What shows nothing: whitespace, format characters (zero-width spaces and joiners, bidi marks, BOM) and the
+// letters that are drawn blank (Hangul fillers, the blank Braille pattern). Allowed inside a value (a joiner
+// belongs in some names and emoji), but a value made only of them is as blank as "".
+const INVISIBLE = /[\s\p{Cf}\u115f\u1160\u3164\uffa0\u2800]/gu;
+
+/** Why `value` is not printable text, or null when it is (non-strings are left to @IsString()). */
+export function printableTextRefusal(value: unknown): 'control' | 'blank' | null {
+  if (typeof value !== 'string') return null;
+  if (CONTROL.test(value)) return 'control';
+  if (value.replace(INVISIBLE, '') === '') return 'blank';
+  return null;
+}
+
+function IsPrintableText(options: ValidationOptions): PropertyDecorator {
+  const field = (property: string) => (options.each ? `each value in ${property}` : property);
+  return ValidateBy(
+    {
+      name: 'isPrintableText',
+      validator: {
+        // "" is @IsNotEmpty()'s to refuse, with its own message
+        validate: (value) => value === '' || printableTextRefusal(value) === null,
+        defaultMessage: (args) => {
+          // with `each` the value is the whole array: the message says what is wrong with its first wrong element
+          const value: unknown = args?.value;
+          const refusal = Array.isArray(value)
+            ? value.map(printableTextRefusal).find((r) => r !== null)
+            : printableTextRefusal(value);
+          return refusal === 'control'
+            ? `${field(args?.property ?? '')} must not contain control characters (line breaks, tabs, U+0000-U+001F, U+007F-U+009F)`
+            : `${field(args?.property ?? '')} must not be blank (only whitespace or invisible characters)`;
+        },
+      },
+    },
+    options,
+  );
+}
+
+/**
+ * A required text field (a name, a catalogue, a user descriptor): a string of at most `max` characters, not empty,
+ * not only whitespace or invisible characters (those may appear inside it), and without control characters. With
+ * `each`, every element of an array. Messages name the field; `requiredMessage` replaces the one for "".
+ */
+export function IsRequiredText(
+  max: number,
+  opts: { each?: boolean; requiredMessage?: string } = {},
+): PropertyDecorator {
+  const each: ValidationOptions = opts.each ? { each: true } : {};
+  return applyDecorators(
+    IsString(each),
+    IsNotEmpty(opts.requiredMessage ? { ...each, message: opts.requiredMessage } : each),
+    IsPrintableText(each),
+    MaxLength(max, each),
+  );
+}
