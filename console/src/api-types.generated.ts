@@ -968,6 +968,7 @@ export interface components {
              */
             ProductIDs: number[];
             /**
+             * @description product names, without commas: the access-request routes show them joined by ", "
              * @example [
              *       "weather-api",
              *       "maps-api"

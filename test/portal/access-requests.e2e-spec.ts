@@ -394,6 +394,21 @@ describe('portal access requests', () => {
       for (const e of res.body.errors) expect(e).toMatch(new RegExp(`^${field}`));
     });
 
+    it('refuses a product name with a comma, which the joined Products string could not tell apart', async () => {
+      const before = await accessRequestTally(t, 'AccessRequest%');
+      for (const Products of [['a, b', 'c'], ['a,b'], ['ok', ','], ['trailing,']]) {
+        const res = await t.portal.post(
+          '/portal-api/access_requests',
+          accessRequestBody({ AppID: t.portalApp.ID, Products }),
+        );
+        expect({ Products, status: res.status }).toEqual({ Products, status: 422 });
+        expect(res.body.errors).toEqual([
+          'Products: each value in Products must not contain a comma (the names are shown joined by ", ")',
+        ]);
+      }
+      expect(await accessRequestTally(t, 'AccessRequest%')).toEqual(before);
+    });
+
     it('refuses blank text and control characters in Catalogue, Plan, User and each of Products, creating nothing', async () => {
       const before = await accessRequestTally(t, 'AccessRequest%');
       for (const field of ['Catalogue', 'Plan', 'User', 'Products']) {

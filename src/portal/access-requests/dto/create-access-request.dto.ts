@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsInt, Max, Min } from 'class-validator';
+import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsInt, Matches, Max, Min } from 'class-validator';
 import { IsOptionalNotNull } from '../../../common/http/optional-not-null.decorator';
 import { IsRequiredText } from '../../../common/http/required-text.decorator';
 import { AUTH_TYPES, AuthType } from '../access-request.entity';
@@ -20,11 +20,20 @@ export class CreateAccessRequestDto {
   @IsRequiredText(255)
   Plan: string;
 
-  @ApiProperty({ type: [String], example: ['weather-api', 'maps-api'] })
+  @ApiProperty({
+    type: [String],
+    example: ['weather-api', 'maps-api'],
+    description: 'product names, without commas: the access-request routes show them joined by ", "',
+  })
   @IsArray()
   @ArrayNotEmpty()
   @ArrayMaxSize(100)
   @IsRequiredText(255, { each: true })
+  // the access-request routes show the names as one string joined by ", ": a comma in a name would make it ambiguous
+  @Matches(/^[^,]*$/, {
+    each: true,
+    message: 'each value in Products must not contain a comma (the names are shown joined by ", ")',
+  })
   Products: string[];
 
   @ApiPropertyOptional({
