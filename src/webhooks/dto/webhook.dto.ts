@@ -10,7 +10,6 @@ import {
   IsNotEmpty,
   IsOptional,
   IsString,
-  isURL,
   Matches,
   Max,
   MaxLength,
@@ -25,7 +24,7 @@ import { IsRequiredText } from '../../common/http/required-text.decorator';
 import { WEBHOOK_EVENTS } from '../../events/event-names';
 import { SIGNATURE_SCHEMES } from '../send/signing';
 import { DESTINATION_TYPES, DestinationType } from '../send/destination-registry';
-import { HTTP_URL_MESSAGE, HTTP_URL_RULES } from '../send/http-destination';
+import { HTTP_URL_MESSAGE, isHttpUrl } from '../send/http-destination';
 import { HEADER_NAME, HEADER_VALUE, HEADER_VALUE_MESSAGE, RESERVED_HEADERS } from '../send/header-fields';
 import { FilterInvalid, parseEventFilter } from '../filter/event-filter';
 
@@ -62,7 +61,7 @@ function DestinationUrl(defaultType: DestinationType | null): PropertyDecorator 
     validator: {
       validate: (value: unknown, args?: ValidationArguments) => {
         const type = (args?.object as { Type?: unknown }).Type ?? defaultType;
-        return type !== 'http' || (typeof value === 'string' && isURL(value, HTTP_URL_RULES));
+        return type !== 'http' || isHttpUrl(value);
       },
       defaultMessage: () => HTTP_URL_MESSAGE,
     },

@@ -51,7 +51,9 @@ export class DestinationRegistry implements OnApplicationShutdown {
     } catch {
       errors.push(d.urlMessage);
     }
-    if (parsed && !d.schemes.includes(parsed.protocol.slice(0, -1))) errors.push(d.urlMessage);
+    // written out with its "//": the parser would read "http:host" or "http:\\host" as "http://host/"
+    if (parsed && (!d.schemes.includes(parsed.protocol.slice(0, -1)) || !/^[a-z][a-z0-9+.-]*:\/\//i.test(url)))
+      errors.push(d.urlMessage);
     for (const name of Object.keys(options)) {
       if (!(name in d.options)) {
         const known = Object.keys(d.options);

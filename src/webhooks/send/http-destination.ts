@@ -11,6 +11,23 @@ export const HTTP_URL_RULES = {
 };
 export const HTTP_URL_MESSAGE = 'URL must be an absolute http(s) URL';
 
+/**
+ * Whether `value` is an http webhook URL, judged as it will be sent: read by the WHATWG URL parser (as the HTTP
+ * client reads it), then checked in that normal form, so every spelling of one address is judged alike
+ * (`http://2130706433/`, `http://127.1/` and `http://0x7f000001/` are all `http://127.0.0.1/`; the address guard
+ * then decides on that address). It must be written with its `//`: the parser would complete `http:host`.
+ */
+export function isHttpUrl(value: unknown): boolean {
+  if (typeof value !== 'string' || !/^https?:\/\//i.test(value)) return false;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return isURL(url.href, HTTP_URL_RULES);
+}
+
 /** Webhooks proper: an HTTP request to the URL with the webhook's method; delivered on a 2xx. */
 @Injectable()
 export class HttpDestination implements Destination {
