@@ -1201,7 +1201,7 @@ export interface components {
              */
             Type: "http" | "rabbitmq" | "nats";
             /**
-             * @description where deliveries go, by Type: http(s)://... (http); amqp(s)://user:password@host:5672/vhost (rabbitmq); nats://user:password@host:4222 or tls://... (nats). Answers show a broker URL with its password masked (***); sending that masked URL back on PUT keeps the stored one
+             * @description where deliveries go, by Type: http(s)://... (http); amqp(s)://user:password@host:5672/vhost (rabbitmq); nats://user:password@host:4222 or tls://... (nats). Answers show a URL with its password masked (user:***@), and sending that masked URL back on PUT keeps the stored one; the credentials of an http URL are sent as HTTP Basic authentication
              * @example https://hooks.example.com/portal
              */
             URL: string;
@@ -1737,7 +1737,7 @@ export interface components {
              * @enum {string}
              */
             Type?: "http" | "rabbitmq" | "nats";
-            /** @description where deliveries go, by Type: http(s)://... (http); amqp(s)://user:password@host:5672/vhost (rabbitmq); nats://user:password@host:4222 or tls://... (nats). Answers show a broker URL with its password masked (***); sending that masked URL back on PUT keeps the stored one */
+            /** @description where deliveries go, by Type: http(s)://... (http); amqp(s)://user:password@host:5672/vhost (rabbitmq); nats://user:password@host:4222 or tls://... (nats). Answers show a URL with its password masked (user:***@), and sending that masked URL back on PUT keeps the stored one; the credentials of an http URL are sent as HTTP Basic authentication */
             URL?: string;
         };
         UserListResponseDto: {

@@ -5,12 +5,13 @@ import {
   WebhookEnabledMessage,
 } from '../events/event-messages';
 import { OPERATIONAL_EVENTS } from '../events/event-names';
+import { maskCredentials } from './send/destination';
 
 /** Why a webhook is inactive: 410 Gone, failing for WEBHOOK_DISABLE_AFTER, or switched off by PUT. */
 export const DISABLED_REASONS = ['gone', 'failing', 'manual'] as const;
 export type DisabledReason = (typeof DISABLED_REASONS)[number];
 
-/** What the operational events say about a webhook. */
+/** What the operational events say about a webhook; its URL is shown without a password, as answers show it. */
 export interface WebhookSummary {
   id: string;
   name: string;
@@ -22,11 +23,11 @@ export function webhookDisabledMessage(
   reason: DisabledReason,
   at: Date,
 ): MessageOf<WebhookDisabledMessage> {
-  return { WebhookID: w.id, Name: w.name, URL: w.url, Reason: reason, DisabledAt: at.toISOString() };
+  return { WebhookID: w.id, Name: w.name, URL: maskCredentials(w.url), Reason: reason, DisabledAt: at.toISOString() };
 }
 
 export function webhookEnabledMessage(w: WebhookSummary, at: Date): MessageOf<WebhookEnabledMessage> {
-  return { WebhookID: w.id, Name: w.name, URL: w.url, EnabledAt: at.toISOString() };
+  return { WebhookID: w.id, Name: w.name, URL: maskCredentials(w.url), EnabledAt: at.toISOString() };
 }
 
 export function deliveryFailedMessage(
@@ -44,7 +45,7 @@ export function deliveryFailedMessage(
   return {
     WebhookID: w.id,
     Name: w.name,
-    URL: w.url,
+    URL: maskCredentials(w.url),
     DeliveryID: d.id,
     EventID: d.eventId,
     Event: d.eventName,

@@ -345,7 +345,7 @@ export class WebhooksService {
 
   /**
    * The columns of a destination of `type` at `url` with `options`, once checked (a 422 naming every problem):
-   * a broker's URL is stored sealed, and shown masked.
+   * a broker's URL, and an http URL with credentials in it, is stored sealed, and shown masked.
    */
   private destination(
     type: string,
@@ -354,12 +354,13 @@ export class WebhooksService {
   ): Pick<Webhook, 'type' | 'url' | 'destinationEncrypted' | 'destinationOptions'> {
     const errors = this.destinations.validate(type, url, options);
     if (errors.length) throw new ValidationFailed(errors);
-    if (type === 'http') return { type, url, destinationEncrypted: null, destinationOptions: {} };
+    const masked = this.destinations.mask(type, url);
+    if (type === 'http' && masked === url) return { type, url, destinationEncrypted: null, destinationOptions: {} };
     return {
       type,
-      url: this.destinations.mask(type, url),
+      url: masked,
       destinationEncrypted: this.secrets.encrypt(url),
-      destinationOptions: options,
+      destinationOptions: type === 'http' ? {} : options,
     };
   }
 
@@ -370,7 +371,10 @@ export class WebhooksService {
     if (!sameType && dto.URL === undefined) {
       throw new ValidationFailed([`URL is required when Type changes (to ${type})`]);
     }
-    const url = dto.URL === undefined || (sameType && dto.URL === w.url) ? this.clearUrl(w) : dto.URL;
+    // the URL as answers show it (masked) means the stored one; a row saved before http URLs were sealed holds its
+    // URL in clear and is shown masked all the same
+    const shown = dto.URL === w.url || dto.URL === this.destinations.mask(type, w.url);
+    const url = dto.URL === undefined || (sameType && shown) ? this.clearUrl(w) : dto.URL;
     const options = dto.Options ?? (sameType ? w.destinationOptions : {});
     return [type, url, options];
   }
@@ -393,7 +397,8 @@ export class WebhooksService {
     return {
       ID: w.id,
       Name: w.name,
-      URL: w.url,
+      // masked again for rows saved before http URLs with credentials were sealed
+      URL: this.destinations.mask(w.type, w.url),
       Method: w.method,
       Timeout: w.timeoutSeconds,
       Headers: headers.map(toHeaderResponse),

@@ -1,8 +1,10 @@
+import { createWebhook } from '../helpers/portal';
 import { useService } from '../helpers/use-service';
 
 /**
  * A webhook's URL is judged as the HTTP client will read it (WHATWG URL parsing), so every spelling of one address
- * is treated alike. Only loopback addresses, which the tests' WEBHOOK_ALLOWED_CIDRS opens.
+ * is treated alike; and a password in it is shown masked, as a broker's is, and sent as HTTP Basic authentication.
+ * Only loopback addresses, which the tests' WEBHOOK_ALLOWED_CIDRS opens.
  */
 describe('webhook URLs', () => {
   const t = useService({ receiver: true });
@@ -55,5 +57,56 @@ describe('webhook URLs', () => {
         });
       }
     }
+  });
+
+  it('never answers with the password of a URL, keeps it sealed at rest, and sends it as Basic authentication', async () => {
+    const clear = t.sink.url('/basic').replace('http://', 'http://hook-user:s3cret@');
+    const masked = t.sink.url('/basic').replace('http://', 'http://hook-user:***@');
+    const created = await createWebhook(t.portal, { Name: 'basic', URL: clear });
+    const id = created.ID;
+    expect(created.URL).toBe(masked);
+    expect((await t.portal.get(`/portal-api/webhooks/${id}`)).body.URL).toBe(masked);
+    const listed = (await t.portal.get('/portal-api/webhooks?per_page=100')).body.find(
+      (w: { ID: string }) => w.ID === id,
+    );
+    expect(listed.URL).toBe(masked);
+    const [row] = await t.db.query(`SELECT url, destination_encrypted FROM webhooks WHERE id = $1`, [id]);
+    expect(row.url).toBe(masked);
+    expect(row.destination_encrypted).toEqual(expect.any(String));
+    expect(JSON.stringify(row)).not.toContain('s3cret');
+
+    // sending the URL back as shown keeps the stored one, as for a broker's
+    const put = await t.portal.put(`/portal-api/webhooks/${id}`, { Name: 'basic again', URL: masked });
+    expect(put.status).toBe(200);
+    expect(put.body.URL).toBe(masked);
+    const req = await testSend(id, '/basic');
+    expect(req.headers.authorization).toBe(`Basic ${Buffer.from('hook-user:s3cret').toString('base64')}`);
+  });
+
+  it("lets the webhook's own Authorization header win over the URL's credentials", async () => {
+    const URL = t.sink.url('/own-auth').replace('http://', 'http://u:p@');
+    const w = await createWebhook(t.portal, { URL, Headers: [{ Name: 'Authorization', Value: 'Bearer own' }] });
+    expect((await testSend(w.ID, '/own-auth')).headers.authorization).toBe('Bearer own');
+  });
+
+  it('masks a URL saved in clear before URLs were sealed, and keeps it when the masked form comes back', async () => {
+    const w = await createWebhook(t.portal, { Name: 'old', URL: t.sink.url('/old') });
+    const clear = t.sink.url('/old').replace('http://', 'http://old-user:0ld-pass@');
+    await t.db.query(`UPDATE webhooks SET url = $2 WHERE id = $1`, [w.ID, clear]);
+    const masked = t.sink.url('/old').replace('http://', 'http://old-user:***@');
+    expect((await t.portal.get(`/portal-api/webhooks/${w.ID}`)).body.URL).toBe(masked);
+    // the operational events say it masked too
+    expect((await t.portal.put(`/portal-api/webhooks/${w.ID}`, { Active: false })).status).toBe(200);
+    const [event] = await t.db.query(
+      `SELECT payload FROM outbox_events WHERE name = 'WebhookDisabled' AND payload->>'WebhookID' = $1`,
+      [w.ID],
+    );
+    expect(event.payload.URL).toBe(masked);
+    const put = await t.portal.put(`/portal-api/webhooks/${w.ID}`, { URL: masked, Active: true });
+    expect(put.body.URL).toBe(masked);
+    const [row] = await t.db.query(`SELECT url FROM webhooks WHERE id = $1`, [w.ID]);
+    expect(row.url).toBe(masked);
+    const req = await testSend(w.ID, '/old');
+    expect(req.headers.authorization).toBe(`Basic ${Buffer.from('old-user:0ld-pass').toString('base64')}`);
   });
 });

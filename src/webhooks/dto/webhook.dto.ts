@@ -42,7 +42,7 @@ const SCHEME_DESCRIPTION =
 const upper = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.toUpperCase() : value);
 
 const URL_DESCRIPTION =
-  'where deliveries go, by Type: http(s)://... (http); amqp(s)://user:password@host:5672/vhost (rabbitmq); nats://user:password@host:4222 or tls://... (nats). Answers show a broker URL with its password masked (***); sending that masked URL back on PUT keeps the stored one';
+  'where deliveries go, by Type: http(s)://... (http); amqp(s)://user:password@host:5672/vhost (rabbitmq); nats://user:password@host:4222 or tls://... (nats). Answers show a URL with its password masked (user:***@), and sending that masked URL back on PUT keeps the stored one; the credentials of an http URL are sent as HTTP Basic authentication';
 const TYPE_DESCRIPTION =
   'http: an HTTP request to URL (the default); rabbitmq: a message published to Options.Exchange with Options.RoutingKey (publisher confirms); nats: a JetStream message on Options.Subject (the stream acknowledges it)';
 const OPTIONS_DESCRIPTION =

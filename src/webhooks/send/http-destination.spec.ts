@@ -1,5 +1,5 @@
 import { AddressGuard } from './address-guard';
-import { isHttpUrl } from './http-destination';
+import { isHttpUrl, splitCredentials } from './http-destination';
 import { targetWarnings } from '../target-warnings';
 
 describe('http webhook URLs', () => {
@@ -39,5 +39,17 @@ describe('http webhook URLs', () => {
     const closed = new AddressGuard([]);
     for (const u of ['http://0x7f000001:1/', 'http://2130706433:1/', 'http://127.1:1/', 'http://0177.0.0.1:1/'])
       expect([u, targetWarnings(u, closed)]).toEqual([u, [expect.stringContaining('127.0.0.1')]]);
+  });
+
+  it('turns credentials in the URL into HTTP Basic authentication, and sends the URL without them', () => {
+    expect(splitCredentials('http://user:s%3Acret%20@127.0.0.1:1/p?q=1')).toEqual({
+      url: 'http://127.0.0.1:1/p?q=1',
+      authorization: `Basic ${Buffer.from('user:s:cret ').toString('base64')}`,
+    });
+    expect(splitCredentials('http://token@127.0.0.1/')).toEqual({
+      url: 'http://127.0.0.1/',
+      authorization: `Basic ${Buffer.from('token:').toString('base64')}`,
+    });
+    expect(splitCredentials('http://127.0.0.1:1/x')).toEqual({ url: 'http://127.0.0.1:1/x', authorization: null });
   });
 });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { isURL } from 'class-validator';
-import { Destination, DestinationTarget, OutgoingMessage, SendResult } from './destination';
+import { Destination, DestinationTarget, maskCredentials, OutgoingMessage, SendResult } from './destination';
 import { HttpSender } from './http-sender';
 
 export const HTTP_URL_RULES = {
@@ -28,6 +28,33 @@ export function isHttpUrl(value: unknown): boolean {
   return isURL(url.href, HTTP_URL_RULES);
 }
 
+/**
+ * The URL without its credentials, and the Authorization they stand for: like Go's HTTP client (the portal
+ * product's), `http://user:password@host/` sends HTTP Basic authentication. The HTTP client itself would drop them.
+ */
+export function splitCredentials(url: string): { url: string; authorization: string | null } {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return { url, authorization: null }; // the HTTP client says what is wrong with it
+  }
+  if (!u.username && !u.password) return { url, authorization: null };
+  const user = decodeOrKeep(u.username);
+  const password = decodeOrKeep(u.password);
+  u.username = '';
+  u.password = '';
+  return { url: u.href, authorization: `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}` };
+}
+
+function decodeOrKeep(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
 /** Webhooks proper: an HTTP request to the URL with the webhook's method; delivered on a 2xx. */
 @Injectable()
 export class HttpDestination implements Destination {
@@ -43,19 +70,19 @@ export class HttpDestination implements Destination {
     return isURL(url.href, HTTP_URL_RULES) ? [] : [HTTP_URL_MESSAGE];
   }
 
-  /** HTTP webhooks show their URL as given, as they always have. */
+  /** HTTP webhooks show their URL as given, as they always have, but for a password in it (`user:***@`). */
   mask(url: string): string {
-    return url;
+    return maskCredentials(url);
   }
 
   send(target: DestinationTarget, message: OutgoingMessage): Promise<SendResult> {
-    return this.sender.send({
-      url: target.url,
-      method: message.method,
-      headers: message.headers,
-      body: message.body,
-      timeoutMs: message.timeoutMs,
-    });
+    const { url, authorization } = splitCredentials(target.url);
+    // an Authorization header of the webhook's own wins over the URL's credentials, as in Go's client
+    const headers =
+      authorization && message.headers.authorization === undefined
+        ? { ...message.headers, authorization }
+        : message.headers;
+    return this.sender.send({ url, method: message.method, headers, body: message.body, timeoutMs: message.timeoutMs });
   }
 
   /** The sender closes its own connection pool. */
