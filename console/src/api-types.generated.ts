@@ -1870,7 +1870,7 @@ export interface components {
              */
             Name: string;
             /**
-             * @description visible ASCII or Latin-1 characters (up to U+00FF), with spaces or tabs only between them: no control characters or line breaks
+             * @description visible ASCII or Latin-1 characters (up to U+00FF), with spaces or tabs only between them: no control characters, line breaks, or leading or trailing whitespace
              * @example abc123
              */
             Value: string;

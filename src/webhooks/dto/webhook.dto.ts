@@ -155,7 +155,7 @@ export class WebhookHeaderInput {
   @ApiProperty({
     example: 'abc123',
     description:
-      'visible ASCII or Latin-1 characters (up to U+00FF), with spaces or tabs only between them: no control characters or line breaks',
+      'visible ASCII or Latin-1 characters (up to U+00FF), with spaces or tabs only between them: no control characters, line breaks, or leading or trailing whitespace',
   })
   @IsString()
   @MaxLength(8192)
