@@ -178,21 +178,16 @@ export const EVENT_TRACES_SQL = `SELECT id, trace_context FROM outbox_events
   WHERE id = ANY($1::uuid[]) AND occurred_at = ANY($2::timestamptz[]) AND trace_context IS NOT NULL`;
 
 /**
- * Claims due, pending, unclaimed deliveries ($1 ids, $2 their partition keys, one each) for one attempt each: a
- * lease of the webhook's timeout + slack, written to `locked_until` alone (a HOT update: no index holds it).
- * Returns what the attempt needs, webhook, headers and the event's payload included. Every table it reads is
- * named with the partition keys, so Postgres plans it for those partitions alone; the order of an ordered
- * webhook, which needs all of its pending deliveries, is checked apart (RELEASE_NOT_HEAD_SQL), for the few
- * claims that need it. The keys are joined as rows (as the record's are), which Postgres plans once per
- * connection: as lists (`id = ANY(...)`), it found a plan made for a list of any length costlier than one for
- * the list at hand, and planned every claim anew (0.19 ms each). Over a partitioned table (a day without its
- * own partition) the keys are also given as a list, which prunes its partitions.
+ * Claims due, pending, unclaimed deliveries ($1 ids, $2 their partition keys) for one attempt each: a lease of
+ * the webhook's timeout + slack, written to `locked_until` alone (a HOT update: no index holds it). Returns what
+ * the attempt needs, webhook, headers and the event's payload included. Every table it reads is named with the
+ * partition keys, so Postgres plans it for those partitions alone; the order of an ordered webhook, which needs
+ * all of its pending deliveries, is checked apart (RELEASE_NOT_HEAD_SQL), for the few claims that need it.
  */
 export const claimSql = (deliveries: string, events: string) => `UPDATE ${deliveries} d
           SET locked_until = now() + make_interval(secs => w.timeout_seconds + ${CLAIM_SLACK_SECONDS}), held = NULL
-         FROM unnest($1::uuid[], $2::timestamptz[]) AS k(id, at), webhooks w
-        WHERE d.id = k.id AND d.event_occurred_at = k.at AND w.id = d.webhook_id
-          ${deliveries === 'webhook_deliveries' ? 'AND d.event_occurred_at = ANY($2::timestamptz[])' : ''}
+         FROM webhooks w
+        WHERE d.id = ANY($1::uuid[]) AND d.event_occurred_at = ANY($2::timestamptz[]) AND w.id = d.webhook_id
           AND ${BY_KEY_PENDING('d')}
           AND (d.locked_until IS NULL OR d.locked_until < now())
           AND d.next_attempt_at <= now() + interval '1 second'
@@ -204,8 +199,7 @@ export const claimSql = (deliveries: string, events: string) => `UPDATE ${delive
                 CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_signature_scheme END AS previous_signature_scheme,
                 d.event_name, d.event_id, w.name AS webhook_name,
                 (SELECT json_build_array(e.payload, e.occurred_at) FROM ${events} e
-                  WHERE e.id = d.event_id AND e.occurred_at = d.event_occurred_at
-                    ${events === 'outbox_events' ? 'AND e.occurred_at = ANY($2::timestamptz[])' : ''}) AS event,
+                  WHERE e.id = d.event_id AND e.occurred_at = d.event_occurred_at AND e.occurred_at = ANY($2::timestamptz[])) AS event,
                 w.failing_since, w.rate_limit, w.ordered,
                 (SELECT coalesce(json_agg(json_build_object('name', h.name, 'value', h.value) ORDER BY h.created_at, h.id), '[]'::json)
                    FROM webhook_headers h WHERE h.webhook_id = w.id) AS headers`;
@@ -422,7 +416,7 @@ export class DeliveryStore {
           this.days.run(
             async (names) =>
               claimSql(await names.of('webhook_deliveries', group[0].at), await names.of('outbox_events', group[0].at)),
-            (text) => this.sql.query(text, [group.map((k) => k.id), group.map((k) => k.at)]),
+            (text) => this.sql.query(text, [group.map((k) => k.id), [...new Set(group.map((k) => k.at))]]),
           ),
         ),
       )
