@@ -75,20 +75,24 @@ describe('parseAnalyticsBatch', () => {
     expect(parseAnalyticsBatch([])).toEqual({ records: [], errors: [] });
   });
 
-  it.each([
+  it.each<[Record<string, unknown>, string]>([
     [{ timestamp: 'yesterday' }, 'record 0: timestamp must be an RFC 3339 date-time'],
     [{ timestamp: '2024-02-30T00:00:00Z' }, 'record 0: timestamp must be an RFC 3339 date-time'],
     [{ timestamp: '2024-03-01T24:00:00Z' }, 'record 0: timestamp must be an RFC 3339 date-time'],
     [{ timestamp: '2024-03-01T10:00:00+25:00' }, 'record 0: timestamp must be an RFC 3339 date-time'],
     [{ timestamp: 1709287200 }, 'record 0: timestamp must be an RFC 3339 date-time'],
-    ...['0000-01-01T00:00:00Z', '0000-12-31T23:59:59.999Z', '0001-01-01T00:59:59+01:00'].map((timestamp) => [
-      { timestamp },
-      'record 0: timestamp must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z',
-    ]),
-    ...['9999-12-31T23:59:60Z', '9999-12-31T23:00:00-01:00', '9999-12-31T23:59:59.999-00:01'].map((timestamp) => [
-      { timestamp },
-      'record 0: timestamp must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z',
-    ]),
+    ...['0000-01-01T00:00:00Z', '0000-12-31T23:59:59.999Z', '0001-01-01T00:59:59+01:00'].map(
+      (timestamp): [Record<string, unknown>, string] => [
+        { timestamp },
+        'record 0: timestamp must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z',
+      ],
+    ),
+    ...['9999-12-31T23:59:60Z', '9999-12-31T23:00:00-01:00', '9999-12-31T23:59:59.999-00:01'].map(
+      (timestamp): [Record<string, unknown>, string] => [
+        { timestamp },
+        'record 0: timestamp must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z',
+      ],
+    ),
     [{ api_id: '' }, 'record 0: api_id must be a non-empty string of at most 128 characters'],
     [{ path: undefined }, 'record 0: path is required'],
     [{ code: 200.5 }, 'record 0: code must be an integer HTTP status between 100 and 599'],
