@@ -1,22 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, ValidateBy } from 'class-validator';
-
-// Plain decimal digits, a `-` before a negative page: no `+`, leading zeros, spaces, fraction or exponent, which
-// Number() would all read (Number('1e2') is 100, Number(' 01') is 1).
-const PAGE_NUMBER = /^(0|-?[1-9][0-9]*)$/;
-
-/**
- * Reads the page number `p` of a dashboard list from the query. A page beyond the largest safe integer is read as that
- * page: no list reaches it, so it is past the end like any other (and a negative one still means every item where the
- * route allows that). Anything but plain decimal digits is left as sent, for the route's validators to refuse.
- */
-export const ToPageNumber = () =>
-  Transform(({ value }: { value: unknown }) =>
-    typeof value === 'string' && PAGE_NUMBER.test(value)
-      ? Math.max(-Number.MAX_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Number(value)))
-      : value,
-  );
+import { ToPageNumber } from '../common/http/page-number';
 
 /** What a `p` that is not plain decimal digits is told; `more` names the values beyond 1, 2, ... the route takes. */
 export const notAPageNumber = (more = '') => `p must be a whole page number in plain decimal digits (1, 2, ...${more})`;

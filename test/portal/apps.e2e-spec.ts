@@ -131,9 +131,19 @@ describe('portal applications', () => {
   });
 
   it('refuses bad paging with 422', async () => {
-    for (const q of ['per_page=101', 'per_page=0', 'page=0', 'page=x']) {
+    // paging is plain decimal digits, as on the dashboard: Number() would read each of these as a page
+    const notPlain = ['1e2', '%2B1', '01', '1.0', '%201', '0x1'].flatMap((v) => [`page=${v}`, `per_page=${v}`]);
+    for (const q of [
+      'per_page=101',
+      'per_page=0',
+      'page=0',
+      'page=x',
+      'page=99999999999999999999',
+      'page=1&page=2',
+      ...notPlain,
+    ]) {
       const res = await t.portal.get(`/portal-api/apps?${q}`);
-      expect(res.status).toBe(422);
+      expect([q, res.status]).toEqual([q, 422]);
       expect(res.body).toEqual({ status: 'error', errors: expect.any(Array) });
       expect(res.body.errors.length).toBeGreaterThan(0);
       for (const e of res.body.errors) expect(e).toMatch(/^(page|per_page) /);

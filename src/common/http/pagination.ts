@@ -1,15 +1,15 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { ToPageNumber } from './page-number';
 
 /** Highest page number taken: beyond it a list is empty anyway, and offsets stay plain integers. */
 export const MAX_PORTAL_PAGE = 1_000_000;
 
-/** Portal list paging: `page` 1-based, `per_page` default 20, at most 100. */
+/** Portal list paging: `page` 1-based, `per_page` default 20, at most 100; both in plain decimal digits. */
 export class PortalPageQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_PORTAL_PAGE, default: 1 })
   @IsOptional()
-  @Type(() => Number)
+  @ToPageNumber()
   @IsInt()
   @Min(1)
   @Max(MAX_PORTAL_PAGE)
@@ -17,7 +17,7 @@ export class PortalPageQuery {
 
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
   @IsOptional()
-  @Type(() => Number)
+  @ToPageNumber()
   @IsInt()
   @Min(1)
   @Max(100)

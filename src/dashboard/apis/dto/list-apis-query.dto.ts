@@ -2,7 +2,8 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, MaxLength, NotEquals, ValidateBy } from 'class-validator';
 import { API_TYPES, AUTH_TYPES } from '../../../gateway/apis/projection';
-import { notAPageNumber, ToPageNumber } from '../../page-query.dto';
+import { ToPageNumber } from '../../../common/http/page-number';
+import { notAPageNumber } from '../../page-query.dto';
 import { commaList } from '../api-list.query';
 
 export const API_SORTS = ['name', '-name', 'created_at', '-created_at', 'updated_at', '-updated_at'] as const;
