@@ -54,8 +54,11 @@ export async function createApp(
     request.headers['x-request-id'] = id;
     void reply.header('x-request-id', id);
     setTraceRoute(request.routeOptions.url);
-    // An empty body sent with Content-Type: application/json (e.g. PUT .../approve) means "no body", not bad JSON.
-    if (request.headers['content-length'] === '0') delete request.headers['content-type'];
+    // No body sent with Content-Type: application/json (e.g. PUT .../approve: Content-Length 0, or neither it nor
+    // Transfer-Encoding, as curl -X without -d sends it) means "no body", not bad JSON.
+    const length = request.headers['content-length'];
+    if (length === '0' || (length === undefined && request.headers['transfer-encoding'] === undefined))
+      delete request.headers['content-type'];
     done();
   });
   // the request's logger for what is logged while it runs, and its log line once answered

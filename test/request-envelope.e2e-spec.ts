@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { request } from 'undici';
 import { ADMIN, GATEWAY, seedUser } from './helpers/dashboard';
 import { useService } from './helpers/use-service';
@@ -151,6 +152,52 @@ describe('request envelope: JSON bodies, one credential', () => {
         ...headers,
       ]);
       expect([headers, res.status]).toEqual([headers, 200]);
+    }
+  });
+
+  /** Sends `head` (request line and headers, CRLF-separated, no blank line) and `body` as they are: the status. */
+  function sendRaw(head: string, body = ''): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(new URL(t.baseUrl).port), '127.0.0.1');
+      let answer = '';
+      socket.on('data', (d) => {
+        answer += d;
+        const status = /^HTTP\/1\.1 (\d{3})/.exec(answer);
+        if (status && answer.includes('\r\n\r\n')) {
+          socket.destroy();
+          resolve(Number(status[1]));
+        }
+      });
+      socket.on('error', reject);
+      socket.write(`${head}\r\nhost: localhost\r\nconnection: close\r\n\r\n${body}`);
+    });
+  }
+
+  it('takes a write without a body that still says Content-Type: application/json, with no Content-Length', async () => {
+    // as `curl -X DELETE -H 'Content-Type: application/json'` sends it: neither Content-Length nor Transfer-Encoding
+    const app = (
+      await t.http.post('/portal-api/apps', { Name: 'to delete' }, { authorization: TEST_SECRETS.PORTAL_API_TOKEN })
+    ).body;
+    const status = await sendRaw(
+      `DELETE /portal-api/apps/${app.ID} HTTP/1.1\r\nauthorization: ${TEST_SECRETS.PORTAL_API_TOKEN}\r\ncontent-type: application/json`,
+    );
+    expect(status).toBe(200);
+    expect(
+      (await t.http.get(`/portal-api/apps/${app.ID}`, { authorization: TEST_SECRETS.PORTAL_API_TOKEN })).status,
+    ).toBe(404);
+  });
+
+  it('refuses a body sent with two Content-Types, whichever comes first', async () => {
+    const body = '{"Name":"two types"}';
+    for (const [first, second] of [
+      ['application/json', 'text/plain'],
+      ['text/plain', 'application/json'],
+    ]) {
+      const status = await sendRaw(
+        `POST /portal-api/apps HTTP/1.1\r\nauthorization: ${TEST_SECRETS.PORTAL_API_TOKEN}\r\ncontent-type: ${first}\r\ncontent-type: ${second}\r\ncontent-length: ${body.length}`,
+        body,
+      );
+      expect([first, status]).toEqual([first, 422]);
     }
   });
 

@@ -35,6 +35,7 @@ import { webhookDisabledMessage, webhookEnabledMessage } from './operational-eve
 import { WebhookError } from './webhooks.errors';
 import { ValidationFailed } from '../common/errors/api-error';
 import { DestinationRegistry } from './send/destination-registry';
+import { withStoredCredentials } from './send/destination';
 import { parseEventFilter } from './filter/event-filter';
 import { matchesFilter } from './filter/filter-evaluator';
 import { toJsonPath } from './filter/filter-jsonpath';
@@ -374,7 +375,16 @@ export class WebhooksService {
     // the URL as answers show it (masked) means the stored one; a row saved before http URLs were sealed holds its
     // URL in clear and is shown masked all the same
     const shown = dto.URL === w.url || dto.URL === this.destinations.mask(type, w.url);
-    const url = dto.URL === undefined || (sameType && shown) ? this.clearUrl(w) : dto.URL;
+    let url = dto.URL === undefined || (sameType && shown) ? this.clearUrl(w) : dto.URL;
+    if (url === dto.URL) {
+      // a shown URL edited elsewhere (a new path): its masked credentials stand for the stored ones
+      const restored = withStoredCredentials(url, sameType ? this.clearUrl(w) : '');
+      if (restored === null)
+        throw new ValidationFailed([
+          'URL: *** stands for the stored password of the same user only: send the password itself',
+        ]);
+      url = restored;
+    }
     const options = dto.Options ?? (sameType ? w.destinationOptions : {});
     return [type, url, options];
   }

@@ -45,7 +45,17 @@ describe('webhook URLs', () => {
 
   it('refuses a URL that is not written out as scheme://host, even where the parser would complete it', async () => {
     const w = await t.webhook();
-    for (const URL of ['http:127.0.0.1/x', 'http:/127.0.0.1/x', 'http:\\\\127.0.0.1/x', 'http://127.0.0.256/']) {
+    for (const URL of [
+      'http:127.0.0.1/x',
+      'http:/127.0.0.1/x',
+      'http:\\\\127.0.0.1/x',
+      'http://127.0.0.256/',
+      // whitespace and control characters, which the parser would drop or escape
+      'http://127.0.0.1:1/\r\nX: y',
+      'http://127.0.0.1:1/a b',
+      'http://127.0.0.1:1/\t',
+      ' http://127.0.0.1:1/',
+    ]) {
       for (const res of [
         await t.portal.post('/portal-api/webhooks', { Name: 'n', URL, Events: ['AccessRequestApproved'] }),
         await t.portal.put(`/portal-api/webhooks/${w.ID}`, { URL }),
@@ -81,6 +91,27 @@ describe('webhook URLs', () => {
     expect(put.body.URL).toBe(masked);
     const req = await testSend(id, '/basic');
     expect(req.headers.authorization).toBe(`Basic ${Buffer.from('hook-user:s3cret').toString('base64')}`);
+  });
+
+  it('keeps the stored password when a shown URL comes back edited, and refuses *** for another user', async () => {
+    const clear = t.sink.url('/edit').replace('http://', 'http://edit-user:pa55@');
+    const w = await createWebhook(t.portal, { Name: 'edited', URL: clear });
+    const edited = t.sink.url('/edited').replace('http://', 'http://edit-user:***@');
+    const put = await t.portal.put(`/portal-api/webhooks/${w.ID}`, { URL: edited });
+    expect([put.status, put.body.URL]).toEqual([200, edited]);
+    const req = await testSend(w.ID, '/edited');
+    expect(req.headers.authorization).toBe(`Basic ${Buffer.from('edit-user:pa55').toString('base64')}`);
+
+    const other = t.sink.url('/edited').replace('http://', 'http://someone-else:***@');
+    const refused = await t.portal.put(`/portal-api/webhooks/${w.ID}`, { URL: other });
+    expect([refused.status, refused.body.errors]).toEqual([
+      422,
+      ['URL: *** stands for the stored password of the same user only: send the password itself'],
+    ]);
+    // a webhook without credentials has none for *** to stand for
+    const plain = await createWebhook(t.portal, { Name: 'plain', URL: t.sink.url('/plain') });
+    const guessed = await t.portal.put(`/portal-api/webhooks/${plain.ID}`, { URL: other });
+    expect(guessed.status).toBe(422);
   });
 
   it("lets the webhook's own Authorization header win over the URL's credentials", async () => {

@@ -11,6 +11,7 @@ import { sha256Hex } from '../crypto/secret-box';
 import { Family } from '../errors/families';
 import { ACTOR_KEY, DashboardActor } from './dashboard-actor.decorator';
 import { claimIdempotencyKey } from '../idempotency/keyed-request';
+import { countHeader } from '../http/raw-headers';
 import { AccessLevel, hasPermission, PermissionArea } from './permissions';
 
 /**
@@ -21,14 +22,8 @@ import { AccessLevel, hasPermission, PermissionArea } from './permissions';
 function header(headers: IncomingHttpHeaders, name: string, raw?: object): string | undefined {
   const v = headers[name];
   if (Array.isArray(v)) return undefined;
-  const list = (raw as { rawHeaders?: string[] } | undefined)?.rawHeaders;
-  if (v !== undefined && list) {
-    let copies = 0;
-    for (let i = 0; i < list.length; i += 2) {
-      if (list[i].length === name.length && list[i].toLowerCase() === name && ++copies > 1) return undefined;
-    }
-  }
-  return v;
+  const rawHeaders = (raw as { rawHeaders?: string[] } | undefined)?.rawHeaders;
+  return v !== undefined && rawHeaders && countHeader(rawHeaders, name) > 1 ? undefined : v;
 }
 
 export const GATEWAY_AUTH_MESSAGE = 'Attempted administrative access with invalid or missing key!';

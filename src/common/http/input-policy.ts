@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ValidationFailed } from '../errors/api-error';
 import { familyOf } from '../errors/families';
 import { sendFamilyError } from '../errors/family-exception.filter';
+import { countHeader } from './raw-headers';
 
 /**
  * The deepest nesting of arrays and objects a request body may have. Real documents (OpenAPI
@@ -98,9 +99,15 @@ export function requestInputViolation(request: Pick<FastifyRequest, 'params' | '
  * JSON in UTF-8, or undefined: it is sent with another media type (a form, text, XML, none at all), another
  * charset, or a content coding (compressed). A request without a body is never refused here.
  */
-export function bodyEncodingViolation(headers: IncomingHttpHeaders): string | undefined {
+export function bodyEncodingViolation(
+  headers: IncomingHttpHeaders,
+  raw?: { rawHeaders: string[] },
+): string | undefined {
   const length = headers['content-length'];
   if (headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return undefined;
+  // (the request itself, when given, tells two Content-Types apart: Node keeps only the first)
+  if (raw && countHeader(raw.rawHeaders, 'content-type') > 1)
+    return 'the body must be JSON: send one Content-Type: application/json';
   const coding = headers['content-encoding']?.trim().toLowerCase();
   if (coding && coding !== 'identity')
     return `Content-Encoding ${JSON.stringify(coding.slice(0, 64))} is not supported: send the body uncompressed`;
@@ -126,7 +133,7 @@ export function registerInputPolicy(fastify: FastifyInstance): void {
   // request take a callback rather than return a promise: one promise less per request; one that answers does not
   // call it.)
   fastify.addHook('preParsing', (request: FastifyRequest, reply: FastifyReply, payload, done) => {
-    const reason = familyOf(request.url) === 'other' ? undefined : bodyEncodingViolation(request.headers);
+    const reason = familyOf(request.url) === 'other' ? undefined : bodyEncodingViolation(request.headers, request.raw);
     if (reason) sendFamilyError(request, reply, new ValidationFailed([reason]));
     else done(null, payload);
   });

@@ -1,26 +1,32 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsOptional, ValidateBy } from 'class-validator';
 import { ToPageNumber } from './page-number';
 
 /** Highest page number taken: beyond it a list is empty anyway, and offsets stay plain integers. */
 export const MAX_PORTAL_PAGE = 1_000_000;
+
+/** A whole number from 1 to `max` (once read by ToPageNumber): one reason, whatever was sent instead. */
+const WholeNumberUpTo = (max: number) =>
+  ValidateBy({
+    name: 'wholeNumberUpTo',
+    validator: {
+      validate: (value: unknown) => Number.isInteger(value) && (value as number) >= 1 && (value as number) <= max,
+      defaultMessage: (args) => `${args?.property} must be a whole number from 1 to ${max}, in plain decimal digits`,
+    },
+  });
 
 /** Portal list paging: `page` 1-based, `per_page` default 20, at most 100; both in plain decimal digits. */
 export class PortalPageQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_PORTAL_PAGE, default: 1 })
   @IsOptional()
   @ToPageNumber()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PORTAL_PAGE)
+  @WholeNumberUpTo(MAX_PORTAL_PAGE)
   page?: number;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
   @IsOptional()
   @ToPageNumber()
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @WholeNumberUpTo(100)
   per_page?: number;
 }
 

@@ -8,12 +8,35 @@ describe('required text', () => {
   });
 
   it('refuses blank values: whitespace, zero-width and other invisible characters only', () => {
-    for (const v of ['', ' ', '\u00a0', '\u3000', '\u200b', '\u200b\u200d', '\ufeff', '\u2800', '\u3164', ' \u200e '])
+    for (const v of [
+      '',
+      ' ',
+      '\u00a0',
+      '\u3000',
+      '\u200b',
+      '\u200b\u200d',
+      '\ufeff',
+      '\u2800',
+      '\u3164',
+      ' \u200e ',
+      '\u034f',
+    ])
       expect([v, printableTextRefusal(v)]).toEqual([v, 'blank']);
   });
 
-  it('refuses C0 and C1 control characters and DEL anywhere', () => {
-    for (const v of ['\t', '\n', 'a\u0007b', 'a\tb', 'line\r\nbreak', 'a\u007f', '\u0085x', 'x\u009f'])
+  it('refuses C0 and C1 control characters, DEL and the Unicode line and paragraph separators anywhere', () => {
+    for (const v of [
+      '\t',
+      '\n',
+      'a\u0007b',
+      'a\tb',
+      'line\r\nbreak',
+      'a\u007f',
+      '\u0085x',
+      'x\u009f',
+      'a\u2028b',
+      'a\u2029b',
+    ])
       expect([v, printableTextRefusal(v)]).toEqual([v, 'control']);
   });
 
@@ -31,13 +54,13 @@ describe('required text', () => {
     expect(messages({ Name: 'x'.repeat(11) })).toEqual(['Name must be shorter than or equal to 10 characters']);
     expect(messages({ Name: ' ' })).toEqual(['Name must not be blank (only whitespace or invisible characters)']);
     expect(messages({ Name: 'a\u0007b' })).toEqual([
-      'Name must not contain control characters (line breaks, tabs, U+0000-U+001F, U+007F-U+009F)',
+      'Name must not contain control characters (line breaks, tabs, U+0000-U+001F, U+007F-U+009F, U+2028, U+2029)',
     ]);
     expect(messages({ Products: ['ok', 'a\nb'] })).toEqual([
-      'each value in Products must not contain control characters (line breaks, tabs, U+0000-U+001F, U+007F-U+009F)',
+      'each value in Products must not contain control characters (line breaks, tabs, U+0000-U+001F, U+007F-U+009F, U+2028, U+2029)',
     ]);
     expect(messages({ Products: ['ok', '\t '] })).toEqual([
-      'each value in Products must not contain control characters (line breaks, tabs, U+0000-U+001F, U+007F-U+009F)',
+      'each value in Products must not contain control characters (line breaks, tabs, U+0000-U+001F, U+007F-U+009F, U+2028, U+2029)',
     ]);
     expect(messages({ Products: ['ok', '\u200b'] })).toEqual([
       'each value in Products must not be blank (only whitespace or invisible characters)',

@@ -1,12 +1,14 @@
 import { applyDecorators } from '@nestjs/common';
 import { IsNotEmpty, IsString, MaxLength, ValidateBy, ValidationOptions } from 'class-validator';
 
-// Control characters: C0 (line breaks and tabs included), DEL and C1. A name or a descriptor is one line of text.
-const CONTROL = /\p{Cc}/u;
+// Control characters: C0 (line breaks and tabs included), DEL and C1, and the Unicode line and paragraph
+// separators. A name or a descriptor is one line of text.
+const CONTROL = /[\p{Cc}\u2028\u2029]/u;
 // What shows nothing: whitespace, format characters (zero-width spaces and joiners, bidi marks, BOM) and the
-// letters that are drawn blank (Hangul fillers, the blank Braille pattern). Allowed inside a value (a joiner
-// belongs in some names and emoji), but a value made only of them is as blank as "".
-const INVISIBLE = /[\s\p{Cf}\u115f\u1160\u3164\uffa0\u2800]/gu;
+// letters that are drawn blank (Hangul fillers, the blank Braille pattern), and the combining grapheme joiner,
+// which marks nothing by itself. Allowed inside a value (a joiner belongs in some names and emoji), but a value
+// made only of them is as blank as "".
+const INVISIBLE = /[\s\p{Cf}\u034f\u115f\u1160\u3164\uffa0\u2800]/gu;
 
 /** Why `value` is not printable text, or null when it is (non-strings are left to @IsString()). */
 export function printableTextRefusal(value: unknown): 'control' | 'blank' | null {
@@ -31,7 +33,7 @@ function IsPrintableText(options: ValidationOptions): PropertyDecorator {
             ? value.map(printableTextRefusal).find((r) => r !== null)
             : printableTextRefusal(value);
           return refusal === 'control'
-            ? `${field(args?.property ?? '')} must not contain control characters (line breaks, tabs, U+0000-U+001F, U+007F-U+009F)`
+            ? `${field(args?.property ?? '')} must not contain control characters (line breaks, tabs, U+0000-U+001F, U+007F-U+009F, U+2028, U+2029)`
             : `${field(args?.property ?? '')} must not be blank (only whitespace or invisible characters)`;
         },
       },

@@ -4,6 +4,9 @@ import { HttpDestination } from './http-destination';
 import { NatsDestination } from './nats-destination';
 import { RabbitMqDestination } from './rabbitmq-destination';
 
+// eslint-disable-next-line no-control-regex -- finding them is the point
+const WHITESPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f]/;
+
 /**
  * Every destination type: a new type is a class implementing Destination in a file of its own, listed in
  * DESTINATIONS, with its name in DESTINATION_TYPES (what the API accepts; the registry checks both agree).
@@ -51,8 +54,14 @@ export class DestinationRegistry implements OnApplicationShutdown {
     } catch {
       errors.push(d.urlMessage);
     }
-    // written out with its "//": the parser would read "http:host" or "http:\\host" as "http://host/"
-    if (parsed && (!d.schemes.includes(parsed.protocol.slice(0, -1)) || !/^[a-z][a-z0-9+.-]*:\/\//i.test(url)))
+    // written out with its "//": the parser would read "http:host" or "http:\\host" as "http://host/"; and without
+    // whitespace or control characters, which it would drop or escape
+    if (
+      parsed &&
+      (!d.schemes.includes(parsed.protocol.slice(0, -1)) ||
+        !/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ||
+        WHITESPACE_OR_CONTROL.test(url))
+    )
       errors.push(d.urlMessage);
     for (const name of Object.keys(options)) {
       if (!(name in d.options)) {

@@ -81,6 +81,35 @@ export function maskCredentials(url: string): string {
   return `${u.protocol}//${user}${pass}@${u.host}${u.pathname}${u.search}${u.hash}`;
 }
 
+/**
+ * `given` (a URL sent back on an update) with the credentials of `stored` where `given` shows them masked as
+ * maskCredentials does (`user:***@`, or `***@` for a user alone): what a client that edited a shown URL means.
+ * `given` itself when it shows no masked credentials; null when they cannot be restored (another user, or
+ * `stored` has none), which the caller refuses.
+ */
+export function withStoredCredentials(given: string, stored: string): string | null {
+  let g: URL;
+  try {
+    g = new URL(given);
+  } catch {
+    return given; // the destination's own check says what is wrong with it
+  }
+  const masked = g.password ? g.password === '***' : g.username === '***';
+  if (!masked) return given;
+  let s: URL;
+  try {
+    s = new URL(stored);
+  } catch {
+    return null;
+  }
+  if (!s.username && !s.password) return null;
+  if (g.password && g.username !== s.username) return null;
+  if (!g.password && s.password) return null;
+  g.username = s.username;
+  g.password = s.password;
+  return g.href;
+}
+
 /** The text of an error and its causes, for the delivery log: what a reader needs to see why it failed. */
 export function describeError(err: unknown): string {
   const parts: string[] = [];
