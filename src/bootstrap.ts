@@ -10,7 +10,7 @@ import { registerAuthenticateFirst } from './common/auth/authenticate-first';
 import { FamilyExceptionFilter } from './common/errors';
 import { setTraceRoute } from './common/http/trace-route';
 import { MAX_PARAM_LENGTH, onClientError, onFrameworkError } from './common/errors/framework-errors';
-import { registerInputPolicy } from './common/http/input-policy';
+import { registerInputPolicy, utf8JsonParser } from './common/http/input-policy';
 import { documentIdempotencyKey } from './common/idempotency/idempotency.openapi';
 import { IdempotentRequests } from './common/idempotency/idempotent-requests';
 import { createValidationPipe } from './common/http/validation.pipe';
@@ -77,6 +77,7 @@ export async function createApp(
   // (before the routes are registered, at init: it wraps the handlers of the routes that take a key)
   if (config.runsApi) app.get(IdempotentRequests).register(fastify);
   registerInputPolicy(fastify);
+  app.useBodyParser('application/json', { bodyLimit: DEFAULT_BODY_LIMIT }, utf8JsonParser(fastify));
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new FamilyExceptionFilter());
   if (config.runsApi) setupOpenApi(app);

@@ -131,6 +131,23 @@ describe('request envelope: JSON bodies, one credential', () => {
     expect((await apps()).length).toBe(appsBefore.length + 2);
   });
 
+  it('refuses a JSON body holding bytes that are not UTF-8, in each family, instead of storing U+FFFD', async () => {
+    // two bytes that UTF-8 never uses, inside a string (checked before the route's own validation)
+    const body = Buffer.concat([Buffer.from('{"Name":"bad'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    for (const w of WRITES()) {
+      const res = await request(t.baseUrl + w.path, {
+        method: 'POST',
+        headers: [...w.credential, 'content-type', 'application/json'],
+        body,
+      });
+      const answer = { status: res.statusCode, body: JSON.parse(await res.body.text()) };
+      expect([w.family, answer]).toEqual([
+        w.family,
+        w.refused('the body must be JSON in UTF-8: it holds bytes that are not UTF-8'),
+      ]);
+    }
+  });
+
   it('still refuses an anonymous caller first, whatever its body', async () => {
     const res = await send('POST', '/portal-api/apps', [['content-type', 'text/plain']], 'x');
     expect(res).toEqual({

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isUtf8 } from 'node:buffer';
+import type { FastifyBodyParser, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ValidationFailed } from '../errors/api-error';
 import { familyOf } from '../errors/families';
@@ -120,6 +121,18 @@ export function bodyEncodingViolation(
     if (!/^"?utf-8"?$/i.test(value.trim())) return 'the body must be JSON in UTF-8 (charset=utf-8, or no charset)';
   }
   return undefined;
+}
+
+/**
+ * The JSON body parser, but for bytes that are not UTF-8: decoded as they are, they would become U+FFFD and be
+ * stored changed, so such a body is refused as the input policy refuses a string that cannot be stored.
+ */
+export function utf8JsonParser(fastify: FastifyInstance): FastifyBodyParser<Buffer> {
+  const parse = fastify.getDefaultJsonParser('error', 'error');
+  return (request, body, done) => {
+    if (isUtf8(body)) parse(request, body as unknown as string, done);
+    else done(new ValidationFailed(['the body must be JSON in UTF-8: it holds bytes that are not UTF-8']), undefined);
+  };
 }
 
 /**
