@@ -130,7 +130,7 @@ export function bodyEncodingViolation(
 export function utf8JsonParser(fastify: FastifyInstance): FastifyBodyParser<Buffer> {
   const parse = fastify.getDefaultJsonParser('error', 'error');
   return (request, body, done) => {
-    if (isUtf8(body)) parse(request, body as unknown as string, done);
+    if (isUtf8(body)) void parse(request, body as unknown as string, done);
     else done(new ValidationFailed(['the body must be JSON in UTF-8: it holds bytes that are not UTF-8']), undefined);
   };
 }
