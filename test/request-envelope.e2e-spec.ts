@@ -148,6 +148,19 @@ describe('request envelope: JSON bodies, one credential', () => {
     }
   });
 
+  it('refuses a query string holding a percent-escape that is not UTF-8, instead of reading U+FFFD', async () => {
+    const message = 'the query string holds a percent-escape that is not UTF-8';
+    const dashboard = await send('GET', '/api/apis?q=%FF', [['authorization', `Bearer ${dashboardKey}`]]);
+    expect(dashboard).toEqual({ status: 400, body: { Status: 'Error', Message: message, Meta: null } });
+    const portal = await send('GET', '/portal-api/apps?page=1&x=%C3', [
+      ['authorization', TEST_SECRETS.PORTAL_API_TOKEN],
+    ]);
+    expect(portal).toEqual({ status: 422, body: { status: 'error', errors: [message] } });
+    // UTF-8 escapes are read as sent
+    const ok = await send('GET', '/api/apis?q=caf%C3%A9', [['authorization', `Bearer ${dashboardKey}`]]);
+    expect(ok.status).toBe(200);
+  });
+
   it('still refuses an anonymous caller first, whatever its body', async () => {
     const res = await send('POST', '/portal-api/apps', [['content-type', 'text/plain']], 'x');
     expect(res).toEqual({

@@ -3,6 +3,7 @@ import {
   inputViolation,
   isStorableText,
   MAX_INPUT_DEPTH,
+  queryEncodingViolation,
   requestInputViolation,
 } from './input-policy';
 
@@ -78,5 +79,15 @@ describe('input policy', () => {
       ],
     ] as const)
       expect([bad, bodyEncodingViolation(bad)]).toEqual([bad, reason]);
+  });
+
+  it('reads a query string only as UTF-8 percent-escapes', () => {
+    for (const ok of ['/api/apis', '/api/apis?q=caf%C3%A9', '/api/apis?q=%25&p=1', '/api/apis?q=a+b', '/x%FF'])
+      expect([ok, queryEncodingViolation(ok)]).toEqual([ok, undefined]);
+    for (const bad of ['/api/apis?q=%FF', '/api/apis?q=%C3', '/api/apis?q=%E0%80%80', '/api/apis?q=%', '/a?b=%zz'])
+      expect([bad, queryEncodingViolation(bad)]).toEqual([
+        bad,
+        'the query string holds a percent-escape that is not UTF-8',
+      ]);
   });
 });

@@ -124,6 +124,21 @@ export function bodyEncodingViolation(
 }
 
 /**
+ * Why the query string of `url` cannot be read as sent: a percent-escape of bytes that are not UTF-8 (`%FF`),
+ * which the query parser would read as U+FFFD, or a malformed one. (The router refuses such a path itself.)
+ */
+export function queryEncodingViolation(url: string): string | undefined {
+  const q = url.indexOf('?');
+  if (q < 0 || url.indexOf('%', q) < 0) return undefined;
+  try {
+    decodeURIComponent(url.slice(q + 1));
+    return undefined;
+  } catch {
+    return 'the query string holds a percent-escape that is not UTF-8';
+  }
+}
+
+/**
  * The JSON body parser, but for bytes that are not UTF-8: decoded as they are, they would become U+FFFD and be
  * stored changed, so such a body is refused as the input policy refuses a string that cannot be stored.
  */
@@ -151,7 +166,7 @@ export function registerInputPolicy(fastify: FastifyInstance): void {
     else done(null, payload);
   });
   fastify.addHook('preValidation', (request: FastifyRequest, reply: FastifyReply, done) => {
-    const reason = requestInputViolation(request);
+    const reason = queryEncodingViolation(request.url) ?? requestInputViolation(request);
     if (reason) sendFamilyError(request, reply, new ValidationFailed([reason]));
     else done();
   });
