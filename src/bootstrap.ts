@@ -10,7 +10,7 @@ import { registerAuthenticateFirst } from './common/auth/authenticate-first';
 import { FamilyExceptionFilter } from './common/errors';
 import { setTraceRoute } from './common/http/trace-route';
 import { MAX_PARAM_LENGTH, onClientError, onFrameworkError } from './common/errors/framework-errors';
-import { registerInputPolicy, utf8JsonParser } from './common/http/input-policy';
+import { hasBody, registerInputPolicy, utf8JsonParser } from './common/http/input-policy';
 import { documentIdempotencyKey } from './common/idempotency/idempotency.openapi';
 import { IdempotentRequests } from './common/idempotency/idempotent-requests';
 import { createValidationPipe } from './common/http/validation.pipe';
@@ -56,9 +56,7 @@ export async function createApp(
     setTraceRoute(request.routeOptions.url);
     // No body sent with Content-Type: application/json (e.g. PUT .../approve: Content-Length 0, or neither it nor
     // Transfer-Encoding, as curl -X without -d sends it) means "no body", not bad JSON.
-    const length = request.headers['content-length'];
-    if (length === '0' || (length === undefined && request.headers['transfer-encoding'] === undefined))
-      delete request.headers['content-type'];
+    if (!hasBody(request.headers)) delete request.headers['content-type'];
     done();
   });
   // the request's logger for what is logged while it runs, and its log line once answered

@@ -375,17 +375,14 @@ export class WebhooksService {
     // the URL as answers show it (masked) means the stored one; a row saved before http URLs were sealed holds its
     // URL in clear and is shown masked all the same
     const shown = dto.URL === w.url || dto.URL === this.destinations.mask(type, w.url);
-    let url = dto.URL === undefined || (sameType && shown) ? this.clearUrl(w) : dto.URL;
-    if (url === dto.URL) {
-      // a shown URL edited elsewhere (a new path): its masked credentials stand for the stored ones
-      const restored = withStoredCredentials(url, sameType ? this.clearUrl(w) : '');
-      if (restored === null)
-        throw new ValidationFailed([
-          'URL: *** stands for the stored password of the same user only: send the password itself',
-        ]);
-      url = restored;
-    }
     const options = dto.Options ?? (sameType ? w.destinationOptions : {});
+    if (dto.URL === undefined || (sameType && shown)) return [type, this.clearUrl(w), options];
+    // a shown URL edited elsewhere (a new path): its masked credentials stand for the stored ones
+    const url = withStoredCredentials(dto.URL, () => (sameType ? this.clearUrl(w) : ''));
+    if (url === null)
+      throw new ValidationFailed([
+        'URL: *** stands for the stored password of the same user only: send the password itself',
+      ]);
     return [type, url, options];
   }
 

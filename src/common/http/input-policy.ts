@@ -95,6 +95,12 @@ export function requestInputViolation(request: Pick<FastifyRequest, 'params' | '
   return request.body === undefined ? undefined : inputViolation(request.body, '');
 }
 
+/** Whether a request carries a body: a Content-Length above 0, or Transfer-Encoding (HTTP/1.1 knows no other way). */
+export function hasBody(headers: IncomingHttpHeaders): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 /**
  * Why a request body of one of the four families cannot be read as what the interface says every body is,
  * JSON in UTF-8, or undefined: it is sent with another media type (a form, text, XML, none at all), another
@@ -104,8 +110,7 @@ export function bodyEncodingViolation(
   headers: IncomingHttpHeaders,
   raw?: { rawHeaders: string[] },
 ): string | undefined {
-  const length = headers['content-length'];
-  if (headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return undefined;
+  if (!hasBody(headers)) return undefined;
   // (the request itself, when given, tells two Content-Types apart: Node keeps only the first)
   if (raw && countHeader(raw.rawHeaders, 'content-type') > 1)
     return 'the body must be JSON: send one Content-Type: application/json';

@@ -67,44 +67,38 @@ export interface Destination {
   close(): Promise<void>;
 }
 
+/** `url` read by the WHATWG URL parser, or null when it cannot be (Node 20 has no URL.parse). */
+export function parseUrl(url: string): URL | null {
+  try {
+    return new URL(url);
+  } catch {
+    return null;
+  }
+}
+
 /** The URL with its password replaced by `***` (a user alone, e.g. a token, is masked too). */
 export function maskCredentials(url: string): string {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return url;
-  }
-  if (!u.username && !u.password) return url;
+  const u = parseUrl(url);
+  if (!u || (!u.username && !u.password)) return url;
   const user = u.password ? u.username : '***';
   const pass = u.password ? ':***' : '';
   return `${u.protocol}//${user}${pass}@${u.host}${u.pathname}${u.search}${u.hash}`;
 }
 
 /**
- * `given` (a URL sent back on an update) with the credentials of `stored` where `given` shows them masked as
- * maskCredentials does (`user:***@`, or `***@` for a user alone): what a client that edited a shown URL means.
- * `given` itself when it shows no masked credentials; null when they cannot be restored (another user, or
- * `stored` has none), which the caller refuses.
+ * `given` (a URL sent back on an update) with the credentials of the stored URL where `given` shows them masked
+ * as maskCredentials does (`user:***@`, or `***@` for a user alone): what a client that edited a shown URL means.
+ * `given` itself when it shows no masked credentials (the stored URL is then not read); null when they cannot be
+ * restored (another user, or the stored URL has none), which the caller refuses.
  */
-export function withStoredCredentials(given: string, stored: string): string | null {
-  let g: URL;
-  try {
-    g = new URL(given);
-  } catch {
-    return given; // the destination's own check says what is wrong with it
-  }
+export function withStoredCredentials(given: string, stored: () => string): string | null {
+  const g = parseUrl(given);
+  if (!g) return given; // the destination's own check says what is wrong with it
   const masked = g.password ? g.password === '***' : g.username === '***';
   if (!masked) return given;
-  let s: URL;
-  try {
-    s = new URL(stored);
-  } catch {
-    return null;
-  }
-  if (!s.username && !s.password) return null;
-  if (g.password && g.username !== s.username) return null;
-  if (!g.password && s.password) return null;
+  const s = parseUrl(stored());
+  if (!s || (!s.username && !s.password)) return null;
+  if (g.password ? g.username !== s.username : s.password) return null;
   g.username = s.username;
   g.password = s.password;
   return g.href;

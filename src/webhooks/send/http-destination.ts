@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { isURL } from 'class-validator';
-import { Destination, DestinationTarget, maskCredentials, OutgoingMessage, SendResult } from './destination';
+import { Destination, DestinationTarget, maskCredentials, OutgoingMessage, parseUrl, SendResult } from './destination';
 import { HttpSender } from './http-sender';
 
 export const HTTP_URL_RULES = {
@@ -19,13 +19,8 @@ export const HTTP_URL_MESSAGE = 'URL must be an absolute http(s) URL';
  */
 export function isHttpUrl(value: unknown): boolean {
   if (typeof value !== 'string' || !/^https?:\/\//i.test(value)) return false;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  return isURL(url.href, HTTP_URL_RULES);
+  const url = parseUrl(value);
+  return url !== null && isURL(url.href, HTTP_URL_RULES);
 }
 
 /**
@@ -33,13 +28,9 @@ export function isHttpUrl(value: unknown): boolean {
  * product's), `http://user:password@host/` sends HTTP Basic authentication. The HTTP client itself would drop them.
  */
 export function splitCredentials(url: string): { url: string; authorization: string | null } {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return { url, authorization: null }; // the HTTP client says what is wrong with it
-  }
-  if (!u.username && !u.password) return { url, authorization: null };
+  // (every attempt comes here: a URL without an "@" has no credentials, and is not parsed again)
+  const u = url.includes('@') ? parseUrl(url) : null; // unparsable: the HTTP client says what is wrong with it
+  if (!u || (!u.username && !u.password)) return { url, authorization: null };
   const user = decodeOrKeep(u.username);
   const password = decodeOrKeep(u.password);
   u.username = '';
