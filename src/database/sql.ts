@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Pool, PoolClient } from 'pg';
 import { DataSource, EntityManager, EntityMetadata, EntityTarget, ObjectLiteral } from 'typeorm';
@@ -36,6 +36,17 @@ export function pgCode(err: unknown): string | undefined {
   return (err as { code?: string } | null)?.code;
 }
 
+/** Connections of the keyed pool (Sql.keyed): a worker's claims and records, one statement of each in flight. */
+export const KEYED_POOL_MAX = 4;
+
+/**
+ * How the keyed pool's connections plan: once per statement and connection (a generic plan, kept with the
+ * prepared statement), and never by reading a whole table. Its statements find their rows by key, so an index is
+ * always the right path; but a generic plan made while a new day partition is still empty (or before its first
+ * analyze) would read it whole, for as long as the plan is kept (BENCHMARKS.md, ninth round).
+ */
+export const KEYED_PLANNING = '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off';
+
 /**
  * Raw SQL on the application's own pool (the one TypeORM uses, whose connections prepare every
  * parameterized statement once: see PreparingClient), for every statement of the dispatcher and the hot
@@ -46,8 +57,9 @@ export function pgCode(err: unknown): string | undefined {
  * otherwise each commits on its own, exactly as written.
  */
 @Injectable()
-export class Sql implements Queryable {
+export class Sql implements Queryable, OnApplicationShutdown {
   private readonly logger = new Logger(Sql.name);
+  private keyedPool?: Pool;
 
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
@@ -63,6 +75,38 @@ export class Sql implements Queryable {
     const request = RequestTransaction.current();
     if (request?.begun) return request.query<R>(text, params);
     return (await this.pool.query(text, params)).rows;
+  }
+
+  /**
+   * A statement that finds every row it reads or changes by its key (the dispatcher's claims and attempt
+   * records), on its own (never in a request transaction). It runs on a small pool of its own whose connections
+   * plan each statement once, generically, and never with a sequential scan (KEYED_PLANNING): planning the claim
+   * anew on every call cost Postgres more than running it. Opened on first use, so a process that sends nothing
+   * (the API) holds none of its connections.
+   */
+  async keyed<R = Record<string, any>>(text: string, params: unknown[]): Promise<R[]> {
+    return (await this.keyedConnections().query(text, params)).rows;
+  }
+
+  private keyedConnections(): Pool {
+    if (!this.keyedPool) {
+      const base = this.pool.options as Pool['options'] & { options?: string };
+      this.keyedPool = new Pool({
+        ...base,
+        max: KEYED_POOL_MAX,
+        options: [base.options, KEYED_PLANNING].filter(Boolean).join(' '),
+      });
+      // an idle connection that fails (Postgres restarting) is dropped by the pool; without a listener its
+      // 'error' event would end the process
+      this.keyedPool.on('error', (err) => this.logger.warn({ err }, 'an idle keyed database connection failed'));
+    }
+    return this.keyedPool;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const pool = this.keyedPool;
+    this.keyedPool = undefined;
+    await pool?.end();
   }
 
   /**

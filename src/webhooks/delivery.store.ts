@@ -416,7 +416,7 @@ export class DeliveryStore {
           this.days.run(
             async (names) =>
               claimSql(await names.of('webhook_deliveries', group[0].at), await names.of('outbox_events', group[0].at)),
-            (text) => this.sql.query(text, [group.map((k) => k.id), [...new Set(group.map((k) => k.at))]]),
+            (text) => this.sql.keyed(text, [group.map((k) => k.id), [...new Set(group.map((k) => k.at))]]),
           ),
         ),
       )
@@ -505,7 +505,10 @@ export class DeliveryStore {
     return this.days.run(
       async (names) =>
         recordSql(await names.of('webhook_deliveries', at), await names.of('webhook_delivery_attempts', at)),
-      (text) => (tx ?? this.sql).query<{ delivery_id: string }>(text, recordParams(attempts)),
+      (text) =>
+        tx
+          ? tx.query<{ delivery_id: string }>(text, recordParams(attempts))
+          : this.sql.keyed<{ delivery_id: string }>(text, recordParams(attempts)),
       tx !== undefined,
     );
   }

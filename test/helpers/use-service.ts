@@ -178,13 +178,15 @@ export function useDataSource(): DataSourceFixture {
       throw err;
     }
     const adopted = new Closer();
+    const sql = new Sql(db);
     return {
       env,
       db,
-      sql: new Sql(db),
+      sql,
       adopt: <T extends Closable>(thing: T) => adopted.adopt(thing),
       close: async () => {
         await adopted.close();
+        await sql.onApplicationShutdown();
         await db.destroy();
         await env.drop();
       },
