@@ -1157,7 +1157,7 @@ export interface components {
             Filter?: {
                 [key: string]: unknown;
             } | null;
-            /** @description headers sent with every delivery (also managed under /headers) */
+            /** @description headers sent with every delivery (also managed under /headers): at most 50 headers per webhook, and at most 8192 characters of names and values together (one header: Name at most 256, Value at most 7680), so that every delivery is a request HTTP servers accept */
             Headers?: components["schemas"]["WebhookHeaderInput"][];
             /**
              * @default POST
@@ -1705,6 +1705,7 @@ export interface components {
             Filter?: {
                 [key: string]: unknown;
             } | null;
+            /** @description replace all of the webhook's headers: at most 50 headers per webhook, and at most 8192 characters of names and values together (one header: Name at most 256, Value at most 7680), so that every delivery is a request HTTP servers accept */
             Headers?: components["schemas"]["WebhookHeaderInput"][];
             /** @enum {string} */
             Method?: "POST" | "PUT" | "PATCH" | "GET" | "DELETE";
@@ -3862,12 +3863,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Idempotency-Key: the key was already used for a different request */
+            /** @description validation failed; errors lists every reason (Headers, which replaces all headers, is refused if with it the webhook would have more than 50 headers or more than 8192 characters of header names and values together); or: Idempotency-Key: the key was already used for a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
         };
     };
@@ -4166,12 +4169,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Idempotency-Key: the key was already used for a different request */
+            /** @description Name or Value is not valid, or with this header the webhook would have more than 50 headers or more than 8192 characters of header names and values together; nothing is stored; or: Idempotency-Key: the key was already used for a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
         };
     };
@@ -4269,12 +4274,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Idempotency-Key: the key was already used for a different request */
+            /** @description Name or Value is not valid, or with this header in place of the one it replaces the webhook would have more than 50 headers or more than 8192 characters of header names and values together; the header is kept as it was; or: Idempotency-Key: the key was already used for a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
         };
     };

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Queryable, Sql, SqlTransaction } from '../database/sql';
 import { DisabledReason, WebhookSummary } from './operational-events';
+import { HeaderUsage } from './send/header-fields';
 import { SignatureScheme } from './send/signing';
 
 /** A webhook subscription as stored (the table `webhooks`). */
@@ -180,8 +181,31 @@ export class WebhookStore {
     await tx.query(`DELETE FROM webhook_headers WHERE webhook_id = $1`, [webhookId]);
   }
 
-  async getHeader(webhookId: string, headerId: string): Promise<WebhookHeader | null> {
-    const [h] = await this.sql.query<WebhookHeader>(
+  /**
+   * Locks the webhook for the rest of `tx`, as every change of its headers does first; false if there is none.
+   * FOR NO KEY UPDATE: enough to order changes of the webhook, and it lets deliveries (whose foreign key takes
+   * FOR KEY SHARE) be inserted meanwhile.
+   */
+  async lock(tx: SqlTransaction, id: string): Promise<boolean> {
+    return (await tx.query(`SELECT 1 FROM webhooks WHERE id = $1 FOR NO KEY UPDATE`, [id])).length > 0;
+  }
+
+  /**
+   * How many headers the webhook has and the characters of their names and values together. Called after `lock`, as
+   * a statement of its own, it sees every header committed before the lock was granted: a statement that both
+   * waits for the lock and reads the headers reads them as they were when it started.
+   */
+  async headerUsage(tx: SqlTransaction, webhookId: string): Promise<HeaderUsage> {
+    const [u] = await tx.query<HeaderUsage>(
+      `SELECT count(*)::int AS count, coalesce(sum(length(name) + length(value)), 0)::int AS chars
+         FROM webhook_headers WHERE webhook_id = $1`,
+      [webhookId],
+    );
+    return u;
+  }
+
+  async getHeader(webhookId: string, headerId: string, tx: Queryable = this.sql): Promise<WebhookHeader | null> {
+    const [h] = await tx.query<WebhookHeader>(
       `SELECT ${SELECT_HEADER} FROM webhook_headers WHERE id = $1 AND webhook_id = $2`,
       [headerId, webhookId],
     );
@@ -190,12 +214,13 @@ export class WebhookStore {
 
   /** Changes a header and touches its webhook, in one statement; null if the header is gone. */
   async updateHeader(
+    tx: SqlTransaction,
     webhookId: string,
     headerId: string,
     change: { name: string; value: string },
     now: Date,
   ): Promise<WebhookHeader | null> {
-    const [h] = await this.sql.write<WebhookHeader>(
+    const [h] = await tx.query<WebhookHeader>(
       `WITH h AS (UPDATE webhook_headers SET name = $3, value = $4, updated_at = $5 WHERE id = $1 AND webhook_id = $2
                   RETURNING ${SELECT_HEADER}),
             w AS (UPDATE webhooks SET updated_at = $5 WHERE id = $2 AND EXISTS (SELECT 1 FROM h))
@@ -206,8 +231,8 @@ export class WebhookStore {
   }
 
   /** Deletes a header and touches its webhook, in one statement; false if the header is gone. */
-  async deleteHeader(webhookId: string, headerId: string, now: Date): Promise<boolean> {
-    const rows = await this.sql.write(
+  async deleteHeader(tx: SqlTransaction, webhookId: string, headerId: string, now: Date): Promise<boolean> {
+    const rows = await tx.query(
       `WITH h AS (DELETE FROM webhook_headers WHERE id = $1 AND webhook_id = $2 RETURNING id),
             w AS (UPDATE webhooks SET updated_at = $3 WHERE id = $2 AND EXISTS (SELECT 1 FROM h))
        SELECT id FROM h`,
@@ -217,8 +242,8 @@ export class WebhookStore {
   }
 
   /** Adds a header to an existing webhook and touches it, in one statement; false if the webhook is gone. */
-  async addHeader(h: WebhookHeader): Promise<boolean> {
-    const rows = await this.sql.write(
+  async addHeader(tx: SqlTransaction, h: WebhookHeader): Promise<boolean> {
+    const rows = await tx.query(
       `WITH w AS (UPDATE webhooks SET updated_at = $6 WHERE id = $2 RETURNING id)
        INSERT INTO webhook_headers (id, webhook_id, name, value, created_at, updated_at)
        SELECT $1, w.id, $3, $4, $5, $6 FROM w RETURNING id`,

@@ -33,6 +33,9 @@ import {
   FilterTestResponse,
 } from './dto/webhook.dto';
 import { WebhooksService } from './webhooks.service';
+import { HEADER_LIMITS } from './send/header-fields';
+
+const OVER_HEADER_LIMITS = `the webhook would have more than ${HEADER_LIMITS.count} headers or more than ${HEADER_LIMITS.total} characters of header names and values together`;
 
 @ApiTags('portal webhooks')
 @PortalAuth()
@@ -86,6 +89,10 @@ export class WebhooksController {
   @Put(':id')
   @ApiOperation({ operationId: 'updateWebhook', summary: 'Update a webhook (fields given replace stored ones)' })
   @ApiOkResponse({ type: SavedWebhookResponse })
+  @ApiUnprocessableEntityResponse({
+    type: PortalErrorBody,
+    description: `validation failed; errors lists every reason (Headers, which replaces all headers, is refused if with it ${OVER_HEADER_LIMITS})`,
+  })
   update(@Param('id') id: string, @Body() dto: UpdateWebhookDto) {
     return this.service.update(id, dto);
   }
@@ -158,6 +165,10 @@ export class WebhooksController {
   @Post(':id/headers')
   @ApiOperation({ operationId: 'createWebhookHeader', summary: 'Add a header sent with every delivery' })
   @ApiCreatedResponse({ type: WebhookHeaderResponse })
+  @ApiUnprocessableEntityResponse({
+    type: PortalErrorBody,
+    description: `Name or Value is not valid, or with this header ${OVER_HEADER_LIMITS}; nothing is stored`,
+  })
   addHeader(@Param('id') id: string, @Body() dto: WebhookHeaderInput) {
     return this.service.addHeader(id, dto);
   }
@@ -172,6 +183,10 @@ export class WebhooksController {
   @Put(':id/headers/:headerId')
   @ApiOperation({ operationId: 'updateWebhookHeader', summary: 'Replace one header of a webhook' })
   @ApiOkResponse({ type: WebhookHeaderResponse })
+  @ApiUnprocessableEntityResponse({
+    type: PortalErrorBody,
+    description: `Name or Value is not valid, or with this header in place of the one it replaces ${OVER_HEADER_LIMITS}; the header is kept as it was`,
+  })
   updateHeader(@Param('id') id: string, @Param('headerId') headerId: string, @Body() dto: WebhookHeaderInput) {
     return this.service.updateHeader(id, headerId, dto);
   }

@@ -35,6 +35,7 @@ import { webhookDisabledMessage, webhookEnabledMessage } from './operational-eve
 import { WebhookError } from './webhooks.errors';
 import { ValidationFailed } from '../common/errors/api-error';
 import { DestinationRegistry } from './send/destination-registry';
+import { headerChars, headerLimitRefusals, HeaderUsage } from './send/header-fields';
 import { withStoredCredentials } from './send/destination';
 import { parseEventFilter } from './filter/event-filter';
 import { matchesFilter } from './filter/filter-evaluator';
@@ -238,6 +239,10 @@ export class WebhooksService {
     return (await this.find(id)).headers.map(toHeaderResponse);
   }
 
+  /**
+   * Adds a header within the limits on a webhook's headers. They depend on the headers stored, so these are counted
+   * with the webhook locked, in the transaction that inserts: two concurrent additions cannot both take the last place.
+   */
   async addHeader(id: string, dto: WebhookHeaderInput): Promise<WebhookHeaderResponse> {
     if (!isUuidId(id)) throw WebhookError.notFound();
     const now = new Date();
@@ -249,7 +254,12 @@ export class WebhooksService {
       createdAt: now,
       updatedAt: now,
     };
-    if (!(await this.webhooks.addHeader(h))) throw WebhookError.notFound();
+    await this.sql.transaction(async (tx) => {
+      if (!(await this.webhooks.lock(tx, id))) throw WebhookError.notFound();
+      const stored = await this.webhooks.headerUsage(tx, id);
+      refuseOverLimits({ count: stored.count + 1, chars: stored.chars + headerChars(dto) });
+      if (!(await this.webhooks.addHeader(tx, h))) throw WebhookError.notFound();
+    });
     return toHeaderResponse(h);
   }
 
@@ -257,16 +267,25 @@ export class WebhooksService {
     return toHeaderResponse(await this.findHeader(id, headerId));
   }
 
+  /** Replaces a header, within the limits as addHeader checks them: the header it replaces no longer counts. */
   async updateHeader(id: string, headerId: string, dto: WebhookHeaderInput): Promise<WebhookHeaderResponse> {
-    await this.findHeader(id, headerId);
-    const h = await this.webhooks.updateHeader(id, headerId, { name: dto.Name, value: dto.Value }, new Date());
-    if (!h) throw WebhookError.headerNotFound();
-    return toHeaderResponse(h);
+    return this.sql.transaction(async (tx) => {
+      const old = await this.findHeader(id, headerId, tx);
+      const stored = await this.webhooks.headerUsage(tx, id);
+      const replaced = headerChars({ Name: old.name, Value: old.value });
+      refuseOverLimits({ count: stored.count, chars: stored.chars - replaced + headerChars(dto) });
+      const h = await this.webhooks.updateHeader(tx, id, headerId, { name: dto.Name, value: dto.Value }, new Date());
+      if (!h) throw WebhookError.headerNotFound();
+      return toHeaderResponse(h);
+    });
   }
 
   async removeHeader(id: string, headerId: string): Promise<{ status: string; message: string }> {
-    await this.findHeader(id, headerId);
-    if (!(await this.webhooks.deleteHeader(id, headerId, new Date()))) throw WebhookError.headerNotFound();
+    await this.sql.transaction(async (tx) => {
+      // the webhook first, as every change of its headers locks it: two such changes never wait on each other
+      await this.findHeader(id, headerId, tx);
+      if (!(await this.webhooks.deleteHeader(tx, id, headerId, new Date()))) throw WebhookError.headerNotFound();
+    });
     return { status: 'ok', message: 'header deleted' };
   }
 
@@ -278,11 +297,13 @@ export class WebhooksService {
     return w;
   }
 
-  private async findHeader(id: string, headerId: string): Promise<WebhookHeader> {
+  /** The header of the webhook (404 naming the one missing); in `tx`, with the webhook locked until it ends. */
+  private async findHeader(id: string, headerId: string, tx?: SqlTransaction): Promise<WebhookHeader> {
     if (!isUuidId(id)) throw WebhookError.notFound();
-    if ((await this.webhooks.isActive(id)) === null) throw WebhookError.notFound();
+    const exists = tx ? await this.webhooks.lock(tx, id) : (await this.webhooks.isActive(id)) !== null;
+    if (!exists) throw WebhookError.notFound();
     if (!isUuidId(headerId)) throw WebhookError.headerNotFound();
-    const h = await this.webhooks.getHeader(id, headerId);
+    const h = await this.webhooks.getHeader(id, headerId, tx);
     if (!h) throw WebhookError.headerNotFound();
     return h;
   }
@@ -423,6 +444,12 @@ export class WebhooksService {
       ...(w.filter !== null ? { Filter: w.filter } : {}),
     };
   }
+}
+
+/** A 422 naming each limit on a webhook's headers that headers measuring `after` would break. */
+function refuseOverLimits(after: HeaderUsage): void {
+  const refusals = headerLimitRefusals(after);
+  if (refusals.length) throw new ValidationFailed(refusals);
 }
 
 function toHeaderResponse(h: WebhookHeader): WebhookHeaderResponse {

@@ -25,7 +25,17 @@ import { WEBHOOK_EVENTS } from '../../events/event-names';
 import { SIGNATURE_SCHEMES } from '../send/signing';
 import { DESTINATION_TYPES, DestinationType } from '../send/destination-registry';
 import { HTTP_URL_MESSAGE, isHttpUrl } from '../send/http-destination';
-import { HEADER_NAME, HEADER_VALUE, HEADER_VALUE_MESSAGE, RESERVED_HEADERS } from '../send/header-fields';
+import {
+  HEADER_LIMITS,
+  HEADER_NAME,
+  HEADER_VALUE,
+  HEADER_VALUE_MESSAGE,
+  headerChars,
+  headersTooLong,
+  HeaderUsage,
+  RESERVED_HEADERS,
+  tooManyHeaders,
+} from '../send/header-fields';
 import { FilterInvalid, parseEventFilter } from '../filter/event-filter';
 
 export const WEBHOOK_METHODS = ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'] as const;
@@ -142,10 +152,14 @@ function TypeField(create: boolean): PropertyDecorator {
 const NOT_RESERVED = new RegExp(`^(?!(${RESERVED_HEADERS.join('|')})$)`, 'i');
 
 export class WebhookHeaderInput {
-  @ApiProperty({ example: 'X-Api-Key', description: 'an HTTP header name (a token)' })
+  @ApiProperty({
+    example: 'X-Api-Key',
+    maxLength: HEADER_LIMITS.nameLength,
+    description: 'an HTTP header name (a token)',
+  })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(256)
+  @MaxLength(HEADER_LIMITS.nameLength)
   @Matches(HEADER_NAME, { message: 'Name must be a valid HTTP header name' })
   @Matches(NOT_RESERVED, {
     message: `Name must not be one of the headers the service sets itself or that belong to the connection (${RESERVED_HEADERS.join(', ')})`,
@@ -154,13 +168,48 @@ export class WebhookHeaderInput {
 
   @ApiProperty({
     example: 'abc123',
+    maxLength: HEADER_LIMITS.valueLength,
     description:
       'visible ASCII or Latin-1 characters (up to U+00FF), with spaces or tabs only between them: no control characters, line breaks, or leading or trailing whitespace',
   })
   @IsString()
-  @MaxLength(8192)
+  @MaxLength(HEADER_LIMITS.valueLength)
   @Matches(HEADER_VALUE, { message: HEADER_VALUE_MESSAGE })
   Value: string;
+}
+
+const HEADERS_LIMITS_DESCRIPTION = `at most ${HEADER_LIMITS.count} headers per webhook, and at most ${HEADER_LIMITS.total} characters of names and values together (one header: Name at most ${HEADER_LIMITS.nameLength}, Value at most ${HEADER_LIMITS.valueLength}), so that every delivery is a request HTTP servers accept`;
+
+/**
+ * How many headers a body's Headers holds and how long they are together: the whole of the webhook's headers, as
+ * Headers replaces them all. The same limits as headers added one at a time under /headers. Something that is not
+ * an array is IsArray's to report.
+ */
+function HeadersLimits(): PropertyDecorator {
+  return applyDecorators(
+    ValidateBy({
+      name: 'headersCount',
+      validator: {
+        validate: (value: unknown) => !Array.isArray(value) || value.length <= HEADER_LIMITS.count,
+        defaultMessage: (args?: ValidationArguments) => tooManyHeaders(usage(args?.value).count),
+      },
+    }),
+    ValidateBy({
+      name: 'headersTotalLength',
+      validator: {
+        validate: (value: unknown) => !Array.isArray(value) || usage(value).chars <= HEADER_LIMITS.total,
+        defaultMessage: (args?: ValidationArguments) => headersTooLong(usage(args?.value).chars),
+      },
+    }),
+  );
+}
+
+function usage(headers: unknown): HeaderUsage {
+  if (!Array.isArray(headers)) return { count: 0, chars: 0 };
+  return {
+    count: headers.length,
+    chars: headers.reduce<number>((n, h) => n + (typeof h === 'object' && h !== null ? headerChars(h) : 0), 0),
+  };
 }
 
 /** Flow control fields, the same on create and update: RateLimit may be null (no limit), Ordered may not. */
@@ -237,10 +286,12 @@ export class CreateWebhookDto {
 
   @ApiPropertyOptional({
     type: [WebhookHeaderInput],
-    description: 'headers sent with every delivery (also managed under /headers)',
+    maxItems: HEADER_LIMITS.count,
+    description: `headers sent with every delivery (also managed under /headers): ${HEADERS_LIMITS_DESCRIPTION}`,
   })
   @IsOptional()
   @IsArray()
+  @HeadersLimits()
   @ValidateNested({ each: true })
   @Type(() => WebhookHeaderInput)
   Headers?: WebhookHeaderInput[];
@@ -316,9 +367,14 @@ export class UpdateWebhookDto {
   })
   Events?: string[];
 
-  @ApiPropertyOptional({ type: [WebhookHeaderInput] })
+  @ApiPropertyOptional({
+    type: [WebhookHeaderInput],
+    maxItems: HEADER_LIMITS.count,
+    description: `replace all of the webhook's headers: ${HEADERS_LIMITS_DESCRIPTION}`,
+  })
   @IsOptionalNotNull()
   @IsArray()
+  @HeadersLimits()
   @ValidateNested({ each: true })
   @Type(() => WebhookHeaderInput)
   Headers?: WebhookHeaderInput[];

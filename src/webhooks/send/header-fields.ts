@@ -30,3 +30,46 @@ export const RESERVED_HEADERS = [
   'webhook-timestamp',
   'webhook-signature',
 ];
+
+/**
+ * How much a webhook's own headers may hold, so that every delivery stays a request HTTP servers accept. Each of
+ * them is one byte per character on the wire (names are ASCII, values Latin-1), so characters are bytes.
+ * - `total`: the names and values of all of a webhook's headers together, 8 KiB, leaving room within the 16 KiB
+ *   Node's HTTP server takes for all headers by default for the request line and the headers the service adds.
+ * - `valueLength`: with the longest name, one header line (`Name: Value`) stays under the 8 KiB a line may take in
+ *   nginx and Apache by default, and one header of the longest name and value fits within `total`.
+ */
+export const HEADER_LIMITS = {
+  /** Headers of one webhook. */
+  count: 50,
+  /** Characters of every name and value of one webhook together. */
+  total: 8192,
+  /** Characters of a name. */
+  nameLength: 256,
+  /** Characters of a value. */
+  valueLength: 7680,
+};
+
+/** A webhook's headers as the limits measure them: how many, and the characters of their names and values. */
+export interface HeaderUsage {
+  count: number;
+  chars: number;
+}
+
+/** The characters a header counts for in HEADER_LIMITS.total. */
+export function headerChars(h: { Name?: unknown; Value?: unknown }): number {
+  return (typeof h.Name === 'string' ? h.Name.length : 0) + (typeof h.Value === 'string' ? h.Value.length : 0);
+}
+
+export const tooManyHeaders = (count: number) =>
+  `Headers must be at most ${HEADER_LIMITS.count} per webhook (it would have ${count})`;
+export const headersTooLong = (chars: number) =>
+  `Headers must be at most ${HEADER_LIMITS.total} characters per webhook, names and values together (they would be ${chars})`;
+
+/** Why a webhook may not have headers measuring `usage` (none: it may). */
+export function headerLimitRefusals(usage: HeaderUsage): string[] {
+  const refusals: string[] = [];
+  if (usage.count > HEADER_LIMITS.count) refusals.push(tooManyHeaders(usage.count));
+  if (usage.chars > HEADER_LIMITS.total) refusals.push(headersTooLong(usage.chars));
+  return refusals;
+}
