@@ -45,7 +45,10 @@ export const KEYED_POOL_MAX = 4;
  * always the right path; but a generic plan made while a new day partition is still empty (or before its first
  * analyze) would read it whole, for as long as the plan is kept (BENCHMARKS.md, ninth round).
  */
-export const KEYED_PLANNING = '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off';
+export const KEYED_PLANNING: Readonly<Record<string, string>> = {
+  plan_cache_mode: 'force_generic_plan',
+  enable_seqscan: 'off',
+};
 
 /**
  * Raw SQL on the application's own pool (the one TypeORM uses, whose connections prepare every
@@ -90,11 +93,14 @@ export class Sql implements Queryable, OnApplicationShutdown {
 
   private keyedConnections(): Pool {
     if (!this.keyedPool) {
-      const base = this.pool.options as Pool['options'] & { options?: string };
-      this.keyedPool = new Pool({
-        ...base,
-        max: KEYED_POOL_MAX,
-        options: [base.options, KEYED_PLANNING].filter(Boolean).join(' '),
+      this.keyedPool = new Pool({ ...this.pool.options, max: KEYED_POOL_MAX });
+      // set on each new connection before its first statement (a client runs its statements in order); as statements,
+      // not startup options, which options given in DATABASE_URL would replace
+      const settings = Object.entries(KEYED_PLANNING)
+        .map(([name, value]) => `SET ${name} = ${value}`)
+        .join('; ');
+      this.keyedPool.on('connect', (client) => {
+        client.query(settings).catch((err: Error) => this.logger.warn({ err }, 'could not set up a keyed connection'));
       });
       // an idle connection that fails (Postgres restarting) is dropped by the pool; without a listener its
       // 'error' event would end the process

@@ -1,6 +1,8 @@
 import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../../src/database/data-source';
 import { DayPartitions } from '../../src/database/day-partitions';
-import { KEYED_PLANNING } from '../../src/database/sql';
+import { KEYED_PLANNING, Sql } from '../../src/database/sql';
 import { claimSql, DeliveryStore } from '../../src/webhooks/delivery.store';
 import { useDataSource } from '../helpers/use-service';
 
@@ -75,12 +77,40 @@ describe('the keyed connections of the claims and records', () => {
     expect(row).toMatchObject({ seqscan: 'off', mode: 'force_generic_plan' });
   });
 
+  it('keep those settings when DATABASE_URL sets startup options of its own', async () => {
+    const url = new URL(f.env.databaseUrl);
+    url.searchParams.set('options', '-c enable_seqscan=on -c plan_cache_mode=auto');
+    const db = new DataSource(dataSourceOptions(url.toString()));
+    await db.initialize();
+    const sql = new Sql(db);
+    try {
+      const [row] = await sql.keyed<{ seqscan: string; mode: string }>(
+        `SELECT current_setting('enable_seqscan') AS seqscan, current_setting('plan_cache_mode') AS mode, $1::int AS one`,
+        [1],
+      );
+      expect(row).toMatchObject({ seqscan: 'off', mode: 'force_generic_plan' });
+      // the app's own pool keeps what the URL asked for
+      const [own] = await sql.query<{ seqscan: string }>(
+        `SELECT current_setting('enable_seqscan') AS seqscan, $1::int`,
+        [1],
+      );
+      expect(own.seqscan).toBe('on');
+    } finally {
+      await sql.onApplicationShutdown();
+      await db.destroy();
+    }
+  });
+
   it('plan the claim by key where a generic plan would read the partition whole, and keep that plan as it grows', async () => {
     // the hazard: a generic plan made on the early, analyzed partition
     const plain = await connect('-c plan_cache_mode=force_generic_plan');
     expect(await claimScans(plain)).toEqual(['Seq Scan']);
 
-    const keyed = await connect(KEYED_PLANNING);
+    const keyed = await connect(
+      Object.entries(KEYED_PLANNING)
+        .map(([name, value]) => `-c ${name}=${value}`)
+        .join(' '),
+    );
     const early = await claimScans(keyed);
     expect(early.length).toBeGreaterThan(0);
     expect(early).not.toContain('Seq Scan');
