@@ -51,6 +51,16 @@ export const KEYED_PLANNING: Readonly<Record<string, string>> = {
 };
 
 /**
+ * KEYED_PLANNING as statements, run on a keyed connection before its first statement: startup options would do, but
+ * options given in DATABASE_URL replace them (pg lets the URL's values win).
+ */
+const KEYED_SET = Object.entries(KEYED_PLANNING)
+  .map(([name, value]) => `SET ${name} = ${value}`)
+  .join('; ');
+/** The keyed connections that have run KEYED_SET. */
+const keyedReady = new WeakSet<PoolClient>();
+
+/**
  * Raw SQL on the application's own pool (the one TypeORM uses, whose connections prepare every
  * parameterized statement once: see PreparingClient), for every statement of the dispatcher and the hot
  * paths of the portal: one round trip per statement and nothing else.
@@ -88,20 +98,21 @@ export class Sql implements Queryable, OnApplicationShutdown {
    * (the API) holds none of its connections.
    */
   async keyed<R = Record<string, any>>(text: string, params: unknown[]): Promise<R[]> {
-    return (await this.keyedConnections().query(text, params)).rows;
+    const client = await this.checkout(this.keyedConnections());
+    try {
+      if (!keyedReady.has(client)) {
+        await client.query(KEYED_SET);
+        keyedReady.add(client);
+      }
+      return (await client.query(text, params)).rows;
+    } finally {
+      client.release();
+    }
   }
 
   private keyedConnections(): Pool {
     if (!this.keyedPool) {
       this.keyedPool = new Pool({ ...this.pool.options, max: KEYED_POOL_MAX });
-      // set on each new connection before its first statement (a client runs its statements in order); as statements,
-      // not startup options, which options given in DATABASE_URL would replace
-      const settings = Object.entries(KEYED_PLANNING)
-        .map(([name, value]) => `SET ${name} = ${value}`)
-        .join('; ');
-      this.keyedPool.on('connect', (client) => {
-        client.query(settings).catch((err: Error) => this.logger.warn({ err }, 'could not set up a keyed connection'));
-      });
       // an idle connection that fails (Postgres restarting) is dropped by the pool; without a listener its
       // 'error' event would end the process
       this.keyedPool.on('error', (err) => this.logger.warn({ err }, 'an idle keyed database connection failed'));
@@ -279,8 +290,8 @@ export class Sql implements Queryable, OnApplicationShutdown {
    * administrator command") would be an unhandled 'error' event and end the process. It is logged here, and the
    * connection is closed instead of returned when it is released.
    */
-  private async checkout(): Promise<PoolClient> {
-    const client = await this.pool.connect();
+  private async checkout(pool: Pool = this.pool): Promise<PoolClient> {
+    const client = await pool.connect();
     let failed = false;
     const onError = (err: Error) => {
       failed = true;
