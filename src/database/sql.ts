@@ -42,8 +42,8 @@ export const KEYED_POOL_MAX = 4;
 /**
  * How the keyed pool's connections plan: once per statement and connection (a generic plan, kept with the
  * prepared statement), and never by reading a whole table. Its statements find their rows by key, so an index is
- * always the right path; but a generic plan made while a new day partition is still empty (or before its first
- * analyze) would read it whole, for as long as the plan is kept (BENCHMARKS.md, ninth round).
+ * always the right path; but a generic plan made while a new day partition is still small (or before its first
+ * analyze) would read it whole, for as long as the plan is kept (BENCHMARKS.md, ninth and tenth rounds).
  */
 export const KEYED_PLANNING: Readonly<Record<string, string>> = {
   plan_cache_mode: 'force_generic_plan',
@@ -63,7 +63,8 @@ const keyedReady = new WeakSet<PoolClient>();
 /**
  * Raw SQL on the application's own pool (the one TypeORM uses, whose connections prepare every
  * parameterized statement once: see PreparingClient), for every statement of the dispatcher and the hot
- * paths of the portal: one round trip per statement and nothing else.
+ * paths of the portal: one round trip per statement and nothing else. The worker's claims and attempt records
+ * run on a small pool beside it (`keyed`), whose connections plan differently.
  *
  * Writes go through `transaction`, `write`, `execute` or the TypeORM counterparts. While a request transaction
  * is open (an idempotent request: its answer is stored with its change), they all join it and commit with it;
