@@ -4,13 +4,15 @@
 // (at most 1.3 × the baseline) is judged on the slowest round of each. Baseline: the same number of jobs added at once
 // (addBulk) to a bare BullMQ queue whose worker POSTs them with undici, same concurrency, no Postgres. For context,
 // the equal-guarantees baseline (lib/equal.js) does the same rounds with as many webhooks; CPU per delivery by
-// process for all three, and each side's delivery log is checked at the end. Every side first runs
-// BENCH_FANOUT_WARMUP rounds (default 2) that are not counted, so that no side is judged while its code is still
-// being compiled (a fresh process needs more than one round of 1000 deliveries to reach its steady speed).
-// Then ours once more with a filter on every webhook (one that accepts the event): at most 1.2 × the time
-// without filters. Last, for context, the bare pipeline once more with the least delivery log in Postgres
-// ("bare + minimal log": a row per delivery, a record per attempt; lib/baseline.js), which shows how much of the
-// 1.3 × recording each delivery in Postgres takes on this machine before any guarantee is added.
+// process for every side, and each side's delivery log is checked at the end. Also ours with a filter on every
+// webhook (one that accepts the event): at most 1.2 × the time without filters. And, for context, the bare pipeline
+// with the least delivery log in Postgres ("bare + minimal log": a row per delivery, a record per attempt;
+// lib/baseline.js), which shows how much of the 1.3 × recording each delivery in Postgres takes on this machine
+// before any guarantee is added.
+// All five sides are started first, and their rounds are interleaved (see interleaved()): on a shared machine whose
+// speed drifts from minute to minute, sides run one after the other were judged in different weather. Every side
+// first runs BENCH_FANOUT_WARMUP rounds (default 2) that are not counted, so that no side is judged while its code is
+// still being compiled (a fresh process needs more than one round of 1000 deliveries to reach its steady speed).
 const { startService } = require('./lib/service');
 const { startReceiver } = require('./lib/receiver');
 const { startBaseline } = require('./lib/baseline');
@@ -42,43 +44,49 @@ function settings(env = process.env) {
 }
 
 /**
- * The rounds of a side whose approvals go through `p` (`ids[r]` in round r; the first s.warmup rounds warm up and
- * are not counted):
- * time from the approval's request until every webhook has it, and the CPU of the side's processes and database.
+ * One round of a side: `fire()` starts it (an approval, or the bare queue's addBulk); time until every webhook has
+ * it, and with `counted` the CPU of the side's processes and database meanwhile.
  */
-async function approvalRounds(s, receiver, p, ids, side, label) {
-  const rounds = [];
-  const cpu = [];
-  for (let r = 0; r < s.warmup + s.rounds; r++) {
-    receiver.reset();
-    const watch = r >= s.warmup ? await watchSide({ api: side.api, worker: side.worker }, side.dbUrl) : null;
-    const t0 = now();
-    const status = await p.approve(ids[r]);
-    const answered = now();
-    if (status !== 200) throw new Error(`${label}: approval answered ${status}`);
-    await receiver.waitUntil(() => receiver.receipts.size >= s.webhooks, 60_000, `all ${s.webhooks} ${label} receipts`);
-    let first = Infinity;
-    let last = 0;
-    for (const x of receiver.receipts.values()) {
-      if (x.t > last) last = x.t;
-      if (x.t < first) first = x.t;
-    }
-    if (watch) cpu.push(await watch.stop());
-    if (r >= s.warmup)
-      rounds.push({
-        allReceivedMs: round(last - t0, 1),
-        approvalMs: round(answered - t0, 1),
-        firstReceiptMs: round(first - t0, 1),
-        duplicates: receiver.duplicates,
-      });
+async function oneRound(s, receiver, side, fire, counted) {
+  receiver.reset();
+  const watch = counted ? await watchSide(side.watch, side.dbUrl) : null;
+  const t0 = now();
+  await fire();
+  const answered = now();
+  await receiver.waitUntil(() => receiver.receipts.size >= s.webhooks, 60_000, `all ${s.webhooks} ${side.label} receipts`);
+  let first = Infinity;
+  let last = 0;
+  for (const x of receiver.receipts.values()) {
+    if (x.t > last) last = x.t;
+    if (x.t < first) first = x.t;
   }
-  const cpuSeconds = addCpu(cpu);
-  return { rounds, cpuSeconds, cpuMsPerDelivery: perDelivery(cpuSeconds, s.rounds * s.webhooks) };
+  const cpu = watch ? await watch.stop() : null;
+  const result = { allReceivedMs: round(last - t0, 1), duplicates: receiver.duplicates };
+  if (side.approves) {
+    result.approvalMs = round(answered - t0, 1);
+    result.firstReceiptMs = round(first - t0, 1);
+  }
+  return { result, cpu };
+}
+
+/** A side whose rounds are approvals through `p` (`ids[r]` in round r). */
+function approvalSide(label, p, ids, watch, dbUrl) {
+  return {
+    label,
+    approves: true,
+    watch,
+    dbUrl,
+    async fire(r) {
+      const status = await p.approve(ids[r]);
+      if (status !== 200) throw new Error(`${label}: approval answered ${status}`);
+    },
+  };
 }
 
 async function ours(s, receiver, filtered = false) {
   const service = await startService({ tag: filtered ? 'fanf' : 'fan' });
   const http = connect(service.api.url, 16);
+  const label = filtered ? 'ours, filtered' : 'ours';
   try {
     const p = portal(service, http);
     await pool(s.webhooks, 16, (i) =>
@@ -87,17 +95,18 @@ async function ours(s, receiver, filtered = false) {
     const app = await p.createApp();
     const ids = await seedAccessRequests(service, app.ID, s.warmup + s.rounds);
     await outboxIdle(service);
-    const side = { api: service.api.pid, worker: service.worker.pid, dbUrl: service.db.url };
-    const out = await approvalRounds(s, receiver, p, ids, side, filtered ? 'ours, filtered' : 'ours');
-    out.checked = await checkServiceDeliveries(
-      service,
-      (s.warmup + s.rounds) * s.webhooks,
-      'ours: fan-out delivery log',
-    );
-    return out;
-  } finally {
+    return {
+      ...approvalSide(label, p, ids, { api: service.api.pid, worker: service.worker.pid }, service.db.url),
+      check: () => checkServiceDeliveries(service, (s.warmup + s.rounds) * s.webhooks, `${label}: fan-out delivery log`),
+      async stop() {
+        await http.close().catch(() => undefined);
+        await service.stop();
+      },
+    };
+  } catch (err) {
     await http.close().catch(() => undefined);
     await service.stop();
+    throw err;
   }
 }
 
@@ -110,20 +119,19 @@ async function equal(s, receiver) {
     tag: 'eqfan',
   });
   const http = connect(eq.api.url, 16);
-  try {
-    const p = portal({ env: { PORTAL_API_TOKEN: eq.token } }, http);
-    const side = { api: eq.api.pid, worker: eq.worker.pid, dbUrl: eq.db.url };
-    const out = await approvalRounds(s, receiver, p, eq.ids, side, 'equal-guarantees');
-    out.checked = await eq.check((s.warmup + s.rounds) * s.webhooks, 'equal-guarantees: fan-out delivery log');
-    return out;
-  } finally {
-    await http.close().catch(() => undefined);
-    await eq.stop();
-  }
+  const p = portal({ env: { PORTAL_API_TOKEN: eq.token } }, http);
+  return {
+    ...approvalSide('equal-guarantees', p, eq.ids, { api: eq.api.pid, worker: eq.worker.pid }, eq.db.url),
+    check: () => eq.check((s.warmup + s.rounds) * s.webhooks, 'equal-guarantees: fan-out delivery log'),
+    async stop() {
+      await http.close().catch(() => undefined);
+      await eq.stop();
+    },
+  };
 }
 
 /**
- * The bare BullMQ pipeline's rounds: the jobs added at once (addBulk) from the bench process. With `minimalLog`, the
+ * The bare BullMQ pipeline: its rounds add the jobs at once (addBulk) from the bench process. With `minimalLog`, the
  * same pipeline also writes the least delivery log (lib/baseline.js: a row per delivery, a record per attempt), to
  * show what recording each delivery in Postgres costs on this machine at the least.
  */
@@ -133,44 +141,59 @@ async function baseline(s, receiver, body, minimalLog = false) {
     tag: minimalLog ? 'fanlog' : 'fanbase',
     minimalLog,
   });
-  const label = minimalLog ? 'bare + minimal log' : 'baseline';
-  try {
-    const rounds = [];
-    const cpu = [];
-    for (let r = 0; r < s.warmup + s.rounds; r++) {
-      receiver.reset();
-      const watch = r >= s.warmup ? await watchSide({ worker: base.pid }, base.db?.url) : null;
-      const t0 = now();
-      await base.addBulk(
+  return {
+    label: minimalLog ? 'bare + minimal log' : 'baseline',
+    approves: false,
+    watch: { worker: base.pid },
+    dbUrl: base.db?.url,
+    fire: (r) =>
+      base.addBulk(
         Array.from({ length: s.webhooks }, (_, i) => ({ id: `f${r}-${i}`, url: `${receiver.url}/f/${i}`, body })),
-      );
-      await receiver.waitUntil(
-        () => receiver.receipts.size >= s.webhooks,
-        60_000,
-        `all ${s.webhooks} ${label} receipts`,
-      );
-      let last = 0;
-      for (const x of receiver.receipts.values()) if (x.t > last) last = x.t;
-      if (watch) cpu.push(await watch.stop());
-      if (r >= s.warmup) rounds.push({ allReceivedMs: round(last - t0, 1), duplicates: receiver.duplicates });
-    }
-    const cpuSeconds = addCpu(cpu);
-    const out = { rounds, cpuSeconds, cpuMsPerDelivery: perDelivery(cpuSeconds, s.rounds * s.webhooks) };
-    if (minimalLog) {
+      ),
+    async check() {
+      if (!minimalLog) return undefined;
       // a receipt comes before its record: the last records may still be on their way
       const expected = (s.warmup + s.rounds) * s.webhooks;
       await waitFor(async () => (await base.counts()).attempts >= expected, 30_000, "the minimal log's records");
       const counts = await base.counts();
       if (counts.delivered !== expected || counts.attempts !== expected)
-        throw new Error(
-          `bare + minimal log: ${counts.delivered} delivered, ${counts.attempts} attempts of ${expected}`,
-        );
-      out.checked = counts;
+        throw new Error(`bare + minimal log: ${counts.delivered} delivered, ${counts.attempts} attempts of ${expected}`);
+      return counts;
+    },
+    stop: () => base.stop(),
+  };
+}
+
+/**
+ * Runs every side's rounds, interleaved: all sides are started first; then each warm-up round and each counted
+ * round goes through every side in turn (the order rotating from round to round), so that a slow spell of this
+ * shared machine falls on all sides alike rather than on whichever side happened to be running then.
+ */
+async function interleaved(s, receiver, sides) {
+  const out = sides.map(() => ({ rounds: [], cpu: [] }));
+  for (let r = 0; r < s.warmup + s.rounds; r++) {
+    const counted = r >= s.warmup;
+    for (let k = 0; k < sides.length; k++) {
+      const i = (k + r) % sides.length;
+      const side = sides[i];
+      const { result, cpu } = await oneRound(s, receiver, side, () => side.fire(r), counted);
+      if (counted) {
+        out[i].rounds.push(result);
+        out[i].cpu.push(cpu);
+      }
     }
-    return out;
-  } finally {
-    await base.stop();
   }
+  const done = [];
+  for (let i = 0; i < sides.length; i++) {
+    const cpuSeconds = addCpu(out[i].cpu);
+    done.push({
+      rounds: out[i].rounds,
+      cpuSeconds,
+      cpuMsPerDelivery: perDelivery(cpuSeconds, s.rounds * s.webhooks),
+      checked: await sides[i].check(),
+    });
+  }
+  return done;
 }
 
 const BODY = JSON.stringify({
@@ -203,11 +226,18 @@ async function run() {
   const s = settings();
   const receiver = await startReceiver();
   try {
-    const o = await ours(s, receiver);
-    const of = await ours(s, receiver, true);
-    const e = await equal(s, receiver);
-    const b = await baseline(s, receiver, BODY);
-    const m = await baseline(s, receiver, BODY, true);
+    const sides = [];
+    let o, of, e, b, m;
+    try {
+      sides.push(await ours(s, receiver));
+      sides.push(await ours(s, receiver, true));
+      sides.push(await equal(s, receiver));
+      sides.push(await baseline(s, receiver, BODY));
+      sides.push(await baseline(s, receiver, BODY, true));
+      [o, of, e, b, m] = await interleaved(s, receiver, sides);
+    } finally {
+      for (const side of sides) await side.stop().catch((err) => console.error(`stop ${side.label}: ${err.message}`));
+    }
     const worst = (x) => Math.max(...x.rounds.map((r) => r.allReceivedMs));
     const ratio = worst(o) / worst(b);
     const met = ratio <= TARGET_RATIO;

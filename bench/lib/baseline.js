@@ -24,7 +24,7 @@ async function startBaseline({ concurrency = 64, tag = 'base', minimalLog = fals
   const db = minimalLog ? await infra.createDatabase(tag) : null;
   const pool = db ? new Pool({ connectionString: db.url, max: 2 }) : null;
   if (pool) await pool.query(MINIMAL_LOG_SCHEMA);
-  const child = spawnTracked('baseline-worker', process.execPath, [join(__dirname, 'baseline-worker.js')], {
+  const child = spawnTracked('baseline-worker', process.execPath, [...(process.env.BENCH_BASE_NODE_ARGS || '').split(' ').filter(Boolean), join(__dirname, 'baseline-worker.js')], {
     env: {
       PATH: process.env.PATH,
       REDIS_URL: infra.REDIS_URL,
