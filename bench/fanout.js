@@ -53,7 +53,11 @@ async function oneRound(s, receiver, side, fire, counted) {
   const t0 = now();
   await fire();
   const answered = now();
-  await receiver.waitUntil(() => receiver.receipts.size >= s.webhooks, 60_000, `all ${s.webhooks} ${side.label} receipts`);
+  await receiver.waitUntil(
+    () => receiver.receipts.size >= s.webhooks,
+    60_000,
+    `all ${s.webhooks} ${side.label} receipts`,
+  );
   let first = Infinity;
   let last = 0;
   for (const x of receiver.receipts.values()) {
@@ -97,7 +101,8 @@ async function ours(s, receiver, filtered = false) {
     await outboxIdle(service);
     return {
       ...approvalSide(label, p, ids, { api: service.api.pid, worker: service.worker.pid }, service.db.url),
-      check: () => checkServiceDeliveries(service, (s.warmup + s.rounds) * s.webhooks, `${label}: fan-out delivery log`),
+      check: () =>
+        checkServiceDeliveries(service, (s.warmup + s.rounds) * s.webhooks, `${label}: fan-out delivery log`),
       async stop() {
         await http.close().catch(() => undefined);
         await service.stop();
@@ -157,7 +162,9 @@ async function baseline(s, receiver, body, minimalLog = false) {
       await waitFor(async () => (await base.counts()).attempts >= expected, 30_000, "the minimal log's records");
       const counts = await base.counts();
       if (counts.delivered !== expected || counts.attempts !== expected)
-        throw new Error(`bare + minimal log: ${counts.delivered} delivered, ${counts.attempts} attempts of ${expected}`);
+        throw new Error(
+          `bare + minimal log: ${counts.delivered} delivered, ${counts.attempts} attempts of ${expected}`,
+        );
       return counts;
     },
     stop: () => base.stop(),

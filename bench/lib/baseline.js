@@ -24,16 +24,21 @@ async function startBaseline({ concurrency = 64, tag = 'base', minimalLog = fals
   const db = minimalLog ? await infra.createDatabase(tag) : null;
   const pool = db ? new Pool({ connectionString: db.url, max: 2 }) : null;
   if (pool) await pool.query(MINIMAL_LOG_SCHEMA);
-  const child = spawnTracked('baseline-worker', process.execPath, [...(process.env.BENCH_BASE_NODE_ARGS || '').split(' ').filter(Boolean), join(__dirname, 'baseline-worker.js')], {
-    env: {
-      PATH: process.env.PATH,
-      REDIS_URL: infra.REDIS_URL,
-      BASE_PREFIX: prefix,
-      BASE_QUEUE: queueName,
-      BASE_CONCURRENCY: String(concurrency),
-      ...(db ? { BASE_DATABASE_URL: db.url } : {}),
+  const child = spawnTracked(
+    'baseline-worker',
+    process.execPath,
+    [...(process.env.BENCH_BASE_NODE_ARGS || '').split(' ').filter(Boolean), join(__dirname, 'baseline-worker.js')],
+    {
+      env: {
+        PATH: process.env.PATH,
+        REDIS_URL: infra.REDIS_URL,
+        BASE_PREFIX: prefix,
+        BASE_QUEUE: queueName,
+        BASE_CONCURRENCY: String(concurrency),
+        ...(db ? { BASE_DATABASE_URL: db.url } : {}),
+      },
     },
-  });
+  );
   await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`baseline worker not ready:\n${child.tail.join('\n')}`)), 30_000);
     child.stdout.on('data', (b) => {
