@@ -44,14 +44,14 @@ function settings(env = process.env) {
 }
 
 /**
- * One round of a side: `fire()` starts it (an approval, or the bare queue's addBulk); time until every webhook has
- * it, and with `counted` the CPU of the side's processes and database meanwhile.
+ * Round `r` of a side: `side.fire(r)` starts it (an approval, or the bare queue's addBulk); time until every webhook
+ * has it, and with `counted` the CPU of the side's processes and database meanwhile.
  */
-async function oneRound(s, receiver, side, fire, counted) {
+async function oneRound(s, receiver, side, r, counted) {
   receiver.reset();
   const watch = counted ? await watchSide(side.watch, side.dbUrl) : null;
   const t0 = now();
-  await fire();
+  await side.fire(r);
   const answered = now();
   await receiver.waitUntil(
     () => receiver.receipts.size >= s.webhooks,
@@ -91,6 +91,10 @@ async function ours(s, receiver, filtered = false) {
   const service = await startService({ tag: filtered ? 'fanf' : 'fan' });
   const http = connect(service.api.url, 16);
   const label = filtered ? 'ours, filtered' : 'ours';
+  const stop = async () => {
+    await http.close().catch(() => undefined);
+    await service.stop();
+  };
   try {
     const p = portal(service, http);
     await pool(s.webhooks, 16, (i) =>
@@ -103,14 +107,10 @@ async function ours(s, receiver, filtered = false) {
       ...approvalSide(label, p, ids, { api: service.api.pid, worker: service.worker.pid }, service.db.url),
       check: () =>
         checkServiceDeliveries(service, (s.warmup + s.rounds) * s.webhooks, `${label}: fan-out delivery log`),
-      async stop() {
-        await http.close().catch(() => undefined);
-        await service.stop();
-      },
+      stop,
     };
   } catch (err) {
-    await http.close().catch(() => undefined);
-    await service.stop();
+    await stop();
     throw err;
   }
 }
@@ -183,7 +183,7 @@ async function interleaved(s, receiver, sides) {
     for (let k = 0; k < sides.length; k++) {
       const i = (k + r) % sides.length;
       const side = sides[i];
-      const { result, cpu } = await oneRound(s, receiver, side, () => side.fire(r), counted);
+      const { result, cpu } = await oneRound(s, receiver, side, r, counted);
       if (counted) {
         out[i].rounds.push(result);
         out[i].cpu.push(cpu);

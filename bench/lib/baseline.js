@@ -11,7 +11,7 @@ const { join } = require('node:path');
 const { Queue } = require('bullmq');
 const { Pool } = require('pg');
 const infra = require('./infra');
-const { spawnTracked, stop } = require('./procs');
+const { nodeArgs, spawnTracked, stop } = require('./procs');
 
 const MINIMAL_LOG_SCHEMA = `
   CREATE TABLE deliveries (id text PRIMARY KEY, status text NOT NULL DEFAULT 'pending', attempt_count int NOT NULL DEFAULT 0);
@@ -27,7 +27,7 @@ async function startBaseline({ concurrency = 64, tag = 'base', minimalLog = fals
   const child = spawnTracked(
     'baseline-worker',
     process.execPath,
-    [...(process.env.BENCH_BASE_NODE_ARGS || '').split(' ').filter(Boolean), join(__dirname, 'baseline-worker.js')],
+    [...nodeArgs('BENCH_BASE_NODE_ARGS'), join(__dirname, 'baseline-worker.js')],
     {
       env: {
         PATH: process.env.PATH,

@@ -9,7 +9,7 @@ const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { Client } = require('pg');
 const infra = require('./infra');
-const { spawnTracked, stop } = require('./procs');
+const { nodeArgs, spawnTracked, stop } = require('./procs');
 const { seal } = require('./equal-seal');
 const { freePort } = require('./service');
 const { checkDeliveries } = require('./client');
@@ -116,7 +116,7 @@ async function startEqual({
       ? spawnTracked(
           'equal-worker',
           process.execPath,
-          [...(process.env.BENCH_EQ_NODE_ARGS || '').split(' ').filter(Boolean), join(__dirname, 'equal-worker.js')],
+          [...nodeArgs('BENCH_EQ_NODE_ARGS'), join(__dirname, 'equal-worker.js')],
           { env },
         )
       : null;

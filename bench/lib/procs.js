@@ -4,6 +4,11 @@ const { spawn } = require('node:child_process');
 
 const children = new Set();
 
+/** Extra `node` flags for a child, from the environment variable `name` (space-separated; e.g. `--cpu-prof`). */
+function nodeArgs(name) {
+  return (process.env[name] || '').split(' ').filter(Boolean);
+}
+
 /**
  * Spawns a tracked child. Its output goes to our stderr prefixed with `name` (only the last lines are kept for errors).
  */
@@ -57,4 +62,4 @@ function killAllNow() {
 
 process.on('exit', killAllNow);
 
-module.exports = { spawnTracked, stop, stopAll, killAllNow };
+module.exports = { nodeArgs, spawnTracked, stop, stopAll, killAllNow };

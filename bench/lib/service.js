@@ -8,13 +8,13 @@ const { createServer } = require('node:net');
 const { join } = require('node:path');
 const { request } = require('undici');
 const infra = require('./infra');
-const { spawnTracked, stop } = require('./procs');
+const { nodeArgs, spawnTracked, stop } = require('./procs');
 const { ROOT, sleep } = require('./util');
 
 // BENCH_SERVICE_MAIN: another build of the service to measure (e.g. for before/after comparisons)
 const MAIN = process.env.BENCH_SERVICE_MAIN || join(ROOT, 'dist', 'main.js');
 // BENCH_NODE_ARGS: extra node flags for the service's processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`)
-const NODE_ARGS = (process.env.BENCH_NODE_ARGS || '').split(' ').filter(Boolean);
+const NODE_ARGS = nodeArgs('BENCH_NODE_ARGS');
 /** A port the kernel says is free on 127.0.0.1 right now. */
 function freePort() {
   return new Promise((resolve, reject) => {
