@@ -21,8 +21,10 @@ const MAIN = path.join(__dirname, '..', '..', 'dist', 'main.js');
 const SUBSCRIBERS = 3;
 /** Webhook timeout in the soak (s); a claim's lease is this + 5 s. */
 const WEBHOOK_TIMEOUT = 2;
-/** A frozen worker stays stopped longer than a lease (7 s) and BullMQ's job lock (10 s). */
+/** A frozen worker stays stopped at least longer than a lease (7 s) and BullMQ's job lock (10 s), and until its claims were taken over. */
 const FREEZE_MS = 11_000;
+/** How long a frozen worker stays stopped at most while it waits for its claims to be taken over. */
+const FREEZE_TAKEOVER_MAX_MS = 45_000;
 const ALL_FAULTS = ['killWorker', 'wipeQueue', 'restartApi', 'receiverFail', 'receiverHang'];
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -36,6 +38,50 @@ function freePort() {
       s.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * The claims a frozen worker holds: right after the freeze the others' requests were answered (or failed), so a
+ * lease that is still the same 3 s later, with the receiver answering at once, is one the frozen worker holds.
+ */
+async function claimsHeldByTheFrozen(databaseUrl) {
+  const leases = async () => {
+    const db = new Client({ connectionString: databaseUrl });
+    await db.connect();
+    try {
+      const r = await db.query(
+        `SELECT id, locked_until::text AS lease FROM webhook_deliveries WHERE status = 'pending' AND locked_until > now()`,
+      );
+      return new Map(r.rows.map((row) => [row.id, row.lease]));
+    } finally {
+      await db.end();
+    }
+  };
+  const before = await leases();
+  await sleep(3000);
+  const after = await leases();
+  return [...before].filter(([id, lease]) => after.get(id) === lease).map(([id, lease]) => ({ id, lease }));
+}
+
+/** Waits (at most maxMs) until every one of these claims was taken over: its lease changed. Returns how many were. */
+async function waitForTakeover(databaseUrl, held, maxMs) {
+  const until = Date.now() + maxMs;
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    for (;;) {
+      const r = await db.query(
+        `SELECT count(*)::int AS n FROM webhook_deliveries d JOIN unnest($1::uuid[], $2::text[]) AS h(id, lease) ON d.id = h.id
+          WHERE d.locked_until IS DISTINCT FROM h.lease::timestamptz`,
+        [held.map((h) => h.id), held.map((h) => h.lease)],
+      );
+      const n = r.rows[0].n;
+      if (n >= held.length || Date.now() >= until) return n;
+      await sleep(250);
+    }
+  } finally {
+    await db.end();
+  }
 }
 
 /** One service process (`node dist/main.js`). */
@@ -319,8 +365,23 @@ async function runSoak(o) {
           await sleep(1500);
           worker.freeze();
           receiver.setMode('ok'); // the held requests fail; the others retry them, the frozen one learns it late
+          const frozenAt = Date.now();
+          // it is thawed once the claims it holds were taken over (not after a fixed time: on a slow machine
+          // the others' stalled-job check may come late), so its answers, arriving late, must be dropped
+          const held = await claimsHeldByTheFrozen(o.databaseUrl);
+          if (held.length === 0) {
+            // it had nothing in flight (it may have just been restarted): this freeze proves nothing, so again
+            log('the frozen worker held no claim; thawed, to be frozen again');
+            worker.thaw();
+            bag.push('freezeWorker');
+            continue;
+          }
           faults.workerFreezes++;
-          await sleep(FREEZE_MS);
+          const takenOver = await waitForTakeover(o.databaseUrl, held, FREEZE_TAKEOVER_MAX_MS);
+          while (Date.now() - frozenAt < FREEZE_MS) await sleep(200);
+          log(
+            `worker frozen ${Date.now() - frozenAt} ms; ${takenOver} of the ${held.length} claims it held taken over`,
+          );
           worker.thaw();
         } else if (kind === 'cutPostgres') {
           const admin = new Client({ connectionString: o.databaseUrl });
