@@ -21,7 +21,10 @@ const MAIN = path.join(__dirname, '..', '..', 'dist', 'main.js');
 const SUBSCRIBERS = 3;
 /** Webhook timeout in the soak (s); a claim's lease is this + 5 s. */
 const WEBHOOK_TIMEOUT = 2;
-/** A frozen worker stays stopped at least longer than a lease (7 s) and BullMQ's job lock (10 s), and until its claims were taken over. */
+/**
+ * A frozen worker stays stopped at least longer than a lease (7 s) and BullMQ's job lock (10 s), and until its
+ * claims were taken over.
+ */
 const FREEZE_MS = 11_000;
 /** How long a frozen worker stays stopped at most while it waits for its claims to be taken over. */
 const FREEZE_TAKEOVER_MAX_MS = 45_000;
