@@ -200,6 +200,16 @@ describe('foundation', () => {
       expect(res.status).toBe(status);
       check(res.body);
     });
+    it.each(cases)(
+      'valid JSON with a __proto__ member on %s is refused for what it is',
+      async (path, headers, status) => {
+        for (const raw of ['{"Name":"x","__proto__":{"a":1}}', '{"Name":{"constructor":{"prototype":{"a":1}}}}']) {
+          const res = await t.http.send('POST', path, { raw, headers });
+          expect(res.status).toBe(status);
+          expect(JSON.stringify(res.body)).toContain('must not hold a member named __proto__');
+        }
+      },
+    );
 
     it('validation failures: 422 on the portal naming the field, 400 elsewhere', async () => {
       const portal = await t.http.post(

@@ -136,6 +136,42 @@ describe('dashboard users', () => {
       });
     });
 
+    it('refuses permission areas named after built-in object members, and keeps such members of api_model', async () => {
+      for (const [area, route, headers] of [
+        ['constructor', '/admin/users', ADMIN],
+        ['toString', '/admin/users', ADMIN],
+        ['hasOwnProperty', '/api/users', bearer(admin.key)],
+        ['valueOf', '/api/users', bearer(admin.key)],
+      ] as const) {
+        const res = await t.http.post(
+          route,
+          userBody(`${area}@example.com`, { user_permissions: { apis: 'read', [area]: 'read' } }),
+          headers,
+        );
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({
+          Status: 'Error',
+          Message: expect.stringContaining(`user_permissions.${area} is not a permission area`),
+          Meta: null,
+        });
+      }
+      const model = {
+        constructor: 'c',
+        toString: 't',
+        nested: { constructor: { valueOf: 1 } },
+        list: [{ constructor: 2 }],
+      };
+      const res = await t.http.post(
+        '/admin/users',
+        userBody('model@example.com', { api_model: model, user_permissions: { apis: 'read' }, org_id: 'org1' }),
+        ADMIN,
+      );
+      expect(res.status).toBe(200);
+      expect(res.body.Meta.api_model).toEqual(model);
+      expect(res.body.Meta.user_permissions).toEqual({ apis: 'read' });
+      expect((await t.http.get(`/api/users/${res.body.ID}`, bearer(admin.key))).body.api_model).toEqual(model);
+    });
+
     it.each([
       ['a non-JSON body', '{"email_address": ', 400],
       ['a JSON array', '[]', 400],

@@ -282,6 +282,11 @@ describe('destination configuration is checked on write', () => {
     expect(await refused({ Type: 'http', URL: 'https://h.example.com', Options: { Exchange: 'x' } })).toContain(
       'Options.Exchange is not an option of Type http',
     );
+    // named like Object's methods: refused as any other unknown option, not dropped
+    for (const name of ['toString', 'valueOf', 'hasOwnProperty'])
+      expect(
+        await refused({ Type: 'rabbitmq', URL: 'amqp://mq.example.com', Options: { Exchange: 'x', [name]: 'y' } }),
+      ).toContain(`Options.${name} is not an option of Type rabbitmq`);
     expect(await refused({ Type: 'rabbitmq', URL: 'amqp://mq.example.com', Options: 'x' })).toContain(
       'Options must be an object',
     );

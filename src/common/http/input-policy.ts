@@ -150,9 +150,29 @@ export function queryEncodingViolation(url: string): string | undefined {
 export function utf8JsonParser(fastify: FastifyInstance): FastifyBodyParser<Buffer> {
   const parse = fastify.getDefaultJsonParser('error', 'error');
   return (request, body, done) => {
-    if (isUtf8(body)) void parse(request, body as unknown as string, done);
-    else done(new ValidationFailed(['the body must be JSON in UTF-8: it holds bytes that are not UTF-8']), undefined);
+    if (!isUtf8(body)) {
+      done(new ValidationFailed(['the body must be JSON in UTF-8: it holds bytes that are not UTF-8']), undefined);
+      return;
+    }
+    void parse(request, body as unknown as string, (err, parsed) => {
+      // the parser refuses valid JSON that holds a `__proto__` member, or a `constructor` one with a `prototype`,
+      // with the same error as broken JSON: the caller is told which it was
+      if (err && isValidJson(body)) done(new ValidationFailed([PROTOTYPE_KEYS_REFUSED]), undefined);
+      else done(err, parsed);
+    });
   };
+}
+
+const PROTOTYPE_KEYS_REFUSED =
+  'the body must not hold a member named __proto__, nor a member named constructor that holds one named prototype';
+
+function isValidJson(body: Buffer): boolean {
+  try {
+    JSON.parse(body.toString('utf8'));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

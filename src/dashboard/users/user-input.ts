@@ -42,7 +42,12 @@ export function parseUserInput(
 ): { input?: CreateUserDto; errors: string[] } {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     return { errors: ['the body must be a JSON object'] };
-  const dto = plainToInstance(CreateUserDto, body, { enableImplicitConversion: false });
+  // the two free-form maps are taken as sent: class-transformer rebuilds nested objects through their prototype, so
+  // a member named `constructor` would throw and one named `toString` or `valueOf` would vanish
+  const { user_permissions: permissions, api_model: model, ...rest } = body as Record<string, unknown>;
+  const dto = plainToInstance(CreateUserDto, rest, { enableImplicitConversion: false });
+  if (permissions !== undefined) dto.user_permissions = permissions as Record<string, string>;
+  if (model !== undefined) dto.api_model = model as Record<string, unknown>;
   const errors = reasonsOf(validateSync(dto, { whitelist: true, stopAtFirstError: true, forbidUnknownValues: false }));
   // IsOptional lets null through: an explicit null counts as absent everywhere below
   for (const key of Object.keys(dto) as (keyof CreateUserDto)[]) if (dto[key] === null) delete dto[key];

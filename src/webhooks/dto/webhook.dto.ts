@@ -86,6 +86,9 @@ function OptionsField(): PropertyDecorator {
       description: OPTIONS_DESCRIPTION,
       example: { Exchange: 'portal', RoutingKey: 'access.approved' },
     }),
+    // as sent: class-transformer would drop members named like Object's methods (toString, valueOf), so such an
+    // option would be ignored where any other unknown one is refused
+    Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => obj[key]),
     IsOptionalNotNull(),
     ValidateBy({
       name: 'destinationOptions',

@@ -68,7 +68,9 @@ describe('parseEventFilter', () => {
     expect(regex('\\bword')).toBe('Filter.regex: must not use word boundaries (\\b, \\B)');
     expect(regex('(?<n>a)')).toMatch(/^Filter\.regex: is not a valid regular expression/);
     expect(regex('\\p{L}')).toMatch(/^Filter\.regex: is not a valid regular expression/);
-    expect(regex('[')).toMatch(/^Filter\.regex: is not a valid regular expression/);
+    expect(regex('[')).toBe('Filter.regex: is not a valid regular expression (Unterminated character class)');
+    expect(regex('(a')).toBe('Filter.regex: is not a valid regular expression (Unterminated group)');
+    expect(regex('a**')).toBe('Filter.regex: is not a valid regular expression (Nothing to repeat)');
     expect(regex('')).toBe('Filter.regex: must not be empty');
     expect(regex('a'.repeat(257))).toBe('Filter.regex: must be at most 256 characters');
     expect(regex('(\\w+\\s?)*$')).toMatch(/could backtrack catastrophically/);

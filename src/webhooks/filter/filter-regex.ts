@@ -51,6 +51,14 @@ interface Node {
 export function portableRegex(source: string, ignoreCase: boolean): PortableRegex {
   if (source.length === 0) throw new RegexRefused('must not be empty');
   if (source.length > MAX_REGEX_LENGTH) throw new RegexRefused(`must be at most ${MAX_REGEX_LENGTH} characters`);
+  try {
+    // JavaScript's own reading first: its reasons are clear, where the parser below throws its own internal errors
+    // on some invalid patterns (`[` gave "Cannot read properties of undefined")
+    new RegExp(source, 'u');
+  } catch (err) {
+    const reason = (err as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '');
+    throw new RegexRefused(`is not a valid regular expression (${reason})`);
+  }
   let ast: Node;
   try {
     ast = parse(source, 'u', { namedGroups: false, lookbehind: false, unicodePropertyEscape: false });

@@ -64,7 +64,7 @@ export class DestinationRegistry implements OnApplicationShutdown {
     )
       errors.push(d.urlMessage);
     for (const name of Object.keys(options)) {
-      if (!(name in d.options)) {
+      if (!Object.hasOwn(d.options, name)) {
         const known = Object.keys(d.options);
         errors.push(
           `Options.${name} is not an option of Type ${type} (${known.length ? `it takes ${known.join(', ')}` : 'it takes none'})`,
