@@ -220,6 +220,50 @@ describe('gateway: OAS API definitions', () => {
     });
   });
 
+  describe('validation off the request thread', () => {
+    /** 1.8 KB whose $refs double at each of 40 levels: dereferenced, far beyond any machine. */
+    const refBomb = () => {
+      const doc = oasDoc();
+      const schemas: Record<string, unknown> = { s40: { type: 'string' } };
+      for (let i = 0; i < 40; i++) {
+        const next = { $ref: `#/components/schemas/s${i + 1}` };
+        schemas[`s${i}`] = { type: 'object', properties: { a: next, b: next } };
+      }
+      doc.components = { schemas };
+      doc.paths = {
+        '/x': {
+          get: {
+            responses: {
+              200: {
+                description: 'x',
+                content: { 'application/json': { schema: { $ref: '#/components/schemas/s0' } } },
+              },
+            },
+          },
+        },
+      };
+      return doc;
+    };
+
+    it('refuses a document whose $refs expand without end, and answers other requests meanwhile', async () => {
+      const order: string[] = [];
+      const bomb = gw()
+        .post('/gateway/apis/oas', refBomb())
+        .then((r) => (order.push('bomb'), r));
+      await new Promise((r) => setTimeout(r, 300));
+      const list = await gw().get('/gateway/apis/oas');
+      order.push('list');
+      expect(list.status).toBe(200);
+      const refused = await bomb;
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({ status: 'error', message: expect.stringMatching(/^invalid OpenAPI document/) });
+      expect(order).toEqual(['list', 'bomb']);
+      // the threads still serve
+      const ok = await gw().post('/gateway/apis/oas', oasDoc());
+      expect(ok.status).toBe(200);
+    });
+  });
+
   describe('PATCH /gateway/apis/oas/{apiID} (interface 4.1)', () => {
     const stored = () =>
       oasDoc({

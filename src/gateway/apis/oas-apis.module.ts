@@ -3,10 +3,11 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiDefinitionEntity } from './api-definition.entity';
 import { OasApisController } from './oas-apis.controller';
 import { OasApisService } from './oas-apis.service';
+import { OasValidationPool } from './oas-validation.pool';
 
 @Module({
   imports: [TypeOrmModule.forFeature([ApiDefinitionEntity])],
   controllers: [OasApisController],
-  providers: [OasApisService],
+  providers: [OasApisService, OasValidationPool],
 })
 export class OasApisModule {}

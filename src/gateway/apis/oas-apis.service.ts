@@ -5,7 +5,8 @@ import { randomHex } from '../../common/crypto/secret-box';
 import { OasApiError } from './oas-apis.errors';
 import { deepCopy, ensureObject, EXTENSION, extensionOf, isObject, OasDocument, pick } from './oas-document';
 import { applyImportParams, keepStoredOrg, mergeForPatch, parseImportParams } from './oas-patch';
-import { API_ID_PATTERN, validateExtension, validateOpenApi } from './oas.validator';
+import { OasValidationPool } from './oas-validation.pool';
+import { API_ID_PATTERN, validateExtension } from './oas.validator';
 import { projectDefinition } from './projection';
 
 export type WriteAction = 'added' | 'modified' | 'deleted';
@@ -25,7 +26,10 @@ const result = (key: string, action: WriteAction): OasWriteResult => ({ key, sta
 
 @Injectable()
 export class OasApisService {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly validation: OasValidationPool,
+  ) {}
 
   async create(body: unknown): Promise<OasWriteResult> {
     const doc = await this.validDocument(body);
@@ -102,7 +106,7 @@ export class OasApisService {
 
   private async validDocument(body: unknown): Promise<OasDocument> {
     if (body === undefined || body === null) throw OasApiError.malformed();
-    const reasons = await validateOpenApi(body);
+    const reasons = await this.validation.reasons(body);
     if (reasons.length) throw OasApiError.invalidDocument(reasons);
     return body as OasDocument;
   }
