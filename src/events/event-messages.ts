@@ -295,7 +295,7 @@ export const ApiEventCallbacks = () =>
         expectedResponse: {
           status: 200,
           description:
-            'any 2xx: delivered. 410 deactivates the webhook; 429/503 are retried after Retry-After; anything else is retried on the schedule',
+            'any 2xx: delivered. 410 deactivates the webhook; 429/503 are retried on the schedule, or later if Retry-After asks (up to 1 hour); anything else is retried on the schedule',
         },
       })),
     ),

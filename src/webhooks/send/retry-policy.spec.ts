@@ -37,11 +37,16 @@ describe('retry policy', () => {
     expect(decide({ statusCode: null, error: 'blocked_address' }, 1, schedule, mid)).toEqual({ kind: 'final' });
   });
 
-  it('honours Retry-After on 429 and 503, bounded', () => {
+  it('honours Retry-After on 429 and 503, bounded, and never retries sooner than the schedule', () => {
     expect(decide({ statusCode: 429, error: 'http_status', retryAfter: '7' }, 1, schedule, mid)).toEqual({
       kind: 'retry',
       delayMs: 7000,
     });
+    for (const retryAfter of ['0', '2', 'Thu, 01 Jan 1970 00:00:00 GMT'])
+      expect(decide({ statusCode: 503, error: 'http_status', retryAfter }, 1, schedule, mid)).toEqual({
+        kind: 'retry',
+        delayMs: 5000,
+      });
     expect(decide({ statusCode: 503, error: 'http_status', retryAfter: '999999' }, 1, schedule, mid)).toEqual({
       kind: 'retry',
       delayMs: MAX_RETRY_AFTER_MS,

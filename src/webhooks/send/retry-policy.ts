@@ -3,7 +3,7 @@ import type { AttemptError } from '../attempt-outcome';
 /**
  * What to do after an attempt: no error (a 2xx, or a broker's confirmation) delivered,
  * 410 switches the webhook off, a blocked address fails at once, anything
- * else retries on the schedule until it runs out.
+ * else retries on the schedule until it runs out (a 429's or 503's Retry-After may put a retry off).
  */
 export type Outcome =
   | { kind: 'delivered' }
@@ -39,8 +39,10 @@ export function decide(
   if (attempt >= schedule.length) return { kind: 'final' };
   const scheduled = jitter(schedule[attempt] * 1000, random);
   if ((code === 429 || code === 503) && result.retryAfter) {
+    // the subscriber's hint may put the retry off (up to an hour), never bring it forward: a `Retry-After: 0`
+    // on every answer would otherwise spend the whole schedule (about 28 hours by default) in a second
     const hinted = parseRetryAfter(result.retryAfter, now);
-    if (hinted !== null) return { kind: 'retry', delayMs: Math.min(hinted, MAX_RETRY_AFTER_MS) };
+    if (hinted !== null) return { kind: 'retry', delayMs: Math.max(scheduled, Math.min(hinted, MAX_RETRY_AFTER_MS)) };
   }
   return { kind: 'retry', delayMs: scheduled };
 }
