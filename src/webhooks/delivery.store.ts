@@ -675,7 +675,8 @@ function recordParams(attempts: AttemptRecord[]): unknown[] {
     attempts.map((a) => a.statusCode),
     attempts.map((a) => a.durationMs),
     attempts.map((a) => a.error),
-    attempts.map((a) => a.responseBody),
+    // a text column refuses NUL, which a subscriber's answer or a broker's reason may hold
+    attempts.map((a) => a.responseBody.replace(/\0/g, '\uFFFD')),
     attempts.map((a) => a.trigger),
     attempts.map((a) => a.status),
     attempts.map((a) => a.nextAttemptAt),

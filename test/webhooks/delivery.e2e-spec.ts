@@ -150,6 +150,21 @@ describe('webhook delivery', () => {
     expect(sink.received.at(-1)!.headers['webhook-id']).toBe(d.ID);
   });
 
+  it('records an answer holding NUL, or a character cut at 4 KiB, as text within the captured bytes', async () => {
+    sink.responder = (_r, i) =>
+      i === 0 ? { status: 500, body: 'no\u0000pe' } : { status: 200, body: 'a'.repeat(4095) + '€' };
+    const w = await webhook({});
+    await emitEvent(t, 'AccessRequestApproved', MESSAGE);
+    const d = await settled(w.ID, 'delivered');
+    expect(sink.received).toHaveLength(2); // recorded once each: nothing sent again for want of a record
+    expect(d.Attempts.map((a: any) => [a.StatusCode, a.ResponseBody.length])).toEqual([
+      [500, 5],
+      [200, 4095],
+    ]);
+    expect(d.Attempts[0].ResponseBody).toBe('no\uFFFDpe');
+    expect(d.Attempts[1].ResponseBody).toBe('a'.repeat(4095));
+  });
+
   it('treats a redirect as a failure and does not follow it', async () => {
     sink.responder = (r) =>
       r.url === '/moved' ? { status: 200 } : { status: 302, headers: { location: sink.url('/moved') } };
@@ -190,6 +205,8 @@ describe('webhook delivery', () => {
     const d = await settled(w.ID, 'delivered');
     expect(d.Attempts.map((a: any) => a.StatusCode)).toEqual([429, 503, 200]);
     expect(sink.received[1].at - sink.received[0].at).toBeGreaterThanOrEqual(1900); // not the 1 s schedule
+    // Retry-After: 0 does not bring the retry forward: the schedule's 1 s (± 20 %) still holds
+    expect(sink.received[2].at - sink.received[1].at).toBeGreaterThanOrEqual(750);
   });
 
   it('gives up on a subscriber slower than the webhook Timeout and records a timeout', async () => {

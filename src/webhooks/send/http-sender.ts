@@ -111,8 +111,7 @@ function readCapped(body: Readable): Promise<string> {
     const chunks: Buffer[] = [];
     let kept = 0;
     let seen = 0;
-    const done = () =>
-      resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+    const done = () => resolve(capturedText(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
     body.on('data', (chunk: Buffer) => {
       seen += chunk.length;
       if (kept < RESPONSE_CAPTURE_BYTES) {
@@ -131,6 +130,16 @@ function readCapped(body: Readable): Promise<string> {
     });
     body.once('end', done);
     body.on('error', reject);
+  });
+}
+
+/**
+ * The captured bytes as text: UTF-8, with a character that the cut at RESPONSE_CAPTURE_BYTES split in two left out
+ * rather than turned into U+FFFD, so the text stays within the captured bytes.
+ */
+export function capturedText(bytes: Buffer): string {
+  return new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes, {
+    stream: bytes.length >= RESPONSE_CAPTURE_BYTES,
   });
 }
 
