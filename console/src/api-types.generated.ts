@@ -4162,12 +4162,14 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description Idempotency-Key: a request with the same key is still in progress */
+            /** @description the webhook already has a header of that name (names are case-insensitive); nothing is stored; or: Idempotency-Key: a request with the same key is still in progress */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description Name or Value is not valid, or with this header the webhook would have more than 50 headers or more than 8192 characters of header names and values together; nothing is stored; or: Idempotency-Key: the key was already used for a different request */
             422: {
@@ -4267,12 +4269,14 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description Idempotency-Key: a request with the same key is still in progress */
+            /** @description another header of the webhook has that name (names are case-insensitive); the header is kept as it was; or: Idempotency-Key: a request with the same key is still in progress */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description Name or Value is not valid, or with this header in place of the one it replaces the webhook would have more than 50 headers or more than 8192 characters of header names and values together; the header is kept as it was; or: Idempotency-Key: the key was already used for a different request */
             422: {

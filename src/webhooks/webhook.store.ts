@@ -195,6 +195,15 @@ export class WebhookStore {
    * a statement of its own, it sees every header committed before the lock was granted: a statement that both
    * waits for the lock and reads the headers reads them as they were when it started.
    */
+  /** The name of the webhook's header named `name` case-insensitively, other than `exceptId`; null if none. */
+  async headerNamed(tx: SqlTransaction, webhookId: string, name: string, exceptId?: string): Promise<string | null> {
+    const [h] = await tx.query<{ name: string }>(
+      `SELECT name FROM webhook_headers WHERE webhook_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3 LIMIT 1`,
+      [webhookId, name, exceptId ?? null],
+    );
+    return h?.name ?? null;
+  }
+
   async headerUsage(tx: SqlTransaction, webhookId: string): Promise<HeaderUsage> {
     const [u] = await tx.query<HeaderUsage>(
       `SELECT count(*)::int AS count, coalesce(sum(length(name) + length(value)), 0)::int AS chars

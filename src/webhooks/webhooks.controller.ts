@@ -169,6 +169,10 @@ export class WebhooksController {
     type: PortalErrorBody,
     description: `Name or Value is not valid, or with this header ${OVER_HEADER_LIMITS}; nothing is stored`,
   })
+  @ApiConflictResponse({
+    type: PortalErrorBody,
+    description: 'the webhook already has a header of that name (names are case-insensitive); nothing is stored',
+  })
   addHeader(@Param('id') id: string, @Body() dto: WebhookHeaderInput) {
     return this.service.addHeader(id, dto);
   }
@@ -186,6 +190,11 @@ export class WebhooksController {
   @ApiUnprocessableEntityResponse({
     type: PortalErrorBody,
     description: `Name or Value is not valid, or with this header in place of the one it replaces ${OVER_HEADER_LIMITS}; the header is kept as it was`,
+  })
+  @ApiConflictResponse({
+    type: PortalErrorBody,
+    description:
+      'another header of the webhook has that name (names are case-insensitive); the header is kept as it was',
   })
   updateHeader(@Param('id') id: string, @Param('headerId') headerId: string, @Body() dto: WebhookHeaderInput) {
     return this.service.updateHeader(id, headerId, dto);

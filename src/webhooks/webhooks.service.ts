@@ -256,6 +256,8 @@ export class WebhooksService {
     };
     await this.sql.transaction(async (tx) => {
       if (!(await this.webhooks.lock(tx, id))) throw WebhookError.notFound();
+      const named = await this.webhooks.headerNamed(tx, id, dto.Name);
+      if (named !== null) throw WebhookError.headerExists(named);
       const stored = await this.webhooks.headerUsage(tx, id);
       refuseOverLimits({ count: stored.count + 1, chars: stored.chars + headerChars(dto) });
       if (!(await this.webhooks.addHeader(tx, h))) throw WebhookError.notFound();
@@ -271,6 +273,8 @@ export class WebhooksService {
   async updateHeader(id: string, headerId: string, dto: WebhookHeaderInput): Promise<WebhookHeaderResponse> {
     return this.sql.transaction(async (tx) => {
       const old = await this.findHeader(id, headerId, tx);
+      const named = await this.webhooks.headerNamed(tx, id, dto.Name, headerId);
+      if (named !== null) throw WebhookError.headerExists(named);
       const stored = await this.webhooks.headerUsage(tx, id);
       const replaced = headerChars({ Name: old.name, Value: old.value });
       refuseOverLimits({ count: stored.count, chars: stored.chars - replaced + headerChars(dto) });

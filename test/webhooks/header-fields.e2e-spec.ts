@@ -57,6 +57,52 @@ describe('webhook header names and values', () => {
     ]);
   });
 
+  it('names a header once: a name repeated in any case is refused, on create, on update and under /headers', async () => {
+    const Headers = [
+      { Name: 'X-D', Value: '1' },
+      { Name: 'X-E', Value: '2' },
+      { Name: 'x-d', Value: '3' },
+    ];
+    const created = await t.portal.post('/portal-api/webhooks', {
+      Name: 'n',
+      URL: t.sink.url('/never'),
+      Events: ['AccessRequestApproved'],
+      Headers,
+    });
+    expect(created.status).toBe(422);
+    expect(created.body.errors).toEqual([
+      'Headers.2.Name repeats Headers.0.Name: a header is named once (names are case-insensitive)',
+    ]);
+    const w = await t.webhook({ Headers: [{ Name: 'X-B', Value: 'b' }] });
+    expect((await t.portal.put(`/portal-api/webhooks/${w.ID}`, { Headers })).status).toBe(422);
+
+    const again = await t.portal.post(`/portal-api/webhooks/${w.ID}/headers`, { Name: 'x-b', Value: 'other' });
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({
+      status: 'error',
+      errors: ['the webhook already has a header named X-B (names are case-insensitive): change that one instead'],
+    });
+    const c = await t.portal.post(`/portal-api/webhooks/${w.ID}/headers`, { Name: 'X-C', Value: 'c' });
+    expect(c.status).toBe(201);
+    const renamed = await t.portal.put(`/portal-api/webhooks/${w.ID}/headers/${c.body.ID}`, {
+      Name: 'X-b',
+      Value: 'c',
+    });
+    expect(renamed.status).toBe(409);
+    // a header may keep its own name in another case
+    const recased = await t.portal.put(`/portal-api/webhooks/${w.ID}/headers/${c.body.ID}`, {
+      Name: 'x-c',
+      Value: 'c2',
+    });
+    expect(recased.status).toBe(200);
+    expect(
+      (await t.portal.get(`/portal-api/webhooks/${w.ID}/headers`)).body.map((h: any) => [h.Name, h.Value]),
+    ).toEqual([
+      ['X-B', 'b'],
+      ['x-c', 'c2'],
+    ]);
+  });
+
   it('refuses the headers of the connection itself, which the HTTP client will not send', async () => {
     const w = await t.webhook();
     for (const Name of CONNECTION_NAMES) {

@@ -198,6 +198,16 @@ function HeadersLimits(): PropertyDecorator {
       },
     }),
     ValidateBy({
+      name: 'headersDistinct',
+      validator: {
+        validate: (value: unknown) => !Array.isArray(value) || repeatedHeader(value) === null,
+        defaultMessage: (args?: ValidationArguments) => {
+          const [first, again] = repeatedHeader(args?.value as unknown[]) ?? [0, 0];
+          return `Headers.${again}.Name repeats Headers.${first}.Name: a header is named once (names are case-insensitive)`;
+        },
+      },
+    }),
+    ValidateBy({
       name: 'headersTotalLength',
       validator: {
         validate: (value: unknown) => !Array.isArray(value) || usage(value).chars <= HEADER_LIMITS.total,
@@ -205,6 +215,20 @@ function HeadersLimits(): PropertyDecorator {
       },
     }),
   );
+}
+
+/** The positions of the first header whose name (case-insensitively) an earlier one has, or null. */
+function repeatedHeader(headers: unknown[]): [number, number] | null {
+  const seen = new Map<string, number>();
+  for (const [i, h] of headers.entries()) {
+    const name = typeof h === 'object' && h !== null ? (h as { Name?: unknown }).Name : undefined;
+    if (typeof name !== 'string') continue;
+    const key = name.toLowerCase();
+    const first = seen.get(key);
+    if (first !== undefined) return [first, i];
+    seen.set(key, i);
+  }
+  return null;
 }
 
 function usage(headers: unknown): HeaderUsage {
