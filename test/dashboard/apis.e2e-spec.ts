@@ -274,20 +274,21 @@ describe('dashboard: GET /api/apis and /api/apis/groups', () => {
       ['api_type=soap', 'api_type must be one of the following values'],
       ['auth_type=magic', 'auth_type must be a comma-separated list of: keyless, authToken, oauth, jwt, basic'],
       ['auth_type=keyless,magic', 'auth_type must be a comma-separated list of'],
-      ['auth_type=keyless&auth_type=jwt', 'auth_type must be a string'],
+      ['auth_type=keyless&auth_type=jwt', 'auth_type is given more than once'],
       ['sort=size', 'sort must be one of the following values'],
       ['sort=-', 'sort must be one of the following values'],
       ['compressed=2', 'compressed must be one of the following values'],
-      ['base_apis=1&base_apis=0', 'base_apis must be a string'],
+      ['base_apis=1&base_apis=0', 'base_apis is given more than once'],
       ['p=abc', 'p must be a whole page number'],
       ['p=0', 'p must be 1 or more (or negative for every API)'],
       ['p=-1.5', 'p must be a whole page number'],
-      ['p=1&p=2', 'p must be a whole page number'],
+      ['p=1&p=2', 'p is given more than once'],
       // plain decimal digits only
       ...['1e2', '1E2', '%2B1', '+1', '01', '-01', '-0', '1.0', '0x1', '%201', '1%20', '', '-', '%EF%BC%91'].map(
         (p): [string, string] => [`p=${p}`, 'p must be a whole page number in plain decimal digits'],
       ),
-      ['category=a&category=b', 'category must be a string'],
+      ['category=a&category=b', 'category is given more than once'],
+      ['q=a&q=b&p=1&p=2', 'q is given more than once; p is given more than once'],
     ])('refuses %s with 400', async (qs, message) => {
       const res = await user.http.get(`/api/apis?${qs}`);
       expect(res.status).toBe(400);

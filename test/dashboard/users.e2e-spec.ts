@@ -408,7 +408,13 @@ describe('dashboard users', () => {
       expect(res.body).toEqual({ Status: 'Error', Message: 'p must be 1 or more', Meta: null });
     });
 
-    it.each(['abc', '1.5', '1e2', '%2B1', '+1', '01', '0x1', '%201', '', '1&p=2'])(
+    it('refuses p given twice with 400 saying so', async () => {
+      const res = await boss.http.get('/api/users?p=1&p=2');
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ Status: 'Error', Message: 'p is given more than once', Meta: null });
+    });
+
+    it.each(['abc', '1.5', '1e2', '%2B1', '+1', '01', '0x1', '%201', ''])(
       'refuses p=%s, not plain decimal digits, with 400',
       async (p) => {
         const res = await boss.http.get(`/api/users?p=${p}`);

@@ -148,9 +148,11 @@ describe('portal applications', () => {
       expect(res.body.errors.length).toBeGreaterThan(0);
       // one reason, and a true one, whatever was sent
       expect(res.body.errors).toEqual([
-        q.startsWith('per_page')
-          ? 'per_page must be a whole number from 1 to 100, in plain decimal digits'
-          : 'page must be a whole number from 1 to 1000000, in plain decimal digits',
+        q === 'page=1&page=2'
+          ? 'page is given more than once'
+          : q.startsWith('per_page')
+            ? 'per_page must be a whole number from 1 to 100, in plain decimal digits'
+            : 'page must be a whole number from 1 to 1000000, in plain decimal digits',
       ]);
     }
   });
