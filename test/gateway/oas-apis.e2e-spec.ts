@@ -190,6 +190,24 @@ describe('gateway: OAS API definitions', () => {
       expect(res.body).toEqual({ status: 'error', message });
     });
 
+    it('refuses a security requirement naming a scheme the document does not declare', async () => {
+      const doc = oasDoc({ id: 'undeclared-scheme' });
+      doc.components = { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key' } } };
+      doc.security = [{ key: [] }, { missing: [] }];
+      doc.paths = { '/a': { get: { security: [{ toString: [] }], responses: { 200: { description: 'a' } } } } };
+      const res = await gw().post('/gateway/apis/oas', doc);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        status: 'error',
+        message:
+          'security[1] requires the security scheme missing, which components.securitySchemes does not declare; ' +
+          'paths./a.get.security[0] requires the security scheme toString, which components.securitySchemes does not declare',
+      });
+      doc.security = [{ key: [] }];
+      doc.paths = { '/a': { get: { security: [], responses: { 200: { description: 'a' } } } } };
+      expect((await gw().post('/gateway/apis/oas', doc)).status).toBe(200);
+    });
+
     it('never fetches external $refs', async () => {
       const doc = oasDoc({ id: 'external-ref' });
       doc.components = { schemas: { A: { $ref: 'http://127.0.0.1:9/schema.json' }, B: { $ref: '/etc/passwd' } } };

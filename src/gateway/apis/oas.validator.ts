@@ -26,13 +26,46 @@ export async function validateOpenApi(body: unknown): Promise<string[]> {
       resolve: { external: false, file: false },
       timeoutMs: 5000,
     });
-    if (result.valid) return [];
+    if (result.valid) return undeclaredSchemes(body);
     const reasons = result.errors.map((e) => firstLine(e.message)).filter((m) => m !== '');
     if (result.additionalErrors > 0) reasons.push(`and ${result.additionalErrors} more error(s)`);
     return reasons.length ? reasons : ['invalid OpenAPI document'];
   } catch (err) {
     return [`invalid OpenAPI document: ${firstLine(err instanceof Error ? err.message : String(err))}`];
   }
+}
+
+const OPERATIONS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/**
+ * Security requirements naming a scheme that `components.securitySchemes` does not declare, which OpenAPI forbids
+ * ("each name MUST correspond to a security scheme which is declared") and the parser does not check: the API would
+ * otherwise be listed as keyless. Top level and each operation.
+ */
+function undeclaredSchemes(doc: { [k: string]: Json }): string[] {
+  const declared =
+    isObject(doc.components) && isObject(doc.components.securitySchemes) ? doc.components.securitySchemes : {};
+  const reasons: string[] = [];
+  const check = (security: Json | undefined, at: string) => {
+    if (!Array.isArray(security)) return;
+    security.forEach((requirement, i) => {
+      if (!isObject(requirement)) return;
+      for (const name of Object.keys(requirement))
+        if (!Object.hasOwn(declared, name))
+          reasons.push(
+            `${at}[${i}] requires the security scheme ${name}, which components.securitySchemes does not declare`,
+          );
+    });
+  };
+  check(doc.security, 'security');
+  if (isObject(doc.paths))
+    for (const [path, item] of Object.entries(doc.paths))
+      if (isObject(item))
+        for (const method of OPERATIONS) {
+          const op = item[method];
+          if (isObject(op)) check(op.security, `paths.${path}.${method}.security`);
+        }
+  return reasons;
 }
 
 function checkString(
