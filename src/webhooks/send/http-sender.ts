@@ -138,9 +138,9 @@ function readCapped(body: Readable): Promise<string> {
  * rather than turned into U+FFFD, so the text stays within the captured bytes.
  */
 export function capturedText(bytes: Buffer): string {
-  return new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes, {
-    stream: bytes.length >= RESPONSE_CAPTURE_BYTES,
-  });
+  if (bytes.length < RESPONSE_CAPTURE_BYTES) return bytes.toString('utf8');
+  // streaming, the decoder keeps an incomplete last character back instead of emitting U+FFFD for it
+  return new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes, { stream: true });
 }
 
 function classify(err: unknown, timedOut: boolean): SendResult['error'] {
