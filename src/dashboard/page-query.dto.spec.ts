@@ -46,8 +46,8 @@ describe('the dashboard page number p', () => {
   });
 
   it('refuses p given twice', async () => {
-    expect(await page(PageQueryDto, ['1', '2'])).toEqual([WHOLE]);
-    expect(await page(ListApisQueryDto, ['1', '2'])).toEqual([WHOLE_OR_ALL]);
+    expect(await page(PageQueryDto, ['1', '2'])).toEqual(['p is given more than once']);
+    expect(await page(ListApisQueryDto, ['1', '2'])).toEqual(['p is given more than once']);
   });
 
   it('refuses 0 and negative pages where a page is 1 or more', async () => {
