@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { pgCode, PG_ERRORS, Sql } from './sql';
 
 const DAY_KEY = /^(\d{4})-(\d{2})-(\d{2})T/;
@@ -9,16 +9,21 @@ const DAY_KEY = /^(\d{4})-(\d{2})-(\d{2})T/;
  * connection, as prepared statements) for that one plain table, instead of planning the partitioned table at every
  * call or locking all of its partitions at every call. A row of a day
  * without a partition (it sits in the default one) is addressed through the partitioned table, as is any day
- * not known yet; the list is read again when a day is missing, at most every few seconds, and at once when a
- * named partition turns out to be gone (dropped by retention: its rows were done).
+ * not known yet; the list is read at start, again in the background when a day is missing (at most every few
+ * seconds), and at once when a named partition turns out to be gone (dropped by retention: its rows were done).
  */
 @Injectable()
-export class DayPartitions {
+export class DayPartitions implements OnModuleInit {
   private names = new Set<string>();
   private readAt = 0;
   private reading?: Promise<void>;
 
   constructor(private readonly sql: Sql) {}
+
+  /** The list, read before the process serves (migrations have run by then); should that fail, on first use. */
+  async onModuleInit(): Promise<void> {
+    await this.read().catch(() => undefined);
+  }
 
   /** The partition of `parent` holding the day of `at` (a key as keyText writes it, or a time), else `parent`. */
   async of(parent: string, at: string | Date): Promise<string> {
@@ -26,8 +31,11 @@ export class DayPartitions {
     if (!m) return parent;
     const name = `${parent}_p${m[1]}${m[2]}${m[3]}`;
     if (this.names.has(name)) return name;
-    if (Date.now() - this.readAt > 5000) await this.read();
-    return this.names.has(name) ? name : parent;
+    // read again in the background, never waited for: the caller may hold a pooled connection (a transaction writing
+    // its events), and with every connection so held, waiting here for one more would wait for ever. The partitioned
+    // table takes the rows meanwhile.
+    if (Date.now() - this.readAt > 5000) this.read().catch(() => undefined);
+    return parent;
   }
 
   /**
@@ -51,6 +59,7 @@ export class DayPartitions {
   }
 
   private read(): Promise<void> {
+    if (!this.reading) this.readAt = Date.now(); // at most one read every few seconds, whether or not it succeeds
     this.reading ??= this.sql
       .query<{ name: string }>(
         `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
