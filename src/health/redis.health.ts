@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
+import { DeadlineExceeded, withDeadline } from '../common/deadline';
 import { RedisConnection } from '../queue/queue.module';
 
 @Injectable()
@@ -12,13 +13,11 @@ export class RedisHealthIndicator {
   async ping(key = 'redis', timeoutMs = 1000) {
     const session = this.indicators.check(key);
     try {
-      const answer = await Promise.race([
-        this.redis.client.ping(),
-        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), timeoutMs).unref()),
-      ]);
+      const answer = await withDeadline(this.redis.client.ping(), timeoutMs);
       return answer === 'PONG' ? session.up() : session.down({ message: `unexpected answer ${answer}` });
     } catch (err) {
-      return session.down({ message: err instanceof Error ? err.message : 'unreachable' });
+      const message = err instanceof DeadlineExceeded ? 'timeout' : err instanceof Error ? err.message : 'unreachable';
+      return session.down({ message });
     }
   }
 }

@@ -1,6 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
 import { JobsOptions, Queue } from 'bullmq';
+import { withDeadline } from '../common/deadline';
 import { TraceCarrier, traceCarrier } from './trace-context';
 
 /** The dispatcher's one queue: one job per attempt of one delivery. */
@@ -49,6 +50,13 @@ export function deliveryJobOptions(jobId: string, delayMs?: number): JobsOptions
   };
 }
 
+/**
+ * How long committed work waits for the queue (enqueueCommitted) before it is left to the reconciler: while Redis is
+ * unreachable its client holds commands until it is back, and a request that committed its change must not wait
+ * as long. The jobs still go in when Redis returns (their ids make a second add a no-op).
+ */
+export const COMMITTED_ENQUEUE_WAIT_MS = 2000;
+
 /** Jobs queued by one addBulk at most (see DeliveryQueue.enqueue). */
 export const ENQUEUE_CHUNK = 100;
 
@@ -74,7 +82,7 @@ export class DeliveryQueue {
    */
   async enqueueCommitted(items: DueDelivery[], what: string): Promise<boolean> {
     try {
-      await this.enqueue(items);
+      await withDeadline(this.enqueue(items), COMMITTED_ENQUEUE_WAIT_MS);
       return true;
     } catch (err) {
       this.logger.warn({ err, deliveries: items.length }, `could not queue ${what}; the reconciler will`);
@@ -85,7 +93,7 @@ export class DeliveryQueue {
   /** As enqueueCommitted, for requeueOverdue. */
   async requeueCommitted(items: DueDelivery[], what: string): Promise<number> {
     try {
-      return await this.requeueOverdue(items);
+      return await withDeadline(this.requeueOverdue(items), COMMITTED_ENQUEUE_WAIT_MS);
     } catch (err) {
       this.logger.warn({ err, deliveries: items.length }, `could not queue ${what}; the reconciler will`);
       return 0;

@@ -2,6 +2,7 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram } from 'prom-client';
+import { withDeadline } from '../common/deadline';
 import { Sql } from '../database/sql';
 import { OutboxStore } from '../events/outbox.store';
 import { MetricsRegistry } from '../metrics/metrics.registry';
@@ -10,6 +11,9 @@ import { DELIVERY_QUEUE } from './delivery.queue';
 import { DISABLED_REASONS, DisabledReason } from './operational-events';
 import { DeliveryStore } from './delivery.store';
 import { WebhookStore } from './webhook.store';
+
+/** How long a scrape waits for the queue's counts; past it (Redis unreachable) the depth is left out of that scrape. */
+const QUEUE_DEPTH_WAIT_MS = 1000;
 
 /**
  * The dispatcher's counters, defined once for every role: attempts by outcome and their latency, rate-limit holds
@@ -118,8 +122,13 @@ export class DispatchGauges implements OnModuleInit {
       labelNames: ['queue', 'state'],
       registers: [this.registry],
       collect: async function (this: Gauge) {
-        const counts = await queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized');
-        for (const [state, n] of Object.entries(counts)) this.set({ queue: DELIVERY_QUEUE, state }, n);
+        // bounded: while Redis is unreachable its client holds the command, and the scrape would hang with it
+        this.reset();
+        const counts = await withDeadline(
+          queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized'),
+          QUEUE_DEPTH_WAIT_MS,
+        ).catch(() => null);
+        if (counts) for (const [state, n] of Object.entries(counts)) this.set({ queue: DELIVERY_QUEUE, state }, n);
       },
     });
     const store = this.store;

@@ -12,6 +12,7 @@ import {
   OutgoingMessage,
   SendResult,
 } from './destination';
+import { DeadlineExceeded, withDeadline } from '../../common/deadline';
 
 /** A confirm channel for one exchange, and the ids of its messages the broker returned as unroutable. */
 interface Publisher {
@@ -26,8 +27,6 @@ interface Link {
   model: Promise<ChannelModel>;
   publishers: Map<string, Promise<Publisher>>;
 }
-
-class Timeout extends Error {}
 
 /** At most this long to open a connection, whatever the webhook's timeout. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -95,7 +94,8 @@ export class RabbitMqDestination implements Destination {
     } catch (err) {
       if (err instanceof BlockedAddressError || (err as { code?: string }).code === 'E_BLOCKED_ADDRESS')
         return result('blocked_address', describeError(err));
-      if (err instanceof Timeout) return result('timeout', `no connection to the broker within ${err.message}`);
+      if (err instanceof DeadlineExceeded)
+        return result('timeout', `no connection to the broker within ${err.message}`);
       return result('connection', `cannot reach the broker: ${describeError(err)}`);
     }
     try {
@@ -109,7 +109,7 @@ export class RabbitMqDestination implements Destination {
       return result(null, `confirmed by the broker (exchange '${exchange}', routing key '${routingKey}')`);
     } catch (err) {
       publisher.returned.delete(message.id);
-      if (err instanceof Timeout) return result('timeout', `the broker did not confirm within ${err.message}`);
+      if (err instanceof DeadlineExceeded) return result('timeout', `the broker did not confirm within ${err.message}`);
       const reason = publisher.closedBy ?? err;
       const text = describeError(reason);
       if (/NOT_FOUND|NOT-FOUND|404/.test(text)) return result('unroutable', `the broker refused the message: ${text}`);
@@ -133,7 +133,7 @@ export class RabbitMqDestination implements Destination {
 
   private publish(p: Publisher, exchange: string, routingKey: string, m: OutgoingMessage): Promise<void> {
     const { 'content-type': contentType, ...headers } = m.headers;
-    return withTimeout(
+    return withDeadline(
       new Promise<void>((resolve, reject) => {
         p.channel.publish(
           exchange,
@@ -177,7 +177,7 @@ export class RabbitMqDestination implements Destination {
     const current = link;
     let publisher = current.publishers.get(exchange);
     if (!publisher) {
-      publisher = withTimeout(current.model, connectTimeoutMs).then(async (model) => {
+      publisher = withDeadline(current.model, connectTimeoutMs).then(async (model) => {
         const channel = await model.createConfirmChannel();
         const p: Publisher = { channel, returned: new Set() };
         channel.on('return', (msg: { properties: { messageId?: string } }) => {
@@ -210,7 +210,7 @@ export class RabbitMqDestination implements Destination {
       clientProperties: { connection_name: 'gateway-management webhooks' },
     });
     try {
-      return await withTimeout(connecting, timeoutMs);
+      return await withDeadline(connecting, timeoutMs);
     } catch (err) {
       // a connection that opens after we gave up on it must not linger
       connecting.then((late) => late.close().catch(() => undefined)).catch(() => undefined);
@@ -221,14 +221,4 @@ export class RabbitMqDestination implements Destination {
   private forget(url: string, link: Link): void {
     if (this.links.get(url) === link) this.links.delete(url);
   }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new Timeout(`${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }

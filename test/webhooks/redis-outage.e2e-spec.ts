@@ -1,0 +1,87 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { createWebhook } from '../helpers/portal';
+import { closeAfterEach } from '../helpers/use-fixture';
+import { startService } from '../helpers/use-service';
+
+/** A Redis of the spec's own, on a fixed port, that it can kill and start again (it comes back empty). */
+class OwnRedis {
+  private child?: ChildProcess;
+  constructor(readonly port: number) {}
+
+  static async start(): Promise<OwnRedis> {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = s.address() as { port: number };
+        s.close(() => resolve(port));
+      });
+    });
+    const redis = new OwnRedis(port);
+    await redis.up();
+    return redis;
+  }
+
+  async up(): Promise<void> {
+    const child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
+    this.child = child;
+    await new Promise<void>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (/Ready to accept connections/.test(out)) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`redis-server exited (${code}):\n${out}`)));
+    });
+  }
+
+  async down(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+}
+
+/**
+ * Postgres is the record and Redis only carries work: while Redis is unreachable a request that commits work for the
+ * queue answers anyway, metrics are still scraped, and the work is delivered once Redis is back (empty).
+ */
+describe('while Redis is down', () => {
+  const closer = closeAfterEach();
+
+  it('answers a test send and a redelivery, serves /metrics, and delivers both once Redis is back', async () => {
+    const redis = await OwnRedis.start();
+    closer.adopt({ close: () => redis.down() });
+    const t = closer.adopt(
+      await startService({ envVars: { REDIS_URL: redis.url, WEBHOOK_RETRY_SCHEDULE: '0,1' }, receiver: true }),
+    );
+    const w = await createWebhook(t.portal, { Name: 'outage', URL: t.sink.url('/o') });
+    expect((await t.portal.post(`/portal-api/webhooks/${w.ID}/test`)).status).toBe(202);
+    await t.sink.waitFor((r) => r.length >= 1, 20_000, 'the test send before the outage');
+    const [delivery] = (await t.portal.get(`/portal-api/webhooks/${w.ID}/deliveries`)).body;
+
+    await redis.down();
+    const sent = await t.portal.post(`/portal-api/webhooks/${w.ID}/test`, { Note: 'during the outage' });
+    expect(sent.status).toBe(202);
+    const again = await t.portal.post(`/portal-api/webhooks/${w.ID}/deliveries/${delivery.ID}/redeliver`);
+    expect(again.status).toBe(200);
+    const metrics = await t.http.get('/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toContain('outbox_unrelayed_events');
+
+    await redis.up();
+    await t.sink.waitFor((r) => r.length >= 3, 60_000, 'the test send and the redelivery after the outage');
+    expect(t.sink.received.filter((r) => r.body.includes('during the outage'))).toHaveLength(1);
+  });
+});
