@@ -35,6 +35,11 @@ describe('loadConfig', () => {
     ['ENCRYPTION_KEY', 'short'],
     ['WEBHOOK_ALLOWED_CIDRS', '10.0.0.0/99'],
     ['WEBHOOK_RETRY_SCHEDULE', '0,five'],
+    ['WEBHOOK_RETRY_SCHEDULE', '0,99999999999999999999999,5'],
+    ['WEBHOOK_RETRY_SCHEDULE', '0,2592001'],
+    ['PORT', '3e3'],
+    ['PORT', '0x10'],
+    ['PORT', '3000.0'],
     ['WEBHOOK_DISABLE_AFTER', '5'],
     ['WEBHOOK_DISABLE_AFTER', 'soon'],
     ['WEBHOOK_DISABLE_AFTER', '-5d'],
@@ -51,6 +56,23 @@ describe('loadConfig', () => {
   ])('fails start-up naming %s when it is %p', (name, value) => {
     expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), [name]: value })).toThrow(name);
+  });
+
+  it('gives one true reason for a value of the wrong form, not every rule it also fails', () => {
+    const reason = (vars: Record<string, string>) => {
+      try {
+        loadConfig({ ...secrets, DATA_DIR: dataDir(), ...vars });
+      } catch (err) {
+        return (err as Error).message.split('\n').slice(1).join('\n').trim();
+      }
+      return 'started';
+    };
+    expect(reason({ PORT: 'abc' })).toBe('PORT: PORT must be an integer number');
+    expect(reason({ PORT: '70000' })).toBe('PORT: PORT must not be greater than 65535');
+    expect(reason({ WEBHOOK_RETRY_SCHEDULE: '0,2592001' })).toBe(
+      'WEBHOOK_RETRY_SCHEDULE: WEBHOOK_RETRY_SCHEDULE must not wait more than 2592000 seconds (30 days) before an attempt',
+    );
+    expect(reason({ WEBHOOK_RETRY_SCHEDULE: '0,2592000' })).toBe('started');
   });
 
   it('requires every secret in production, naming the missing ones', () => {

@@ -55,12 +55,20 @@ export class ConfigError extends Error {}
 type SecretName = 'GATEWAY_SECRET' | 'ADMIN_SECRET' | 'PORTAL_API_TOKEN' | 'ENCRYPTION_KEY';
 const SECRET_NAMES: SecretName[] = ['GATEWAY_SECRET', 'ADMIN_SECRET', 'PORTAL_API_TOKEN', 'ENCRYPTION_KEY'];
 
+/** Rules on the form of a value: when one fails, the others (ranges, lengths) say nothing true about it. */
+const FORM_RULES = ['isInt', 'isIn', 'isString', 'matches'];
+
+function reasonsOf(constraints: Record<string, string>): string[] {
+  const form = FORM_RULES.filter((rule) => constraints[rule]).map((rule) => constraints[rule]);
+  return form.length ? form : Object.values(constraints);
+}
+
 /** Parses and validates the environment. Throws ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const dto = plainToInstance(EnvDto, { ...env }, { enableImplicitConversion: false });
   const errors = validateSync(dto, { whitelist: false, forbidUnknownValues: false });
   if (errors.length > 0) {
-    const lines = errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+    const lines = errors.map((e) => `${e.property}: ${reasonsOf(e.constraints ?? {}).join('; ')}`);
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
 

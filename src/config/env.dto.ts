@@ -9,6 +9,7 @@ import {
   Min,
   MinLength,
   Validate,
+  ValidateBy,
   ValidatorConstraint,
   ValidationArguments,
   ValidatorConstraintInterface,
@@ -17,9 +18,14 @@ import * as ipaddr from 'ipaddr.js';
 import ms from 'ms';
 
 export const ROLES = ['api', 'worker', 'all'] as const;
+
+/** The longest delay WEBHOOK_RETRY_SCHEDULE may give (seconds). */
+export const MAX_RETRY_DELAY_SECONDS = 30 * 24 * 60 * 60;
 export type Role = (typeof ROLES)[number];
 
-const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+/** Plain decimal digits (with a sign) as a number; anything else (`3e3`, `0x10`, `10.0`, `ten`) as NaN. */
+const toInt = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : /^\s*-?\d+\s*$/.test(String(value)) ? Number(value) : NaN;
 const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
 
 @ValidatorConstraint({ name: 'cidrList' })
@@ -158,6 +164,15 @@ export class EnvDto {
   @IsOptional()
   @Matches(/^\s*\d+(\s*,\s*\d+)*\s*$/, {
     message: 'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of whole seconds, e.g. 0,5,300',
+  })
+  @ValidateBy({
+    name: 'retryScheduleBounds',
+    validator: {
+      validate: (value: unknown) =>
+        typeof value !== 'string' || value.split(',').every((v) => Number(v) <= MAX_RETRY_DELAY_SECONDS),
+      defaultMessage: () =>
+        `WEBHOOK_RETRY_SCHEDULE must not wait more than ${MAX_RETRY_DELAY_SECONDS} seconds (30 days) before an attempt`,
+    },
   })
   WEBHOOK_RETRY_SCHEDULE?: string;
 
