@@ -26,8 +26,10 @@ async function main(): Promise<void> {
     const file = `${config.dataDir}/secrets.json`;
     say(`  read them with: cat ${file}   (set the variables, or NODE_ENV=production, to stop this)`);
   }
-  const infra = await resolveInfrastructure(config, say);
-  const applied = await runMigrations(config.database.url!);
+  const { infra, applied } = await explained('PostgreSQL (DATABASE_URL)', async () => {
+    const infra = await resolveInfrastructure(config, say);
+    return { infra, applied: await runMigrations(config.database.url!) };
+  });
   if (applied.length) say(`applied migrations: ${applied.join(', ')}`);
 
   const app = await createApp(config, [], { closeOnSignals: false });
@@ -55,13 +57,45 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
-  await app.listen(config.port, config.host);
+  // a stop that hangs (a peer that never answers) still ends: past the grace period the process exits
+  const bounded = () =>
+    setTimeout(() => {
+      say(`did not stop within ${STOP_GRACE_MS / 1000} s: exiting`);
+      process.exit(1);
+    }, STOP_GRACE_MS).unref();
+  process.once('SIGTERM', bounded);
+  process.once('SIGINT', bounded);
+  await explained(`listening on ${config.host}:${config.port} (HOST, PORT)`, () =>
+    app.listen(config.port, config.host),
+  );
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   say(`role ${config.role} listening on http://${config.host}:${port}${config.runsApi ? ' (docs at /docs)' : ''}`);
 }
 
+/** How long a stop (SIGTERM, SIGINT) may take: deliveries under way finish, then the process exits regardless. */
+const STOP_GRACE_MS = 60_000;
+
+/** Errors of the outside world that say all there is to say: their message, without a stack. */
+const PLAIN_ERRORS =
+  /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EADDRINUSE|EADDRNOTAVAIL|EACCES|ETIMEDOUT|EHOSTUNREACH|3D000|28P01|28000|42501)$/;
+
+class StartupError extends Error {}
+
+/** Runs a start-up step; a failure of the outside world is reported with the step and the variables it depends on. */
+async function explained<T>(step: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    const code = String((err as { code?: unknown }).code ?? '');
+    if (!PLAIN_ERRORS.test(code)) throw err;
+    const hint = code === '3D000' ? ' (create it, e.g. with createdb, or name one that exists)' : '';
+    throw new StartupError(`${step}: ${(err as Error).message}${hint}`);
+  }
+}
+
 main().catch((err) => {
-  say(`failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  const plain = err instanceof StartupError || err instanceof ConfigError;
+  say(`failed to start: ${plain ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   process.exit(1);
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, DEFAULT_RETRY_SCHEDULE, loadConfig } from './app-config';
@@ -73,6 +73,17 @@ describe('loadConfig', () => {
       'WEBHOOK_RETRY_SCHEDULE: WEBHOOK_RETRY_SCHEDULE must not wait more than 2592000 seconds (30 days) before an attempt',
     );
     expect(reason({ WEBHOOK_RETRY_SCHEDULE: '0,2592000' })).toBe('started');
+  });
+
+  it('names DATA_DIR when the generated secrets cannot be read or kept', () => {
+    const dir = dataDir();
+    writeFileSync(join(dir, 'secrets.json'), '{broken');
+    expect(() => loadConfig({ DATA_DIR: dir })).toThrow(
+      /^DATA_DIR: .*secrets\.json holds the generated secrets and cannot be read/,
+    );
+    const file = join(dir, 'a-file');
+    writeFileSync(file, '');
+    expect(() => loadConfig({ DATA_DIR: join(file, 'below') })).toThrow(/^DATA_DIR: cannot keep the generated secrets/);
   });
 
   it('requires every secret in production, naming the missing ones', () => {

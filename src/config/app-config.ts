@@ -155,7 +155,13 @@ function fillGeneratedSecrets(
 ): SecretName[] {
   const file = join(dataDir, 'secrets.json');
   let stored: Partial<Record<SecretName, string>> = {};
-  if (existsSync(file)) stored = JSON.parse(readFileSync(file, 'utf8'));
+  try {
+    if (existsSync(file)) stored = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(
+      `DATA_DIR: ${file} holds the generated secrets and cannot be read (${(err as Error).message}): fix or remove it, or set ${missing.join(', ')}`,
+    );
+  }
   let changed = false;
   for (const name of missing) {
     if (!stored[name]) {
@@ -165,8 +171,14 @@ function fillGeneratedSecrets(
     values[name] = stored[name];
   }
   if (changed) {
-    mkdirSync(dataDir, { recursive: true });
-    writeFileSync(file, JSON.stringify(stored, null, 2) + '\n', { mode: 0o600 });
+    try {
+      mkdirSync(dataDir, { recursive: true });
+      writeFileSync(file, JSON.stringify(stored, null, 2) + '\n', { mode: 0o600 });
+    } catch (err) {
+      throw new ConfigError(
+        `DATA_DIR: cannot keep the generated secrets in ${file} (${(err as Error).message}): set DATA_DIR to a writable directory, or set ${missing.join(', ')}`,
+      );
+    }
   }
   return missing;
 }

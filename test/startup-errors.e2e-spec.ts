@@ -1,0 +1,31 @@
+import { ServiceProcess } from './helpers/service-process';
+import { useTestEnv } from './helpers/use-service';
+
+/** A start-up that cannot succeed says why, naming the variables to look at, without a stack trace. */
+describe('start-up failures', () => {
+  const env = useTestEnv();
+
+  const failure = async (vars: Record<string, string>): Promise<string> => {
+    try {
+      env.adopt(await ServiceProcess.start({ ...env.vars, ...vars }, 30_000));
+    } catch (err) {
+      return (err as Error).message;
+    }
+    throw new Error('the service started');
+  };
+
+  it('names DATABASE_URL when its database does not exist, and HOST and PORT when it cannot listen', async () => {
+    const missing = env.vars.DATABASE_URL.replace(/\/[^/?]+(\?|$)/, '/no_such_database_here$1');
+    const db = await failure({ DATABASE_URL: missing });
+    expect(db).toContain(
+      'failed to start: PostgreSQL (DATABASE_URL): database "no_such_database_here" does not exist (create it',
+    );
+    expect(db).not.toMatch(/^\s+at /m);
+
+    // an address of no interface of this machine (TEST-NET-1): binding fails here, nothing is sent anywhere
+    const host = await failure({ HOST: '192.0.2.1', ROLE: 'api' });
+    expect(host).toContain('failed to start: listening on 192.0.2.1:');
+    expect(host).toContain('(HOST, PORT)');
+    expect(host).not.toMatch(/^\s+at /m);
+  });
+});
