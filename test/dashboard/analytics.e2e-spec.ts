@@ -402,6 +402,25 @@ describe('analytics: ingest and OAuth-client activity', () => {
       expect(await t.db.query(`SELECT coalesce(sum(hits), 0)::int AS n FROM analytics_hourly`)).toEqual(before);
     });
 
+    it('takes key fields at every character limit in ASCII, and refuses them past 2600 bytes of UTF-8', async () => {
+      const full = {
+        oauth_id: 'o'.repeat(256),
+        org_id: 'g'.repeat(128),
+        api_id: 'a'.repeat(128),
+        path: '/' + 'p'.repeat(2047),
+      };
+      expect((await ingest([rec(full)])).status).toBe(200);
+      // random CJK: 3 bytes a character, and no compression to fit it in the rollup's key
+      const cjk =
+        '/' +
+        Array.from({ length: 2047 }, () => String.fromCharCode(0x4e00 + Math.floor(Math.random() * 0x5000))).join('');
+      const res = await ingest([rec(), rec({ path: cjk })]);
+      expect(res.status).toBe(400);
+      expect(res.body.message).toMatch(
+        /^record 1: oauth_id, org_id, api_id, path must come to at most 2600 bytes of UTF-8 together \(they are \d+\)$/,
+      );
+    });
+
     it('reports at most 20 reasons', async () => {
       const res = await ingest(Array.from({ length: 50 }, () => ({})));
       expect(res.status).toBe(400);

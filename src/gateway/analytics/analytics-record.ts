@@ -37,6 +37,11 @@ const STRING_FIELDS: Field[] = [
 ];
 const NUMBER_FIELDS = ['latency', 'upstream_latency', 'request_time'] as const;
 
+/** The fields keying the hourly rollup, and the most UTF-8 bytes they take together (ASCII at every limit fits). */
+const KEY_FIELDS = ['oauth_id', 'org_id', 'api_id', 'path'] as const;
+export const MAX_KEY_BYTES = 2600;
+const utf8Bytes = (v: unknown) => Buffer.byteLength(v as string, 'utf8');
+
 /**
  * The longest latency taken, in ms (24 hours): no proxied request lasts longer, so a larger value is a broken clock or
  * a unit mistake. It also keeps a rollup's sums finite doubles however many hits (a bigint) it folds.
@@ -87,6 +92,16 @@ export function parseAnalyticsBatch(body: unknown): { records: AnalyticsRecord[]
         ok = false;
         fail(`${at}: ${f.name} must be a ${f.required ? 'non-empty ' : ''}string of at most ${f.max} characters`);
       } else out[f.name] = v;
+    }
+
+    // the hourly rollup is keyed by them: a B-tree entry holds about 2.7 KB, which text outside ASCII can pass well
+    // within the character limits (2047 CJK characters are 6 KB)
+    const keyBytes = KEY_FIELDS.reduce((n, name) => n + (typeof out[name] === 'string' ? utf8Bytes(out[name]) : 0), 0);
+    if (keyBytes > MAX_KEY_BYTES) {
+      ok = false;
+      fail(
+        `${at}: ${KEY_FIELDS.join(', ')} must come to at most ${MAX_KEY_BYTES} bytes of UTF-8 together (they are ${keyBytes})`,
+      );
     }
 
     if (typeof r.code !== 'number' || !Number.isInteger(r.code) || r.code < 100 || r.code > 599) {
