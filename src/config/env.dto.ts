@@ -20,7 +20,7 @@ import ms from 'ms';
 export const ROLES = ['api', 'worker', 'all'] as const;
 
 /** The longest delay WEBHOOK_RETRY_SCHEDULE may give (seconds). */
-export const MAX_RETRY_DELAY_SECONDS = 30 * 24 * 60 * 60;
+const MAX_RETRY_DELAY_SECONDS = 30 * 24 * 60 * 60;
 export type Role = (typeof ROLES)[number];
 
 /** Plain decimal digits (with a sign) as a number; anything else (`3e3`, `0x10`, `10.0`, `ten`) as NaN. */

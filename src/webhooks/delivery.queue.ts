@@ -55,7 +55,7 @@ export function deliveryJobOptions(jobId: string, delayMs?: number): JobsOptions
  * unreachable its client holds commands until it is back, and a request that committed its change must not wait
  * as long. The jobs still go in when Redis returns (their ids make a second add a no-op).
  */
-export const COMMITTED_ENQUEUE_WAIT_MS = 2000;
+const COMMITTED_ENQUEUE_WAIT_MS = 2000;
 
 /** Jobs queued by one addBulk at most (see DeliveryQueue.enqueue). */
 export const ENQUEUE_CHUNK = 100;

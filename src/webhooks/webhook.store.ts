@@ -190,11 +190,6 @@ export class WebhookStore {
     return (await tx.query(`SELECT 1 FROM webhooks WHERE id = $1 FOR NO KEY UPDATE`, [id])).length > 0;
   }
 
-  /**
-   * How many headers the webhook has and the characters of their names and values together. Called after `lock`, as
-   * a statement of its own, it sees every header committed before the lock was granted: a statement that both
-   * waits for the lock and reads the headers reads them as they were when it started.
-   */
   /** The name of the webhook's header named `name` case-insensitively, other than `exceptId`; null if none. */
   async headerNamed(tx: SqlTransaction, webhookId: string, name: string, exceptId?: string): Promise<string | null> {
     const [h] = await tx.query<{ name: string }>(
@@ -204,6 +199,11 @@ export class WebhookStore {
     return h?.name ?? null;
   }
 
+  /**
+   * How many headers the webhook has and the characters of their names and values together. Called after `lock`, as
+   * a statement of its own, it sees every header committed before the lock was granted: a statement that both
+   * waits for the lock and reads the headers reads them as they were when it started.
+   */
   async headerUsage(tx: SqlTransaction, webhookId: string): Promise<HeaderUsage> {
     const [u] = await tx.query<HeaderUsage>(
       `SELECT count(*)::int AS count, coalesce(sum(length(name) + length(value)), 0)::int AS chars

@@ -39,8 +39,7 @@ const NUMBER_FIELDS = ['latency', 'upstream_latency', 'request_time'] as const;
 
 /** The fields keying the hourly rollup, and the most UTF-8 bytes they take together (ASCII at every limit fits). */
 const KEY_FIELDS = ['oauth_id', 'org_id', 'api_id', 'path'] as const;
-export const MAX_KEY_BYTES = 2600;
-const utf8Bytes = (v: unknown) => Buffer.byteLength(v as string, 'utf8');
+const MAX_KEY_BYTES = 2600;
 
 /**
  * The longest latency taken, in ms (24 hours): no proxied request lasts longer, so a larger value is a broken clock or
@@ -96,7 +95,7 @@ export function parseAnalyticsBatch(body: unknown): { records: AnalyticsRecord[]
 
     // the hourly rollup is keyed by them: a B-tree entry holds about 2.7 KB, which text outside ASCII can pass well
     // within the character limits (2047 CJK characters are 6 KB)
-    const keyBytes = KEY_FIELDS.reduce((n, name) => n + (typeof out[name] === 'string' ? utf8Bytes(out[name]) : 0), 0);
+    const keyBytes = KEY_FIELDS.reduce((n, name) => n + Buffer.byteLength(String(out[name] ?? ''), 'utf8'), 0);
     if (keyBytes > MAX_KEY_BYTES) {
       ok = false;
       fail(

@@ -6,11 +6,11 @@ import { Piscina } from 'piscina';
 /** Threads that validate OpenAPI documents, per API process. */
 const THREADS = 2;
 /** The longest one document may take to validate; past it, the thread is stopped and the document refused. */
-export const OAS_VALIDATION_TIMEOUT_MS = 10_000;
+const OAS_VALIDATION_TIMEOUT_MS = 10_000;
 /** An idle thread is ended after this long (a process that writes no definition keeps none). */
 const IDLE_MS = 60_000;
 
-export const VALIDATION_TIMED_OUT = `invalid OpenAPI document: not validated within ${OAS_VALIDATION_TIMEOUT_MS / 1000} s (are its $refs nested too deep?)`;
+const VALIDATION_TIMED_OUT = `invalid OpenAPI document: not validated within ${OAS_VALIDATION_TIMEOUT_MS / 1000} s (are its $refs nested too deep?)`;
 
 /** The compiled worker: beside this file in the build; specs run the TypeScript sources, so the build's copy then. */
 function workerFile(): string {

@@ -1,5 +1,5 @@
 import { validate } from '@readme/openapi-parser';
-import { deepCopy, EXTENSION, isObject, Json } from './oas-document';
+import { EXTENSION, isObject, Json } from './oas-document';
 
 /** API ids: given in `info.id` or generated (32 hex). */
 export const API_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -14,19 +14,22 @@ function firstLine(message: string): string {
 /**
  * Checks that `body` is an OpenAPI 3 document with a real validator. Returns the reasons it is not
  * ([] when it is). External `$ref`s are never fetched (no network, no files): only the document counts.
+ * The parser dereferences `body` in place: it must be a document of its own (the validation thread's structured
+ * clone of the request's, see OasValidationPool).
  */
 export async function validateOpenApi(body: unknown): Promise<string[]> {
   if (!isObject(body)) return ['the body is not an OpenAPI 3 document: expected a JSON object'];
   if (typeof body.openapi !== 'string' || !/^3\.\d+(\.\d+)?$/.test(body.openapi)) {
     return ['the body is not an OpenAPI 3 document: `openapi` must be a version string 3.x.y'];
   }
+  // read as sent, before the parser dereferences it
+  const undeclared = undeclaredSchemes(body);
   try {
-    // the parser dereferences and may mutate what it is given: hand it a copy
-    const result = await validate(deepCopy(body) as never, {
+    const result = await validate(body as never, {
       resolve: { external: false, file: false },
       timeoutMs: 5000,
     });
-    if (result.valid) return undeclaredSchemes(body);
+    if (result.valid) return undeclared;
     const reasons = result.errors.map((e) => firstLine(e.message)).filter((m) => m !== '');
     if (result.additionalErrors > 0) reasons.push(`and ${result.additionalErrors} more error(s)`);
     return reasons.length ? reasons : ['invalid OpenAPI document'];

@@ -137,7 +137,7 @@ function readCapped(body: Readable): Promise<string> {
  * The captured bytes as text: UTF-8, with a character that the cut at RESPONSE_CAPTURE_BYTES split in two left out
  * rather than turned into U+FFFD, so the text stays within the captured bytes.
  */
-export function capturedText(bytes: Buffer): string {
+function capturedText(bytes: Buffer): string {
   if (bytes.length < RESPONSE_CAPTURE_BYTES) return bytes.toString('utf8');
   // streaming, the decoder keeps an incomplete last character back instead of emitting U+FFFD for it
   return new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes, { stream: true });

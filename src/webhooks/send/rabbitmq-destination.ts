@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { isIP } from 'node:net';
 import { Injectable, Logger } from '@nestjs/common';
 import { ChannelModel, ConfirmChannel, connect } from 'amqplib';
+import { DeadlineExceeded, withDeadline } from '../../common/deadline';
 import { AppConfig } from '../../config';
 import { AddressGuard, BlockedAddressError } from './address-guard';
 import {
@@ -12,7 +13,6 @@ import {
   OutgoingMessage,
   SendResult,
 } from './destination';
-import { DeadlineExceeded, withDeadline } from '../../common/deadline';
 
 /** A confirm channel for one exchange, and the ids of its messages the broker returned as unroutable. */
 interface Publisher {
