@@ -402,6 +402,20 @@ describe('dashboard users', () => {
       expect((await victim.http.get('/api/apis')).status).toBe(401);
     });
 
+    it('tells one of many concurrent deletes of a user that it deleted it, the others 404', async () => {
+      for (let round = 0; round < 3; round++) {
+        const victim = await seedUser(t2, { org: 'paged', permissions: { apis: 'read' } });
+        const answers = await Promise.all(
+          Array.from({ length: 20 }, () => boss.http.delete(`/api/users/${victim.id}`)),
+        );
+        expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+        for (const a of answers.filter((x) => x.status !== 200)) {
+          expect(a.status).toBe(404);
+          expect(a.body).toEqual({ Status: 'Error', Message: 'User not found', Meta: null });
+        }
+      }
+    });
+
     it.each(['0', '-1', '-99999999999999999999'])('refuses p=%s with 400', async (p) => {
       const res = await boss.http.get(`/api/users?p=${p}`);
       expect(res.status).toBe(400);

@@ -76,7 +76,9 @@ export class UsersService {
     const user = await this.find(actor, id);
     const beyond = beyondCaller(actor.permissions, user.userPermissions ?? {});
     if (beyond.length) throw UserError.cannotGrant(beyond);
-    await this.sql.write(`DELETE FROM dashboard_users WHERE id = $1`, [user.id]);
+    // deleted by one caller only: of concurrent deletes of one user, the others find it gone
+    if ((await this.sql.execute(`DELETE FROM dashboard_users WHERE id = $1`, [user.id])) === 0)
+      throw UserError.notFound();
     return { Status: 'OK', Message: 'User deleted', Meta: null };
   }
 
