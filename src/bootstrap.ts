@@ -76,6 +76,9 @@ export async function createApp(
   if (config.runsApi) app.get(IdempotentRequests).register(fastify);
   registerInputPolicy(fastify);
   app.useBodyParser('application/json', { bodyLimit: DEFAULT_BODY_LIMIT }, utf8JsonParser(fastify));
+  // JSON sent as text/plain, which the input policy lets through to the gateway family's routes alone
+  fastify.removeContentTypeParser('text/plain');
+  app.useBodyParser('text/plain', { bodyLimit: DEFAULT_BODY_LIMIT }, utf8JsonParser(fastify));
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new FamilyExceptionFilter());
   if (config.runsApi) setupOpenApi(app);

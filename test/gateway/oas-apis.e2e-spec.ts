@@ -363,7 +363,7 @@ describe('gateway: OAS API definitions', () => {
         ['allowList=yes', 'query parameter allowList must be true, false, 1 or 0'],
         ['validateRequest=', 'query parameter validateRequest must be true, false, 1 or 0'],
         ['mockResponse=2', 'query parameter mockResponse must be true, false, 1 or 0'],
-        ['authentication=1&authentication=0', 'query parameter authentication must be given once'],
+        ['authentication=1&authentication=0', 'authentication is given more than once'],
         ['upstreamURL=nope', 'query parameter upstreamURL must be an absolute http(s) URL'],
         ['listenPath=nope', 'query parameter listenPath must be a path starting with /'],
       ]) {

@@ -15,10 +15,12 @@ export function familyOf(url: string): Family {
 
 /**
  * The path as the router matches it: percent-escapes in it are decoded (`/portal%2Dapi/apps` is the
- * portal's `/portal-api/apps`), so the family never differs from the route that answers.
+ * portal's `/portal-api/apps`), so the family never differs from the route that answers; leading slashes
+ * count as one.
  */
 function routedPath(url: string): string {
-  const path = url.split('?')[0];
+  // (no route starts with `//`: such a path is still its family's, to be told so in that family's body)
+  const path = url.split('?')[0].replace(/^\/{2,}/, '/');
   if (!path.includes('%')) return path;
   try {
     return decodeURIComponent(path);

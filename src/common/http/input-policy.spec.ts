@@ -4,6 +4,7 @@ import {
   isStorableText,
   MAX_INPUT_DEPTH,
   queryEncodingViolation,
+  repeatedQueryParameters,
   requestInputViolation,
 } from './input-policy';
 
@@ -79,6 +80,26 @@ describe('input policy', () => {
       ],
     ] as const)
       expect([bad, bodyEncodingViolation(bad)]).toEqual([bad, reason]);
+  });
+
+  it('names every query parameter given more than once', () => {
+    expect(repeatedQueryParameters({ p: '1', q: ['a', 'b'], 'x y': ['1', '1'] })).toEqual([
+      'q is given more than once',
+      '"x y" is given more than once',
+    ]);
+    for (const none of [{}, { p: '1' }, null, undefined]) expect(repeatedQueryParameters(none)).toEqual([]);
+  });
+
+  it('takes text/plain as JSON only when told to (the gateway family)', () => {
+    const text = { 'content-length': '2', 'content-type': 'text/plain; charset=utf-8' };
+    expect(bodyEncodingViolation(text)).toBe('the body must be JSON: send Content-Type: application/json');
+    expect(bodyEncodingViolation(text, undefined, true)).toBeUndefined();
+    expect(bodyEncodingViolation({ ...text, 'content-type': 'text/plain; charset=latin1' }, undefined, true)).toBe(
+      'the body must be JSON in UTF-8 (charset=utf-8, or no charset)',
+    );
+    expect(bodyEncodingViolation({ ...text, 'content-type': 'text/html' }, undefined, true)).toBe(
+      'the body must be JSON: send Content-Type: application/json',
+    );
   });
 
   it('reads a query string only as UTF-8 percent-escapes', () => {

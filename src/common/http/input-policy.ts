@@ -95,6 +95,17 @@ export function requestInputViolation(request: Pick<FastifyRequest, 'params' | '
   return request.body === undefined ? undefined : inputViolation(request.body, '');
 }
 
+/**
+ * Why a query that names a parameter more than once is refused, a reason per parameter: the parser makes an array of
+ * the values, no route takes a list that way, and which of them would count?
+ */
+export function repeatedQueryParameters(query: unknown): string[] {
+  if (query === null || typeof query !== 'object') return [];
+  return Object.entries(query)
+    .filter(([, v]) => Array.isArray(v))
+    .map(([name]) => `${child('', name)} is given more than once`);
+}
+
 /** Whether a request carries a body: a Content-Length above 0, or Transfer-Encoding (HTTP/1.1 knows no other way). */
 export function hasBody(headers: IncomingHttpHeaders): boolean {
   const length = headers['content-length'];
@@ -104,11 +115,13 @@ export function hasBody(headers: IncomingHttpHeaders): boolean {
 /**
  * Why a request body of one of the four families cannot be read as what the interface says every body is,
  * JSON in UTF-8, or undefined: it is sent with another media type (a form, text, XML, none at all), another
- * charset, or a content coding (compressed). A request without a body is never refused here.
+ * charset, or a content coding (compressed). A request without a body is never refused here. `textIsJson` takes
+ * `text/plain` as JSON too (the gateway family: the gateway product's own tutorials send its JSON that way).
  */
 export function bodyEncodingViolation(
   headers: IncomingHttpHeaders,
   raw?: { rawHeaders: string[] },
+  textIsJson = false,
 ): string | undefined {
   if (!hasBody(headers)) return undefined;
   // (the request itself, when given, tells two Content-Types apart: Node keeps only the first)
@@ -118,7 +131,8 @@ export function bodyEncodingViolation(
   if (coding && coding !== 'identity')
     return `Content-Encoding ${JSON.stringify(coding.slice(0, 64))} is not supported: send the body uncompressed`;
   const [mediaType, ...parameters] = (headers['content-type'] ?? '').split(';');
-  if (mediaType.trim().toLowerCase() !== 'application/json')
+  const media = mediaType.trim().toLowerCase();
+  if (media !== 'application/json' && !(textIsJson && media === 'text/plain'))
     return 'the body must be JSON: send Content-Type: application/json';
   for (const parameter of parameters) {
     const [name, value = ''] = parameter.split('=');
@@ -175,24 +189,32 @@ function isValidJson(body: Buffer): boolean {
   }
 }
 
+const BODILESS_METHODS = new Set(['GET', 'HEAD']);
+
 /**
  * One input policy for every route: before the body of a family's route is parsed, one that is not JSON in
  * UTF-8 (bodyEncodingViolation); after parsing and before any pipe, guard or handler sees the request, strings
- * that cannot be stored and bodies nested beyond MAX_INPUT_DEPTH. Each is refused with the family's validation
- * status (400, portal 422) and body.
+ * that cannot be stored, bodies nested beyond MAX_INPUT_DEPTH and query parameters given more than once. Each is
+ * refused with the family's validation status (400, portal 422) and body.
  */
 export function registerInputPolicy(fastify: FastifyInstance): void {
   // after the credential check (onRequest): an anonymous caller still gets its 401/403 first. (Hooks on every
   // request take a callback rather than return a promise: one promise less per request; one that answers does not
   // call it.)
   fastify.addHook('preParsing', (request: FastifyRequest, reply: FastifyReply, payload, done) => {
-    const reason = familyOf(request.url) === 'other' ? undefined : bodyEncodingViolation(request.headers, request.raw);
+    // the body of a GET or HEAD is never read (no route of these methods takes one), whatever its type or size
+    const family = familyOf(request.url);
+    const reason =
+      family === 'other' || BODILESS_METHODS.has(request.method)
+        ? undefined
+        : bodyEncodingViolation(request.headers, request.raw, family === 'gateway');
     if (reason) sendFamilyError(request, reply, new ValidationFailed([reason]));
     else done(null, payload);
   });
   fastify.addHook('preValidation', (request: FastifyRequest, reply: FastifyReply, done) => {
     const reason = queryEncodingViolation(request.url) ?? requestInputViolation(request);
-    if (reason) sendFamilyError(request, reply, new ValidationFailed([reason]));
+    const reasons = reason ? [reason] : repeatedQueryParameters(request.query);
+    if (reasons.length) sendFamilyError(request, reply, new ValidationFailed(reasons));
     else done();
   });
 }

@@ -18,17 +18,6 @@ function flatten(errors: ValidationError[], parent = ''): string[] {
   return out;
 }
 
-/**
- * The query parameters given more than once (the parser makes an array of them) that the query's class does not take
- * as a list: otherwise each rule would report the array in its own words ("must be a string", "must be a number").
- */
-function repeatedParameters(query: Record<string, unknown>, metatype: object): string[] {
-  const prototype = (metatype as { prototype: object }).prototype;
-  return Object.keys(query).filter(
-    (name) => Array.isArray(query[name]) && Reflect.getMetadata('design:type', prototype, name) !== Array,
-  );
-}
-
 /** The stock pipe, but for what it lets through as "nothing": a null or missing body and a path parameter's text. */
 class FamilyValidationPipe extends ValidationPipe {
   /**
@@ -38,10 +27,6 @@ class FamilyValidationPipe extends ValidationPipe {
    * is refused alike, and a missing body too unless the DTO is marked @OptionalBody().
    */
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === 'query' && this.toValidate(metadata) && typeof value === 'object' && value !== null) {
-      const repeated = repeatedParameters(value as Record<string, unknown>, metadata.metatype!);
-      if (repeated.length) throw new ValidationFailed(repeated.map((name) => `${name} is given more than once`));
-    }
     if (metadata.type === 'body' && this.toValidate(metadata)) {
       if (value === undefined) {
         if (!isBodyOptional(metadata.metatype)) throw new ValidationFailed(['body is required: a JSON object']);
