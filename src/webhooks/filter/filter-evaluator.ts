@@ -1,5 +1,5 @@
 import { FilterNode, Scalar } from './event-filter';
-import { toRegExp } from './filter-regex';
+import { PortableMatcher, toMatcher } from './filter-regex';
 
 /**
  * Whether an event (the envelope as delivered: Event, Message, Timestamp) passes a filter, read exactly as
@@ -9,7 +9,7 @@ import { toRegExp } from './filter-regex';
  * the comparison). A rule on a missing path or a value of another type is false, never an error.
  */
 export function matchesFilter(filter: FilterNode, event: unknown): boolean {
-  const regexes = new Map<FilterNode, RegExp>();
+  const regexes = new Map<FilterNode, PortableMatcher>();
   const test = (node: FilterNode): boolean => {
     switch (node.kind) {
       case 'all':
@@ -29,7 +29,7 @@ export function matchesFilter(filter: FilterNode, event: unknown): boolean {
         return some(event, node.path, (v) => typeof v === 'string' && v.startsWith(node.value));
       case 'regex': {
         let re = regexes.get(node);
-        if (!re) regexes.set(node, (re = toRegExp(node.regex)));
+        if (!re) regexes.set(node, (re = toMatcher(node.regex)));
         return some(event, node.path, (v) => typeof v === 'string' && re.test(v));
       }
     }

@@ -1,4 +1,4 @@
-import { isSafe } from 'redos-detector';
+import { RE2JS } from 're2js';
 import { parse } from 'regjsparser';
 
 /** Longest regular expression a filter may hold. */
@@ -17,11 +17,12 @@ export interface PortableRegex {
 export class RegexRefused extends Error {}
 
 /**
- * The longest the safety check of one pattern may take. Plain patterns take a few milliseconds on a quiet
- * machine but several hundred on a busy one (seen: up to a second), so the bound is wide enough that a pattern's
- * verdict does not depend on the machine's load, and still keeps one request from holding the process long.
+ * The most repetitions counted bounds may multiply to when nested, as in `(?:a{1,30}){1,30}` (900): PostgreSQL
+ * compiles each count into states, so nested counts grow its compiled pattern as their product (three nested
+ * `{0,10}` took it 0.1 s to compile, `{0,255}` three times is "too complex" for it), and fan-out compiles every
+ * filter's pattern again when too many are in use to keep them all. One count alone is bounded to 255 already.
  */
-const REGEX_CHECK_MS = 1500;
+const MAX_NESTED_COUNT = 255;
 
 // Outside a class: the characters that are syntax in either dialect; escaping them means the literal in both.
 const SYNTAX = new Set('^$\\.*+?()[]{}|/'.split(''));
@@ -45,8 +46,9 @@ interface Node {
 
 /**
  * Checks `source` and rewrites it portably; throws RegexRefused with the reason when it uses what one of the
- * engines lacks (backreferences, lookaround, word boundaries, named groups, Unicode properties) or could
- * backtrack catastrophically in JavaScript (nested or overlapping quantifiers).
+ * engines lacks (backreferences, lookaround, word boundaries, named groups, Unicode properties) or nests counted
+ * repetitions beyond MAX_NESTED_COUNT. Neither engine backtracks: PostgreSQL's runs as an automaton, and the
+ * service matches with RE2's (toMatcher), so any pattern takes time linear in the text, `(a+)+$` included.
  */
 export function portableRegex(source: string, ignoreCase: boolean): PortableRegex {
   if (source.length === 0) throw new RegexRefused('must not be empty');
@@ -65,21 +67,38 @@ export function portableRegex(source: string, ignoreCase: boolean): PortableRege
   } catch (err) {
     throw new RegexRefused(`is not a valid regular expression (${(err as Error).message.split('\n')[0]})`);
   }
-  const pattern = emit(ast);
-  // the checker reads case-insensitive patterns only without the u flag; the pattern means the same there
-  // bounded, as it runs on the request: a pattern too intricate to decide in time is refused like an unsafe one
-  const verdict = isSafe(new RegExp(pattern, ignoreCase ? 'si' : 'su'), { timeout: REGEX_CHECK_MS });
-  if (!verdict.safe) {
+  const regex = { pattern: emit(ast), ignoreCase };
+  if (nestedCount(ast) > MAX_NESTED_COUNT) {
     throw new RegexRefused(
-      'could backtrack catastrophically (nested or overlapping repetition, such as (a+)+ or (a|a)*): simplify it',
+      `nests counted repetitions beyond ${MAX_NESTED_COUNT} in all (such as (a{1,30}){1,30}, 900): simplify it`,
     );
   }
-  return { pattern, ignoreCase };
+  try {
+    toMatcher(regex); // (what RE2 would not compile is refused here, never met while matching)
+  } catch (err) {
+    throw new RegexRefused(`is not a valid regular expression (${(err as Error).message})`);
+  }
+  return regex;
 }
 
-/** The JavaScript RegExp of a portable pattern. */
-export function toRegExp(r: PortableRegex): RegExp {
-  return new RegExp(r.pattern, r.ignoreCase ? 'sui' : 'su');
+/** What the service matches a portable pattern with: RE2's engine (linear in the text, never backtracking). */
+export interface PortableMatcher {
+  test(text: string): boolean;
+}
+
+/** The matcher of a portable pattern, read as PostgreSQL reads it (`.` takes a newline, `^`/`$` the whole text). */
+export function toMatcher(r: PortableRegex): PortableMatcher {
+  const re = RE2JS.compile(r.pattern, RE2JS.DOTALL | (r.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0));
+  return { test: (text) => re.matcher(text).find() };
+}
+
+/** The largest product of the counted bounds ({n}, {n,}, {n,m}) nested in one another, anywhere in `n`. */
+function nestedCount(n: Node): number {
+  const inner = Math.max(1, ...(n.body ?? []).map(nestedCount));
+  if (n.type !== 'quantifier') return inner;
+  const { min, max } = n as unknown as { min: number; max?: number };
+  // *, + and ? count once: only counted bounds multiply the compiled pattern
+  return Math.max(1, max ?? min) * inner;
 }
 
 function emit(n: Node): string {
