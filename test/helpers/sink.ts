@@ -16,6 +16,8 @@ export interface SinkReply {
   delayMs?: number;
   /** Never answer (until the sink closes). */
   hang?: boolean;
+  /** Send the status line and headers (and `body`, if any), then never end the body (until the sink closes). */
+  hangBody?: boolean;
 }
 
 /** A webhook receiver on loopback that records every request and answers as told. */
@@ -58,6 +60,12 @@ export class Sink {
         const reply = this.responder(r, index);
         if (reply.hang) {
           this.open.add(res);
+          return;
+        }
+        if (reply.hangBody) {
+          this.open.add(res);
+          res.writeHead(reply.status ?? 200, { 'content-type': 'text/plain', ...reply.headers });
+          res.write(reply.body ?? 'the start of a body that never ends');
           return;
         }
         const send = () => {

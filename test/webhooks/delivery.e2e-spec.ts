@@ -223,6 +223,17 @@ describe('webhook delivery', () => {
     for (const a of d.Attempts) expect(a.DurationMs).toBeLessThan(5000);
   });
 
+  it('keeps the status of an answer whose body never ends, and records the attempt as a timeout', async () => {
+    sink.responder = (_r, i) => (i === 0 ? { status: 200, hangBody: true } : { status: 200 });
+    const w = await webhook({ Timeout: 1 });
+    await emitEvent(t, 'AccessRequestApproved', MESSAGE);
+    const d = await settled(w.ID, 'delivered');
+    expect(d.Attempts.map((a: any) => [a.StatusCode, a.Error])).toEqual([
+      [200, 'timeout'],
+      [200, null],
+    ]);
+  });
+
   it('records a connection error when nothing listens', async () => {
     const port = sink.port;
     await sink.close();

@@ -64,6 +64,7 @@ export class HttpSender implements OnModuleDestroy {
       signal.emit('abort');
     }, req.timeoutMs);
     timer.unref();
+    let status: number | null = null;
     try {
       const res = await request(req.url, {
         dispatcher: this.agent,
@@ -74,8 +75,8 @@ export class HttpSender implements OnModuleDestroy {
         bodyTimeout: req.timeoutMs,
         signal,
       });
+      const code = (status = res.statusCode);
       const responseBody = await readCapped(res.body);
-      const code = res.statusCode;
       const ok = code >= 200 && code < 300;
       const retryAfter = res.headers['retry-after'];
       return {
@@ -88,7 +89,8 @@ export class HttpSender implements OnModuleDestroy {
     } catch (err) {
       const error = classify(err, timedOut);
       return {
-        statusCode: null,
+        // the status, when one came before the body failed (a 200 whose body never ended is still a timeout)
+        statusCode: status,
         error,
         durationMs: Math.round(performance.now() - started),
         // a refused request says why (undici names the header, never its value)
