@@ -109,9 +109,17 @@ describe('webhook subscriptions (portal API)', () => {
       Events: 'AccessRequestApproved',
     });
     expect(types.status).toBe(422);
-    expect(types.body.errors).toEqual(
-      expect.arrayContaining(['Timeout must be an integer number of seconds', 'Events must be a non-empty array']),
-    );
+    // of a value of the wrong type, only what type it must be, each reason once
+    expect(types.body.errors).toEqual([
+      'Timeout must be an integer number of seconds',
+      'Events must be a non-empty array',
+    ]);
+    const missing = await t.portal.post('/portal-api/webhooks', {
+      Name: 'x',
+      URL: 'https://a.example.com',
+      Headers: [{ Value: 'v' }],
+    });
+    expect(missing.body.errors).toEqual(['Events must be a non-empty array', 'Headers.0.Name must be a string']);
     const reserved = await t.portal.post('/portal-api/webhooks', {
       Name: 'x',
       URL: 'https://a.example.com',

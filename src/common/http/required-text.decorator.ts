@@ -52,8 +52,14 @@ export function IsRequiredText(
   opts: { each?: boolean; requiredMessage?: string } = {},
 ): PropertyDecorator {
   const each: ValidationOptions = opts.each ? { each: true } : {};
+  // a field not given at all is told it is required, rather than that it must be a string
+  const required = (property: string) => opts.requiredMessage ?? `${property} is required`;
   return applyDecorators(
-    IsString(each),
+    IsString(
+      opts.each
+        ? each
+        : { message: (args) => (args.value == null ? required(args.property) : `${args.property} must be a string`) },
+    ),
     IsNotEmpty(opts.requiredMessage ? { ...each, message: opts.requiredMessage } : each),
     IsPrintableText(each),
     MaxLength(max, each),

@@ -5,17 +5,42 @@ import { isBodyOptional } from './optional-body.decorator';
 /** What a body that is not a JSON object gets: null, an array, a number, a string or a boolean. */
 const NOT_AN_OBJECT = 'body: Validation failed (object is expected)';
 
+/**
+ * The rules of a field by how much they say, most first: that it must be given, then what type it must be. When one of
+ * a tier fails, those of the tiers after it (a type's, then ranges and lengths) say nothing useful. (A field that must
+ * be a string says itself that it is required when it is missing: IsRequiredText.)
+ */
+const RULE_TIERS = [
+  new Set(['isDefined']),
+  new Set(['isInt', 'isNumber', 'isString', 'isBoolean', 'isArray', 'isObject']),
+];
+
+/** The failed rules of a field worth telling: those of its first tier that failed, or all of them. */
+function telling(rules: string[]): string[] {
+  for (const tier of RULE_TIERS) {
+    const failed = rules.filter((rule) => tier.has(rule));
+    if (failed.length) return failed;
+  }
+  return rules;
+}
+
+/**
+ * Every reason, each once, and of each field only the telling ones: a missing Name "is required" (not also "must be
+ * a string"), and `"30"` as a Timeout "must be an integer number of seconds" (not also "at least 1", "at most 60").
+ */
 function flatten(errors: ValidationError[], parent = ''): string[] {
-  const out: string[] = [];
+  const out = new Set<string>();
   for (const e of errors) {
     const path = parent ? `${parent}.${e.property}` : e.property;
     if (e.constraints) {
-      for (const msg of Object.values(e.constraints))
-        out.push(msg.startsWith(e.property) ? msg.replace(e.property, path) : `${path}: ${msg}`);
+      for (const rule of telling(Object.keys(e.constraints))) {
+        const msg = e.constraints[rule];
+        out.add(msg.startsWith(e.property) ? msg.replace(e.property, path) : `${path}: ${msg}`);
+      }
     }
-    if (e.children?.length) out.push(...flatten(e.children, path));
+    if (e.children?.length) for (const msg of flatten(e.children, path)) out.add(msg);
   }
-  return out;
+  return [...out];
 }
 
 /** The stock pipe, but for what it lets through as "nothing": a null or missing body and a path parameter's text. */
