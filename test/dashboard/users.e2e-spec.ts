@@ -136,6 +136,32 @@ describe('dashboard users', () => {
       });
     });
 
+    it('refuses a blank name or one with control characters, and stores nothing', async () => {
+      const res = await t.http.post(
+        '/admin/users',
+        { email_address: 'blank@example.com', first_name: ' \t', last_name: 'a\nb' },
+        ADMIN,
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.Message).toBe(
+        'User object validation failed. first_name must not contain control characters (line breaks, tabs, U+0000-U+001F, U+007F-U+009F, U+2028, U+2029); last_name must not contain control characters (line breaks, tabs, U+0000-U+001F, U+007F-U+009F, U+2028, U+2029)',
+      );
+      const blank = await t.http.post(
+        '/admin/users',
+        { email_address: 'blank@example.com', first_name: '  ', last_name: 'B' },
+        ADMIN,
+      );
+      expect(blank.body.Message).toBe(
+        'User object validation failed. first_name must not be blank (only whitespace or invisible characters)',
+      );
+      const again = await t.http.post(
+        '/admin/users',
+        { email_address: 'blank@example.com', first_name: 'A', last_name: 'B' },
+        ADMIN,
+      );
+      expect(again.status).toBe(200);
+    });
+
     it('refuses permission areas named after built-in object members, and keeps such members of api_model', async () => {
       for (const [area, route, headers] of [
         ['constructor', '/admin/users', ADMIN],

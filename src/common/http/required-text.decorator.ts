@@ -18,6 +18,13 @@ export function printableTextRefusal(value: unknown): 'control' | 'blank' | null
   return null;
 }
 
+/** What is wrong with `field`'s text, as printableTextRefusal found it. */
+export function printableTextMessage(field: string, refusal: 'control' | 'blank'): string {
+  return refusal === 'control'
+    ? `${field} must not contain control characters (line breaks, tabs, U+0000-U+001F, U+007F-U+009F, U+2028, U+2029)`
+    : `${field} must not be blank (only whitespace or invisible characters)`;
+}
+
 function IsPrintableText(options: ValidationOptions): PropertyDecorator {
   const field = (property: string) => (options.each ? `each value in ${property}` : property);
   return ValidateBy(
@@ -32,9 +39,7 @@ function IsPrintableText(options: ValidationOptions): PropertyDecorator {
           const refusal = Array.isArray(value)
             ? value.map(printableTextRefusal).find((r) => r !== null)
             : printableTextRefusal(value);
-          return refusal === 'control'
-            ? `${field(args?.property ?? '')} must not contain control characters (line breaks, tabs, U+0000-U+001F, U+007F-U+009F, U+2028, U+2029)`
-            : `${field(args?.property ?? '')} must not be blank (only whitespace or invisible characters)`;
+          return printableTextMessage(field(args?.property ?? ''), refusal ?? 'blank');
         },
       },
     },

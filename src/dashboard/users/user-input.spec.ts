@@ -54,6 +54,19 @@ describe('parseUserInput', () => {
     ]);
   });
 
+  it('takes names that show something on one line, as the portal does', () => {
+    const names = (first_name: string, last_name: string) =>
+      parseUserInput({ email_address: 'a@example.com', first_name, last_name }, { permissionsRequired: false }).errors;
+    expect(names('   ', '\u200b\n')).toEqual([
+      'first_name must not be blank (only whitespace or invisible characters)',
+      'last_name must not contain control characters (line breaks, tabs, U+0000-U+001F, U+007F-U+009F, U+2028, U+2029)',
+    ]);
+    expect(names('a\u0007', 'b\u202e')).toEqual([
+      'first_name must not contain control characters (line breaks, tabs, U+0000-U+001F, U+007F-U+009F, U+2028, U+2029)',
+    ]);
+    expect(names('Zoë', 'van der Berg')).toEqual([]);
+  });
+
   it('rejects a body that is not an object', () => {
     for (const body of [null, [], 'x', 3])
       expect(parseUserInput(body, { permissionsRequired: false }).errors).toEqual(['the body must be a JSON object']);

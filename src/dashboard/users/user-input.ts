@@ -1,6 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 import { PERMISSION_AREAS } from '../../common/auth';
+import { printableTextMessage, printableTextRefusal } from '../../common/http/required-text.decorator';
 import { CreateUserDto } from './dto/create-user.dto';
 
 const AREA_LEVELS = ['read', 'write', 'deny'];
@@ -49,6 +50,11 @@ export function parseUserInput(
   if (permissions !== undefined) dto.user_permissions = permissions as Record<string, string>;
   if (model !== undefined) dto.api_model = model as Record<string, unknown>;
   const errors = reasonsOf(validateSync(dto, { whitelist: true, stopAtFirstError: true, forbidUnknownValues: false }));
+  // a name is one line of text that shows something, as the portal's names are
+  for (const field of ['first_name', 'last_name'] as const) {
+    const refusal = errors.some((e) => e.startsWith(`${field} `)) ? null : printableTextRefusal(dto[field]);
+    if (refusal) errors.push(printableTextMessage(field, refusal));
+  }
   // IsOptional lets null through: an explicit null counts as absent everywhere below
   for (const key of Object.keys(dto) as (keyof CreateUserDto)[]) if (dto[key] === null) delete dto[key];
   if (dto.user_permissions === undefined) {
