@@ -2584,6 +2584,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description the service is busy validating other OpenAPI documents (no thread freed within 5 s, or 16 documents already wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     getOasApi: {
@@ -2696,6 +2705,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description the service is busy validating other OpenAPI documents (no thread freed within 5 s, or 16 documents already wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     deleteOasApi: {
@@ -2801,6 +2819,15 @@ export interface operations {
             /** @description API not found */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the service is busy validating other OpenAPI documents (no thread freed within 5 s, or 16 documents already wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { useService } from '../helpers/use-service';
 import { TEST_SECRETS } from '../helpers/test-env';
 import { ADMIN, createApi, EXT, GATEWAY, oasDoc, seedUser } from '../helpers/dashboard';
@@ -279,6 +281,76 @@ describe('gateway: OAS API definitions', () => {
       // the threads still serve
       const ok = await gw().post('/gateway/apis/oas', oasDoc());
       expect(ok.status).toBe(200);
+    });
+
+    /** 30 schemas, each $ref-ing the one before three times: the parser gives up dereferencing it after its 5 s. */
+    const slowDoc = () => {
+      const doc = oasDoc();
+      const schemas: Record<string, unknown> = { s0: { type: 'string' } };
+      for (let i = 1; i <= 30; i++) {
+        const prev = { $ref: `#/components/schemas/s${i - 1}` };
+        schemas[`s${i}`] = { type: 'object', properties: { a: prev, b: prev, c: prev } };
+      }
+      doc.components = { schemas };
+      doc.paths = {
+        '/x': {
+          get: {
+            responses: {
+              200: {
+                description: 'x',
+                content: { 'application/json': { schema: { $ref: '#/components/schemas/s30' } } },
+              },
+            },
+          },
+        },
+      };
+      return doc;
+    };
+    const petstore = () => JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', 'petstore.json'), 'utf8'));
+    const BUSY = {
+      status: 'error',
+      message: 'the service is busy validating other OpenAPI documents: send this one again in 10 s',
+    };
+    /** Each slow document is refused for its own reason, or not taken up (503): never for time spent waiting. */
+    const expectOwnFaultOrBusy = (res: { status: number; body: any; headers: Record<string, unknown> }) => {
+      if (res.status === 503) {
+        expect(res.body).toEqual(BUSY);
+        expect(res.headers['retry-after']).toBe('10');
+      } else {
+        expect([res.status, res.body]).toEqual([400, { status: 'error', message: expect.any(String) }]);
+        expect(res.body.message).not.toMatch(/not validated within/);
+      }
+    };
+
+    it('does not blame a valid document for the wait behind twelve slow ones', async () => {
+      const id = await createApi(t, oasDoc());
+      const slow = Array.from({ length: 12 }, () => gw().post('/gateway/apis/oas', slowDoc()));
+      const valid = await gw().patch(`/gateway/apis/oas/${id}`, petstore());
+      // validated once a thread took it, or told the service is busy: never a 400
+      if (valid.status === 503) {
+        expect(valid.body).toEqual(BUSY);
+        expect(valid.headers['retry-after']).toBe('10');
+      } else
+        expect([valid.status, valid.body]).toEqual([200, { key: id, status: 'ok', action: 'modified', key_hash: '' }]);
+      for (const res of await Promise.all(slow)) expectOwnFaultOrBusy(res);
+    });
+
+    it('answers 503 with Retry-After while every thread and the whole queue are taken, then serves again', async () => {
+      const id = await createApi(t, oasDoc());
+      // two on the threads, sixteen waiting, and two more than it queues
+      const slow = Array.from({ length: 20 }, () => gw().post('/gateway/apis/oas', slowDoc()));
+      const firstBusy = new Promise<void>((resolve) => {
+        for (const res of slow) void res.then((r) => r.status === 503 && resolve());
+        void Promise.all(slow).then(() => resolve());
+      });
+      await firstBusy;
+      const refused = await gw().patch(`/gateway/apis/oas/${id}`, petstore());
+      expect(refused.status).toBe(503);
+      expect(refused.body).toEqual(BUSY);
+      expect(refused.headers['retry-after']).toBe('10');
+      const settled = await Promise.all(slow);
+      for (const res of settled) expectOwnFaultOrBusy(res);
+      expect((await gw().patch(`/gateway/apis/oas/${id}`, petstore())).status).toBe(200);
     });
   });
 

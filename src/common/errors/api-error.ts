@@ -11,6 +11,8 @@ export class ApiError extends HttpException {
     status: number,
     messages: string | string[],
     readonly code?: string,
+    /** Headers the answer carries beside the error body (a 503's Retry-After). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     const list = Array.isArray(messages) ? messages : [messages];
     super(list.join('; '), status);

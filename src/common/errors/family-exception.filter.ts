@@ -49,6 +49,8 @@ export function sendFamilyError(request: FastifyRequest, reply: FastifyReply, er
     return;
   }
   const { status, messages } = describeError(error, family);
+  if (error instanceof ApiError)
+    for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
   void reply
     .status(status)
     .header('content-type', 'application/json; charset=utf-8')

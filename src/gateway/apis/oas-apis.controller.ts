@@ -7,12 +7,14 @@ import {
   ApiOperation,
   ApiParam,
   ApiQuery,
+  ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import { GatewayAuth } from '../../common/auth';
 import { OasWriteResponseDto } from './dto/oas-write-response.dto';
 import { EXTENSION } from './oas-document';
 import { OasApisService } from './oas-apis.service';
+import { VALIDATION_LIMITS } from './oas-validation.pool';
 
 const OAS_DOCUMENT_SCHEMA = {
   type: 'object' as const,
@@ -37,6 +39,19 @@ const OAS_DOCUMENT_SCHEMA = {
   },
 };
 
+/** Every write validates its document on one of a few threads; when they stay taken, the document is not at fault. */
+const BUSY = {
+  description:
+    `the service is busy validating other OpenAPI documents (no thread freed within ${VALIDATION_LIMITS.waitMs / 1000} s, ` +
+    `or ${VALIDATION_LIMITS.maxWaiting} documents already wait): send the request again after Retry-After`,
+  headers: {
+    'Retry-After': {
+      description: 'seconds to wait',
+      schema: { type: 'integer' as const, example: VALIDATION_LIMITS.runMs / 1000 },
+    },
+  },
+};
+
 const API_ID = { name: 'apiID', description: 'the API id (x-gateway-api-gateway.info.id)' };
 
 /** Gateway routes for OAS API definitions; credential X-Gateway-Authorization, errors `{status, message}`. */
@@ -55,6 +70,7 @@ export class OasApisController {
   @ApiBody({ schema: OAS_DOCUMENT_SCHEMA })
   @ApiOkResponse({ type: OasWriteResponseDto })
   @ApiBadRequestResponse({ description: 'not JSON, not a valid OpenAPI 3 document, or an invalid extension' })
+  @ApiServiceUnavailableResponse(BUSY)
   create(@Body() body: unknown) {
     return this.service.create(body);
   }
@@ -81,6 +97,7 @@ export class OasApisController {
   @ApiBody({ schema: OAS_DOCUMENT_SCHEMA })
   @ApiOkResponse({ type: OasWriteResponseDto })
   @ApiNotFoundResponse({ description: 'API not found' })
+  @ApiServiceUnavailableResponse(BUSY)
   replace(@Param('apiID') id: string, @Body() body: unknown) {
     return this.service.replace(id, body);
   }
@@ -127,6 +144,7 @@ export class OasApisController {
     description: 'request malformed, not a valid OpenAPI 3 document, or an unusable query parameter',
   })
   @ApiNotFoundResponse({ description: 'API not found' })
+  @ApiServiceUnavailableResponse(BUSY)
   patch(@Param('apiID') id: string, @Body() body: unknown, @Query() query: Record<string, unknown>) {
     return this.service.patch(id, body, query);
   }

@@ -7,12 +7,13 @@ export enum OasApiErrorCode {
   InvalidParameter = 'invalid_parameter',
   IdMismatch = 'api_id_mismatch',
   AlreadyExists = 'api_exists',
+  ValidationBusy = 'validation_busy',
 }
 
 /** Errors of the gateway API-definition routes, rendered as `{"status":"error","message":"..."}`. */
 export class OasApiError extends ApiError {
-  constructor(status: number, messages: string | string[], code: OasApiErrorCode) {
-    super(status, messages, code);
+  constructor(status: number, messages: string | string[], code: OasApiErrorCode, headers?: Record<string, string>) {
+    super(status, messages, code, headers);
   }
 
   static notFound(): OasApiError {
@@ -41,5 +42,15 @@ export class OasApiError extends ApiError {
 
   static alreadyExists(id: string): OasApiError {
     return new OasApiError(409, `an API with ID ${id} already exists`, OasApiErrorCode.AlreadyExists);
+  }
+
+  /** Every validation thread stayed taken by other documents: not the document's fault, so a 503 to retry. */
+  static validationBusy(retryAfterSeconds: number): OasApiError {
+    return new OasApiError(
+      503,
+      `the service is busy validating other OpenAPI documents: send this one again in ${retryAfterSeconds} s`,
+      OasApiErrorCode.ValidationBusy,
+      { 'retry-after': String(retryAfterSeconds) },
+    );
   }
 }
