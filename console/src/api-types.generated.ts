@@ -2809,7 +2809,7 @@ export interface operations {
                     "application/json": components["schemas"]["OasWriteResponseDto"];
                 };
             };
-            /** @description request malformed, not a valid OpenAPI 3 document, or an unusable query parameter */
+            /** @description request malformed, not a valid OpenAPI 3 document, or an unusable query parameter (also one that would key an operation `__proto__`) */
             400: {
                 headers: {
                     [name: string]: unknown;

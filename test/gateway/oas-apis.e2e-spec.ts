@@ -470,6 +470,34 @@ describe('gateway: OAS API definitions', () => {
       expect((await gw().get(`/gateway/apis/oas/${id}`)).body).toEqual(before);
     });
 
+    it('refuses to key an operation __proto__, which the service would refuse when the definition is sent back', async () => {
+      const id = await createApi(t, stored());
+      const before = (await gw().get(`/gateway/apis/oas/${id}`)).body;
+      const body = oasDoc({
+        paths: {
+          '/a': { get: { operationId: '__proto__', responses: { 200: { description: 'a' } } } },
+          '/b': { get: { operationId: 'constructor', responses: { 200: { description: 'b' } } } },
+        },
+      });
+      delete body[EXT];
+      const refused = await gw().patch(`/gateway/apis/oas/${id}?allowList=true&mockResponse=0`, body);
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({
+        status: 'error',
+        message:
+          `query parameters allowList, mockResponse would store ${EXT}.middleware.operations.__proto__ for GET /a, ` +
+          'a member name a request body may not hold: give the operation another operationId',
+      });
+      expect((await gw().get(`/gateway/apis/oas/${id}`)).body).toEqual(before);
+      // the operationId itself is fine where nothing is keyed by it, and what is stored can be sent back
+      expect((await gw().patch(`/gateway/apis/oas/${id}?upstreamURL=http%3A%2F%2Fup`, body)).status).toBe(200);
+      body.paths['/a'].get.operationId = 'getA';
+      expect((await gw().patch(`/gateway/apis/oas/${id}?allowList=true`, body)).status).toBe(200);
+      const read = (await gw().get(`/gateway/apis/oas/${id}`)).body;
+      expect(Object.keys(read[EXT].middleware.operations)).toEqual(['getA', 'constructor']);
+      expect((await gw().put(`/gateway/apis/oas/${id}`, read)).status).toBe(200);
+    });
+
     it('shows the change in the dashboard list entry at once', async () => {
       const admin = await seedUser(t, { org: 'orgS' });
       const id = await createApi(t, stored());

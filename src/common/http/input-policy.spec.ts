@@ -1,6 +1,7 @@
 import {
   bodyEncodingViolation,
   inputViolation,
+  isRefusedMember,
   isStorableText,
   MAX_INPUT_DEPTH,
   queryEncodingViolation,
@@ -14,6 +15,16 @@ describe('input policy', () => {
       expect([bad, isStorableText(bad)]).toEqual([bad, false]);
     for (const good of ['', 'plain', '\ud83d\ude00 emoji', 'é', '\u2028', '%00', '\\u0000'])
       expect([good, isStorableText(good)]).toEqual([good, true]);
+  });
+
+  it('knows the member names the JSON body parser refuses', () => {
+    expect(isRefusedMember('__proto__', {})).toBe(true);
+    expect(isRefusedMember('__proto__', 1)).toBe(true);
+    expect(isRefusedMember('constructor', { prototype: {} })).toBe(true);
+    expect(isRefusedMember('constructor', { allow: { enabled: true } })).toBe(false);
+    expect(isRefusedMember('constructor', null)).toBe(false);
+    for (const name of ['prototype', 'proto', '__proto', 'toString', 'hasOwnProperty'])
+      expect([name, isRefusedMember(name, { prototype: {} })]).toEqual([name, false]);
   });
 
   it('names the field where the bad string is', () => {

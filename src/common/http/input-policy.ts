@@ -177,6 +177,15 @@ export function utf8JsonParser(fastify: FastifyInstance): FastifyBodyParser<Buff
   };
 }
 
+/**
+ * Whether the JSON body parser refuses a member `name` holding `value` (PROTOTYPE_KEYS_REFUSED): `__proto__`, or
+ * `constructor` holding a member named `prototype`. What the service stores to be sent back must hold neither.
+ */
+export function isRefusedMember(name: string, value: unknown): boolean {
+  if (name === '__proto__') return true;
+  return name === 'constructor' && typeof value === 'object' && value !== null && Object.hasOwn(value, 'prototype');
+}
+
 const PROTOTYPE_KEYS_REFUSED =
   'the body must not hold a member named __proto__, nor a member named constructor that holds one named prototype';
 

@@ -141,7 +141,9 @@ export class OasApisController {
   @ApiBody({ schema: OAS_DOCUMENT_SCHEMA })
   @ApiOkResponse({ type: OasWriteResponseDto })
   @ApiBadRequestResponse({
-    description: 'request malformed, not a valid OpenAPI 3 document, or an unusable query parameter',
+    description:
+      'request malformed, not a valid OpenAPI 3 document, or an unusable query parameter ' +
+      '(also one that would key an operation `__proto__`)',
   })
   @ApiNotFoundResponse({ description: 'API not found' })
   @ApiServiceUnavailableResponse(BUSY)

@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { randomHex } from '../../common/crypto/secret-box';
 import { OasApiError } from './oas-apis.errors';
 import { deepCopy, ensureObject, EXTENSION, extensionOf, isObject, OasDocument, pick } from './oas-document';
-import { applyImportParams, keepStoredOrg, mergeForPatch, parseImportParams } from './oas-patch';
+import { applyImportParams, keepStoredOrg, mergeForPatch, operationKeyErrors, parseImportParams } from './oas-patch';
 import { OasValidationPool } from './oas-validation.pool';
 import { API_ID_PATTERN, validateExtension } from './oas.validator';
 import { projectDefinition } from './projection';
@@ -86,7 +86,10 @@ export class OasApisService {
     await this.db.transaction(async (m) => {
       await lock(m);
       const current = await this.load(m, id);
-      const next = withId(applyImportParams(mergeForPatch(current.oas, doc), params), id);
+      const merged = mergeForPatch(current.oas, doc);
+      const keyErrors = operationKeyErrors(merged, params);
+      if (keyErrors.length) throw OasApiError.invalidParameters(keyErrors);
+      const next = withId(applyImportParams(merged, params), id);
       const extErrors = validateExtension(next[EXTENSION]);
       if (extErrors.length) throw OasApiError.invalidDocument(extErrors);
       await this.write(m, id, next, 'update', current.childIds);

@@ -1,5 +1,11 @@
 import { EXTENSION, OasDocument } from './oas-document';
-import { applyImportParams, mergeForPatch, parseBooleanParam, parseImportParams } from './oas-patch';
+import {
+  applyImportParams,
+  mergeForPatch,
+  operationKeyErrors,
+  parseBooleanParam,
+  parseImportParams,
+} from './oas-patch';
 
 const stored: OasDocument = {
   openapi: '3.0.3',
@@ -163,5 +169,28 @@ describe('import query parameters', () => {
     expect(JSON.parse(JSON.stringify(out))[EXTENSION].middleware.operations.__proto__).toEqual({
       allow: { enabled: true },
     });
+  });
+
+  it('refuses to key an operation by a member name a request body may not hold', () => {
+    const doc: OasDocument = {
+      openapi: '3.0.3',
+      info: { title: 't', version: '1' },
+      paths: {
+        '/a': { get: { operationId: '__proto__', responses: {} }, put: { operationId: 'constructor', responses: {} } },
+        '/b': { post: { operationId: 'prototype', responses: {} } },
+      },
+      [EXTENSION]: { info: { name: 'n' } },
+    };
+    const reason = (params: string) =>
+      `${params} would store ${EXTENSION}.middleware.operations.__proto__ for GET /a, ` +
+      'a member name a request body may not hold: give the operation another operationId';
+    expect(operationKeyErrors(doc, { allowList: true })).toEqual([reason('query parameter allowList')]);
+    expect(operationKeyErrors(doc, { validateRequest: false, mockResponse: true })).toEqual([
+      reason('query parameters validateRequest, mockResponse'),
+    ]);
+    // parameters that key no operation, and operations keyed by names the parser takes, are fine
+    expect(operationKeyErrors(doc, { upstreamURL: 'http://x', authentication: true })).toEqual([]);
+    delete (doc.paths as any)['/a'].get;
+    expect(operationKeyErrors(doc, { allowList: true })).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@ import {
   operationIdOf,
   operationsOf,
 } from './oas-document';
+import { isRefusedMember } from '../../common/http/input-policy';
 import { isAbsoluteHttpUrl } from './oas.validator';
 
 /** Query parameters of PATCH /gateway/apis/oas/{apiID} that configure the extension "in the manner of an import". */
@@ -109,6 +110,31 @@ export function keepStoredOrg(stored: OasDocument, next: OasDocument): void {
   if (info && info.orgId === undefined) info.orgId = storedOrg;
 }
 
+const PER_OPERATION_PARAMS = ['allowList', 'validateRequest', 'mockResponse'] as const;
+
+/**
+ * Why the per-operation parameters cannot be applied to `doc`: a key of `middleware.operations` they would write
+ * that a request body may not hold (`__proto__`, from an operationId), so the stored definition could never be sent
+ * back as it is read. One reason per such operation, naming the parameters, the key and the operation.
+ */
+export function operationKeyErrors(doc: OasDocument, params: ImportParams): string[] {
+  const given = PER_OPERATION_PARAMS.filter((name) => params[name] !== undefined);
+  if (!given.length) return [];
+  const ext = doc[EXTENSION];
+  const stored = isObject(ext) && isObject(ext.middleware) ? ext.middleware.operations : undefined;
+  const errors: string[] = [];
+  for (const { path, method, operation } of operationsOf(doc)) {
+    const key = operationIdOf(path, method, operation);
+    const value = isObject(stored) && Object.hasOwn(stored, key) ? stored[key] : {};
+    if (isRefusedMember(key, value))
+      errors.push(
+        `query parameter${given.length > 1 ? 's' : ''} ${given.join(', ')} would store ${EXTENSION}.middleware.operations.${key} for ` +
+          `${method.toUpperCase()} ${path}, a member name a request body may not hold: give the operation another operationId`,
+      );
+  }
+  return errors;
+}
+
 /**
  * Applies the import parameters to the document's extension (which must be an object; created if
  * missing). Booleans that configure operations are set on every operation of `paths`, under
@@ -128,7 +154,7 @@ export function applyImportParams(doc: OasDocument, params: ImportParams): OasDo
   if (params.authentication !== undefined)
     ensureObject(ext, 'server', 'authentication').enabled = params.authentication;
 
-  const perOperation: [keyof ImportParams, (op: JsonObject, value: boolean) => void][] = [
+  const perOperation: [(typeof PER_OPERATION_PARAMS)[number], (op: JsonObject, value: boolean) => void][] = [
     ['allowList', (op, value) => (ensureObject(op, 'allow').enabled = value)],
     ['validateRequest', (op, value) => (ensureObject(op, 'validateRequest').enabled = value)],
     [
