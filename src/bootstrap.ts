@@ -10,7 +10,7 @@ import { registerAuthenticateFirst } from './common/auth/authenticate-first';
 import { FamilyExceptionFilter } from './common/errors';
 import { setTraceRoute } from './common/http/trace-route';
 import { MAX_PARAM_LENGTH, onClientError, onFrameworkError } from './common/errors/framework-errors';
-import { hasBody, registerInputPolicy, utf8JsonParser } from './common/http/input-policy';
+import { DEFAULT_BODY_LIMIT, hasBody, registerInputPolicy, utf8JsonParser } from './common/http/input-policy';
 import { documentIdempotencyKey } from './common/idempotency/idempotency.openapi';
 import { IdempotentRequests } from './common/idempotency/idempotent-requests';
 import { createValidationPipe } from './common/http/validation.pipe';
@@ -18,8 +18,6 @@ import { registerRequestLogging } from './common/logging/request-logging';
 import { AppConfig, loadConfig } from './config';
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
-
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /** Routes that legitimately take bigger bodies than DEFAULT_BODY_LIMIT (e.g. analytics batches). */
 export const ROUTE_BODY_LIMITS: Record<string, number> = {

@@ -2577,7 +2577,7 @@ export interface operations {
                     "application/json": components["schemas"]["OasWriteResponseDto"];
                 };
             };
-            /** @description not JSON, not a valid OpenAPI 3 document, or an invalid extension */
+            /** @description not JSON, not a valid OpenAPI 3 document, an invalid extension, or a definition that would be stored larger than a request body may be (1 MiB) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2698,6 +2698,13 @@ export interface operations {
                     "application/json": components["schemas"]["OasWriteResponseDto"];
                 };
             };
+            /** @description not JSON, not a valid OpenAPI 3 document, an invalid extension, or a definition that would be stored larger than a request body may be (1 MiB) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description API not found */
             404: {
                 headers: {
@@ -2809,7 +2816,7 @@ export interface operations {
                     "application/json": components["schemas"]["OasWriteResponseDto"];
                 };
             };
-            /** @description request malformed, not a valid OpenAPI 3 document, or an unusable query parameter (also one that would key an operation `__proto__`) */
+            /** @description request malformed, not a valid OpenAPI 3 document, an unusable query parameter (also one that would key an operation `__proto__`), or a definition that would be stored larger than a request body may be (1 MiB) */
             400: {
                 headers: {
                     [name: string]: unknown;

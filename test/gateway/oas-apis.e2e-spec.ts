@@ -498,6 +498,31 @@ describe('gateway: OAS API definitions', () => {
       expect((await gw().put(`/gateway/apis/oas/${id}`, read)).status).toBe(200);
     });
 
+    it('refuses import parameters that would grow the definition past the request body limit', async () => {
+      const id = await createApi(t, stored());
+      const body = oasDoc();
+      delete body[EXT];
+      body.paths = {};
+      for (let i = 0; i < 8000; i++) body.paths[`/p${i}`] = { get: { responses: { 200: { description: 'ok' } } } };
+      expect(JSON.stringify(body).length).toBeLessThan(512 * 1024);
+      expect((await gw().patch(`/gateway/apis/oas/${id}`, body)).status).toBe(200);
+      const before = (await gw().get(`/gateway/apis/oas/${id}`)).body;
+      const refused = await gw().patch(
+        `/gateway/apis/oas/${id}?allowList=true&validateRequest=true&mockResponse=true`,
+        body,
+      );
+      expect(refused.status).toBe(400);
+      expect(refused.body.message).toMatch(
+        /^the definition would be stored as 1\d{6} bytes of JSON, more than the 1048576 bytes a request body may hold, so it could not be sent back as read$/,
+      );
+      expect((await gw().get(`/gateway/apis/oas/${id}`)).body).toEqual(before);
+      // what fits is stored, and can be sent back as read
+      expect((await gw().patch(`/gateway/apis/oas/${id}?allowList=true`, body)).status).toBe(200);
+      const read = await gw().get(`/gateway/apis/oas/${id}`);
+      expect(read.text.length).toBeGreaterThan(700 * 1024);
+      expect((await gw().put(`/gateway/apis/oas/${id}`, read.body)).status).toBe(200);
+    });
+
     it('shows the change in the dashboard list entry at once', async () => {
       const admin = await seedUser(t, { org: 'orgS' });
       const id = await createApi(t, stored());

@@ -6,6 +6,9 @@ import { familyOf } from '../errors/families';
 import { sendFamilyError } from '../errors/family-exception.filter';
 import { countHeader } from './raw-headers';
 
+/** The largest request body a route takes (bootstrap's ROUTE_BODY_LIMITS lifts it for a few): 1 MiB. */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
 /**
  * The deepest nesting of arrays and objects a request body may have. Real documents (OpenAPI
  * definitions included) stay far below it; beyond it the recursive validators and parsers further down

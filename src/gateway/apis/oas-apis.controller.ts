@@ -52,6 +52,9 @@ const BUSY = {
   },
 };
 
+/** Read back, a stored definition must be one that could be sent again. */
+const TOO_LARGE = 'a definition that would be stored larger than a request body may be (1 MiB)';
+
 const API_ID = { name: 'apiID', description: 'the API id (x-gateway-api-gateway.info.id)' };
 
 /** Gateway routes for OAS API definitions; credential X-Gateway-Authorization, errors `{status, message}`. */
@@ -69,7 +72,9 @@ export class OasApisController {
   })
   @ApiBody({ schema: OAS_DOCUMENT_SCHEMA })
   @ApiOkResponse({ type: OasWriteResponseDto })
-  @ApiBadRequestResponse({ description: 'not JSON, not a valid OpenAPI 3 document, or an invalid extension' })
+  @ApiBadRequestResponse({
+    description: `not JSON, not a valid OpenAPI 3 document, an invalid extension, or ${TOO_LARGE}`,
+  })
   @ApiServiceUnavailableResponse(BUSY)
   create(@Body() body: unknown) {
     return this.service.create(body);
@@ -96,6 +101,9 @@ export class OasApisController {
   @ApiParam(API_ID)
   @ApiBody({ schema: OAS_DOCUMENT_SCHEMA })
   @ApiOkResponse({ type: OasWriteResponseDto })
+  @ApiBadRequestResponse({
+    description: `not JSON, not a valid OpenAPI 3 document, an invalid extension, or ${TOO_LARGE}`,
+  })
   @ApiNotFoundResponse({ description: 'API not found' })
   @ApiServiceUnavailableResponse(BUSY)
   replace(@Param('apiID') id: string, @Body() body: unknown) {
@@ -142,8 +150,8 @@ export class OasApisController {
   @ApiOkResponse({ type: OasWriteResponseDto })
   @ApiBadRequestResponse({
     description:
-      'request malformed, not a valid OpenAPI 3 document, or an unusable query parameter ' +
-      '(also one that would key an operation `__proto__`)',
+      'request malformed, not a valid OpenAPI 3 document, an unusable query parameter ' +
+      `(also one that would key an operation \`__proto__\`), or ${TOO_LARGE}`,
   })
   @ApiNotFoundResponse({ description: 'API not found' })
   @ApiServiceUnavailableResponse(BUSY)

@@ -8,6 +8,7 @@ export enum OasApiErrorCode {
   IdMismatch = 'api_id_mismatch',
   AlreadyExists = 'api_exists',
   ValidationBusy = 'validation_busy',
+  TooLargeToStore = 'definition_too_large',
 }
 
 /** Errors of the gateway API-definition routes, rendered as `{"status":"error","message":"..."}`. */
@@ -42,6 +43,16 @@ export class OasApiError extends ApiError {
 
   static alreadyExists(id: string): OasApiError {
     return new OasApiError(409, `an API with ID ${id} already exists`, OasApiErrorCode.AlreadyExists);
+  }
+
+  /** The definition as it would be stored (and read back) is larger than a request body may be. */
+  static tooLargeToStore(bytes: number, limit: number): OasApiError {
+    return new OasApiError(
+      400,
+      `the definition would be stored as ${bytes} bytes of JSON, more than the ${limit} bytes a request body may hold, ` +
+        'so it could not be sent back as read',
+      OasApiErrorCode.TooLargeToStore,
+    );
   }
 
   /** Every validation thread stayed taken by other documents: not the document's fault, so a 503 to retry. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { randomHex } from '../../common/crypto/secret-box';
+import { DEFAULT_BODY_LIMIT } from '../../common/http/input-policy';
 import { OasApiError } from './oas-apis.errors';
 import { deepCopy, ensureObject, EXTENSION, extensionOf, isObject, OasDocument, pick } from './oas-document';
 import { applyImportParams, keepStoredOrg, mergeForPatch, operationKeyErrors, parseImportParams } from './oas-patch';
@@ -129,7 +130,11 @@ export class OasApisService {
     return { oas: rows[0].oas, childIds: rows[0].child_ids };
   }
 
-  /** Stores the document with its projected columns, then refreshes the child flags it affects. */
+  /**
+   * Stores the document with its projected columns, then refreshes the child flags it affects. A document larger
+   * than a request body may be (the import parameters add to every operation) is refused: read back, it could
+   * never be sent again.
+   */
   private async write(
     m: EntityManager,
     id: string,
@@ -137,6 +142,9 @@ export class OasApisService {
     mode: 'insert' | 'update',
     previousChildIds: string[],
   ): Promise<void> {
+    const json = JSON.stringify(doc);
+    const bytes = Buffer.byteLength(json);
+    if (bytes > DEFAULT_BODY_LIMIT) throw OasApiError.tooLargeToStore(bytes, DEFAULT_BODY_LIMIT);
     const cols = projectDefinition(id, doc);
     const isChild = `EXISTS (SELECT 1 FROM api_definitions b WHERE b.org_id = $2 AND b.child_ids @> ARRAY[$1::text] AND b.id <> $1)`;
     const params = [
@@ -147,7 +155,7 @@ export class OasApisService {
       cols.categories,
       cols.authTypes,
       cols.childIds,
-      JSON.stringify(doc),
+      json,
       JSON.stringify(cols.entry),
     ];
     if (mode === 'insert') {
