@@ -2761,11 +2761,11 @@ export interface operations {
                 authentication?: "true" | "false" | "1" | "0";
                 /** @description sets server.customDomain (empty: disabled) */
                 customDomain?: unknown;
-                /** @description sets server.listenPath.value */
+                /** @description sets server.listenPath.value: starts with /, no whitespace or control characters */
                 listenPath?: unknown;
                 /** @description mock every operation from the OAS examples */
                 mockResponse?: "true" | "false" | "1" | "0";
-                /** @description sets upstream.url */
+                /** @description sets upstream.url: an absolute http(s) URL, no whitespace or control characters */
                 upstreamURL?: unknown;
                 /** @description validate requests of every operation */
                 validateRequest?: "true" | "false" | "1" | "0";

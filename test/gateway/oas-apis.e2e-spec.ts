@@ -138,7 +138,7 @@ describe('gateway: OAS API definitions', () => {
       ],
       [
         'a bad upstream',
-        oasDoc({ ext: { upstream: { url: 'not a url' } } }),
+        oasDoc({ ext: { upstream: { url: 'not-a-url' } } }),
         `${EXT}.upstream.url must be an absolute http(s) URL`,
       ],
       [
@@ -147,6 +147,37 @@ describe('gateway: OAS API definitions', () => {
         `${EXT}.server.listenPath.value must start with /; ${EXT}.server.listenPath.strip must be a boolean`,
       ],
       ['a bad id', oasDoc({ id: 'has space' }), `${EXT}.info.id must be 1-128 letters, digits, '.', '_' or '-'`],
+      [
+        'CR LF in the upstream URL',
+        oasDoc({ ext: { upstream: { url: 'http://x.io\r\n:1' } } }),
+        `${EXT}.upstream.url must not contain whitespace or control characters`,
+      ],
+      [
+        'a space in the upstream URL',
+        oasDoc({ ext: { upstream: { url: 'http://x.io/a b' } } }),
+        `${EXT}.upstream.url must not contain whitespace or control characters`,
+      ],
+      [
+        'DEL in the upstream URL',
+        oasDoc({ ext: { upstream: { url: 'http://x.io/\u007f' } } }),
+        `${EXT}.upstream.url must not contain whitespace or control characters`,
+      ],
+      [
+        'CR LF in the listen path',
+        oasDoc({ ext: { server: { listenPath: { value: '/a\r\nb/' } } } }),
+        `${EXT}.server.listenPath.value must not contain whitespace or control characters`,
+      ],
+      [
+        'a tab in the custom domain',
+        oasDoc({ ext: { server: { customDomain: { enabled: true, name: 'api.example.com\t' } } } }),
+        `${EXT}.server.customDomain.name must not contain control characters`,
+      ],
+      [
+        'CR LF in the name',
+        oasDoc({ name: 'Pets\r\nX-Evil: 1' }),
+        `${EXT}.info.name must not contain control characters`,
+      ],
+      ['BEL in the name', oasDoc({ name: 'Pets\u0007' }), `${EXT}.info.name must not contain control characters`],
       [
         'bad categories',
         oasDoc({ categories: ['ok', 5 as unknown as string] }),
@@ -438,6 +469,20 @@ describe('gateway: OAS API definitions', () => {
         ['authentication=1&authentication=0', 'authentication is given more than once'],
         ['upstreamURL=nope', 'query parameter upstreamURL must be an absolute http(s) URL'],
         ['listenPath=nope', 'query parameter listenPath must be a path starting with /'],
+        [
+          'upstreamURL=http://x.io%0d%0aX:1',
+          'query parameter upstreamURL must not contain whitespace or control characters',
+        ],
+        [
+          'upstreamURL=http://x.io/%7F',
+          'query parameter upstreamURL must not contain whitespace or control characters',
+        ],
+        [
+          'upstreamURL=http://x.io/a%20b',
+          'query parameter upstreamURL must not contain whitespace or control characters',
+        ],
+        ['listenPath=%2Fa%0d%0ab%2F', 'query parameter listenPath must not contain whitespace or control characters'],
+        ['customDomain=api.example.com%0a', 'query parameter customDomain must be a host name'],
       ]) {
         const res = await gw().patch(`/gateway/apis/oas/${id}?${qs}`, body);
         expect([qs, res.status]).toEqual([qs, 400]);

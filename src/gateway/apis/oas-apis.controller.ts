@@ -119,8 +119,16 @@ export class OasApisController {
       'Then the query parameters configure the extension, as an import does.',
   })
   @ApiParam(API_ID)
-  @ApiQuery({ name: 'upstreamURL', required: false, description: 'sets upstream.url' })
-  @ApiQuery({ name: 'listenPath', required: false, description: 'sets server.listenPath.value' })
+  @ApiQuery({
+    name: 'upstreamURL',
+    required: false,
+    description: 'sets upstream.url: an absolute http(s) URL, no whitespace or control characters',
+  })
+  @ApiQuery({
+    name: 'listenPath',
+    required: false,
+    description: 'sets server.listenPath.value: starts with /, no whitespace or control characters',
+  })
   @ApiQuery({ name: 'customDomain', required: false, description: 'sets server.customDomain (empty: disabled)' })
   @ApiQuery({
     name: 'allowList',

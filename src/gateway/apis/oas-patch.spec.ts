@@ -91,7 +91,7 @@ describe('import query parameters', () => {
 
   it('names every unusable parameter', () => {
     const { errors } = parseImportParams({
-      upstreamURL: 'not a url',
+      upstreamURL: 'not-a-url',
       listenPath: 'no-slash',
       allowList: 'maybe',
       authentication: ['1', '0'],
@@ -103,6 +103,18 @@ describe('import query parameters', () => {
       'query parameter authentication must be given once',
     ]);
   });
+
+  it.each(['\r\n', '\n', '\u0000', '\u0007', '\t', '\u007f', ' ', '\u00a0'])(
+    'refuses %j in the upstream URL and the listen path, which the URL parser would drop',
+    (c) => {
+      const { params, errors } = parseImportParams({ upstreamURL: `http://x.io${c}:1`, listenPath: `/a${c}b/` });
+      expect(params).toEqual({});
+      expect(errors).toEqual([
+        'query parameter upstreamURL must not contain whitespace or control characters',
+        'query parameter listenPath must not contain whitespace or control characters',
+      ]);
+    },
+  );
 
   it('applies parameters to the extension and every operation', () => {
     const doc: OasDocument = {

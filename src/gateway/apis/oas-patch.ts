@@ -9,7 +9,7 @@ import {
   operationsOf,
 } from './oas-document';
 import { isRefusedMember } from '../../common/http/input-policy';
-import { isAbsoluteHttpUrl } from './oas.validator';
+import { listenPathProblem, upstreamUrlProblem } from './oas.validator';
 
 /** Query parameters of PATCH /gateway/apis/oas/{apiID} that configure the extension "in the manner of an import". */
 export interface ImportParams {
@@ -58,13 +58,15 @@ export function parseImportParams(query: Record<string, unknown>): { params: Imp
 
   const upstreamURL = single('upstreamURL');
   if (upstreamURL !== undefined) {
-    if (isAbsoluteHttpUrl(upstreamURL)) params.upstreamURL = upstreamURL;
-    else errors.push(`query parameter upstreamURL must be an absolute http(s) URL`);
+    const problem = upstreamUrlProblem(upstreamURL);
+    if (problem) errors.push(`query parameter upstreamURL ${problem}`);
+    else params.upstreamURL = upstreamURL;
   }
   const listenPath = single('listenPath');
   if (listenPath !== undefined) {
-    if (listenPath.startsWith('/') && !/\s/.test(listenPath)) params.listenPath = listenPath;
-    else errors.push(`query parameter listenPath must be a path starting with /`);
+    const problem = listenPath.startsWith('/') ? listenPathProblem(listenPath) : 'must be a path starting with /';
+    if (problem) errors.push(`query parameter listenPath ${problem}`);
+    else params.listenPath = listenPath;
   }
   const customDomain = single('customDomain');
   if (customDomain !== undefined) {

@@ -71,11 +71,31 @@ function undeclaredSchemes(doc: { [k: string]: Json }): string[] {
   return reasons;
 }
 
+// C0 controls and DEL: no part of a name, path, host or URL; CR and LF would end a header line the gateway writes
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f]/;
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const BLANK_OR_CONTROL = /[\s\u0000-\u001f\u007f]/;
+const NO_CONTROL = 'must not contain control characters';
+const NO_BLANK_OR_CONTROL = 'must not contain whitespace or control characters';
+
+/** Why `value` cannot be an upstream URL (extension `upstream.url`, parameter `upstreamURL`), or undefined. */
+export function upstreamUrlProblem(value: string): string | undefined {
+  // the URL parser would drop a CR or LF, but the string is stored as sent
+  if (BLANK_OR_CONTROL.test(value)) return NO_BLANK_OR_CONTROL;
+  return isAbsoluteHttpUrl(value) ? undefined : 'must be an absolute http(s) URL';
+}
+
+/** Why `value`, starting with `/`, cannot be a listen path (`server.listenPath.value`, `listenPath`), or undefined. */
+export function listenPathProblem(value: string): string | undefined {
+  return BLANK_OR_CONTROL.test(value) ? NO_BLANK_OR_CONTROL : undefined;
+}
+
 function checkString(
   errors: string[],
   value: Json | undefined,
   path: string,
-  opts: { required?: boolean; nonEmpty?: boolean; max?: number } = {},
+  opts: { required?: boolean; nonEmpty?: boolean; max?: number; noControl?: boolean } = {},
 ): void {
   if (value === undefined) {
     if (opts.required) errors.push(`${path} is required`);
@@ -84,6 +104,7 @@ function checkString(
   if (typeof value !== 'string') errors.push(`${path} must be a string`);
   else if (opts.nonEmpty && value.trim() === '') errors.push(`${path} must not be empty`);
   else if (opts.max && value.length > opts.max) errors.push(`${path} must be at most ${opts.max} characters`);
+  else if (opts.noControl && CONTROL.test(value)) errors.push(`${path} ${NO_CONTROL}`);
 }
 
 function checkBoolean(errors: string[], value: Json | undefined, path: string): void {
@@ -99,7 +120,7 @@ function checkObject(errors: string[], value: Json | undefined, path: string): v
   return true;
 }
 
-export function isAbsoluteHttpUrl(value: string): boolean {
+function isAbsoluteHttpUrl(value: string): boolean {
   try {
     const u = new URL(value);
     return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
@@ -122,7 +143,7 @@ export function validateExtension(ext: Json | undefined): string[] {
   if (ext.info === undefined) errors.push(`${p}.info is required`);
   if (checkObject(errors, ext.info, `${p}.info`)) {
     const info = ext.info;
-    checkString(errors, info.name, `${p}.info.name`, { required: true, nonEmpty: true, max: 512 });
+    checkString(errors, info.name, `${p}.info.name`, { required: true, nonEmpty: true, max: 512, noControl: true });
     if (info.id !== undefined && (typeof info.id !== 'string' || !API_ID_PATTERN.test(info.id))) {
       errors.push(`${p}.info.id must be 1-128 letters, digits, '.', '_' or '-'`);
     }
@@ -159,13 +180,15 @@ export function validateExtension(ext: Json | undefined): string[] {
     if (checkObject(errors, server.listenPath, `${p}.server.listenPath`)) {
       const lp = server.listenPath;
       checkString(errors, lp.value, `${p}.server.listenPath.value`, { max: 2048 });
-      if (typeof lp.value === 'string' && !lp.value.startsWith('/'))
-        errors.push(`${p}.server.listenPath.value must start with /`);
+      if (typeof lp.value === 'string' && lp.value.length <= 2048) {
+        const problem = lp.value.startsWith('/') ? listenPathProblem(lp.value) : 'must start with /';
+        if (problem) errors.push(`${p}.server.listenPath.value ${problem}`);
+      }
       checkBoolean(errors, lp.strip, `${p}.server.listenPath.strip`);
     }
     if (checkObject(errors, server.customDomain, `${p}.server.customDomain`)) {
       checkBoolean(errors, server.customDomain.enabled, `${p}.server.customDomain.enabled`);
-      checkString(errors, server.customDomain.name, `${p}.server.customDomain.name`, { max: 253 });
+      checkString(errors, server.customDomain.name, `${p}.server.customDomain.name`, { max: 253, noControl: true });
     }
     if (checkObject(errors, server.authentication, `${p}.server.authentication`)) {
       checkBoolean(errors, server.authentication.enabled, `${p}.server.authentication.enabled`);
@@ -175,8 +198,8 @@ export function validateExtension(ext: Json | undefined): string[] {
   if (checkObject(errors, ext.upstream, `${p}.upstream`)) {
     const url = ext.upstream.url;
     checkString(errors, url, `${p}.upstream.url`, { max: 2048 });
-    if (typeof url === 'string' && !isAbsoluteHttpUrl(url))
-      errors.push(`${p}.upstream.url must be an absolute http(s) URL`);
+    const problem = typeof url === 'string' && url.length <= 2048 ? upstreamUrlProblem(url) : undefined;
+    if (problem) errors.push(`${p}.upstream.url ${problem}`);
   }
   return errors;
 }
