@@ -78,6 +78,23 @@ describe('dashboard: GET /api/apis and /api/apis/groups', () => {
       ]);
     });
 
+    it('reads a security scheme given as a $ref as the scheme it points at', async () => {
+      const org = 'ref-scheme-org';
+      const id = await createApi(
+        t,
+        oasDoc({
+          org,
+          schemes: { k: { $ref: '#/components/securitySchemes/j' }, j: SCHEMES.jwt },
+          security: [{ k: [] }],
+        }),
+      );
+      const user = await seedUser(t, { org, permissions: { apis: 'read' } });
+      const entry = (await user.http.get('/api/apis')).body.apis[0].api_definition;
+      expect(entry).toMatchObject({ api_id: id, use_keyless: false, use_oauth2: false });
+      expect(ids(await user.http.get('/api/apis?auth_type=jwt'))).toEqual([id]);
+      expect(ids(await user.http.get('/api/apis?auth_type=keyless'))).toEqual([]);
+    });
+
     it('returns apis [] and pages 0 when there is nothing', async () => {
       const lonely = await seedUser(t, { org: 'empty-org', permissions: { apis: 'read' } });
       expect((await lonely.http.get('/api/apis')).body).toEqual({ apis: [], pages: 0 });

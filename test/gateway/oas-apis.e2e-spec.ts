@@ -241,6 +241,38 @@ describe('gateway: OAS API definitions', () => {
       expect((await gw().post('/gateway/apis/oas', doc)).status).toBe(200);
     });
 
+    it('refuses a security scheme whose $ref leads back to itself, to nothing, or outside the document', async () => {
+      const doc = (schemes: Record<string, unknown>) => oasDoc({ id: 'ref-scheme', schemes, security: [{ k: [] }] });
+      for (const [schemes, message] of [
+        [
+          { k: { $ref: '#/components/securitySchemes/k' } },
+          'components.securitySchemes.k: its $refs lead in a circle back to #/components/securitySchemes/k',
+        ],
+        [
+          { k: { $ref: '#/components/securitySchemes/j' }, j: { $ref: '#/components/securitySchemes/k' } },
+          'components.securitySchemes.k: its $refs lead in a circle back to #/components/securitySchemes/j; ' +
+            'components.securitySchemes.j: its $refs lead in a circle back to #/components/securitySchemes/k',
+        ],
+        [
+          { k: { $ref: 'https://example.com/schemes.json#/k' } },
+          'components.securitySchemes.k: its $ref https://example.com/schemes.json#/k is outside the document, ' +
+            'which is never read',
+        ],
+        [
+          { k: { $ref: '#/components/securitySchemes/none' } },
+          'Missing $ref pointer "#/components/securitySchemes/none". Token "none" does not exist.',
+        ],
+      ] as const) {
+        const res = await gw().post('/gateway/apis/oas', doc(schemes));
+        expect([res.status, res.body]).toEqual([400, { status: 'error', message }]);
+      }
+      const ok = await gw().post(
+        '/gateway/apis/oas',
+        doc({ k: { $ref: '#/components/securitySchemes/j' }, j: { type: 'http', scheme: 'basic' } }),
+      );
+      expect(ok.status).toBe(200);
+    });
+
     it('never fetches external $refs', async () => {
       const doc = oasDoc({ id: 'external-ref' });
       doc.components = { schemas: { A: { $ref: 'http://127.0.0.1:9/schema.json' }, B: { $ref: '/etc/passwd' } } };

@@ -65,3 +65,44 @@ export function operationsOf(doc: OasDocument): { path: string; method: string; 
   }
   return out;
 }
+
+/** The value at a JSON pointer (`/components/securitySchemes/j`) in `root`, or undefined when there is none. */
+function atPointer(root: Json, pointer: string): Json | undefined {
+  if (pointer === '') return root;
+  if (!pointer.startsWith('/')) return undefined;
+  let cur: Json | undefined = root;
+  for (const token of pointer.slice(1).split('/')) {
+    const key = token.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(cur)) cur = /^(0|[1-9]\d*)$/.test(key) ? cur[Number(key)] : undefined;
+    else if (isObject(cur) && Object.hasOwn(cur, key)) cur = cur[key];
+    else return undefined;
+    if (cur === undefined) return undefined;
+  }
+  return cur;
+}
+
+/**
+ * What `value` stands for in `doc`: itself, or if it is a `$ref` (`{"$ref": "#/components/securitySchemes/j"}`),
+ * what the ref points at in the document, following refs to refs. A ref outside the document (never read), to
+ * nothing, or leading back to one already followed gives the reason instead.
+ */
+export function resolveRef(doc: OasDocument, value: Json | undefined): { value: Json | undefined } | { error: string } {
+  const followed = new Set<string>();
+  let cur = value;
+  while (isObject(cur) && typeof cur.$ref === 'string') {
+    const ref = cur.$ref;
+    if (followed.has(ref)) return { error: `its $refs lead in a circle back to ${ref}` };
+    followed.add(ref);
+    if (!ref.startsWith('#')) return { error: `its $ref ${ref} is outside the document, which is never read` };
+    let pointer: string;
+    try {
+      // a fragment: percent-escaped, then the pointer's own ~0 and ~1
+      pointer = decodeURIComponent(ref.slice(1));
+    } catch {
+      return { error: `its $ref ${ref} is not a valid URI fragment` };
+    }
+    cur = atPointer(doc, pointer);
+    if (cur === undefined) return { error: `its $ref ${ref} points at nothing in the document` };
+  }
+  return { value: cur };
+}

@@ -1,5 +1,5 @@
 import { validate } from '@readme/openapi-parser';
-import { EXTENSION, isObject, Json } from './oas-document';
+import { EXTENSION, isObject, Json, resolveRef } from './oas-document';
 
 /** API ids: given in `info.id` or generated (32 hex). */
 export const API_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -43,12 +43,17 @@ const OPERATIONS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 
 /**
  * Security requirements naming a scheme that `components.securitySchemes` does not declare, which OpenAPI forbids
  * ("each name MUST correspond to a security scheme which is declared") and the parser does not check: the API would
- * otherwise be listed as keyless. Top level and each operation.
+ * otherwise be listed as keyless. Top level and each operation. A scheme declared as a `$ref` must lead to one in
+ * the document: the parser takes one that refers to itself, and one outside the document is never read.
  */
 function undeclaredSchemes(doc: { [k: string]: Json }): string[] {
   const declared =
     isObject(doc.components) && isObject(doc.components.securitySchemes) ? doc.components.securitySchemes : {};
   const reasons: string[] = [];
+  for (const [name, scheme] of Object.entries(declared)) {
+    const resolved = resolveRef(doc, scheme);
+    if ('error' in resolved) reasons.push(`components.securitySchemes.${name}: ${resolved.error}`);
+  }
   const check = (security: Json | undefined, at: string) => {
     if (!Array.isArray(security)) return;
     security.forEach((requirement, i) => {

@@ -146,4 +146,27 @@ describe('authentication projection', () => {
     expect(projectDefinition('a', off).authTypes).toEqual(['keyless']);
     expect(projectDefinition('a', off).entry).toMatchObject({ use_oauth2: false, use_keyless: true });
   });
+
+  it('follows a scheme declared as a local $ref, also through other refs', () => {
+    const doc = (security: Record<string, string[]>[], securitySchemes: Record<string, unknown>) =>
+      base({ security, components: { securitySchemes } } as never);
+    const jwt = { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' };
+    const toJ = { $ref: '#/components/securitySchemes/j' };
+    expect(projectDefinition('a', doc([{ k: [] }], { k: toJ, j: jwt })).entry).toMatchObject({
+      use_keyless: false,
+      use_oauth2: false,
+    });
+    expect(authTypesOf(doc([{ k: [] }], { k: toJ, j: jwt }))).toEqual(['jwt']);
+    expect(authTypesOf(doc([{ k: [] }], { k: { $ref: '#/components/securitySchemes/i' }, i: toJ, j: jwt }))).toEqual([
+      'jwt',
+    ]);
+    // pointer escapes: ~1 is /, ~0 is ~, and the fragment is percent-escaped
+    const escaped = { $ref: '#/components/securitySchemes/a~1b~0c%20d' };
+    expect(authTypesOf(doc([{ k: [] }], { k: escaped, 'a/b~c d': schemes.oauth }))).toEqual(['oauth']);
+    expect(authHeaderName(doc([], { k: { $ref: '#/components/securitySchemes/h' }, h: schemes.key }))).toBe(
+      'X-Api-Key',
+    );
+    // one that leads nowhere (the validator refuses such a document) stands for no scheme
+    expect(authTypesOf(doc([{ k: [] }], { k: { $ref: '#/components/securitySchemes/k' } }))).toEqual(['keyless']);
+  });
 });

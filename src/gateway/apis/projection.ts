@@ -1,4 +1,4 @@
-import { extensionOf, isObject, Json, JsonObject, OasDocument, pick } from './oas-document';
+import { extensionOf, isObject, Json, JsonObject, OasDocument, pick, resolveRef } from './oas-document';
 
 export const AUTH_TYPES = ['keyless', 'authToken', 'oauth', 'jwt', 'basic'] as const;
 export type AuthType = (typeof AUTH_TYPES)[number];
@@ -43,6 +43,12 @@ function securitySchemes(doc: OasDocument): JsonObject {
   return isObject(schemes) ? schemes : {};
 }
 
+/** A declared scheme, its local `$ref` followed (`{"$ref": "#/components/securitySchemes/j"}` is scheme j). */
+function schemeObject(doc: OasDocument, declared: Json | undefined): JsonObject | undefined {
+  const resolved = resolveRef(doc, declared);
+  return 'value' in resolved && isObject(resolved.value) ? resolved.value : undefined;
+}
+
 /** Names of the schemes the document's top-level `security` requires (any alternative). */
 function requiredSchemeNames(doc: OasDocument): string[] {
   const security = doc.security;
@@ -71,9 +77,10 @@ function authTypeOf(scheme: JsonObject): AuthType | undefined {
  * `Authorization` when there is none.
  */
 export function authHeaderName(doc: OasDocument): string {
-  for (const scheme of Object.values(securitySchemes(doc))) {
+  for (const declared of Object.values(securitySchemes(doc))) {
+    const scheme = schemeObject(doc, declared);
     if (
-      isObject(scheme) &&
+      scheme &&
       scheme.type === 'apiKey' &&
       scheme.in === 'header' &&
       typeof scheme.name === 'string' &&
@@ -94,8 +101,8 @@ export function authTypesOf(doc: OasDocument): AuthType[] {
   const schemes = securitySchemes(doc);
   const types = new Set<AuthType>();
   for (const name of requiredSchemeNames(doc)) {
-    const scheme = schemes[name];
-    const type = isObject(scheme) ? authTypeOf(scheme) : undefined;
+    const scheme = Object.hasOwn(schemes, name) ? schemeObject(doc, schemes[name]) : undefined;
+    const type = scheme ? authTypeOf(scheme) : undefined;
     if (type) types.add(type);
   }
   return types.size ? AUTH_TYPES.filter((t) => types.has(t)) : ['keyless'];
