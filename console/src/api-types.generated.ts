@@ -2168,7 +2168,7 @@ export interface operations {
                  * @description accepted (also empty) and ignored
                  */
                 compressed?: "1" | "";
-                /** @description page number, 1-based, in plain decimal digits; a page past the end is empty; a negative number returns every matching API in one answer (`pages` unchanged) */
+                /** @description page number, 1-based, in plain decimal digits; a page past the end is empty; 0 or a negative number returns every matching API in one answer (`pages` unchanged) */
                 p?: number;
                 /** @description case-insensitive substring of the name */
                 q?: string;

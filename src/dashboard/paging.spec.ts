@@ -22,7 +22,8 @@ describe('dashboard paging', () => {
     expect(pageWindowOrAll(Number.MAX_SAFE_INTEGER, 10)).toEqual({ offset: Number.MAX_SAFE_INTEGER, limit: 10 });
   });
 
-  it('takes a negative p as every item, and other pages as usual', () => {
+  it('takes a p of 0 or less as every item, and other pages as usual', () => {
+    expect(pageWindowOrAll(0, 10)).toEqual({ offset: 0, limit: null });
     expect(pageWindowOrAll(-1, 10)).toEqual({ offset: 0, limit: null });
     expect(pageWindowOrAll(-99, 10)).toEqual({ offset: 0, limit: null });
     expect(pageWindowOrAll(undefined, 10)).toEqual({ offset: 0, limit: 10 });

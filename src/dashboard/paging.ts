@@ -7,9 +7,9 @@ export function pageWindow(p: number | undefined, size: number): { offset: numbe
   return { offset: Math.min((page - 1) * size, Number.MAX_SAFE_INTEGER), limit: size };
 }
 
-/** Like pageWindow, but a negative `p` means every item in one answer (limit null), as the API list allows. */
+/** Like pageWindow, but a `p` of 0 or less means every item in one answer (limit null), as the API list allows. */
 export function pageWindowOrAll(p: number | undefined, size: number): { offset: number; limit: number | null } {
-  return p !== undefined && p < 0 ? { offset: 0, limit: null } : pageWindow(p, size);
+  return p !== undefined && p <= 0 ? { offset: 0, limit: null } : pageWindow(p, size);
 }
 
 export function pageCount(total: number, size: number): number {

@@ -39,7 +39,7 @@ export function commaList(value: string | undefined): string[] {
 /**
  * The SQL of GET /api/apis: every filter and the order run on the projected columns and their indexes
  * (org_id + sort key btrees, GIN on categories/auth_types, trigram or btree on lower(name)).
- * `limit` null: every matching row (a negative page number asks for all of them in one answer).
+ * `limit` null: every matching row (a page number of 0 or less asks for all of them in one answer).
  */
 export function buildApiListQuery(
   f: ApiListFilters,

@@ -23,7 +23,7 @@ export class ApisService {
 
   /**
    * GET /api/apis: the caller's organisation's APIs as 2.7 list entries, filtered, sorted and paged in SQL.
-   * A negative `p` returns every match at once; `pages` is still counted in pages of the configured size.
+   * A `p` of 0 or less returns every match at once; `pages` is still counted in pages of the configured size.
    */
   async list(actor: DashboardActor, query: ListApisQueryDto): Promise<ApiListResponse> {
     const size = this.config.dashboard.pageSize;

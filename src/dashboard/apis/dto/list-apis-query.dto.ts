@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, MaxLength, NotEquals, ValidateBy } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, MaxLength, ValidateBy } from 'class-validator';
 import { API_TYPES, AUTH_TYPES } from '../../../gateway/apis/projection';
 import { ToPageNumber } from '../../../common/http/page-number';
 import { notAPageNumber } from '../../page-query.dto';
@@ -77,13 +77,12 @@ export class ListApisQueryDto {
   @ApiPropertyOptional({
     type: 'integer',
     description:
-      'page number, 1-based, in plain decimal digits; a page past the end is empty; a negative number returns every matching API in one answer (`pages` unchanged)',
+      'page number, 1-based, in plain decimal digits; a page past the end is empty; 0 or a negative number returns every matching API in one answer (`pages` unchanged)',
     default: 1,
   })
   @IsOptional()
   @ToPageNumber()
-  @IsInt({ message: notAPageNumber(', or negative for every API') })
-  @NotEquals(0, { message: 'p must be 1 or more (or negative for every API)' })
+  @IsInt({ message: notAPageNumber(', or 0 or less for every API') })
   p?: number;
 
   @ApiPropertyOptional({ enum: API_SORTS, default: '-created_at' })
