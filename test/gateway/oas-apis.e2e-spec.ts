@@ -486,7 +486,7 @@ describe('gateway: OAS API definitions', () => {
       const body = oasDoc();
       delete body[EXT];
       for (const [raw, value] of [
-        ['TRUE', true],
+        ['true', true],
         ['0', false],
         ['1', true],
         ['false', false],
@@ -496,6 +496,10 @@ describe('gateway: OAS API definitions', () => {
       }
       for (const [qs, message] of [
         ['allowList=yes', 'query parameter allowList must be true, false, 1 or 0'],
+        ['allowList=TRUE', 'query parameter allowList must be true, false, 1 or 0'],
+        ['validateRequest=True', 'query parameter validateRequest must be true, false, 1 or 0'],
+        ['mockResponse=FALSE', 'query parameter mockResponse must be true, false, 1 or 0'],
+        ['authentication=%20true', 'query parameter authentication must be true, false, 1 or 0'],
         ['validateRequest=', 'query parameter validateRequest must be true, false, 1 or 0'],
         ['mockResponse=2', 'query parameter mockResponse must be true, false, 1 or 0'],
         ['authentication=1&authentication=0', 'authentication is given more than once'],

@@ -56,11 +56,15 @@ describe('mergeForPatch', () => {
 describe('import query parameters', () => {
   it.each([
     ['true', true],
-    ['TRUE', true],
     ['1', true],
     ['false', false],
-    ['False', false],
     ['0', false],
+    ['TRUE', undefined],
+    ['True', undefined],
+    ['FALSE', undefined],
+    [' true', undefined],
+    ['true ', undefined],
+    ['01', undefined],
     ['yes', undefined],
     ['', undefined],
     ['2', undefined],

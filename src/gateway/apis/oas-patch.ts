@@ -25,9 +25,9 @@ export interface ImportParams {
 export const IMPORT_STRING_PARAMS = ['upstreamURL', 'listenPath', 'customDomain'] as const;
 export const IMPORT_BOOLEAN_PARAMS = ['allowList', 'validateRequest', 'mockResponse', 'authentication'] as const;
 
-/** Query booleans: true/false/1/0 (case-insensitive); anything else is not a boolean. */
+/** Query booleans: exactly true, false, 1 or 0 (as the parameters document them); anything else is not a boolean. */
 export function parseBooleanParam(value: string): boolean | undefined {
-  switch (value.trim().toLowerCase()) {
+  switch (value) {
     case 'true':
     case '1':
       return true;
