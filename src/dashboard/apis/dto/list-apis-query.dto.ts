@@ -30,7 +30,8 @@ export function baseApisOnly(value: string | undefined): boolean {
 export class ListApisQueryDto {
   @ApiPropertyOptional({ enum: ['1', ''], deprecated: true, description: 'accepted (also empty) and ignored' })
   @IsOptional()
-  @IsIn(['1', ''])
+  // (the default message lists the allowed values, and an empty one reads as a trailing comma: `1, `)
+  @IsIn(['1', ''], { message: 'compressed must be 1 or empty' })
   compressed?: string;
 
   @ApiPropertyOptional({ enum: API_TYPES, description: 'every definition of this service is `rest`' })
