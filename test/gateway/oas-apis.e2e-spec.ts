@@ -201,7 +201,34 @@ describe('gateway: OAS API definitions', () => {
         'the body is not an OpenAPI 3 document: `openapi` must be a version string 3.x.y',
       ],
       ['an array', [], 'the body is not an OpenAPI 3 document: expected a JSON object'],
-      ['no info', { openapi: '3.0.3', paths: {} }, "REQUIRED must have required property 'info'"],
+      ['no info', { openapi: '3.0.3', paths: {} }, "the document: REQUIRED must have required property 'info'"],
+      [
+        'security as an object',
+        { openapi: '3.0.3', info: { title: 'x', version: '1' }, paths: {}, security: {} },
+        'security: TYPE must be array',
+      ],
+      [
+        'webhooks in OpenAPI 3.0',
+        { openapi: '3.0.3', info: { title: 'x', version: '1' }, paths: {}, webhooks: {} },
+        'webhooks: ADDITIONAL PROPERTY must NOT have additional properties: webhooks is not expected to be here',
+      ],
+      [
+        'an operation without responses',
+        { openapi: '3.0.3', info: { title: 'x', version: '1' }, paths: { '/a': { get: { responses: {} } } } },
+        'paths./a.get.responses: MINPROPERTIES must NOT have fewer than 1 properties',
+      ],
+      [
+        'a bad schema behind a $ref',
+        {
+          openapi: '3.0.3',
+          info: { title: 'x', version: '1' },
+          paths: {},
+          components: {
+            schemas: { A: { type: 'object', properties: { b: { $ref: '#/components/schemas/B' } } }, B: { type: 5 } },
+          },
+        },
+        'components.schemas.A.properties.b.type: TYPE must be string; components.schemas.B.type: TYPE must be string',
+      ],
       [
         'a path without slash',
         { openapi: '3.0.3', info: { title: 'x', version: '1' }, paths: { pets: {} } },
@@ -539,7 +566,7 @@ describe('gateway: OAS API definitions', () => {
         paths: {},
       });
       expect(notOas.status).toBe(400);
-      expect(notOas.body).toEqual({ status: 'error', message: "REQUIRED must have required property 'title'" });
+      expect(notOas.body).toEqual({ status: 'error', message: "info: REQUIRED must have required property 'title'" });
       const mismatch = await gw().patch(`/gateway/apis/oas/${id}`, oasDoc({ id: 'someone-else' }));
       expect(mismatch.status).toBe(400);
       expect(mismatch.body).toEqual({

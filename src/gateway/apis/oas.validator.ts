@@ -1,5 +1,6 @@
 import { validate } from '@readme/openapi-parser';
 import { EXTENSION, isObject, Json, resolveRef } from './oas-document';
+import { locateErrors } from './oas-error-location';
 
 /** API ids: given in `info.id` or generated (32 hex). */
 export const API_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -30,7 +31,11 @@ export async function validateOpenApi(body: unknown): Promise<string[]> {
       timeoutMs: 5000,
     });
     if (result.valid) return undeclared;
-    const reasons = result.errors.map((e) => firstLine(e.message)).filter((m) => m !== '');
+    // the parser has dereferenced `body` in place: its messages' code frames print that document
+    const reasons = locateErrors(
+      result.errors.map((e) => e.message),
+      body,
+    ).filter((m) => m !== '');
     if (result.additionalErrors > 0) reasons.push(`and ${result.additionalErrors} more error(s)`);
     return reasons.length ? reasons : ['invalid OpenAPI document'];
   } catch (err) {
