@@ -104,7 +104,7 @@ describe('import query parameters', () => {
       'query parameter upstreamURL must be an absolute http(s) URL',
       'query parameter listenPath must be a path starting with /',
       'query parameter allowList must be true, false, 1 or 0',
-      'query parameter authentication must be given once',
+      'authentication is given more than once',
     ]);
   });
 

@@ -50,7 +50,7 @@ export function parseImportParams(query: Record<string, unknown>): { params: Imp
     const raw = query[name];
     if (raw === undefined) return undefined;
     if (typeof raw !== 'string') {
-      errors.push(`query parameter ${name} must be given once`);
+      errors.push(`${name} is given more than once`); // (the input policy refuses it before any route)
       return undefined;
     }
     return raw;
