@@ -183,6 +183,11 @@ describe('gateway: OAS API definitions', () => {
         oasDoc({ categories: ['ok', 5 as unknown as string] }),
         `${EXT}.info.categories must be an array of non-empty strings`,
       ],
+      [
+        'a category with a comma',
+        oasDoc({ categories: ['ok', 'a,b'] }),
+        `${EXT}.info.categories must not contain a comma (GET /api/apis?category= separates names by commas)`,
+      ],
     ])('refuses a definition with %s', async (_name, doc, message) => {
       const res = await gw().post('/gateway/apis/oas', doc);
       expect(res.status).toBe(400);

@@ -164,6 +164,11 @@ export function validateExtension(ext: Json | undefined): string[] {
         info.categories.some((c) => typeof c !== 'string' || c.trim() === '' || c.length > 256)
       ) {
         errors.push(`${p}.info.categories must be an array of non-empty strings`);
+      } else if (info.categories.some((c) => String(c).includes(','))) {
+        // the list's category filter takes names separated by commas: one holding a comma could never be found
+        errors.push(
+          `${p}.info.categories must not contain a comma (GET /api/apis?category= separates names by commas)`,
+        );
       }
     }
     if (checkObject(errors, info.state, `${p}.info.state`))
