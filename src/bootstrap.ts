@@ -8,6 +8,7 @@ import { AppModule } from './app.module';
 import { FamilyAuthenticator } from './common/auth/auth.guard';
 import { registerAuthenticateFirst } from './common/auth/authenticate-first';
 import { FamilyExceptionFilter } from './common/errors';
+import { documentErrorResponses, ERROR_BODIES } from './common/errors/error-responses.openapi';
 import { setTraceRoute } from './common/http/trace-route';
 import { MAX_PARAM_LENGTH, onClientError, onFrameworkError } from './common/errors/framework-errors';
 import { hasBody, registerInputPolicy, utf8JsonParser } from './common/http/input-policy';
@@ -105,9 +106,16 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addApiKey({ type: 'apiKey', in: 'header', name: 'Authorization' }, 'portal')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'a dashboard user access key' }, 'dashboard')
     .build();
-  const document = SwaggerModule.createDocument(app, doc);
+  const document = SwaggerModule.createDocument(app, doc, { extraModels: ERROR_BODIES });
   documentIdempotencyKey(document);
+  // after the Idempotency-Key's 409 and 422, which get the family's error body too
+  documentErrorResponses(document, bodyLimit);
   return document;
+}
+
+/** The largest body a route (as the document names it: `/gateway/analytics`) takes. */
+function bodyLimit(path: string): number {
+  return ROUTE_BODY_LIMITS[path.replace(/\{(\w+)\}/g, ':$1')] ?? DEFAULT_BODY_LIMIT;
 }
 
 /**

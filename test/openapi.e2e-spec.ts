@@ -1,13 +1,33 @@
-import { previewOpenApiDocument } from '../src/bootstrap';
+import { maxHeaderSize } from 'node:http';
+import { request } from 'undici';
+import { DEFAULT_BODY_LIMIT, previewOpenApiDocument, ROUTE_BODY_LIMITS } from '../src/bootstrap';
+import { ADMIN, GATEWAY, seedUser } from './helpers/dashboard';
+import { HttpResponse } from './helpers/http-client';
+import { OpenApiSchemas } from './helpers/openapi-schema';
+import { TEST_SECRETS } from './helpers/test-env';
 import { useService } from './helpers/use-service';
 
 type Operation = {
   operationId?: string;
   summary?: string;
   parameters?: { name: string; in: string }[];
-  responses?: Record<string, { headers?: Record<string, unknown> }>;
+  responses?: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema?: unknown }> }>;
 };
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+
+/** What the contract says each route family answers a missing credential and invalid input with, and in what body. */
+const FAMILIES = {
+  gateway: { prefix: '/gateway/', credential: '403', validation: '400', body: 'GatewayErrorBody' },
+  dashboard: { prefix: '/api/', credential: '401', validation: '400', body: 'DashboardErrorBody' },
+  admin: { prefix: '/admin/', credential: '401', validation: '400', body: 'DashboardErrorBody' },
+  portal: { prefix: '/portal-api/', credential: '401', validation: '422', body: 'PortalErrorBody' },
+};
+type FamilyName = keyof typeof FAMILIES;
+const familyOfPath = (path: string) =>
+  (Object.keys(FAMILIES) as FamilyName[]).find((f) => path.startsWith(FAMILIES[f].prefix));
+
+/** The longest path segment the service routes (a longer one in a parameter is a 414). */
+const MAX_SEGMENT = 1024;
 
 /** Every string under a `summary` or `description` key anywhere in the document, with where it is. */
 function prose(node: unknown, path = '$', out: [string, string][] = []): [string, string][] {
@@ -23,7 +43,7 @@ function prose(node: unknown, path = '$', out: [string, string][] = []): [string
 
 describe('the OpenAPI document (/docs-json)', () => {
   const t = useService();
-  let doc: { paths: Record<string, Record<string, Operation>> };
+  let doc: { paths: Record<string, Record<string, Operation>>; components: any };
   let operations: [string, Operation][];
 
   beforeAll(async () => {
@@ -95,5 +115,174 @@ describe('the OpenAPI document (/docs-json)', () => {
   it('cites no document outside the service', () => {
     const cites = prose(doc).filter(([, text]) => /§|\b(interface|decisions)\s+\d+(\.\d+)?/i.test(text));
     expect(cites).toEqual([]);
+  });
+
+  describe('error answers', () => {
+    interface FamilyOperation {
+      name: string;
+      method: string;
+      path: string;
+      family: FamilyName;
+      op: Operation;
+    }
+    let schemas: OpenApiSchemas;
+    let familyOps: FamilyOperation[];
+    const credentials = {} as Record<FamilyName, Record<string, string>>;
+
+    beforeAll(async () => {
+      schemas = new OpenApiSchemas(doc);
+      const admin = await seedUser(t, { org: '' });
+      credentials.gateway = GATEWAY;
+      credentials.admin = ADMIN;
+      credentials.dashboard = { authorization: `Bearer ${admin.key}` };
+      credentials.portal = { authorization: TEST_SECRETS.PORTAL_API_TOKEN };
+      familyOps = Object.entries(doc.paths).flatMap(([path, item]) =>
+        Object.entries(item)
+          .filter(([method]) => METHODS.includes(method) && familyOfPath(path))
+          .map(([method, op]) => ({
+            name: `${method.toUpperCase()} ${path}`,
+            method: method.toUpperCase(),
+            path,
+            family: familyOfPath(path)!,
+            op,
+          })),
+      );
+    });
+
+    /** The path with every parameter filled in (`1`, or `first` for the first one). */
+    const fill = (path: string, first = '1') => {
+      let i = 0;
+      return path.replace(/\{\w+\}/g, () => (i++ === 0 ? first : '1'));
+    };
+
+    /** What is wrong with an answer of `o`: a status it does not list, or a body its schema for that status refuses. */
+    function undocumented(o: FamilyOperation, res: HttpResponse): string[] {
+      const response = o.op.responses?.[res.status];
+      if (!response) return [`${o.name}: answered ${res.status} (${res.text.slice(0, 120)}), which it does not list`];
+      const schema = response.content?.['application/json']?.schema;
+      if (!schema) return [`${o.name}: lists ${res.status} without a JSON schema`];
+      return schemas.errors(schema, res.body).map((e) => `${o.name} ${res.status}: ${res.text.slice(0, 120)}: ${e}`);
+    }
+
+    it('lists on every operation its credential failure, validation status, 431 and 500, with its error body', () => {
+      const wrong: string[] = [];
+      for (const { name, method, path, family, op } of familyOps) {
+        const { credential, validation, body } = FAMILIES[family];
+        const expected = [credential, validation, '431', '500'];
+        // a body is read on every method but GET and HEAD; a path segment is limited where it is a parameter
+        if (method !== 'GET') expected.push('413');
+        if (path.includes('{')) expected.push('414');
+        const listed = Object.keys(op.responses ?? {});
+        for (const status of expected) if (!listed.includes(status)) wrong.push(`${name}: ${status} not listed`);
+        if (method === 'GET' && listed.includes('413')) wrong.push(`${name}: lists 413, but its body is never read`);
+        if (!path.includes('{') && listed.includes('414')) wrong.push(`${name}: lists 414 without a path parameter`);
+        for (const [status, response] of Object.entries(op.responses ?? {})) {
+          const schema = response.content?.['application/json']?.schema;
+          if (
+            Number(status) >= 400 &&
+            JSON.stringify(schema) !== JSON.stringify({ $ref: `#/components/schemas/${body}` })
+          )
+            wrong.push(`${name}: ${status} is not described as ${body}`);
+        }
+      }
+      expect(wrong).toEqual([]);
+      for (const family of Object.keys(FAMILIES)) expect(familyOps.some((o) => o.family === family)).toBe(true);
+    });
+
+    it('answers every operation without its credential as it lists', async () => {
+      const wrong: string[] = [];
+      for (const o of familyOps) {
+        const res = await t.http.send(o.method, fill(o.path));
+        expect([o.name, res.status]).toEqual([o.name, Number(FAMILIES[o.family].credential)]);
+        wrong.push(...undocumented(o, res));
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it('answers every operation a query parameter given twice with the validation status it lists', async () => {
+      const wrong: string[] = [];
+      for (const o of familyOps) {
+        const res = await t.http.send(o.method, `${fill(o.path)}?x=1&x=2`, { headers: credentials[o.family] });
+        expect([o.name, res.status]).toEqual([o.name, Number(FAMILIES[o.family].validation)]);
+        wrong.push(...undocumented(o, res));
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it('answers every operation with a path parameter an over-long segment with the 414 it lists', async () => {
+      const wrong: string[] = [];
+      const withParameter = familyOps.filter((o) => o.path.includes('{'));
+      expect(withParameter.length).toBeGreaterThan(20);
+      for (const o of withParameter) {
+        const res = await t.http.send(o.method, fill(o.path, 'x'.repeat(MAX_SEGMENT + 1)), {
+          headers: credentials[o.family],
+        });
+        expect([o.name, res.status]).toEqual([o.name, 414]);
+        wrong.push(...undocumented(o, res));
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it('answers every operation headers over the limit with the 431 it lists', async () => {
+      const wrong: string[] = [];
+      for (const o of familyOps) {
+        const res = await t.http.send(o.method, fill(o.path), {
+          headers: { ...credentials[o.family], 'x-padding': 'a'.repeat(maxHeaderSize) },
+        });
+        expect([o.name, res.status]).toEqual([o.name, 431]);
+        wrong.push(...undocumented(o, res));
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it("answers every operation that reads a body one over the route's limit with the 413 it lists", async () => {
+      const wrong: string[] = [];
+      const reading = familyOps.filter((o) => o.method !== 'GET');
+      expect(reading.length).toBeGreaterThan(20);
+      for (const o of reading) {
+        const limit = ROUTE_BODY_LIMITS[o.path] ?? DEFAULT_BODY_LIMIT;
+        // a JSON string one byte longer than the limit
+        const res = await t.http.send(o.method, fill(o.path), {
+          headers: credentials[o.family],
+          raw: `"${'a'.repeat(limit - 1)}"`,
+        });
+        expect([o.name, res.status]).toEqual([o.name, 413]);
+        wrong.push(...undocumented(o, res));
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it("lists the routes' own refusals, with the body they are answered in", async () => {
+      const nobody = await seedUser(t, { org: 'acme', permissions: {} });
+      const cases: [string, string, string, Record<string, string>, unknown?][] = [
+        ['GET', '/api/users', '/api/users?p=0', credentials.dashboard],
+        ['GET', '/api/users', '/api/users', { authorization: `Bearer ${nobody.key}` }],
+        ['GET', '/api/apis', '/api/apis?sort=size', credentials.dashboard],
+        ['GET', '/api/users/{id}', '/api/users/0123456789abcdef01234567', credentials.dashboard],
+        ['POST', '/admin/users', '/admin/users', credentials.admin, { email_address: 'x' }],
+        ['GET', '/gateway/apis/oas/{apiID}', '/gateway/apis/oas/none', credentials.gateway],
+        ['POST', '/gateway/analytics', '/gateway/analytics', credentials.gateway, {}],
+        ['GET', '/portal-api/apps', '/portal-api/apps?per_page=101', credentials.portal],
+        ['GET', '/portal-api/apps/{id}', '/portal-api/apps/2147483647', credentials.portal],
+      ];
+      const wrong: string[] = [];
+      for (const [method, path, url, headers, body] of cases) {
+        const o = familyOps.find((f) => f.method === method && f.path === path)!;
+        const res = await t.http.send(method, url, { headers, body });
+        expect([o.name, res.status >= 400]).toEqual([o.name, true]);
+        wrong.push(...undocumented(o, res));
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it('never reads the body of a GET, so answers none 413', async () => {
+      const res = await request(`${t.baseUrl}/portal-api/apps`, {
+        method: 'GET',
+        headers: { ...credentials.portal, 'content-type': 'application/json' },
+        body: `"${'a'.repeat(DEFAULT_BODY_LIMIT)}"`,
+      });
+      await res.body.dump();
+      expect(res.statusCode).toBe(200);
+    });
   });
 });

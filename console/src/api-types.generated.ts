@@ -1325,6 +1325,17 @@ export interface components {
              */
             TokenEndpoints: string;
         };
+        DashboardErrorBody: {
+            /** @example Not authorised */
+            Message: string;
+            /**
+             * @description always null
+             * @enum {string|null}
+             */
+            Meta: null;
+            /** @enum {string} */
+            Status: "Error";
+        };
         DeleteUserResponseDto: {
             /** @example User deleted */
             Message: string;
@@ -1468,6 +1479,12 @@ export interface components {
             /** @description whether the filter accepts the event (a webhook with it would get a delivery) */
             Matches: boolean;
         };
+        GatewayErrorBody: {
+            /** @example Attempted administrative access with invalid or missing key! */
+            message: string;
+            /** @enum {string} */
+            status: "error";
+        };
         IngestResponseDto: {
             /** @description records taken */
             ingested: number;
@@ -1579,8 +1596,8 @@ export interface components {
              *     ]
              */
             errors: string[];
-            /** @example error */
-            status: string;
+            /** @enum {string} */
+            status: "error";
         };
         ProxyDto: {
             /** @example /pets/ */
@@ -2069,28 +2086,63 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description missing or wrong Admin-Auth */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description User email already exists for this org.; or: Idempotency-Key: a request with the same key is still in progress */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description Idempotency-Key: the key was already used for a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
         };
     };
@@ -2134,21 +2186,54 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description missing, wrong or inactive access key */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description `access denied: You do not have permission to access <path>` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
         };
     };
@@ -2193,21 +2278,45 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description missing, wrong or inactive access key */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description `access denied: You do not have permission to access <path>` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
         };
     };
@@ -2230,19 +2339,50 @@ export interface operations {
                     };
                 };
             };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
             /** @description missing, wrong or inactive access key */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description `access denied: You do not have permission to access <path>` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
         };
     };
@@ -2266,19 +2406,50 @@ export interface operations {
                     "application/json": components["schemas"]["UserListResponseDto"];
                 };
             };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
             /** @description missing, wrong or inactive access key */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description `access denied: You do not have permission to access <path>` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
         };
     };
@@ -2313,35 +2484,72 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description missing, wrong or inactive access key */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description `access denied: You do not have permission to access <path>` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description User email already exists for this org.; or: Idempotency-Key: a request with the same key is still in progress */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description Idempotency-Key: the key was already used for a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
         };
     };
@@ -2365,26 +2573,68 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
             };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
             /** @description missing, wrong or inactive access key */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description `access denied: You do not have permission to access <path>` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description User not found (also for a user of another organisation) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
         };
     };
@@ -2413,40 +2663,95 @@ export interface operations {
                     "application/json": components["schemas"]["DeleteUserResponseDto"];
                 };
             };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a body that is not JSON in UTF-8, is nested deeper than 64 levels, or that the route refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
             /** @description missing, wrong or inactive access key */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description `access denied: You do not have permission to access <path>` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description User not found (also for a user of another organisation) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description Idempotency-Key: a request with the same key is still in progress */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description Idempotency-Key: the key was already used for a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
         };
     };
@@ -2476,14 +2781,45 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description `Attempted administrative access with invalid or missing key!`: X-Gateway-Authorization is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
             };
             /** @description body over 32 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
             };
         };
     };
@@ -2527,6 +2863,42 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     })[];
+                };
+            };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description `Attempted administrative access with invalid or missing key!`: X-Gateway-Authorization is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
         };
@@ -2582,7 +2954,45 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description `Attempted administrative access with invalid or missing key!`: X-Gateway-Authorization is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
             };
         };
     };
@@ -2631,12 +3041,59 @@ export interface operations {
                     };
                 };
             };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description `Attempted administrative access with invalid or missing key!`: X-Gateway-Authorization is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
             /** @description API not found */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
             };
         };
     };
@@ -2689,12 +3146,68 @@ export interface operations {
                     "application/json": components["schemas"]["OasWriteResponseDto"];
                 };
             };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a body that is not JSON in UTF-8, is nested deeper than 64 levels, or that the route refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description `Attempted administrative access with invalid or missing key!`: X-Gateway-Authorization is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
             /** @description API not found */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
             };
         };
     };
@@ -2718,12 +3231,68 @@ export interface operations {
                     "application/json": components["schemas"]["OasWriteResponseDto"];
                 };
             };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a body that is not JSON in UTF-8, is nested deeper than 64 levels, or that the route refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description `Attempted administrative access with invalid or missing key!`: X-Gateway-Authorization is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
             /** @description API not found */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
             };
         };
     };
@@ -2796,14 +3365,63 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description `Attempted administrative access with invalid or missing key!`: X-Gateway-Authorization is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
             };
             /** @description API not found */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
             };
         };
     };
@@ -3012,6 +3630,24 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
         };
     };
     createAccessRequest: {
@@ -3055,10 +3691,39 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description validation failed; every reason is listed; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3115,8 +3780,35 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description validation failed; every reason is listed */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3175,10 +3867,48 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description validation failed; every reason is listed; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3244,8 +3974,44 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description validation failed; every reason is listed; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3317,8 +4083,44 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description validation failed; every reason is listed; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3386,10 +4188,48 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description validation failed; every reason is listed; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3430,6 +4270,24 @@ export interface operations {
             };
             /** @description validation failed; every reason is listed */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3480,10 +4338,39 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description validation failed; every reason is listed; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3531,8 +4418,35 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description validation failed; every reason is listed */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3594,10 +4508,48 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description validation failed; every reason is listed; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3656,10 +4608,48 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description validation failed; every reason is listed; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3700,6 +4690,33 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3758,10 +4775,39 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description validation failed; errors lists every reason; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3801,6 +4847,42 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3861,10 +4943,48 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description validation failed; errors lists every reason (Headers, which replaces all headers, is refused if with it the webhook would have more than 50 headers or more than 8192 characters of header names and values together); or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3921,14 +5041,54 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description Idempotency-Key: the key was already used for a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
         };
     };
@@ -3974,6 +5134,42 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
         };
     };
     getWebhookDelivery: {
@@ -4007,6 +5203,42 @@ export interface operations {
             };
             /** @description no such webhook or delivery */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4068,12 +5300,50 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description Idempotency-Key: the key was already used for a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
         };
     };
@@ -4107,6 +5377,42 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4171,8 +5477,44 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description Name or Value is not valid, or with this header the webhook would have more than 50 headers or more than 8192 characters of header names and values together; nothing is stored; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4213,6 +5555,42 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4278,8 +5656,44 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description Name or Value is not valid, or with this header in place of the one it replaces the webhook would have more than 50 headers or more than 8192 characters of header names and values together; the header is kept as it was; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4337,14 +5751,54 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description Idempotency-Key: the key was already used for a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
         };
     };
@@ -4403,12 +5857,50 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description Idempotency-Key: the key was already used for a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
         };
     };
@@ -4442,6 +5934,42 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4503,10 +6031,48 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description GracePeriodSeconds is not an integer from 0 to 604800; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4556,8 +6122,35 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description since is not an RFC 3339 date-time */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4623,8 +6216,44 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description Note is not a string of at most 1024 characters; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4683,10 +6312,39 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description the filter or the event is not valid: errors names the wrong part; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4762,14 +6420,17 @@ export const createWebhookDtoSignatureSchemeValues: ReadonlyArray<FlattenedDeepR
 export const createWebhookDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["Type"]> = ["http", "rabbitmq", "nats"];
 export const credentialRegisteredEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CredentialRegisteredEvent"]["Event"]> = ["CredentialRegistered"];
 export const credentialRegisteredMessageAuthTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CredentialRegisteredMessage"]["AuthType"]> = ["authToken", "oauth2.0"];
+export const dashboardErrorBodyStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DashboardErrorBody"]["Status"]> = ["Error"];
 export const deliveryFailedEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryFailedEvent"]["Event"]> = ["DeliveryFailed"];
 export const deliveryFailedMessageLastErrorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryFailedMessage"]["LastError"]> = ["timeout", "connection", "blocked_address", "http_status", "unroutable", "rejected"];
 export const deliveryResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryResponse"]["Status"]> = ["pending", "delivered", "failed"];
 export const deliveryWithAttemptsResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryWithAttemptsResponse"]["Status"]> = ["pending", "delivered", "failed"];
+export const gatewayErrorBodyStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GatewayErrorBody"]["status"]> = ["error"];
 export const lastFailureResponseErrorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LastFailureResponse"]["Error"]> = ["timeout", "connection", "blocked_address", "http_status", "unroutable", "rejected"];
 export const nestedAccessRequestResponseAuthTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NestedAccessRequestResponse"]["AuthType"]> = ["authToken", "oauth2.0"];
 export const nestedAccessRequestResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NestedAccessRequestResponse"]["Status"]> = ["pending", "approved", "rejected"];
 export const oasWriteResponseDtoActionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OasWriteResponseDto"]["action"]> = ["added", "modified", "deleted"];
+export const portalErrorBodyStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PortalErrorBody"]["status"]> = ["error"];
 export const savedWebhookResponseDisabledReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SavedWebhookResponse"]["DisabledReason"]> = ["gone", "failing", "manual"];
 export const savedWebhookResponseEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SavedWebhookResponse"]["Events"]> = ["AccessRequestCreated", "AccessRequestApproved", "AccessRequestRejected", "ApplicationRegistered", "CredentialRegistered", "OrganisationRequestCreated", "OrganisationRequestApproved", "OrganisationRequestRejected", "OrganisationRegistered", "UserRegistered", "UserAccountActivated", "UserAccountDeactivated", "PasswordReset", "RegisterInvite", "WebhookDisabled", "DeliveryFailed", "WebhookEnabled"];
 export const savedWebhookResponseMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SavedWebhookResponse"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
