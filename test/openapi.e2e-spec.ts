@@ -11,7 +11,10 @@ type Operation = {
   operationId?: string;
   summary?: string;
   parameters?: { name: string; in: string }[];
-  responses?: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema?: unknown }> }>;
+  responses?: Record<
+    string,
+    { description?: string; headers?: Record<string, unknown>; content?: Record<string, { schema?: unknown }> }
+  >;
 };
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 
@@ -273,6 +276,32 @@ describe('the OpenAPI document (/docs-json)', () => {
         wrong.push(...undocumented(o, res));
       }
       expect(wrong).toEqual([]);
+    });
+
+    it('describes each 403 the user writes answer, in its words', async () => {
+      const writer = await seedUser(t, { org: 'acme', permissions: { users: 'write' } });
+      const holder = await seedUser(t, { org: 'acme', permissions: { users: 'write', apis: 'write' } });
+      const reader = await seedUser(t, { org: 'acme', permissions: { users: 'read' } });
+      const user = { email_address: 'new@example.com', first_name: 'N', last_name: 'U' };
+      const answers: [string, string, HttpResponse][] = [
+        ['post', '/api/users', await writer.http.post('/api/users', { ...user, user_permissions: { apis: 'read' } })],
+        [
+          'post',
+          '/api/users',
+          await writer.http.post('/api/users', { ...user, user_permissions: { IsAdmin: 'admin' } }),
+        ],
+        ['post', '/api/users', await reader.http.post('/api/users', { ...user, user_permissions: {} })],
+        ['delete', '/api/users/{id}', await writer.http.delete(`/api/users/${holder.id}`)],
+        ['delete', '/api/users/{id}', await reader.http.delete(`/api/users/${holder.id}`)],
+      ];
+      for (const [method, path, res] of answers) {
+        expect([path, res.status]).toEqual([path, 403]);
+        // the message up to what varies: the path, or the areas in parentheses
+        const fixed = String(res.body.Message)
+          .replace(/\/api\/\S*$/, '')
+          .replace(/\(.*\)$/, '(');
+        expect(doc.paths[path][method].responses?.['403'].description).toContain(fixed);
+      }
     });
 
     it('never reads the body of a GET, so answers none 413', async () => {

@@ -2497,7 +2497,7 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
-            /** @description `access denied: You do not have permission to access <path>` */
+            /** @description `access denied: You do not have permission to access <path>`; or `access denied: You cannot grant or remove permissions you do not hold (<areas>)`: the caller is not IsAdmin, and the new user would hold an area at a level above the caller's own, or IsAdmin or ResetPassword `admin` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2681,7 +2681,7 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
-            /** @description `access denied: You do not have permission to access <path>` */
+            /** @description `access denied: You do not have permission to access <path>`; or `access denied: You cannot grant or remove permissions you do not hold (<areas>)`: the caller is not IsAdmin, and the user holds an area at a level above the caller's own, or IsAdmin or ResetPassword `admin` */
             403: {
                 headers: {
                     [name: string]: unknown;
