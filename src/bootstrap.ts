@@ -15,6 +15,7 @@ import { hasBody, registerInputPolicy, utf8JsonParser } from './common/http/inpu
 import { documentIdempotencyKey } from './common/idempotency/idempotency.openapi';
 import { IdempotentRequests } from './common/idempotency/idempotent-requests';
 import { createValidationPipe } from './common/http/validation.pipe';
+import { documentValidationRules } from './common/http/validation.openapi';
 import { registerRequestLogging } from './common/logging/request-logging';
 import { AppConfig, loadConfig } from './config';
 
@@ -106,6 +107,8 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addApiKey({ type: 'apiKey', in: 'header', name: 'Authorization' }, 'portal')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'a dashboard user access key' }, 'dashboard')
     .build();
+  // the limits the DTOs' validators enforce, into their schemas before these are built
+  documentValidationRules();
   const document = SwaggerModule.createDocument(app, doc, { extraModels: ERROR_BODIES });
   documentIdempotencyKey(document);
   // after the Idempotency-Key's 409 and 422, which get the family's error body too

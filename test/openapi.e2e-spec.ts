@@ -1,6 +1,12 @@
 import { maxHeaderSize } from 'node:http';
+import { RequestMethod, Type } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import { ModulesContainer } from '@nestjs/core';
+import { DECORATORS } from '@nestjs/swagger';
 import { request } from 'undici';
 import { DEFAULT_BODY_LIMIT, previewOpenApiDocument, ROUTE_BODY_LIMITS } from '../src/bootstrap';
+import { validationRules } from '../src/common/http/validation.openapi';
 import { ADMIN, GATEWAY, seedUser } from './helpers/dashboard';
 import { HttpResponse } from './helpers/http-client';
 import { OpenApiSchemas } from './helpers/openapi-schema';
@@ -31,6 +37,47 @@ const familyOfPath = (path: string) =>
 
 /** The longest path segment the service routes (a longer one in a parameter is a 414). */
 const MAX_SEGMENT = 1024;
+
+/** The keywords the document should carry for a class-validator rule, by the rule's name. */
+const RULE_KEYWORDS: Record<string, (constraints: unknown[]) => Record<string, unknown>> = {
+  isInt: () => ({ type: 'integer' }),
+  min: ([v]) => ({ minimum: v }),
+  max: ([v]) => ({ maximum: v }),
+  minLength: ([v]) => ({ minLength: v }),
+  maxLength: ([v]) => ({ maxLength: v }),
+  arrayMinSize: ([v]) => ({ minItems: v }),
+  arrayMaxSize: ([v]) => ({ maxItems: v }),
+  arrayNotEmpty: () => ({ minItems: 1 }),
+};
+
+/** The class of every route's `@Query()` DTO, by "METHOD /path" as the document names the route. */
+function queryDtos(container: ModulesContainer): Map<string, Type> {
+  const out = new Map<string, Type>();
+  const join = (...parts: unknown[]) =>
+    '/' +
+    parts
+      .flatMap((p) => String(p ?? '').split('/'))
+      .filter(Boolean)
+      .join('/')
+      .replace(/:(\w+)/g, '{$1}');
+  for (const module of container.values()) {
+    for (const { metatype } of module.controllers.values()) {
+      if (typeof metatype !== 'function') continue;
+      for (const name of Object.getOwnPropertyNames(metatype.prototype)) {
+        const handler = metatype.prototype[name];
+        const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+        if (method === undefined) continue;
+        const route = `${RequestMethod[method]} ${join(Reflect.getMetadata(PATH_METADATA, metatype), Reflect.getMetadata(PATH_METADATA, handler))}`;
+        const args = Reflect.getMetadata(ROUTE_ARGS_METADATA, metatype, name) ?? {};
+        const types = Reflect.getMetadata('design:paramtypes', metatype.prototype, name) ?? [];
+        for (const [key, arg] of Object.entries<{ index: number; data?: unknown }>(args))
+          if (key.split(':')[0] === String(RouteParamtypes.QUERY) && arg.data === undefined)
+            out.set(route, types[arg.index]);
+      }
+    }
+  }
+  return out;
+}
 
 /** Every string under a `summary` or `description` key anywhere in the document, with where it is. */
 function prose(node: unknown, path = '$', out: [string, string][] = []): [string, string][] {
@@ -118,6 +165,57 @@ describe('the OpenAPI document (/docs-json)', () => {
   it('cites no document outside the service', () => {
     const cites = prose(doc).filter(([, text]) => /§|\b(interface|decisions)\s+\d+(\.\d+)?/i.test(text));
     expect(cites).toEqual([]);
+  });
+
+  it('types and bounds every documented DTO property as its class-validator rules do', () => {
+    const queries = queryDtos(t.app.get(ModulesContainer));
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const [target, rules] of validationRules()) {
+      for (const rule of rules) {
+        const keywords = RULE_KEYWORDS[rule.name ?? ''];
+        const property = String(rule.propertyName);
+        if (!keywords || rule.target !== target) continue;
+        if (!Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES, target.prototype, property)) continue;
+        // where the property is shown: its class's schema, and the query parameters of routes taking the class
+        const shown: [string, any][] = [];
+        const own = doc.components.schemas[target.name]?.properties?.[property];
+        if (own) shown.push([`${target.name}.${property}`, own]);
+        for (const [route, dto] of queries) {
+          if (dto !== target && !(dto?.prototype instanceof target)) continue;
+          const [method, path] = route.split(' ');
+          const parameter = doc.paths[path]?.[method.toLowerCase()]?.parameters?.find(
+            (p) => p.in === 'query' && p.name === property,
+          ) as { schema?: unknown } | undefined;
+          if (parameter) shown.push([`${route} ?${property}`, parameter.schema]);
+        }
+        if (!shown.length) wrong.push(`${target.name}.${property}: documented, but not found in the document`);
+        for (const [where, schema] of shown) {
+          const [keyword, value] = Object.entries(keywords((rule.constraints ?? []) as unknown[]))[0];
+          // a rule with `each` speaks of the items, as do the value keywords of an array
+          const onItems = rule.each || (schema.type === 'array' && !keyword.endsWith('Items'));
+          const actual = (onItems ? schema.items : schema)?.[keyword];
+          checked++;
+          if (actual !== value)
+            wrong.push(`${where}: ${rule.name} wants ${keyword} ${value}, the document has ${actual}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(checked).toBeGreaterThan(50);
+  });
+
+  it('states the limits the service enforces on dashboard users', () => {
+    const user = doc.components.schemas.CreateUserDto.properties;
+    expect(user).toMatchObject({
+      password_max_days: { type: 'integer', minimum: 0, maximum: 36500 },
+      email_address: { maxLength: 254 },
+      first_name: { minLength: 1, maxLength: 256 },
+      last_name: { minLength: 1, maxLength: 256 },
+      org_id: { maxLength: 128 },
+      group_id: { maxLength: 128 },
+      password: { minLength: 1, maxLength: 1024 },
+    });
   });
 
   describe('error answers', () => {
