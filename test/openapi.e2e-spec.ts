@@ -16,7 +16,7 @@ import { useService } from './helpers/use-service';
 type Operation = {
   operationId?: string;
   summary?: string;
-  parameters?: { name: string; in: string }[];
+  parameters?: { name: string; in: string; schema?: any }[];
   responses?: Record<
     string,
     { description?: string; headers?: Record<string, unknown>; content?: Record<string, { schema?: unknown }> }
@@ -186,7 +186,7 @@ describe('the OpenAPI document (/docs-json)', () => {
           const [method, path] = route.split(' ');
           const parameter = doc.paths[path]?.[method.toLowerCase()]?.parameters?.find(
             (p) => p.in === 'query' && p.name === property,
-          ) as { schema?: unknown } | undefined;
+          );
           if (parameter) shown.push([`${route} ?${property}`, parameter.schema]);
         }
         if (!shown.length) wrong.push(`${target.name}.${property}: documented, but not found in the document`);
@@ -216,6 +216,78 @@ describe('the OpenAPI document (/docs-json)', () => {
       group_id: { maxLength: 128 },
       password: { minLength: 1, maxLength: 1024 },
     });
+  });
+
+  it('refuses just past each limit it states for the analytics batch, and takes what is at it', async () => {
+    const record = doc.components.schemas.AnalyticsIngestRecordDto;
+    const good: Record<string, unknown> = {
+      timestamp: '2024-03-01T10:15:00Z',
+      api_id: 'a1',
+      path: '/pets',
+      code: 200,
+      latency: 1,
+      upstream_latency: 1,
+      request_time: 1,
+    };
+    const cases: [string, unknown, boolean][] = [];
+    for (const [name, p] of Object.entries<any>(record.properties)) {
+      if (p.maxLength !== undefined)
+        cases.push([name, 'a'.repeat(p.maxLength), true], [name, 'a'.repeat(p.maxLength + 1), false]);
+      if (p.minLength !== undefined) cases.push([name, 'a'.repeat(p.minLength - 1), false]);
+      if (p.maximum !== undefined) cases.push([name, p.maximum, true], [name, p.maximum + 1, false]);
+      if (p.minimum !== undefined) cases.push([name, p.minimum, true], [name, p.minimum - 1, false]);
+      if (p.type === 'integer') cases.push([name, 200.5, false]);
+    }
+    expect(cases.length).toBeGreaterThan(30);
+    const wrong: string[] = [];
+    for (const [name, value, taken] of cases) {
+      const res = await t.http.post('/gateway/analytics', [{ ...good, [name]: value }], GATEWAY);
+      if ((res.status === 200) !== taken)
+        wrong.push(`${name} ${String(value).slice(0, 20)}: ${res.status} ${res.text}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('states the date segments of the analytics route as the route reads them', async () => {
+    const admin = await seedUser(t, { org: '' });
+    const path = '/api/activity/oauthid/{oauthId}/{startDay}/{startMonth}/{startYear}/{endDay}/{endMonth}/{endYear}';
+    const parameters = doc.paths[path].get.parameters ?? [];
+    const pattern = (name: string) => new RegExp(parameters.find((p) => p.name === name)!.schema.pattern);
+    const wrong: string[] = [];
+    for (const [day, year] of [
+      ['1', '2024'],
+      ['01', '2024'],
+      ['001', '2024'],
+      ['1.0', '2024'],
+      ['1', '24'],
+      ['1', '02024'],
+    ]) {
+      const res = await admin.http.get(`/api/activity/oauthid/c/${day}/3/${year}/${day}/3/${year}`);
+      const documented = pattern('startDay').test(day) && pattern('endYear').test(year);
+      if ((res.status === 200) !== documented) wrong.push(`${day}/3/${year}: ${res.status}, documented ${documented}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("states the limits of a webhook's Options as they are refused", async () => {
+    const options = doc.components.schemas.CreateWebhookDto.properties.Options;
+    const tooMany = 'Options must be an object of at most';
+    const withOptions = async (o: Record<string, string>) => {
+      const body = {
+        Name: 'o',
+        Type: 'rabbitmq',
+        URL: 'amqp://u:p@127.0.0.1:5672/',
+        Events: ['AccessRequestApproved'],
+      };
+      const res = await t.portal.post('/portal-api/webhooks', { ...body, Options: o });
+      return res.status === 422 && res.body.errors.some((e: string) => e.startsWith(tooMany));
+    };
+    const many = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`K${i}`, 'v']));
+    expect(await withOptions(many(options.maxProperties))).toBe(false);
+    expect(await withOptions(many(options.maxProperties + 1))).toBe(true);
+    const long = options.additionalProperties.maxLength;
+    expect(await withOptions({ Exchange: 'e'.repeat(long) })).toBe(false);
+    expect(await withOptions({ Exchange: 'e'.repeat(long + 1) })).toBe(true);
   });
 
   describe('error answers', () => {

@@ -773,19 +773,19 @@ export interface components {
             year: number;
         };
         AnalyticsIngestRecordDto: {
-            alias?: string;
+            alias?: string | null;
             api_id: string;
-            api_name?: string;
+            api_name?: string | null;
             code: number;
             /** @example GB */
-            iso_country?: string;
-            key?: string;
+            iso_country?: string | null;
+            key?: string | null;
             /** @description ms */
             latency: number;
             /** @example GET */
-            method?: string;
-            oauth_id?: string;
-            org_id?: string;
+            method?: string | null;
+            oauth_id?: string | null;
+            org_id?: string | null;
             /** @example /pets/{id} */
             path: string;
             /** @description ms */
@@ -797,7 +797,7 @@ export interface components {
             timestamp: string;
             /** @description ms */
             upstream_latency: number;
-            url?: string;
+            url?: string | null;
         };
         AnalyticsPageDto: {
             data: components["schemas"]["AnalyticsRecordDto"][];
@@ -2155,19 +2155,19 @@ export interface operations {
             header?: never;
             path: {
                 /** @description decimal, with or without leading zero */
-                endDay: unknown;
+                endDay: string;
                 /** @description decimal, with or without leading zero */
-                endMonth: unknown;
+                endMonth: string;
                 /** @description four digits */
-                endYear: unknown;
+                endYear: string;
                 /** @description OAuthClientID */
                 oauthId: unknown;
                 /** @description decimal, with or without leading zero */
-                startDay: unknown;
+                startDay: string;
                 /** @description decimal, with or without leading zero */
-                startMonth: unknown;
+                startMonth: string;
                 /** @description four digits */
-                startYear: unknown;
+                startYear: string;
             };
             cookie?: never;
         };
