@@ -7,7 +7,8 @@ import { DECORATORS } from '@nestjs/swagger';
 import { request } from 'undici';
 import { DEFAULT_BODY_LIMIT, previewOpenApiDocument, ROUTE_BODY_LIMITS } from '../src/bootstrap';
 import { validationRules } from '../src/common/http/validation.openapi';
-import { ADMIN, GATEWAY, seedUser } from './helpers/dashboard';
+import { ADMIN, createApi, GATEWAY, oasDoc, seedUser } from './helpers/dashboard';
+import { eventually } from './helpers/eventually';
 import { HttpResponse } from './helpers/http-client';
 import { OpenApiSchemas } from './helpers/openapi-schema';
 import { TEST_SECRETS } from './helpers/test-env';
@@ -34,6 +35,14 @@ const FAMILIES = {
 type FamilyName = keyof typeof FAMILIES;
 const familyOfPath = (path: string) =>
   (Object.keys(FAMILIES) as FamilyName[]).find((f) => path.startsWith(FAMILIES[f].prefix));
+
+let users = 0;
+/** A new dashboard user's required fields. */
+const newUser = (name: string) => ({
+  email_address: `${name}${++users}@example.com`,
+  first_name: name,
+  last_name: 'User',
+});
 
 /** The longest path segment the service routes (a longer one in a parameter is a 414). */
 const MAX_SEGMENT = 1024;
@@ -92,7 +101,8 @@ function prose(node: unknown, path = '$', out: [string, string][] = []): [string
 }
 
 describe('the OpenAPI document (/docs-json)', () => {
-  const t = useService();
+  // a receiver, for a delivery with an attempt to read
+  const t = useService({ receiver: true });
   let doc: { paths: Record<string, Record<string, Operation>>; components: any };
   let operations: [string, Operation][];
 
@@ -205,6 +215,55 @@ describe('the OpenAPI document (/docs-json)', () => {
     expect(checked).toBeGreaterThan(50);
   });
 
+  it('types as integer what the contract calls integer: ids, pages, counts, attempt numbers, durations, statuses', () => {
+    const schemas = doc.components.schemas;
+    const integers = [
+      'CreateUserDto.password_max_days',
+      'UserResponseDto.password_max_days',
+      'UserListResponseDto.pages',
+      'ApiListResponseDto.pages',
+      'AnalyticsPageDto.pages',
+      'CreateWebhookDto.Timeout',
+      'UpdateWebhookDto.Timeout',
+      'WebhookResponse.Timeout',
+      'CreateWebhookDto.RateLimit',
+      'WebhookResponse.RateLimit',
+      'AnalyticsRecordDto.hits',
+      'AnalyticsRecordDto.success',
+      'AnalyticsRecordDto.error',
+      ...['day', 'month', 'year', 'hour', 'code'].map((f) => `AnalyticsIdDto.${f}`),
+      'AnalyticsIngestRecordDto.code',
+      'IngestResponseDto.ingested',
+      'AppResponse.ID',
+      'AppResponse.UserID',
+      'AccessRequestResponse.ID',
+      'AccessRequestResponse.AppID',
+      'AccessRequestResponse.PlanID',
+      'DeliveryResponse.AttemptCount',
+      'AttemptResponse.Number',
+      'AttemptResponse.StatusCode',
+      'AttemptResponse.DurationMs',
+      'LastFailureResponse.StatusCode',
+      ...['Delivered', 'Failed', 'Pending', 'Retrying', 'Attempts', 'LatencyP50Ms', 'LatencyP95Ms'].map(
+        (f) => `WebhookStatsResponse.${f}`,
+      ),
+      'RecoverResponse.Requeued',
+      'RotateSecretDto.GracePeriodSeconds',
+    ];
+    const typeOf = (name: string) => {
+      const [schema, property] = name.split('.');
+      return `${name}: ${schemas[schema]?.properties?.[property]?.type}`;
+    };
+    expect(integers.map(typeOf)).toEqual(integers.map((name) => `${name}: integer`));
+    const pageParameters = operations.flatMap(([name, op]) =>
+      (op.parameters ?? [])
+        .filter((p) => p.in === 'query' && ['p', 'page', 'per_page'].includes(p.name))
+        .map((p) => `${name} ?${p.name}: ${p.schema?.type}`),
+    );
+    expect(pageParameters.length).toBeGreaterThan(6);
+    expect(pageParameters.filter((p) => !p.endsWith(': integer'))).toEqual([]);
+  });
+
   it('states the limits the service enforces on dashboard users', () => {
     const user = doc.components.schemas.CreateUserDto.properties;
     expect(user).toMatchObject({
@@ -216,6 +275,69 @@ describe('the OpenAPI document (/docs-json)', () => {
       group_id: { maxLength: 128 },
       password: { minLength: 1, maxLength: 1024 },
     });
+  });
+
+  it('answers as its schemas say: integers as integers, within the documented bounds', async () => {
+    const schemas = new OpenApiSchemas(doc);
+    const wrong: string[] = [];
+    /** Checks an answer of the route `method path` (as the document names it) against the schema of its status. */
+    const check = (method: string, path: string, res: HttpResponse) => {
+      const response = doc.paths[path]?.[method]?.responses?.[res.status];
+      if (!response) return wrong.push(`${method} ${path}: ${res.status} is not listed: ${res.text.slice(0, 200)}`);
+      const schema = response.content?.['application/json']?.schema;
+      for (const e of schemas.errors(schema, res.body)) wrong.push(`${method} ${path} ${res.status}: ${e}`);
+      return res.body;
+    };
+
+    const admin = t.http.with(ADMIN);
+    const made = check('post', '/admin/users', await admin.post('/admin/users', { ...newUser('a'), active: true }));
+    const dashboard = t.http.with({ authorization: `Bearer ${made.Message}` });
+    const user = { ...newUser('b'), password_max_days: 36500, user_permissions: { apis: 'read' } };
+    const { ID } = check('post', '/api/users', await dashboard.post('/api/users', user));
+    check('get', '/api/users', await dashboard.get('/api/users'));
+    check('get', '/api/users/{id}', await dashboard.get(`/api/users/${ID}`));
+
+    await createApi(t, oasDoc({ org: '', categories: ['payments'] }));
+    check('get', '/api/apis', await dashboard.get('/api/apis?p=-1'));
+    check('get', '/api/apis/groups', await dashboard.get('/api/apis/groups'));
+    const hit = { api_id: 'a1', path: '/pets', code: 200, upstream_latency: 1, request_time: 2, oauth_id: 'client-1' };
+    const records = [1, 2].map((latency) => ({ ...hit, timestamp: '2024-03-01T10:15:00Z', latency }));
+    check('post', '/gateway/analytics', await t.http.post('/gateway/analytics', records, GATEWAY));
+    const activity =
+      '/api/activity/oauthid/{oauthId}/{startDay}/{startMonth}/{startYear}/{endDay}/{endMonth}/{endYear}';
+    const rows = check('get', activity, await dashboard.get('/api/activity/oauthid/client-1/1/3/2024/31/3/2024'));
+    expect(rows.data).toEqual([expect.objectContaining({ hits: 2, latency: 1.5 })]);
+
+    const app = check(
+      'post',
+      '/portal-api/apps',
+      await t.portal.post('/portal-api/apps', { Name: 'Typed', UserID: 7 }),
+    );
+    const body = { AppID: app.ID, Catalogue: 'c', Plan: 'p', Products: ['x'], AuthType: 'authToken', User: 'User#1' };
+    const access = { ...body, ProvisionImmediately: true, ProductIDs: [4], PlanID: 2 };
+    check('post', '/portal-api/access_requests', await t.portal.post('/portal-api/access_requests', access));
+    check('get', '/portal-api/apps/{id}', await t.portal.get(`/portal-api/apps/${app.ID}`));
+
+    const w = await t.webhook({ Timeout: 60, RateLimit: 10 });
+    check('get', '/portal-api/webhooks/{id}', await t.portal.get(`/portal-api/webhooks/${w.ID}`));
+    const sent = check(
+      'post',
+      '/portal-api/webhooks/{id}/test',
+      await t.portal.post(`/portal-api/webhooks/${w.ID}/test`),
+    );
+    const delivery = `/portal-api/webhooks/${w.ID}/deliveries/${sent.DeliveryID}`;
+    const attempted = await eventually(
+      async () => {
+        const res = await t.portal.get(delivery);
+        return res.body.Attempts?.length ? res : null;
+      },
+      15_000,
+      'an attempt of the test delivery',
+    );
+    check('get', '/portal-api/webhooks/{id}/deliveries/{deliveryId}', attempted);
+    check('get', '/portal-api/webhooks/{id}/deliveries', await t.portal.get(`/portal-api/webhooks/${w.ID}/deliveries`));
+    check('get', '/portal-api/webhooks/{id}/stats', await t.portal.get(`/portal-api/webhooks/${w.ID}/stats`));
+    expect(wrong).toEqual([]);
   });
 
   it('refuses just past each limit it states for the analytics batch, and takes what is at it', async () => {

@@ -1980,9 +1980,9 @@ export interface components {
              * @description last 2xx attempt ever; null if none
              */
             LastSuccessAt: string | null;
-            /** @description median attempt duration in the window (ms); null without attempts */
+            /** @description median attempt duration in the window (ms, rounded); null without attempts */
             LatencyP50Ms: number | null;
-            /** @description 95th percentile attempt duration in the window (ms); null without attempts */
+            /** @description 95th percentile attempt duration in the window (ms, rounded); null without attempts */
             LatencyP95Ms: number | null;
             /** @description deliveries created in the window not attempted yet */
             Pending: number;

@@ -445,7 +445,7 @@ export class WebhookResponse {
   @ApiProperty() Name: string;
   @ApiProperty() URL: string;
   @ApiProperty({ enum: WEBHOOK_METHODS }) Method: string;
-  @ApiProperty({ description: 'seconds' }) Timeout: number;
+  @ApiProperty({ type: 'integer', description: 'seconds' }) Timeout: number;
   @ApiProperty({ type: [WebhookHeaderResponse] }) Headers: WebhookHeaderResponse[];
   @ApiProperty({ enum: WEBHOOK_EVENTS, isArray: true }) Events: string[];
   @ApiProperty() Active: boolean;
@@ -462,7 +462,7 @@ export class WebhookResponse {
   DisabledReason: string | null;
   @ApiProperty({ type: String, nullable: true, format: 'date-time', description: 'RFC 3339; null when active' })
   DisabledAt: string | null;
-  @ApiProperty({ type: Number, nullable: true, description: 'deliveries per second at most; null: no limit' })
+  @ApiProperty({ type: 'integer', nullable: true, description: 'deliveries per second at most; null: no limit' })
   RateLimit: number | null;
   @ApiProperty({ description: 'deliveries are sent one at a time in event order' }) Ordered: boolean;
   @ApiPropertyOptional({ enum: DESTINATION_TYPES, description: `${TYPE_DESCRIPTION}. Absent: http` })

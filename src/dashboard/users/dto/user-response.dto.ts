@@ -14,7 +14,7 @@ export class UserResponseDto {
   @ApiProperty() group_id: string;
   @ApiProperty({ format: 'date-time', description: '0001-01-01T00:00:00Z when never' }) last_login_date: string;
   @ApiProperty() org_id: string;
-  @ApiProperty() password_max_days: number;
+  @ApiProperty({ type: 'integer' }) password_max_days: number;
   @ApiProperty({ format: 'date-time', description: '0001-01-01T00:00:00Z when never' }) password_updated: string;
 }
 
@@ -36,7 +36,7 @@ export class CreateUserResponseDto {
 
 export class UserListResponseDto {
   @ApiProperty({ type: UserResponseDto, isArray: true }) users: UserResponseDto[];
-  @ApiProperty({ description: 'ceil(total / page size); 0 when there are none' }) pages: number;
+  @ApiProperty({ type: 'integer', description: 'ceil(total / page size); 0 when there are none' }) pages: number;
 }
 
 export class DeleteUserResponseDto {
