@@ -18,6 +18,7 @@ type Operation = {
   operationId?: string;
   summary?: string;
   parameters?: { name: string; in: string; schema?: any }[];
+  requestBody?: { content: Record<string, { schema?: unknown }> };
   responses?: Record<
     string,
     { description?: string; headers?: Record<string, unknown>; content?: Record<string, { schema?: unknown }> }
@@ -337,6 +338,36 @@ describe('the OpenAPI document (/docs-json)', () => {
     check('get', '/portal-api/webhooks/{id}/deliveries/{deliveryId}', attempted);
     check('get', '/portal-api/webhooks/{id}/deliveries', await t.portal.get(`/portal-api/webhooks/${w.ID}/deliveries`));
     check('get', '/portal-api/webhooks/{id}/stats', await t.portal.get(`/portal-api/webhooks/${w.ID}/stats`));
+    expect(wrong).toEqual([]);
+  });
+
+  it('allows exactly the user_permissions the service takes', async () => {
+    const schemas = new OpenApiSchemas(doc);
+    const body = doc.paths['/api/users'].post.requestBody?.content['application/json'].schema;
+    // an IsAdmin caller: it may grant anything, so only the shape of user_permissions decides
+    const admin = await seedUser(t, { org: '' });
+    const samples = [
+      {},
+      { apis: 'read', users: 'write', analytics: 'deny' },
+      { apis: 'admin' },
+      { apis: 'none' },
+      { IsAdmin: 'admin' },
+      { IsAdmin: 'deny', ResetPassword: 'deny' },
+      { IsAdmin: 'read' },
+      { ResetPassword: 'write' },
+      { everything: 'read' },
+      { apis: 1 },
+      [],
+      'read',
+    ];
+    const wrong: string[] = [];
+    for (const user_permissions of samples) {
+      const user = { ...newUser('p'), user_permissions };
+      const documented = schemas.errors(body, user).length === 0;
+      const res = await admin.http.post('/api/users', user);
+      if ((res.status === 200) !== documented)
+        wrong.push(`${JSON.stringify(user_permissions)}: ${res.status} ${res.text}, documented ${documented}`);
+    }
     expect(wrong).toEqual([]);
   });
 

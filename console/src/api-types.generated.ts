@@ -1103,7 +1103,7 @@ export interface components {
             /** @default 0 */
             password_max_days: number;
             /**
-             * @description area (analytics, api_assets, apis, certs, hooks, idm, keys, log, oauth, policies, portal, system, user_groups, users, websockets) → read | write | deny; IsAdmin and ResetPassword take "admin". Required on POST /api/users.
+             * @description each named area at read, write (which implies read) or deny (as is absence); IsAdmin and ResetPassword at admin or deny, IsAdmin admin granting every area in the user's organisation (with an empty org_id, in every one). Required on POST /api/users; an empty object grants nothing.
              * @example {
              *       "apis": "read",
              *       "analytics": "read",
@@ -1111,7 +1111,40 @@ export interface components {
              *     }
              */
             user_permissions?: {
-                [key: string]: "read" | "write" | "deny" | "admin";
+                /** @enum {string} */
+                analytics?: "read" | "write" | "deny";
+                /** @enum {string} */
+                api_assets?: "read" | "write" | "deny";
+                /** @enum {string} */
+                apis?: "read" | "write" | "deny";
+                /** @enum {string} */
+                certs?: "read" | "write" | "deny";
+                /** @enum {string} */
+                hooks?: "read" | "write" | "deny";
+                /** @enum {string} */
+                idm?: "read" | "write" | "deny";
+                /** @enum {string} */
+                IsAdmin?: "admin" | "deny";
+                /** @enum {string} */
+                keys?: "read" | "write" | "deny";
+                /** @enum {string} */
+                log?: "read" | "write" | "deny";
+                /** @enum {string} */
+                oauth?: "read" | "write" | "deny";
+                /** @enum {string} */
+                policies?: "read" | "write" | "deny";
+                /** @enum {string} */
+                portal?: "read" | "write" | "deny";
+                /** @enum {string} */
+                ResetPassword?: "admin" | "deny";
+                /** @enum {string} */
+                system?: "read" | "write" | "deny";
+                /** @enum {string} */
+                user_groups?: "read" | "write" | "deny";
+                /** @enum {string} */
+                users?: "read" | "write" | "deny";
+                /** @enum {string} */
+                websockets?: "read" | "write" | "deny";
             };
         };
         CreateUserResponseDto: {
@@ -1790,8 +1823,42 @@ export interface components {
              * @description 0001-01-01T00:00:00Z when never
              */
             password_updated: string;
+            /** @description each named area at read, write (which implies read) or deny (as is absence); IsAdmin and ResetPassword at admin or deny, IsAdmin admin granting every area in the user's organisation (with an empty org_id, in every one) */
             user_permissions: {
-                [key: string]: string;
+                /** @enum {string} */
+                analytics?: "read" | "write" | "deny";
+                /** @enum {string} */
+                api_assets?: "read" | "write" | "deny";
+                /** @enum {string} */
+                apis?: "read" | "write" | "deny";
+                /** @enum {string} */
+                certs?: "read" | "write" | "deny";
+                /** @enum {string} */
+                hooks?: "read" | "write" | "deny";
+                /** @enum {string} */
+                idm?: "read" | "write" | "deny";
+                /** @enum {string} */
+                IsAdmin?: "admin" | "deny";
+                /** @enum {string} */
+                keys?: "read" | "write" | "deny";
+                /** @enum {string} */
+                log?: "read" | "write" | "deny";
+                /** @enum {string} */
+                oauth?: "read" | "write" | "deny";
+                /** @enum {string} */
+                policies?: "read" | "write" | "deny";
+                /** @enum {string} */
+                portal?: "read" | "write" | "deny";
+                /** @enum {string} */
+                ResetPassword?: "admin" | "deny";
+                /** @enum {string} */
+                system?: "read" | "write" | "deny";
+                /** @enum {string} */
+                user_groups?: "read" | "write" | "deny";
+                /** @enum {string} */
+                users?: "read" | "write" | "deny";
+                /** @enum {string} */
+                websockets?: "read" | "write" | "deny";
             };
         };
         VersionDataDto: {
@@ -6413,7 +6480,23 @@ export const createdWebhookResponseEventsValues: ReadonlyArray<FlattenedDeepRequ
 export const createdWebhookResponseMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedWebhookResponse"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
 export const createdWebhookResponseSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedWebhookResponse"]["SignatureScheme"]> = ["v1", "v1a"];
 export const createdWebhookResponseTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedWebhookResponse"]["Type"]> = ["http", "rabbitmq", "nats"];
-export const createUserDtoUser_permissionsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"][string]> = ["read", "write", "deny", "admin"];
+export const createUserDtoUser_permissionsAnalyticsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["analytics"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsApi_assetsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["api_assets"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsApisValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["apis"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsCertsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["certs"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsHooksValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["hooks"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsIdmValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["idm"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsIsAdminValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["IsAdmin"]> = ["admin", "deny"];
+export const createUserDtoUser_permissionsKeysValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["keys"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsLogValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["log"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsOauthValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["oauth"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsPoliciesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["policies"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsPortalValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["portal"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsResetPasswordValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["ResetPassword"]> = ["admin", "deny"];
+export const createUserDtoUser_permissionsSystemValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["system"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsUser_groupsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["user_groups"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsUsersValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["users"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsWebsocketsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["websockets"]> = ["read", "write", "deny"];
 export const createWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["Events"]> = ["AccessRequestCreated", "AccessRequestApproved", "AccessRequestRejected", "ApplicationRegistered", "CredentialRegistered", "OrganisationRequestCreated", "OrganisationRequestApproved", "OrganisationRequestRejected", "OrganisationRegistered", "UserRegistered", "UserAccountActivated", "UserAccountDeactivated", "PasswordReset", "RegisterInvite", "WebhookDisabled", "DeliveryFailed", "WebhookEnabled"];
 export const createWebhookDtoMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
 export const createWebhookDtoSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["SignatureScheme"]> = ["v1", "v1a"];
@@ -6442,6 +6525,23 @@ export const updateWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<c
 export const updateWebhookDtoMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
 export const updateWebhookDtoSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["SignatureScheme"]> = ["v1", "v1a"];
 export const updateWebhookDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["Type"]> = ["http", "rabbitmq", "nats"];
+export const userResponseDtoUser_permissionsAnalyticsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["analytics"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsApi_assetsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["api_assets"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsApisValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["apis"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsCertsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["certs"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsHooksValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["hooks"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsIdmValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["idm"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsIsAdminValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["IsAdmin"]> = ["admin", "deny"];
+export const userResponseDtoUser_permissionsKeysValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["keys"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsLogValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["log"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsOauthValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["oauth"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsPoliciesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["policies"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsPortalValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["portal"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsResetPasswordValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["ResetPassword"]> = ["admin", "deny"];
+export const userResponseDtoUser_permissionsSystemValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["system"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsUser_groupsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["user_groups"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsUsersValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["users"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsWebsocketsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["websockets"]> = ["read", "write", "deny"];
 export const webhookDisabledEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDisabledEvent"]["Event"]> = ["WebhookDisabled"];
 export const webhookDisabledMessageReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDisabledMessage"]["Reason"]> = ["gone", "failing", "manual"];
 export const webhookEnabledEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEnabledEvent"]["Event"]> = ["WebhookEnabled"];

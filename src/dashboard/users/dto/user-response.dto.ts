@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { USER_PERMISSIONS_SCHEMA } from './create-user.dto';
 
 /** A dashboard user as returned. Never carries the password or its hash. */
 export class UserResponseDto {
@@ -6,7 +7,7 @@ export class UserResponseDto {
   @ApiProperty() email_address: string;
   @ApiProperty() first_name: string;
   @ApiProperty() last_name: string;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) user_permissions: Record<string, string>;
+  @ApiProperty(USER_PERMISSIONS_SCHEMA) user_permissions: Record<string, string>;
   @ApiProperty({ description: 'shown to the user itself and to IsAdmin callers; empty otherwise' }) access_key: string;
   @ApiProperty() active: boolean;
   @ApiProperty({ type: 'object', additionalProperties: true }) api_model: Record<string, unknown>;
