@@ -105,7 +105,16 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Gateway-Authorization' }, 'gateway')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'Admin-Auth' }, 'admin')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'Authorization' }, 'portal')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'a dashboard user access key' }, 'dashboard')
+    // (Nest would call it a JWT: it is a user's opaque access key, as POST /admin/users hands it out)
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: '32 lower-case hex characters',
+        description: 'a dashboard user access key',
+      },
+      'dashboard',
+    )
     .build();
   // the limits the DTOs' validators enforce, into their schemas before these are built
   documentValidationRules();

@@ -178,6 +178,17 @@ describe('the OpenAPI document (/docs-json)', () => {
     expect(cites).toEqual([]);
   });
 
+  it('describes the dashboard credential as the access keys the service hands out', async () => {
+    const { key } = await seedUser(t);
+    expect(key).toMatch(/^[0-9a-f]{32}$/);
+    expect(doc.components.securitySchemes.dashboard).toEqual({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: '32 lower-case hex characters',
+      description: 'a dashboard user access key',
+    });
+  });
+
   it('types and bounds every documented DTO property as its class-validator rules do', () => {
     const queries = queryDtos(t.app.get(ModulesContainer));
     const wrong: string[] = [];
