@@ -501,11 +501,12 @@ describe('the OpenAPI document (/docs-json)', () => {
       return schemas.errors(schema, res.body).map((e) => `${o.name} ${res.status}: ${res.text.slice(0, 120)}: ${e}`);
     }
 
-    it('lists on every operation its credential failure, validation status, 431 and 500, with its error body', () => {
+    it('lists on every operation its credential failure, validation status, 400, 431 and 500, in its error body', () => {
       const wrong: string[] = [];
       for (const { name, method, path, family, op } of familyOps) {
         const { credential, validation, body } = FAMILIES[family];
-        const expected = [credential, validation, '431', '500'];
+        // a malformed request is a 400 in every family, refused before any route's rules apply
+        const expected = [credential, validation, '400', '431', '500'];
         // a body is read on every method but GET and HEAD; a path segment is limited where it is a parameter
         if (method !== 'GET') expected.push('413');
         if (path.includes('{')) expected.push('414');
@@ -541,6 +542,17 @@ describe('the OpenAPI document (/docs-json)', () => {
       for (const o of familyOps) {
         const res = await t.http.send(o.method, `${fill(o.path)}?x=1&x=2`, { headers: credentials[o.family] });
         expect([o.name, res.status]).toEqual([o.name, Number(FAMILIES[o.family].validation)]);
+        wrong.push(...undocumented(o, res));
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it('answers every operation a malformed percent-escape in its path with the 400 it lists', async () => {
+      const wrong: string[] = [];
+      for (const o of familyOps) {
+        const url = o.path.includes('{') ? fill(o.path, '%zz') : `${o.path}%zz`;
+        const res = await t.http.send(o.method, url, { headers: credentials[o.family] });
+        expect([o.name, res.status]).toEqual([o.name, 400]);
         wrong.push(...undocumented(o, res));
       }
       expect(wrong).toEqual([]);

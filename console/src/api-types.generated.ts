@@ -2406,7 +2406,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2473,7 +2473,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserListResponseDto"];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2640,7 +2640,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2730,7 +2730,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeleteUserResponseDto"];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a body that is not JSON in UTF-8, is nested deeper than 64 levels, or that the route refuses */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a body that is not JSON in UTF-8, is nested deeper than 64 levels, or that the route refuses; or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2932,7 +2932,7 @@ export interface operations {
                     })[];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3108,7 +3108,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3213,7 +3213,7 @@ export interface operations {
                     "application/json": components["schemas"]["OasWriteResponseDto"];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a body that is not JSON in UTF-8, is nested deeper than 64 levels, or that the route refuses */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a body that is not JSON in UTF-8, is nested deeper than 64 levels, or that the route refuses; or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3298,7 +3298,7 @@ export interface operations {
                     "application/json": components["schemas"]["OasWriteResponseDto"];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a body that is not JSON in UTF-8, is nested deeper than 64 levels, or that the route refuses */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a body that is not JSON in UTF-8, is nested deeper than 64 levels, or that the route refuses; or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3679,6 +3679,15 @@ export interface operations {
                     "application/json": components["schemas"]["AccessRequestResponse"][];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -3742,6 +3751,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AccessRequestResponse"];
+                };
+            };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
             /** @description missing or wrong portal API token */
@@ -3829,6 +3847,15 @@ export interface operations {
                     "application/json": components["schemas"]["AccessRequestResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -3909,6 +3936,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PortalDeleteResponse"];
+                };
+            };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
             /** @description missing or wrong portal API token */
@@ -4012,6 +4048,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AccessRequestResponse"];
+                };
+            };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
             /** @description missing or wrong portal API token */
@@ -4123,6 +4168,15 @@ export interface operations {
                     "application/json": components["schemas"]["AccessRequestResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -4232,6 +4286,15 @@ export interface operations {
                     "application/json": components["schemas"]["AccessRequestResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -4326,6 +4389,15 @@ export interface operations {
                     "application/json": components["schemas"]["AppResponse"][];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -4389,6 +4461,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AppResponse"];
+                };
+            };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
             /** @description missing or wrong portal API token */
@@ -4465,6 +4546,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AppResponse"];
+                };
+            };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
             /** @description missing or wrong portal API token */
@@ -4550,6 +4640,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AppResponse"];
+                };
+            };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
             /** @description missing or wrong portal API token */
@@ -4652,6 +4751,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalDeleteResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -4746,6 +4854,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookResponse"][];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -4764,7 +4881,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4817,6 +4934,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreatedWebhookResponse"];
+                };
+            };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
             /** @description missing or wrong portal API token */
@@ -4903,6 +5029,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -4930,7 +5065,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4985,6 +5120,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SavedWebhookResponse"];
+                };
+            };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
             /** @description missing or wrong portal API token */
@@ -5085,6 +5229,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalDeleteResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -5183,6 +5336,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryResponse"][];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -5210,7 +5372,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5259,6 +5421,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryWithAttemptsResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -5286,7 +5457,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5338,6 +5509,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeliveryResponse"];
+                };
+            };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
             /** @description missing or wrong portal API token */
@@ -5433,6 +5613,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookHeaderResponse"][];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -5460,7 +5649,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5515,6 +5704,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookHeaderResponse"];
+                };
+            };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
             /** @description missing or wrong portal API token */
@@ -5611,6 +5809,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookHeaderResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -5638,7 +5845,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5694,6 +5901,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookHeaderResponse"];
+                };
+            };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
             /** @description missing or wrong portal API token */
@@ -5793,6 +6009,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PortalDeleteResponse"];
+                };
+            };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
             /** @description missing or wrong portal API token */
@@ -5897,6 +6122,15 @@ export interface operations {
                     "application/json": components["schemas"]["RecoverResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -5990,6 +6224,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSecretResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -6017,7 +6260,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6073,6 +6316,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookSecretResponse"];
+                };
+            };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
             /** @description missing or wrong portal API token */
@@ -6171,6 +6423,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookStatsResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -6254,6 +6515,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookTestResponse"];
+                };
+            };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
             /** @description missing or wrong portal API token */
@@ -6354,6 +6624,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FilterTestResponse"];
+                };
+            };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
             /** @description missing or wrong portal API token */

@@ -26,8 +26,10 @@ const FAMILIES: Record<RouteFamily, { body: Type; credential: [number, string] }
 
 const INVALID_INPUT =
   'invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a ' +
-  'malformed percent-escape, or text that cannot be stored (NUL, unpaired UTF-16 surrogates)';
+  'query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates)';
 const INVALID_BODY = `a body that is not JSON in UTF-8, is nested deeper than ${MAX_INPUT_DEPTH} levels, or that the route refuses`;
+/** What the router and the HTTP parser refuse before any route is chosen: 400 in every family. */
+const MALFORMED = 'a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP';
 
 /** `1 MiB`, `16 KiB` or a number of bytes. */
 function size(bytes: number): string {
@@ -38,10 +40,12 @@ function size(bytes: number): string {
 
 /**
  * Documents, on every operation of the four route families, what any of their routes can answer besides its own
- * errors: the credential failure, the validation status, 413 for a body over `bodyLimit(path)` (where a body is read
- * at all), 414 for an over-long path segment (where the path has a parameter; elsewhere it names no route: 404), 431
- * for oversized headers and 500. Every error answer of these operations then names its family's error body, the one
- * the families' filter renders. Descriptions the controllers gave are kept.
+ * errors: the credential failure, the validation status, 400 for a malformed request (the router and the HTTP parser
+ * refuse it before any family's rules apply, so also on the portal, whose validation status is 422), 413 for a body
+ * over `bodyLimit(path)` (where a body is read at all), 414 for an over-long path segment (where the path has a
+ * parameter; elsewhere it names no route: 404), 431 for oversized headers and 500. Every error answer of these
+ * operations then names its family's error body, the one the families' filter renders. Descriptions the controllers
+ * gave are kept.
  */
 export function documentErrorResponses(document: OpenAPIObject, bodyLimit: (path: string) => number): void {
   for (const [path, item] of Object.entries(document.paths)) {
@@ -56,7 +60,10 @@ export function documentErrorResponses(document: OpenAPIObject, bodyLimit: (path
       };
       const takesBody = readsBody(method);
       add(...credential);
-      add(validationStatus(family), takesBody ? `${INVALID_INPUT}; or ${INVALID_BODY}` : INVALID_INPUT);
+      const invalid = takesBody ? `${INVALID_INPUT}; or ${INVALID_BODY}` : INVALID_INPUT;
+      if (validationStatus(family) === 400) add(400, `${invalid}; or ${MALFORMED}`);
+      else add(validationStatus(family), invalid);
+      add(400, MALFORMED);
       if (takesBody) add(413, `the body is over ${size(bodyLimit(path))}`);
       if (path.includes('{')) add(414, `a path segment is longer than ${MAX_PARAM_LENGTH} characters`);
       add(431, `the request line and headers are over ${size(maxHeaderSize)}`);
