@@ -8,12 +8,14 @@ import { AppModule } from './app.module';
 import { FamilyAuthenticator } from './common/auth/auth.guard';
 import { registerAuthenticateFirst } from './common/auth/authenticate-first';
 import { FamilyExceptionFilter } from './common/errors';
+import { documentErrorResponses, ERROR_BODIES } from './common/errors/error-responses.openapi';
 import { setTraceRoute } from './common/http/trace-route';
 import { MAX_PARAM_LENGTH, onClientError, onFrameworkError } from './common/errors/framework-errors';
 import { DEFAULT_BODY_LIMIT, hasBody, registerInputPolicy, utf8JsonParser } from './common/http/input-policy';
 import { documentIdempotencyKey } from './common/idempotency/idempotency.openapi';
 import { IdempotentRequests } from './common/idempotency/idempotent-requests';
 import { createValidationPipe } from './common/http/validation.pipe';
+import { documentValidationRules } from './common/http/validation.openapi';
 import { registerRequestLogging } from './common/logging/request-logging';
 import { AppConfig, loadConfig } from './config';
 
@@ -101,11 +103,29 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Gateway-Authorization' }, 'gateway')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'Admin-Auth' }, 'admin')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'Authorization' }, 'portal')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'a dashboard user access key' }, 'dashboard')
+    // (Nest would call it a JWT: it is a user's opaque access key, as POST /admin/users hands it out)
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: '32 lower-case hex characters',
+        description: 'a dashboard user access key',
+      },
+      'dashboard',
+    )
     .build();
-  const document = SwaggerModule.createDocument(app, doc);
+  // the limits the DTOs' validators enforce, into their schemas before these are built
+  documentValidationRules();
+  const document = SwaggerModule.createDocument(app, doc, { extraModels: ERROR_BODIES });
   documentIdempotencyKey(document);
+  // after the Idempotency-Key's 409 and 422, which get the family's error body too
+  documentErrorResponses(document, bodyLimit);
   return document;
+}
+
+/** The largest body a route (as the document names it: `/gateway/analytics`) takes. */
+function bodyLimit(path: string): number {
+  return ROUTE_BODY_LIMITS[path.replace(/\{(\w+)\}/g, ':$1')] ?? DEFAULT_BODY_LIMIT;
 }
 
 /**

@@ -1,13 +1,94 @@
-import { previewOpenApiDocument } from '../src/bootstrap';
+import { maxHeaderSize } from 'node:http';
+import { RequestMethod, Type } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import { ModulesContainer } from '@nestjs/core';
+import { DECORATORS } from '@nestjs/swagger';
+import { request } from 'undici';
+import { previewOpenApiDocument, ROUTE_BODY_LIMITS } from '../src/bootstrap';
+import { DEFAULT_BODY_LIMIT } from '../src/common/http/input-policy';
+import { validationRules } from '../src/common/http/validation.openapi';
+import { ADMIN, createApi, GATEWAY, oasDoc, seedUser } from './helpers/dashboard';
+import { eventually } from './helpers/eventually';
+import { HttpResponse } from './helpers/http-client';
+import { OpenApiSchemas } from './helpers/openapi-schema';
+import { TEST_SECRETS } from './helpers/test-env';
 import { useService } from './helpers/use-service';
 
 type Operation = {
   operationId?: string;
   summary?: string;
-  parameters?: { name: string; in: string }[];
-  responses?: Record<string, { headers?: Record<string, unknown> }>;
+  parameters?: { name: string; in: string; schema?: any }[];
+  requestBody?: { content: Record<string, { schema?: unknown }> };
+  responses?: Record<
+    string,
+    { description?: string; headers?: Record<string, unknown>; content?: Record<string, { schema?: unknown }> }
+  >;
 };
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+
+/** What the contract says each route family answers a missing credential and invalid input with, and in what body. */
+const FAMILIES = {
+  gateway: { prefix: '/gateway/', credential: '403', validation: '400', body: 'GatewayErrorBody' },
+  dashboard: { prefix: '/api/', credential: '401', validation: '400', body: 'DashboardErrorBody' },
+  admin: { prefix: '/admin/', credential: '401', validation: '400', body: 'DashboardErrorBody' },
+  portal: { prefix: '/portal-api/', credential: '401', validation: '422', body: 'PortalErrorBody' },
+};
+type FamilyName = keyof typeof FAMILIES;
+const familyOfPath = (path: string) =>
+  (Object.keys(FAMILIES) as FamilyName[]).find((f) => path.startsWith(FAMILIES[f].prefix));
+
+let users = 0;
+/** A new dashboard user's required fields. */
+const newUser = (name: string) => ({
+  email_address: `${name}${++users}@example.com`,
+  first_name: name,
+  last_name: 'User',
+});
+
+/** The longest path segment the service routes (a longer one in a parameter is a 414). */
+const MAX_SEGMENT = 1024;
+
+/** The keywords the document should carry for a class-validator rule, by the rule's name. */
+const RULE_KEYWORDS: Record<string, (constraints: unknown[]) => Record<string, unknown>> = {
+  isInt: () => ({ type: 'integer' }),
+  min: ([v]) => ({ minimum: v }),
+  max: ([v]) => ({ maximum: v }),
+  minLength: ([v]) => ({ minLength: v }),
+  maxLength: ([v]) => ({ maxLength: v }),
+  arrayMinSize: ([v]) => ({ minItems: v }),
+  arrayMaxSize: ([v]) => ({ maxItems: v }),
+  arrayNotEmpty: () => ({ minItems: 1 }),
+};
+
+/** The class of every route's `@Query()` DTO, by "METHOD /path" as the document names the route. */
+function queryDtos(container: ModulesContainer): Map<string, Type> {
+  const out = new Map<string, Type>();
+  const join = (...parts: unknown[]) =>
+    '/' +
+    parts
+      .flatMap((p) => String(p ?? '').split('/'))
+      .filter(Boolean)
+      .join('/')
+      .replace(/:(\w+)/g, '{$1}');
+  for (const module of container.values()) {
+    for (const { metatype } of module.controllers.values()) {
+      if (typeof metatype !== 'function') continue;
+      for (const name of Object.getOwnPropertyNames(metatype.prototype)) {
+        const handler = metatype.prototype[name];
+        const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+        if (method === undefined) continue;
+        const route = `${RequestMethod[method]} ${join(Reflect.getMetadata(PATH_METADATA, metatype), Reflect.getMetadata(PATH_METADATA, handler))}`;
+        const args = Reflect.getMetadata(ROUTE_ARGS_METADATA, metatype, name) ?? {};
+        const types = Reflect.getMetadata('design:paramtypes', metatype.prototype, name) ?? [];
+        for (const [key, arg] of Object.entries<{ index: number; data?: unknown }>(args))
+          if (key.split(':')[0] === String(RouteParamtypes.QUERY) && arg.data === undefined)
+            out.set(route, types[arg.index]);
+      }
+    }
+  }
+  return out;
+}
 
 /** Every string under a `summary` or `description` key anywhere in the document, with where it is. */
 function prose(node: unknown, path = '$', out: [string, string][] = []): [string, string][] {
@@ -22,8 +103,9 @@ function prose(node: unknown, path = '$', out: [string, string][] = []): [string
 }
 
 describe('the OpenAPI document (/docs-json)', () => {
-  const t = useService();
-  let doc: { paths: Record<string, Record<string, Operation>> };
+  // a receiver, for a delivery with an attempt to read
+  const t = useService({ receiver: true });
+  let doc: { paths: Record<string, Record<string, Operation>>; components: any };
   let operations: [string, Operation][];
 
   beforeAll(async () => {
@@ -95,5 +177,488 @@ describe('the OpenAPI document (/docs-json)', () => {
   it('cites no document outside the service', () => {
     const cites = prose(doc).filter(([, text]) => /§|\b(interface|decisions)\s+\d+(\.\d+)?/i.test(text));
     expect(cites).toEqual([]);
+  });
+
+  it('describes the dashboard credential as the access keys the service hands out', async () => {
+    const { key } = await seedUser(t);
+    expect(key).toMatch(/^[0-9a-f]{32}$/);
+    expect(doc.components.securitySchemes.dashboard).toEqual({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: '32 lower-case hex characters',
+      description: 'a dashboard user access key',
+    });
+  });
+
+  it('types and bounds every documented DTO property as its class-validator rules do', () => {
+    const queries = queryDtos(t.app.get(ModulesContainer));
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const [target, rules] of validationRules()) {
+      for (const rule of rules) {
+        const keywords = RULE_KEYWORDS[rule.name ?? ''];
+        const property = String(rule.propertyName);
+        if (!keywords || rule.target !== target) continue;
+        if (!Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES, target.prototype, property)) continue;
+        // where the property is shown: its class's schema, and the query parameters of routes taking the class
+        const shown: [string, any][] = [];
+        const own = doc.components.schemas[target.name]?.properties?.[property];
+        if (own) shown.push([`${target.name}.${property}`, own]);
+        for (const [route, dto] of queries) {
+          if (dto !== target && !(dto?.prototype instanceof target)) continue;
+          const [method, path] = route.split(' ');
+          const parameter = doc.paths[path]?.[method.toLowerCase()]?.parameters?.find(
+            (p) => p.in === 'query' && p.name === property,
+          );
+          if (parameter) shown.push([`${route} ?${property}`, parameter.schema]);
+        }
+        if (!shown.length) wrong.push(`${target.name}.${property}: documented, but not found in the document`);
+        for (const [where, schema] of shown) {
+          const [keyword, value] = Object.entries(keywords((rule.constraints ?? []) as unknown[]))[0];
+          // a rule with `each` speaks of the items, as do the value keywords of an array
+          const onItems = rule.each || (schema.type === 'array' && !keyword.endsWith('Items'));
+          const actual = (onItems ? schema.items : schema)?.[keyword];
+          checked++;
+          if (actual !== value)
+            wrong.push(`${where}: ${rule.name} wants ${keyword} ${value}, the document has ${actual}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(checked).toBeGreaterThan(50);
+  });
+
+  it('types as integer what the contract calls integer: ids, pages, counts, attempt numbers, durations, statuses', () => {
+    const schemas = doc.components.schemas;
+    const integers = [
+      'CreateUserDto.password_max_days',
+      'UserResponseDto.password_max_days',
+      'UserListResponseDto.pages',
+      'ApiListResponseDto.pages',
+      'AnalyticsPageDto.pages',
+      'CreateWebhookDto.Timeout',
+      'UpdateWebhookDto.Timeout',
+      'WebhookResponse.Timeout',
+      'CreateWebhookDto.RateLimit',
+      'WebhookResponse.RateLimit',
+      'AnalyticsRecordDto.hits',
+      'AnalyticsRecordDto.success',
+      'AnalyticsRecordDto.error',
+      ...['day', 'month', 'year', 'hour', 'code'].map((f) => `AnalyticsIdDto.${f}`),
+      'AnalyticsIngestRecordDto.code',
+      'IngestResponseDto.ingested',
+      'AppResponse.ID',
+      'AppResponse.UserID',
+      'AccessRequestResponse.ID',
+      'AccessRequestResponse.AppID',
+      'AccessRequestResponse.PlanID',
+      'DeliveryResponse.AttemptCount',
+      'AttemptResponse.Number',
+      'AttemptResponse.StatusCode',
+      'AttemptResponse.DurationMs',
+      'LastFailureResponse.StatusCode',
+      ...['Delivered', 'Failed', 'Pending', 'Retrying', 'Attempts', 'LatencyP50Ms', 'LatencyP95Ms'].map(
+        (f) => `WebhookStatsResponse.${f}`,
+      ),
+      'RecoverResponse.Requeued',
+      'RotateSecretDto.GracePeriodSeconds',
+    ];
+    const typeOf = (name: string) => {
+      const [schema, property] = name.split('.');
+      return `${name}: ${schemas[schema]?.properties?.[property]?.type}`;
+    };
+    expect(integers.map(typeOf)).toEqual(integers.map((name) => `${name}: integer`));
+    const pageParameters = operations.flatMap(([name, op]) =>
+      (op.parameters ?? [])
+        .filter((p) => p.in === 'query' && ['p', 'page', 'per_page'].includes(p.name))
+        .map((p) => `${name} ?${p.name}: ${p.schema?.type}`),
+    );
+    expect(pageParameters.length).toBeGreaterThan(6);
+    expect(pageParameters.filter((p) => !p.endsWith(': integer'))).toEqual([]);
+  });
+
+  it('states the limits the service enforces on dashboard users', () => {
+    const user = doc.components.schemas.CreateUserDto.properties;
+    expect(user).toMatchObject({
+      password_max_days: { type: 'integer', minimum: 0, maximum: 36500 },
+      email_address: { maxLength: 254 },
+      first_name: { minLength: 1, maxLength: 256 },
+      last_name: { minLength: 1, maxLength: 256 },
+      org_id: { maxLength: 128 },
+      group_id: { maxLength: 128 },
+      password: { minLength: 1, maxLength: 1024 },
+    });
+  });
+
+  it('answers as its schemas say: integers as integers, within the documented bounds', async () => {
+    const schemas = new OpenApiSchemas(doc);
+    const wrong: string[] = [];
+    /** Checks an answer of the route `method path` (as the document names it) against the schema of its status. */
+    const check = (method: string, path: string, res: HttpResponse) => {
+      const response = doc.paths[path]?.[method]?.responses?.[res.status];
+      if (!response) return wrong.push(`${method} ${path}: ${res.status} is not listed: ${res.text.slice(0, 200)}`);
+      const schema = response.content?.['application/json']?.schema;
+      for (const e of schemas.errors(schema, res.body)) wrong.push(`${method} ${path} ${res.status}: ${e}`);
+      return res.body;
+    };
+
+    const admin = t.http.with(ADMIN);
+    const made = check('post', '/admin/users', await admin.post('/admin/users', { ...newUser('a'), active: true }));
+    const dashboard = t.http.with({ authorization: `Bearer ${made.Message}` });
+    const user = { ...newUser('b'), password_max_days: 36500, user_permissions: { apis: 'read' } };
+    const { ID } = check('post', '/api/users', await dashboard.post('/api/users', user));
+    check('get', '/api/users', await dashboard.get('/api/users'));
+    check('get', '/api/users/{id}', await dashboard.get(`/api/users/${ID}`));
+
+    await createApi(t, oasDoc({ org: '', categories: ['payments'] }));
+    check('get', '/api/apis', await dashboard.get('/api/apis?p=-1'));
+    check('get', '/api/apis/groups', await dashboard.get('/api/apis/groups'));
+    const hit = { api_id: 'a1', path: '/pets', code: 200, upstream_latency: 1, request_time: 2, oauth_id: 'client-1' };
+    const records = [1, 2].map((latency) => ({ ...hit, timestamp: '2024-03-01T10:15:00Z', latency }));
+    check('post', '/gateway/analytics', await t.http.post('/gateway/analytics', records, GATEWAY));
+    const activity =
+      '/api/activity/oauthid/{oauthId}/{startDay}/{startMonth}/{startYear}/{endDay}/{endMonth}/{endYear}';
+    const rows = check('get', activity, await dashboard.get('/api/activity/oauthid/client-1/1/3/2024/31/3/2024'));
+    expect(rows.data).toEqual([expect.objectContaining({ hits: 2, latency: 1.5 })]);
+
+    const app = check(
+      'post',
+      '/portal-api/apps',
+      await t.portal.post('/portal-api/apps', { Name: 'Typed', UserID: 7 }),
+    );
+    const body = { AppID: app.ID, Catalogue: 'c', Plan: 'p', Products: ['x'], AuthType: 'authToken', User: 'User#1' };
+    const access = { ...body, ProvisionImmediately: true, ProductIDs: [4], PlanID: 2 };
+    check('post', '/portal-api/access_requests', await t.portal.post('/portal-api/access_requests', access));
+    check('get', '/portal-api/apps/{id}', await t.portal.get(`/portal-api/apps/${app.ID}`));
+
+    const w = await t.webhook({ Timeout: 60, RateLimit: 10 });
+    check('get', '/portal-api/webhooks/{id}', await t.portal.get(`/portal-api/webhooks/${w.ID}`));
+    const sent = check(
+      'post',
+      '/portal-api/webhooks/{id}/test',
+      await t.portal.post(`/portal-api/webhooks/${w.ID}/test`),
+    );
+    const delivery = `/portal-api/webhooks/${w.ID}/deliveries/${sent.DeliveryID}`;
+    const attempted = await eventually(
+      async () => {
+        const res = await t.portal.get(delivery);
+        return res.body.Attempts?.length ? res : null;
+      },
+      15_000,
+      'an attempt of the test delivery',
+    );
+    check('get', '/portal-api/webhooks/{id}/deliveries/{deliveryId}', attempted);
+    check('get', '/portal-api/webhooks/{id}/deliveries', await t.portal.get(`/portal-api/webhooks/${w.ID}/deliveries`));
+    check('get', '/portal-api/webhooks/{id}/stats', await t.portal.get(`/portal-api/webhooks/${w.ID}/stats`));
+    expect(wrong).toEqual([]);
+  });
+
+  it('allows exactly the user_permissions the service takes', async () => {
+    const schemas = new OpenApiSchemas(doc);
+    const body = doc.paths['/api/users'].post.requestBody?.content['application/json'].schema;
+    // an IsAdmin caller: it may grant anything, so only the shape of user_permissions decides
+    const admin = await seedUser(t, { org: '' });
+    const samples = [
+      {},
+      { apis: 'read', users: 'write', analytics: 'deny' },
+      { apis: 'admin' },
+      { apis: 'none' },
+      { IsAdmin: 'admin' },
+      { IsAdmin: 'deny', ResetPassword: 'deny' },
+      { IsAdmin: 'read' },
+      { ResetPassword: 'write' },
+      { everything: 'read' },
+      { apis: 1 },
+      [],
+      'read',
+    ];
+    const wrong: string[] = [];
+    for (const user_permissions of samples) {
+      const user = { ...newUser('p'), user_permissions };
+      const documented = schemas.errors(body, user).length === 0;
+      const res = await admin.http.post('/api/users', user);
+      if ((res.status === 200) !== documented)
+        wrong.push(`${JSON.stringify(user_permissions)}: ${res.status} ${res.text}, documented ${documented}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('refuses just past each limit it states for the analytics batch, and takes what is at it', async () => {
+    const record = doc.components.schemas.AnalyticsIngestRecordDto;
+    const good: Record<string, unknown> = {
+      timestamp: '2024-03-01T10:15:00Z',
+      api_id: 'a1',
+      path: '/pets',
+      code: 200,
+      latency: 1,
+      upstream_latency: 1,
+      request_time: 1,
+    };
+    const cases: [string, unknown, boolean][] = [];
+    for (const [name, p] of Object.entries<any>(record.properties)) {
+      if (p.maxLength !== undefined)
+        cases.push([name, 'a'.repeat(p.maxLength), true], [name, 'a'.repeat(p.maxLength + 1), false]);
+      if (p.minLength !== undefined) cases.push([name, 'a'.repeat(p.minLength - 1), false]);
+      if (p.maximum !== undefined) cases.push([name, p.maximum, true], [name, p.maximum + 1, false]);
+      if (p.minimum !== undefined) cases.push([name, p.minimum, true], [name, p.minimum - 1, false]);
+      if (p.type === 'integer') cases.push([name, 200.5, false]);
+    }
+    expect(cases.length).toBeGreaterThan(30);
+    const wrong: string[] = [];
+    for (const [name, value, taken] of cases) {
+      const res = await t.http.post('/gateway/analytics', [{ ...good, [name]: value }], GATEWAY);
+      if ((res.status === 200) !== taken)
+        wrong.push(`${name} ${String(value).slice(0, 20)}: ${res.status} ${res.text}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('states the date segments of the analytics route as the route reads them', async () => {
+    const admin = await seedUser(t, { org: '' });
+    const path = '/api/activity/oauthid/{oauthId}/{startDay}/{startMonth}/{startYear}/{endDay}/{endMonth}/{endYear}';
+    const parameters = doc.paths[path].get.parameters ?? [];
+    const pattern = (name: string) => new RegExp(parameters.find((p) => p.name === name)!.schema.pattern);
+    const wrong: string[] = [];
+    for (const [day, year] of [
+      ['1', '2024'],
+      ['01', '2024'],
+      ['001', '2024'],
+      ['1.0', '2024'],
+      ['1', '24'],
+      ['1', '02024'],
+    ]) {
+      const res = await admin.http.get(`/api/activity/oauthid/c/${day}/3/${year}/${day}/3/${year}`);
+      const documented = pattern('startDay').test(day) && pattern('endYear').test(year);
+      if ((res.status === 200) !== documented) wrong.push(`${day}/3/${year}: ${res.status}, documented ${documented}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("states the limits of a webhook's Options as they are refused", async () => {
+    const options = doc.components.schemas.CreateWebhookDto.properties.Options;
+    const tooMany = 'Options must be an object of at most';
+    const withOptions = async (o: Record<string, string>) => {
+      const body = {
+        Name: 'o',
+        Type: 'rabbitmq',
+        URL: 'amqp://u:p@127.0.0.1:5672/',
+        Events: ['AccessRequestApproved'],
+      };
+      const res = await t.portal.post('/portal-api/webhooks', { ...body, Options: o });
+      return res.status === 422 && res.body.errors.some((e: string) => e.startsWith(tooMany));
+    };
+    const many = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`K${i}`, 'v']));
+    expect(await withOptions(many(options.maxProperties))).toBe(false);
+    expect(await withOptions(many(options.maxProperties + 1))).toBe(true);
+    const long = options.additionalProperties.maxLength;
+    expect(await withOptions({ Exchange: 'e'.repeat(long) })).toBe(false);
+    expect(await withOptions({ Exchange: 'e'.repeat(long + 1) })).toBe(true);
+  });
+
+  describe('error answers', () => {
+    interface FamilyOperation {
+      name: string;
+      method: string;
+      path: string;
+      family: FamilyName;
+      op: Operation;
+    }
+    let schemas: OpenApiSchemas;
+    let familyOps: FamilyOperation[];
+    const credentials = {} as Record<FamilyName, Record<string, string>>;
+
+    beforeAll(async () => {
+      schemas = new OpenApiSchemas(doc);
+      const admin = await seedUser(t, { org: '' });
+      credentials.gateway = GATEWAY;
+      credentials.admin = ADMIN;
+      credentials.dashboard = { authorization: `Bearer ${admin.key}` };
+      credentials.portal = { authorization: TEST_SECRETS.PORTAL_API_TOKEN };
+      familyOps = Object.entries(doc.paths).flatMap(([path, item]) =>
+        Object.entries(item)
+          .filter(([method]) => METHODS.includes(method) && familyOfPath(path))
+          .map(([method, op]) => ({
+            name: `${method.toUpperCase()} ${path}`,
+            method: method.toUpperCase(),
+            path,
+            family: familyOfPath(path)!,
+            op,
+          })),
+      );
+    });
+
+    /** The path with every parameter filled in (`1`, or `first` for the first one). */
+    const fill = (path: string, first = '1') => {
+      let i = 0;
+      return path.replace(/\{\w+\}/g, () => (i++ === 0 ? first : '1'));
+    };
+
+    /** What is wrong with an answer of `o`: a status it does not list, or a body its schema for that status refuses. */
+    function undocumented(o: FamilyOperation, res: HttpResponse): string[] {
+      const response = o.op.responses?.[res.status];
+      if (!response) return [`${o.name}: answered ${res.status} (${res.text.slice(0, 120)}), which it does not list`];
+      const schema = response.content?.['application/json']?.schema;
+      if (!schema) return [`${o.name}: lists ${res.status} without a JSON schema`];
+      return schemas.errors(schema, res.body).map((e) => `${o.name} ${res.status}: ${res.text.slice(0, 120)}: ${e}`);
+    }
+
+    it('lists on every operation its credential failure, validation status, 400, 431 and 500, in its error body', () => {
+      const wrong: string[] = [];
+      for (const { name, method, path, family, op } of familyOps) {
+        const { credential, validation, body } = FAMILIES[family];
+        // a malformed request is a 400 in every family, refused before any route's rules apply
+        const expected = [credential, validation, '400', '431', '500'];
+        // a body is read on every method but GET and HEAD; a path segment is limited where it is a parameter
+        if (method !== 'GET') expected.push('413');
+        if (path.includes('{')) expected.push('414');
+        const listed = Object.keys(op.responses ?? {});
+        for (const status of expected) if (!listed.includes(status)) wrong.push(`${name}: ${status} not listed`);
+        if (method === 'GET' && listed.includes('413')) wrong.push(`${name}: lists 413, but its body is never read`);
+        if (!path.includes('{') && listed.includes('414')) wrong.push(`${name}: lists 414 without a path parameter`);
+        for (const [status, response] of Object.entries(op.responses ?? {})) {
+          const schema = response.content?.['application/json']?.schema;
+          if (
+            Number(status) >= 400 &&
+            JSON.stringify(schema) !== JSON.stringify({ $ref: `#/components/schemas/${body}` })
+          )
+            wrong.push(`${name}: ${status} is not described as ${body}`);
+        }
+      }
+      expect(wrong).toEqual([]);
+      for (const family of Object.keys(FAMILIES)) expect(familyOps.some((o) => o.family === family)).toBe(true);
+    });
+
+    it('answers every operation without its credential as it lists', async () => {
+      const wrong: string[] = [];
+      for (const o of familyOps) {
+        const res = await t.http.send(o.method, fill(o.path));
+        expect([o.name, res.status]).toEqual([o.name, Number(FAMILIES[o.family].credential)]);
+        wrong.push(...undocumented(o, res));
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it('answers every operation a query parameter given twice with the validation status it lists', async () => {
+      const wrong: string[] = [];
+      for (const o of familyOps) {
+        const res = await t.http.send(o.method, `${fill(o.path)}?x=1&x=2`, { headers: credentials[o.family] });
+        expect([o.name, res.status]).toEqual([o.name, Number(FAMILIES[o.family].validation)]);
+        wrong.push(...undocumented(o, res));
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it('answers every operation a malformed percent-escape in its path with the 400 it lists', async () => {
+      const wrong: string[] = [];
+      for (const o of familyOps) {
+        const url = o.path.includes('{') ? fill(o.path, '%zz') : `${o.path}%zz`;
+        const res = await t.http.send(o.method, url, { headers: credentials[o.family] });
+        expect([o.name, res.status]).toEqual([o.name, 400]);
+        wrong.push(...undocumented(o, res));
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it('answers every operation with a path parameter an over-long segment with the 414 it lists', async () => {
+      const wrong: string[] = [];
+      const withParameter = familyOps.filter((o) => o.path.includes('{'));
+      expect(withParameter.length).toBeGreaterThan(20);
+      for (const o of withParameter) {
+        const res = await t.http.send(o.method, fill(o.path, 'x'.repeat(MAX_SEGMENT + 1)), {
+          headers: credentials[o.family],
+        });
+        expect([o.name, res.status]).toEqual([o.name, 414]);
+        wrong.push(...undocumented(o, res));
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it('answers every operation headers over the limit with the 431 it lists', async () => {
+      const wrong: string[] = [];
+      for (const o of familyOps) {
+        const res = await t.http.send(o.method, fill(o.path), {
+          headers: { ...credentials[o.family], 'x-padding': 'a'.repeat(maxHeaderSize) },
+        });
+        expect([o.name, res.status]).toEqual([o.name, 431]);
+        wrong.push(...undocumented(o, res));
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it("answers every operation that reads a body one over the route's limit with the 413 it lists", async () => {
+      const wrong: string[] = [];
+      const reading = familyOps.filter((o) => o.method !== 'GET');
+      expect(reading.length).toBeGreaterThan(20);
+      for (const o of reading) {
+        const limit = ROUTE_BODY_LIMITS[o.path] ?? DEFAULT_BODY_LIMIT;
+        // a JSON string one byte longer than the limit
+        const res = await t.http.send(o.method, fill(o.path), {
+          headers: credentials[o.family],
+          raw: `"${'a'.repeat(limit - 1)}"`,
+        });
+        expect([o.name, res.status]).toEqual([o.name, 413]);
+        wrong.push(...undocumented(o, res));
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it("lists the routes' own refusals, with the body they are answered in", async () => {
+      const nobody = await seedUser(t, { org: 'acme', permissions: {} });
+      const cases: [string, string, string, Record<string, string>, unknown?][] = [
+        ['GET', '/api/users', '/api/users?p=0', credentials.dashboard],
+        ['GET', '/api/users', '/api/users', { authorization: `Bearer ${nobody.key}` }],
+        ['GET', '/api/apis', '/api/apis?sort=size', credentials.dashboard],
+        ['GET', '/api/users/{id}', '/api/users/0123456789abcdef01234567', credentials.dashboard],
+        ['POST', '/admin/users', '/admin/users', credentials.admin, { email_address: 'x' }],
+        ['GET', '/gateway/apis/oas/{apiID}', '/gateway/apis/oas/none', credentials.gateway],
+        ['POST', '/gateway/analytics', '/gateway/analytics', credentials.gateway, {}],
+        ['GET', '/portal-api/apps', '/portal-api/apps?per_page=101', credentials.portal],
+        ['GET', '/portal-api/apps/{id}', '/portal-api/apps/2147483647', credentials.portal],
+      ];
+      const wrong: string[] = [];
+      for (const [method, path, url, headers, body] of cases) {
+        const o = familyOps.find((f) => f.method === method && f.path === path)!;
+        const res = await t.http.send(method, url, { headers, body });
+        expect([o.name, res.status >= 400]).toEqual([o.name, true]);
+        wrong.push(...undocumented(o, res));
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it('describes each 403 the user writes answer, in its words', async () => {
+      const writer = await seedUser(t, { org: 'acme', permissions: { users: 'write' } });
+      const holder = await seedUser(t, { org: 'acme', permissions: { users: 'write', apis: 'write' } });
+      const reader = await seedUser(t, { org: 'acme', permissions: { users: 'read' } });
+      const user = { email_address: 'new@example.com', first_name: 'N', last_name: 'U' };
+      const answers: [string, string, HttpResponse][] = [
+        ['post', '/api/users', await writer.http.post('/api/users', { ...user, user_permissions: { apis: 'read' } })],
+        [
+          'post',
+          '/api/users',
+          await writer.http.post('/api/users', { ...user, user_permissions: { IsAdmin: 'admin' } }),
+        ],
+        ['post', '/api/users', await reader.http.post('/api/users', { ...user, user_permissions: {} })],
+        ['delete', '/api/users/{id}', await writer.http.delete(`/api/users/${holder.id}`)],
+        ['delete', '/api/users/{id}', await reader.http.delete(`/api/users/${holder.id}`)],
+      ];
+      for (const [method, path, res] of answers) {
+        expect([path, res.status]).toEqual([path, 403]);
+        // the message up to what varies: the path, or the areas in parentheses
+        const fixed = String(res.body.Message)
+          .replace(/\/api\/\S*$/, '')
+          .replace(/\(.*\)$/, '(');
+        expect(doc.paths[path][method].responses?.['403'].description).toContain(fixed);
+      }
+    });
+
+    it('never reads the body of a GET, so answers none 413', async () => {
+      const res = await request(`${t.baseUrl}/portal-api/apps`, {
+        method: 'GET',
+        headers: { ...credentials.portal, 'content-type': 'application/json' },
+        body: `"${'a'.repeat(DEFAULT_BODY_LIMIT)}"`,
+      });
+      await res.body.dump();
+      expect(res.statusCode).toBe(200);
+    });
   });
 });

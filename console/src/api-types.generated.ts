@@ -773,19 +773,19 @@ export interface components {
             year: number;
         };
         AnalyticsIngestRecordDto: {
-            alias?: string;
+            alias?: string | null;
             api_id: string;
-            api_name?: string;
+            api_name?: string | null;
             code: number;
             /** @example GB */
-            iso_country?: string;
-            key?: string;
+            iso_country?: string | null;
+            key?: string | null;
             /** @description ms */
             latency: number;
             /** @example GET */
-            method?: string;
-            oauth_id?: string;
-            org_id?: string;
+            method?: string | null;
+            oauth_id?: string | null;
+            org_id?: string | null;
             /** @example /pets/{id} */
             path: string;
             /** @description ms */
@@ -797,7 +797,7 @@ export interface components {
             timestamp: string;
             /** @description ms */
             upstream_latency: number;
-            url?: string;
+            url?: string | null;
         };
         AnalyticsPageDto: {
             data: components["schemas"]["AnalyticsRecordDto"][];
@@ -1103,7 +1103,7 @@ export interface components {
             /** @default 0 */
             password_max_days: number;
             /**
-             * @description area (analytics, api_assets, apis, certs, hooks, idm, keys, log, oauth, policies, portal, system, user_groups, users, websockets) → read | write | deny; IsAdmin and ResetPassword take "admin". Required on POST /api/users.
+             * @description each named area at read, write (which implies read) or deny (as is absence); IsAdmin and ResetPassword at admin or deny, IsAdmin admin granting every area in the user's organisation (with an empty org_id, in every one). Required on POST /api/users; an empty object grants nothing.
              * @example {
              *       "apis": "read",
              *       "analytics": "read",
@@ -1111,7 +1111,40 @@ export interface components {
              *     }
              */
             user_permissions?: {
-                [key: string]: "read" | "write" | "deny" | "admin";
+                /** @enum {string} */
+                analytics?: "read" | "write" | "deny";
+                /** @enum {string} */
+                api_assets?: "read" | "write" | "deny";
+                /** @enum {string} */
+                apis?: "read" | "write" | "deny";
+                /** @enum {string} */
+                certs?: "read" | "write" | "deny";
+                /** @enum {string} */
+                hooks?: "read" | "write" | "deny";
+                /** @enum {string} */
+                idm?: "read" | "write" | "deny";
+                /** @enum {string} */
+                IsAdmin?: "admin" | "deny";
+                /** @enum {string} */
+                keys?: "read" | "write" | "deny";
+                /** @enum {string} */
+                log?: "read" | "write" | "deny";
+                /** @enum {string} */
+                oauth?: "read" | "write" | "deny";
+                /** @enum {string} */
+                policies?: "read" | "write" | "deny";
+                /** @enum {string} */
+                portal?: "read" | "write" | "deny";
+                /** @enum {string} */
+                ResetPassword?: "admin" | "deny";
+                /** @enum {string} */
+                system?: "read" | "write" | "deny";
+                /** @enum {string} */
+                user_groups?: "read" | "write" | "deny";
+                /** @enum {string} */
+                users?: "read" | "write" | "deny";
+                /** @enum {string} */
+                websockets?: "read" | "write" | "deny";
             };
         };
         CreateUserResponseDto: {
@@ -1325,6 +1358,17 @@ export interface components {
              */
             TokenEndpoints: string;
         };
+        DashboardErrorBody: {
+            /** @example Not authorised */
+            Message: string;
+            /**
+             * @description always null
+             * @enum {string|null}
+             */
+            Meta: null;
+            /** @enum {string} */
+            Status: "Error";
+        };
         DeleteUserResponseDto: {
             /** @example User deleted */
             Message: string;
@@ -1468,6 +1512,12 @@ export interface components {
             /** @description whether the filter accepts the event (a webhook with it would get a delivery) */
             Matches: boolean;
         };
+        GatewayErrorBody: {
+            /** @example Attempted administrative access with invalid or missing key! */
+            message: string;
+            /** @enum {string} */
+            status: "error";
+        };
         IngestResponseDto: {
             /** @description records taken */
             ingested: number;
@@ -1579,8 +1629,8 @@ export interface components {
              *     ]
              */
             errors: string[];
-            /** @example error */
-            status: string;
+            /** @enum {string} */
+            status: "error";
         };
         ProxyDto: {
             /** @example /pets/ */
@@ -1773,8 +1823,42 @@ export interface components {
              * @description 0001-01-01T00:00:00Z when never
              */
             password_updated: string;
+            /** @description each named area at read, write (which implies read) or deny (as is absence); IsAdmin and ResetPassword at admin or deny, IsAdmin admin granting every area in the user's organisation (with an empty org_id, in every one) */
             user_permissions: {
-                [key: string]: string;
+                /** @enum {string} */
+                analytics?: "read" | "write" | "deny";
+                /** @enum {string} */
+                api_assets?: "read" | "write" | "deny";
+                /** @enum {string} */
+                apis?: "read" | "write" | "deny";
+                /** @enum {string} */
+                certs?: "read" | "write" | "deny";
+                /** @enum {string} */
+                hooks?: "read" | "write" | "deny";
+                /** @enum {string} */
+                idm?: "read" | "write" | "deny";
+                /** @enum {string} */
+                IsAdmin?: "admin" | "deny";
+                /** @enum {string} */
+                keys?: "read" | "write" | "deny";
+                /** @enum {string} */
+                log?: "read" | "write" | "deny";
+                /** @enum {string} */
+                oauth?: "read" | "write" | "deny";
+                /** @enum {string} */
+                policies?: "read" | "write" | "deny";
+                /** @enum {string} */
+                portal?: "read" | "write" | "deny";
+                /** @enum {string} */
+                ResetPassword?: "admin" | "deny";
+                /** @enum {string} */
+                system?: "read" | "write" | "deny";
+                /** @enum {string} */
+                user_groups?: "read" | "write" | "deny";
+                /** @enum {string} */
+                users?: "read" | "write" | "deny";
+                /** @enum {string} */
+                websockets?: "read" | "write" | "deny";
             };
         };
         VersionDataDto: {
@@ -1963,9 +2047,9 @@ export interface components {
              * @description last 2xx attempt ever; null if none
              */
             LastSuccessAt: string | null;
-            /** @description median attempt duration in the window (ms); null without attempts */
+            /** @description median attempt duration in the window (ms, rounded); null without attempts */
             LatencyP50Ms: number | null;
-            /** @description 95th percentile attempt duration in the window (ms); null without attempts */
+            /** @description 95th percentile attempt duration in the window (ms, rounded); null without attempts */
             LatencyP95Ms: number | null;
             /** @description deliveries created in the window not attempted yet */
             Pending: number;
@@ -2069,28 +2153,63 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description missing or wrong Admin-Auth */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description User email already exists for this org.; or: Idempotency-Key: a request with the same key is still in progress */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description Idempotency-Key: the key was already used for a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
         };
     };
@@ -2103,19 +2222,19 @@ export interface operations {
             header?: never;
             path: {
                 /** @description decimal, with or without leading zero */
-                endDay: unknown;
+                endDay: string;
                 /** @description decimal, with or without leading zero */
-                endMonth: unknown;
+                endMonth: string;
                 /** @description four digits */
-                endYear: unknown;
+                endYear: string;
                 /** @description OAuthClientID */
                 oauthId: unknown;
                 /** @description decimal, with or without leading zero */
-                startDay: unknown;
+                startDay: string;
                 /** @description decimal, with or without leading zero */
-                startMonth: unknown;
+                startMonth: string;
                 /** @description four digits */
-                startYear: unknown;
+                startYear: string;
             };
             cookie?: never;
         };
@@ -2134,21 +2253,54 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description missing, wrong or inactive access key */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description `access denied: You do not have permission to access <path>` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
         };
     };
@@ -2193,21 +2345,45 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description missing, wrong or inactive access key */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description `access denied: You do not have permission to access <path>` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
         };
     };
@@ -2230,19 +2406,50 @@ export interface operations {
                     };
                 };
             };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
             /** @description missing, wrong or inactive access key */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description `access denied: You do not have permission to access <path>` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
         };
     };
@@ -2266,19 +2473,50 @@ export interface operations {
                     "application/json": components["schemas"]["UserListResponseDto"];
                 };
             };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
             /** @description missing, wrong or inactive access key */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description `access denied: You do not have permission to access <path>` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
         };
     };
@@ -2313,35 +2551,72 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description missing, wrong or inactive access key */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
-            /** @description `access denied: You do not have permission to access <path>` */
+            /** @description `access denied: You do not have permission to access <path>`; or `access denied: You cannot grant or remove permissions you do not hold (<areas>)`: the caller is not IsAdmin, and the new user would hold an area at a level above the caller's own, or IsAdmin or ResetPassword `admin` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description User email already exists for this org.; or: Idempotency-Key: a request with the same key is still in progress */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description Idempotency-Key: the key was already used for a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
         };
     };
@@ -2365,26 +2640,68 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
             };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
             /** @description missing, wrong or inactive access key */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description `access denied: You do not have permission to access <path>` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description User not found (also for a user of another organisation) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
         };
     };
@@ -2413,40 +2730,95 @@ export interface operations {
                     "application/json": components["schemas"]["DeleteUserResponseDto"];
                 };
             };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a body that is not JSON in UTF-8, is nested deeper than 64 levels, or that the route refuses; or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
             /** @description missing, wrong or inactive access key */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
-            /** @description `access denied: You do not have permission to access <path>` */
+            /** @description `access denied: You do not have permission to access <path>`; or `access denied: You cannot grant or remove permissions you do not hold (<areas>)`: the caller is not IsAdmin, and the user holds an area at a level above the caller's own, or IsAdmin or ResetPassword `admin` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description User not found (also for a user of another organisation) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description Idempotency-Key: a request with the same key is still in progress */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
             /** @description Idempotency-Key: the key was already used for a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
             };
         };
     };
@@ -2476,14 +2848,45 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description `Attempted administrative access with invalid or missing key!`: X-Gateway-Authorization is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
             };
             /** @description body over 32 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
             };
         };
     };
@@ -2527,6 +2930,42 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     })[];
+                };
+            };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description `Attempted administrative access with invalid or missing key!`: X-Gateway-Authorization is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
         };
@@ -2582,7 +3021,45 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description `Attempted administrative access with invalid or missing key!`: X-Gateway-Authorization is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
             };
             /** @description the service is busy validating other OpenAPI documents (no thread freed within 5 s, or 16 documents already wait): send the request again after Retry-After */
             503: {
@@ -2591,7 +3068,9 @@ export interface operations {
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
             };
         };
     };
@@ -2640,12 +3119,59 @@ export interface operations {
                     };
                 };
             };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description `Attempted administrative access with invalid or missing key!`: X-Gateway-Authorization is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
             /** @description API not found */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
             };
         };
     };
@@ -2703,14 +3229,63 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description `Attempted administrative access with invalid or missing key!`: X-Gateway-Authorization is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
             };
             /** @description API not found */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
             };
             /** @description the service is busy validating other OpenAPI documents (no thread freed within 5 s, or 16 documents already wait): send the request again after Retry-After */
             503: {
@@ -2719,7 +3294,9 @@ export interface operations {
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
             };
         };
     };
@@ -2743,12 +3320,68 @@ export interface operations {
                     "application/json": components["schemas"]["OasWriteResponseDto"];
                 };
             };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a body that is not JSON in UTF-8, is nested deeper than 64 levels, or that the route refuses; or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description `Attempted administrative access with invalid or missing key!`: X-Gateway-Authorization is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
             /** @description API not found */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
             };
         };
     };
@@ -2821,14 +3454,63 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description `Attempted administrative access with invalid or missing key!`: X-Gateway-Authorization is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
             };
             /** @description API not found */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
             };
             /** @description the service is busy validating other OpenAPI documents (no thread freed within 5 s, or 16 documents already wait): send the request again after Retry-After */
             503: {
@@ -2837,7 +3519,9 @@ export interface operations {
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
             };
         };
     };
@@ -3028,6 +3712,15 @@ export interface operations {
                     "application/json": components["schemas"]["AccessRequestResponse"][];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -3039,6 +3732,24 @@ export interface operations {
             };
             /** @description validation failed; every reason is listed */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3075,6 +3786,15 @@ export interface operations {
                     "application/json": components["schemas"]["AccessRequestResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -3089,10 +3809,39 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description validation failed; every reason is listed; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3131,6 +3880,15 @@ export interface operations {
                     "application/json": components["schemas"]["AccessRequestResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -3149,8 +3907,35 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description validation failed; every reason is listed */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3186,6 +3971,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalDeleteResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -3209,10 +4003,48 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description validation failed; every reason is listed; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3251,6 +4083,15 @@ export interface operations {
                     "application/json": components["schemas"]["AccessRequestResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -3278,8 +4119,44 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description validation failed; every reason is listed; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3324,6 +4201,15 @@ export interface operations {
                     "application/json": components["schemas"]["AccessRequestResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -3351,8 +4237,44 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description validation failed; every reason is listed; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3397,6 +4319,15 @@ export interface operations {
                     "application/json": components["schemas"]["AccessRequestResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -3420,10 +4351,48 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description validation failed; every reason is listed; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3453,6 +4422,15 @@ export interface operations {
                     "application/json": components["schemas"]["AppResponse"][];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -3464,6 +4442,24 @@ export interface operations {
             };
             /** @description validation failed; every reason is listed */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3500,6 +4496,15 @@ export interface operations {
                     "application/json": components["schemas"]["AppResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -3514,10 +4519,39 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description validation failed; every reason is listed; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3547,6 +4581,15 @@ export interface operations {
                     "application/json": components["schemas"]["AppResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -3565,8 +4608,35 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description validation failed; every reason is listed */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3605,6 +4675,15 @@ export interface operations {
                     "application/json": components["schemas"]["AppResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -3628,10 +4707,48 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description validation failed; every reason is listed; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3667,6 +4784,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalDeleteResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -3690,10 +4816,48 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description validation failed; every reason is listed; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3723,6 +4887,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookResponse"][];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -3734,6 +4907,33 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3769,6 +4969,15 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedWebhookResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -3792,10 +5001,39 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description validation failed; errors lists every reason; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3824,6 +5062,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -3835,6 +5082,42 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3872,6 +5155,15 @@ export interface operations {
                     "application/json": components["schemas"]["SavedWebhookResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -3895,10 +5187,48 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description validation failed; errors lists every reason (Headers, which replaces all headers, is refused if with it the webhook would have more than 50 headers or more than 8192 characters of header names and values together); or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3932,6 +5262,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalDeleteResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -3955,14 +5294,54 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description Idempotency-Key: the key was already used for a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
         };
     };
@@ -3990,6 +5369,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryResponse"][];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -4001,6 +5389,42 @@ export interface operations {
             };
             /** @description no such webhook or delivery */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4030,6 +5454,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryWithAttemptsResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -4041,6 +5474,42 @@ export interface operations {
             };
             /** @description no such webhook or delivery */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4075,6 +5544,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -4102,12 +5580,50 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description Idempotency-Key: the key was already used for a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
         };
     };
@@ -4130,6 +5646,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookHeaderResponse"][];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -4141,6 +5666,42 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4178,6 +5739,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookHeaderResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -4205,8 +5775,44 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description Name or Value is not valid, or with this header the webhook would have more than 50 headers or more than 8192 characters of header names and values together; nothing is stored; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4236,6 +5842,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookHeaderResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -4247,6 +5862,42 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4285,6 +5936,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookHeaderResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -4312,8 +5972,44 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description Name or Value is not valid, or with this header in place of the one it replaces the webhook would have more than 50 headers or more than 8192 characters of header names and values together; the header is kept as it was; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4348,6 +6044,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalDeleteResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -4371,14 +6076,54 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description Idempotency-Key: the key was already used for a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
         };
     };
@@ -4410,6 +6155,15 @@ export interface operations {
                     "application/json": components["schemas"]["RecoverResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -4437,12 +6191,50 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description Idempotency-Key: the key was already used for a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
         };
     };
@@ -4465,6 +6257,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSecretResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -4476,6 +6277,42 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4514,6 +6351,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSecretResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -4537,10 +6383,48 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description GracePeriodSeconds is not an integer from 0 to 604800; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4572,6 +6456,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookStatsResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -4590,8 +6483,35 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description since is not an RFC 3339 date-time */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4630,6 +6550,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -4657,8 +6586,44 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description a path segment is longer than 1024 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description Note is not a string of at most 1024 characters; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4694,6 +6659,15 @@ export interface operations {
                     "application/json": components["schemas"]["FilterTestResponse"];
                 };
             };
+            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description missing or wrong portal API token */
             401: {
                 headers: {
@@ -4717,10 +6691,39 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
             };
             /** @description the filter or the event is not valid: errors names the wrong part; or: Idempotency-Key: the key was already used for a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description an unexpected error: `Internal server error`, the details are logged only */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4789,21 +6792,40 @@ export const createdWebhookResponseEventsValues: ReadonlyArray<FlattenedDeepRequ
 export const createdWebhookResponseMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedWebhookResponse"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
 export const createdWebhookResponseSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedWebhookResponse"]["SignatureScheme"]> = ["v1", "v1a"];
 export const createdWebhookResponseTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedWebhookResponse"]["Type"]> = ["http", "rabbitmq", "nats"];
-export const createUserDtoUser_permissionsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"][string]> = ["read", "write", "deny", "admin"];
+export const createUserDtoUser_permissionsAnalyticsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["analytics"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsApi_assetsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["api_assets"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsApisValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["apis"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsCertsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["certs"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsHooksValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["hooks"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsIdmValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["idm"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsIsAdminValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["IsAdmin"]> = ["admin", "deny"];
+export const createUserDtoUser_permissionsKeysValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["keys"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsLogValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["log"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsOauthValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["oauth"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsPoliciesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["policies"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsPortalValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["portal"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsResetPasswordValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["ResetPassword"]> = ["admin", "deny"];
+export const createUserDtoUser_permissionsSystemValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["system"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsUser_groupsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["user_groups"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsUsersValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["users"]> = ["read", "write", "deny"];
+export const createUserDtoUser_permissionsWebsocketsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["websockets"]> = ["read", "write", "deny"];
 export const createWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["Events"]> = ["AccessRequestCreated", "AccessRequestApproved", "AccessRequestRejected", "ApplicationRegistered", "CredentialRegistered", "OrganisationRequestCreated", "OrganisationRequestApproved", "OrganisationRequestRejected", "OrganisationRegistered", "UserRegistered", "UserAccountActivated", "UserAccountDeactivated", "PasswordReset", "RegisterInvite", "WebhookDisabled", "DeliveryFailed", "WebhookEnabled"];
 export const createWebhookDtoMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
 export const createWebhookDtoSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["SignatureScheme"]> = ["v1", "v1a"];
 export const createWebhookDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["Type"]> = ["http", "rabbitmq", "nats"];
 export const credentialRegisteredEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CredentialRegisteredEvent"]["Event"]> = ["CredentialRegistered"];
 export const credentialRegisteredMessageAuthTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CredentialRegisteredMessage"]["AuthType"]> = ["authToken", "oauth2.0"];
+export const dashboardErrorBodyStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DashboardErrorBody"]["Status"]> = ["Error"];
 export const deliveryFailedEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryFailedEvent"]["Event"]> = ["DeliveryFailed"];
 export const deliveryFailedMessageLastErrorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryFailedMessage"]["LastError"]> = ["timeout", "connection", "blocked_address", "http_status", "unroutable", "rejected"];
 export const deliveryResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryResponse"]["Status"]> = ["pending", "delivered", "failed"];
 export const deliveryWithAttemptsResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryWithAttemptsResponse"]["Status"]> = ["pending", "delivered", "failed"];
+export const gatewayErrorBodyStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GatewayErrorBody"]["status"]> = ["error"];
 export const lastFailureResponseErrorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LastFailureResponse"]["Error"]> = ["timeout", "connection", "blocked_address", "http_status", "unroutable", "rejected"];
 export const nestedAccessRequestResponseAuthTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NestedAccessRequestResponse"]["AuthType"]> = ["authToken", "oauth2.0"];
 export const nestedAccessRequestResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NestedAccessRequestResponse"]["Status"]> = ["pending", "approved", "rejected"];
 export const oasWriteResponseDtoActionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OasWriteResponseDto"]["action"]> = ["added", "modified", "deleted"];
+export const portalErrorBodyStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PortalErrorBody"]["status"]> = ["error"];
 export const savedWebhookResponseDisabledReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SavedWebhookResponse"]["DisabledReason"]> = ["gone", "failing", "manual"];
 export const savedWebhookResponseEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SavedWebhookResponse"]["Events"]> = ["AccessRequestCreated", "AccessRequestApproved", "AccessRequestRejected", "ApplicationRegistered", "CredentialRegistered", "OrganisationRequestCreated", "OrganisationRequestApproved", "OrganisationRequestRejected", "OrganisationRegistered", "UserRegistered", "UserAccountActivated", "UserAccountDeactivated", "PasswordReset", "RegisterInvite", "WebhookDisabled", "DeliveryFailed", "WebhookEnabled"];
 export const savedWebhookResponseMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SavedWebhookResponse"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
@@ -4815,6 +6837,23 @@ export const updateWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<c
 export const updateWebhookDtoMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
 export const updateWebhookDtoSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["SignatureScheme"]> = ["v1", "v1a"];
 export const updateWebhookDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["Type"]> = ["http", "rabbitmq", "nats"];
+export const userResponseDtoUser_permissionsAnalyticsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["analytics"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsApi_assetsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["api_assets"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsApisValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["apis"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsCertsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["certs"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsHooksValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["hooks"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsIdmValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["idm"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsIsAdminValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["IsAdmin"]> = ["admin", "deny"];
+export const userResponseDtoUser_permissionsKeysValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["keys"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsLogValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["log"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsOauthValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["oauth"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsPoliciesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["policies"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsPortalValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["portal"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsResetPasswordValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["ResetPassword"]> = ["admin", "deny"];
+export const userResponseDtoUser_permissionsSystemValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["system"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsUser_groupsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["user_groups"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsUsersValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["users"]> = ["read", "write", "deny"];
+export const userResponseDtoUser_permissionsWebsocketsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["websockets"]> = ["read", "write", "deny"];
 export const webhookDisabledEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDisabledEvent"]["Event"]> = ["WebhookDisabled"];
 export const webhookDisabledMessageReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDisabledMessage"]["Reason"]> = ["gone", "failing", "manual"];
 export const webhookEnabledEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEnabledEvent"]["Event"]> = ["WebhookEnabled"];

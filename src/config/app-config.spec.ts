@@ -45,6 +45,7 @@ describe('loadConfig', () => {
     ['WEBHOOK_DISABLE_AFTER', '-5d'],
     ['WEBHOOK_DISABLE_AFTER', '10ms'],
     ['DASHBOARD_PAGE_SIZE', '0'],
+    ['DASHBOARD_PAGE_SIZE', '1001'],
     ['GATEWAY_SECRET', 'tiny'],
     ['REDIS_CLUSTER_NODES', 'localhost'],
     ['REDIS_CLUSTER_NODES', '127.0.0.1:70000'],
@@ -73,6 +74,13 @@ describe('loadConfig', () => {
       'WEBHOOK_RETRY_SCHEDULE: WEBHOOK_RETRY_SCHEDULE must not wait more than 2592000 seconds (30 days) before an attempt',
     );
     expect(reason({ WEBHOOK_RETRY_SCHEDULE: '0,2592000' })).toBe('started');
+  });
+
+  it('takes a DASHBOARD_PAGE_SIZE from 1 to 1000', () => {
+    for (const size of [1, 1000])
+      expect(
+        loadConfig({ ...secrets, DATA_DIR: dataDir(), DASHBOARD_PAGE_SIZE: String(size) }).dashboard.pageSize,
+      ).toBe(size);
   });
 
   it('names DATA_DIR when the generated secrets cannot be read or kept', () => {

@@ -9,7 +9,7 @@ import {
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
 import { PortalAuth } from '../common/auth';
-import { PortalErrorBody } from '../portal/portal-error.dto';
+import { PortalErrorBody } from '../common/errors/error-bodies';
 import { DeliveriesService } from './deliveries.service';
 import { WebhookStatsService } from './webhook-stats.service';
 import { StatsQuery, WebhookStatsResponse } from './dto/stats.dto';

@@ -14,7 +14,7 @@ import {
 } from '@nestjs/swagger';
 import { PortalAuth } from '../common/auth';
 import { PortalDeleteResponse } from '../portal/delete-response.dto';
-import { PortalErrorBody } from '../portal/portal-error.dto';
+import { PortalErrorBody } from '../common/errors/error-bodies';
 import { PortalPageQuery } from '../common/http/pagination';
 import { ApiEventCallbacks, WebhookTestEvent } from '../events/event-messages';
 import {

@@ -17,6 +17,11 @@ export const PERMISSION_AREAS = [
 ] as const;
 export type PermissionArea = (typeof PERMISSION_AREAS)[number];
 export type AccessLevel = 'read' | 'write';
+/** The levels an area of user_permissions takes. */
+export const AREA_LEVELS: readonly string[] = ['read', 'write', 'deny'];
+/** The administrative flags of user_permissions, and the levels they take instead of the areas'. */
+export const ADMIN_FLAGS: readonly string[] = ['IsAdmin', 'ResetPassword'];
+export const ADMIN_LEVELS: readonly string[] = ['admin', 'deny'];
 
 /** Write implies read; deny and absence grant nothing; IsAdmin "admin" grants everything. */
 export function hasPermission(

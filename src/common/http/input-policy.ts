@@ -203,6 +203,11 @@ function isValidJson(body: Buffer): boolean {
 
 const BODILESS_METHODS = new Set(['GET', 'HEAD']);
 
+/** Whether a request of `method` has its body read: no route of GET or HEAD takes one, so theirs never is. */
+export function readsBody(method: string): boolean {
+  return !BODILESS_METHODS.has(method.toUpperCase());
+}
+
 /**
  * One input policy for every route: before the body of a family's route is parsed, one that is not JSON in
  * UTF-8 (bodyEncodingViolation); after parsing and before any pipe, guard or handler sees the request, strings
@@ -217,7 +222,7 @@ export function registerInputPolicy(fastify: FastifyInstance): void {
     // the body of a GET or HEAD is never read (no route of these methods takes one), whatever its type or size
     const family = familyOf(request.url);
     const reason =
-      family === 'other' || BODILESS_METHODS.has(request.method)
+      family === 'other' || !readsBody(request.method)
         ? undefined
         : bodyEncodingViolation(request.headers, request.raw, family === 'gateway');
     if (reason) sendFamilyError(request, reply, new ValidationFailed([reason]));

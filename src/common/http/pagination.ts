@@ -4,6 +4,7 @@ import { ToPageNumber } from './page-number';
 
 /** Highest page number taken: beyond it a list is empty anyway, and offsets stay plain integers. */
 export const MAX_PORTAL_PAGE = 1_000_000;
+const MAX_PER_PAGE = 100;
 
 /** A whole number from 1 to `max` (once read by ToPageNumber): one reason, whatever was sent instead. */
 const WholeNumberUpTo = (max: number) =>
@@ -17,16 +18,16 @@ const WholeNumberUpTo = (max: number) =>
 
 /** Portal list paging: `page` 1-based, `per_page` default 20, at most 100; both in plain decimal digits. */
 export class PortalPageQuery {
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PORTAL_PAGE, default: 1 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PORTAL_PAGE, default: 1 })
   @IsOptional()
   @ToPageNumber()
   @WholeNumberUpTo(MAX_PORTAL_PAGE)
   page?: number;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: 20 })
   @IsOptional()
   @ToPageNumber()
-  @WholeNumberUpTo(100)
+  @WholeNumberUpTo(MAX_PER_PAGE)
   per_page?: number;
 }
 

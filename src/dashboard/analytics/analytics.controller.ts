@@ -11,9 +11,14 @@ import {
 import { Actor, DashboardActor, DashboardAuth } from '../../common/auth';
 import { PageQueryDto } from '../page-query.dto';
 import { ActivityParams, AnalyticsService } from './analytics.service';
+import { DAY_OR_MONTH, YEAR } from './date-range';
 import { AnalyticsPageDto } from './dto/analytics.dto';
 
-const DATE_SEGMENT = 'decimal, with or without leading zero';
+const DATE_SEGMENT = {
+  description: 'decimal, with or without leading zero',
+  schema: { type: 'string', pattern: DAY_OR_MONTH.source },
+};
+const YEAR_SEGMENT = { description: 'four digits', schema: { type: 'string', pattern: YEAR.source } };
 
 /** Request analytics of an OAuth client: Bearer access key, area `analytics`. */
 @ApiTags('dashboard: analytics')
@@ -31,12 +36,12 @@ export class AnalyticsController {
       'Analytics of an OAuth client from the start day 00:00 UTC to the end of the end day, one row per API path, 10 rows a page',
   })
   @ApiParam({ name: 'oauthId', description: 'OAuthClientID' })
-  @ApiParam({ name: 'startDay', description: DATE_SEGMENT })
-  @ApiParam({ name: 'startMonth', description: DATE_SEGMENT })
-  @ApiParam({ name: 'startYear', description: 'four digits' })
-  @ApiParam({ name: 'endDay', description: DATE_SEGMENT })
-  @ApiParam({ name: 'endMonth', description: DATE_SEGMENT })
-  @ApiParam({ name: 'endYear', description: 'four digits' })
+  @ApiParam({ name: 'startDay', ...DATE_SEGMENT })
+  @ApiParam({ name: 'startMonth', ...DATE_SEGMENT })
+  @ApiParam({ name: 'startYear', ...YEAR_SEGMENT })
+  @ApiParam({ name: 'endDay', ...DATE_SEGMENT })
+  @ApiParam({ name: 'endMonth', ...DATE_SEGMENT })
+  @ApiParam({ name: 'endYear', ...YEAR_SEGMENT })
   @ApiOkResponse({ type: AnalyticsPageDto })
   @ApiBadRequestResponse({ description: 'an impossible date, a start after the end, or p that is not a page number' })
   byOAuthClient(@Actor() actor: DashboardActor, @Param() params: ActivityParams, @Query() query: PageQueryDto) {

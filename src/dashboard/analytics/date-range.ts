@@ -1,8 +1,12 @@
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** How a day or a month is written in a path (with or without leading zero), and a year. */
+export const DAY_OR_MONTH = /^\d{1,2}$/;
+export const YEAR = /^\d{4}$/;
+
 /** A calendar day from path segments (decimal, with or without leading zero); undefined when impossible. */
 export function parseDay(day: string, month: string, year: string): Date | undefined {
-  if (!/^\d{1,2}$/.test(day) || !/^\d{1,2}$/.test(month) || !/^\d{4}$/.test(year)) return undefined;
+  if (!DAY_OR_MONTH.test(day) || !DAY_OR_MONTH.test(month) || !YEAR.test(year)) return undefined;
   const d = Number(day);
   const m = Number(month);
   const y = Number(year);

@@ -1,13 +1,8 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
-import { PERMISSION_AREAS } from '../../common/auth';
+import { ADMIN_FLAGS, ADMIN_LEVELS, AREA_LEVELS, PERMISSION_AREAS } from '../../common/auth';
 import { printableTextMessage, printableTextRefusal } from '../../common/http/required-text.decorator';
 import { CreateUserDto } from './dto/create-user.dto';
-
-const AREA_LEVELS = ['read', 'write', 'deny'];
-/** Flags of the administrative permissions: `admin` or `deny`, unlike the areas' read/write/deny. */
-const ADMIN_FLAGS = ['IsAdmin', 'ResetPassword'];
-const ADMIN_LEVELS = ['admin', 'deny'];
 
 export const ADMIN_DEFAULT_PERMISSIONS = { IsAdmin: 'admin', ResetPassword: 'admin' };
 

@@ -23,11 +23,16 @@ import {
 import { UsersService } from './users.service';
 
 const USER_ID = { name: 'id', description: 'user id (24 hex)' };
+const NO_PERMISSION = '`access denied: You do not have permission to access <path>`';
+/** The other 403 of the writes: a caller without IsAdmin acts only on permissions it holds itself. */
+const BEYOND_CALLER = (whose: string) =>
+  `${NO_PERMISSION}; or \`access denied: You cannot grant or remove permissions you do not hold (<areas>)\`: ` +
+  `the caller is not IsAdmin, and ${whose} an area at a level above the caller's own, or IsAdmin or ResetPassword \`admin\``;
 
 /** Dashboard users: Authorization: Bearer <access key>, area `users`. */
 @ApiTags('dashboard: users')
 @ApiUnauthorizedResponse({ description: 'missing, wrong or inactive access key' })
-@ApiForbiddenResponse({ description: '`access denied: You do not have permission to access <path>`' })
+@ApiForbiddenResponse({ description: NO_PERMISSION })
 @Controller('api/users')
 export class UsersController {
   constructor(private readonly service: UsersService) {}
@@ -42,6 +47,9 @@ export class UsersController {
   @ApiBody({ type: CreateUserDto })
   @ApiOkResponse({ type: CreateUserResponseDto })
   @ApiBadRequestResponse({ description: '`User object validation failed. <reasons>`' })
+  @ApiForbiddenResponse({
+    description: BEYOND_CALLER('the new user would hold'),
+  })
   @ApiConflictResponse({ description: 'User email already exists for this org.' })
   create(@Actor() actor: DashboardActor, @Body() body: unknown) {
     // validated in the service: its failures read `User object validation failed. ...`, listing every reason
@@ -71,6 +79,7 @@ export class UsersController {
   @DashboardAuth('users', 'write')
   @ApiParam(USER_ID)
   @ApiOkResponse({ type: DeleteUserResponseDto })
+  @ApiForbiddenResponse({ description: BEYOND_CALLER('the user holds') })
   @ApiNotFoundResponse({ description: 'User not found (also for a user of another organisation)' })
   remove(@Actor() actor: DashboardActor, @Param('id') id: string) {
     return this.service.remove(actor, id);

@@ -10,7 +10,18 @@ import {
 } from '@nestjs/swagger';
 import { GatewayAuth } from '../../common/auth';
 import { AnalyticsIngestService } from './analytics-ingest.service';
-import { MAX_LATENCY_MS } from './analytics-record';
+import { MAX_LATENCY_MS, MAX_STATUS, MIN_STATUS, STRING_FIELDS } from './analytics-record';
+
+/** A text field as parseAnalyticsBatch takes it: required ones not empty, each at most its length; null is absent. */
+const TextField = (name: (typeof STRING_FIELDS)[number]['name'], extra: { example?: string } = {}) => {
+  const field = STRING_FIELDS.find((f) => f.name === name)!;
+  return ApiProperty({
+    required: field.required,
+    ...(field.required ? { minLength: 1 } : { nullable: true }),
+    maxLength: field.max,
+    ...extra,
+  });
+};
 
 class AnalyticsIngestRecordDto {
   @ApiProperty({
@@ -18,25 +29,25 @@ class AnalyticsIngestRecordDto {
     description: 'RFC 3339 with seconds and an offset; in UTC from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z',
   })
   timestamp: string;
-  @ApiProperty({ required: false }) org_id?: string;
-  @ApiProperty() api_id: string;
-  @ApiProperty({ required: false }) api_name?: string;
-  @ApiProperty({ example: '/pets/{id}' }) path: string;
-  @ApiProperty({ required: false, example: 'GET' }) method?: string;
-  @ApiProperty({ minimum: 100, maximum: 599 }) code: number;
+  @TextField('org_id') org_id?: string;
+  @TextField('api_id') api_id: string;
+  @TextField('api_name') api_name?: string;
+  @TextField('path', { example: '/pets/{id}' }) path: string;
+  @TextField('method', { example: 'GET' }) method?: string;
+  @ApiProperty({ type: 'integer', minimum: MIN_STATUS, maximum: MAX_STATUS }) code: number;
   @ApiProperty({ description: 'ms', minimum: 0, maximum: MAX_LATENCY_MS }) latency: number;
   @ApiProperty({ description: 'ms', minimum: 0, maximum: MAX_LATENCY_MS }) upstream_latency: number;
   @ApiProperty({ description: 'ms', minimum: 0, maximum: MAX_LATENCY_MS }) request_time: number;
-  @ApiProperty({ required: false }) oauth_id?: string;
-  @ApiProperty({ required: false }) key?: string;
-  @ApiProperty({ required: false }) alias?: string;
-  @ApiProperty({ required: false }) url?: string;
-  @ApiProperty({ required: false, example: 'GB' }) iso_country?: string;
+  @TextField('oauth_id') oauth_id?: string;
+  @TextField('key') key?: string;
+  @TextField('alias') alias?: string;
+  @TextField('url') url?: string;
+  @TextField('iso_country', { example: 'GB' }) iso_country?: string;
 }
 
 class IngestResponseDto {
   @ApiProperty({ example: 'ok' }) status: string;
-  @ApiProperty({ description: 'records taken' }) ingested: number;
+  @ApiProperty({ type: 'integer', description: 'records taken' }) ingested: number;
 }
 
 /**

@@ -23,7 +23,8 @@ export interface AnalyticsRecord {
 export const MAX_REPORTED_ERRORS = 20;
 
 type Field = { name: keyof AnalyticsRecord; required: boolean; max: number };
-const STRING_FIELDS: Field[] = [
+/** The text fields of a record: whether each is required (and then not empty), and its most characters. */
+export const STRING_FIELDS: Field[] = [
   { name: 'org_id', required: false, max: 128 },
   { name: 'api_id', required: true, max: 128 },
   { name: 'api_name', required: false, max: 512 },
@@ -36,6 +37,9 @@ const STRING_FIELDS: Field[] = [
   { name: 'iso_country', required: false, max: 8 },
 ];
 const NUMBER_FIELDS = ['latency', 'upstream_latency', 'request_time'] as const;
+/** The HTTP statuses a record's code may be. */
+export const MIN_STATUS = 100;
+export const MAX_STATUS = 599;
 
 /** The fields keying the hourly rollup, and the most UTF-8 bytes they take together (ASCII at every limit fits). */
 const KEY_FIELDS = ['oauth_id', 'org_id', 'api_id', 'path'] as const;
@@ -103,9 +107,9 @@ export function parseAnalyticsBatch(body: unknown): { records: AnalyticsRecord[]
       );
     }
 
-    if (typeof r.code !== 'number' || !Number.isInteger(r.code) || r.code < 100 || r.code > 599) {
+    if (typeof r.code !== 'number' || !Number.isInteger(r.code) || r.code < MIN_STATUS || r.code > MAX_STATUS) {
       ok = false;
-      fail(`${at}: code must be an integer HTTP status between 100 and 599`);
+      fail(`${at}: code must be an integer HTTP status between ${MIN_STATUS} and ${MAX_STATUS}`);
     } else out.code = r.code;
 
     for (const name of NUMBER_FIELDS) {

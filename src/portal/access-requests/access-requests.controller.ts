@@ -13,7 +13,7 @@ import {
 } from '@nestjs/swagger';
 import { PortalAuth } from '../../common/auth';
 import { PortalDeleteResponse } from '../delete-response.dto';
-import { PortalErrorBody } from '../portal-error.dto';
+import { PortalErrorBody } from '../../common/errors/error-bodies';
 import { PortalIdPipe } from '../portal-id.pipe';
 import { AccessRequestError } from './access-requests.errors';
 import { AccessRequestsService } from './access-requests.service';

@@ -29,22 +29,22 @@ export class DeliveryResponse {
   @ApiProperty({ format: 'uuid' }) EventID: string;
   @ApiProperty({ example: 'AccessRequestApproved' }) Event: string;
   @ApiProperty({ enum: DELIVERY_STATUSES }) Status: string;
-  @ApiProperty() AttemptCount: number;
+  @ApiProperty({ type: 'integer' }) AttemptCount: number;
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) NextAttemptAt: string | null;
   @ApiProperty({ format: 'date-time' }) CreatedAt: string;
   @ApiProperty({ format: 'date-time' }) UpdatedAt: string;
 }
 
 export class AttemptResponse {
-  @ApiProperty() Number: number;
+  @ApiProperty({ type: 'integer' }) Number: number;
   @ApiProperty({ format: 'date-time' }) StartedAt: string;
   @ApiProperty({
-    type: Number,
+    type: 'integer',
     nullable: true,
     description: 'the HTTP status of the answer; null without one (no answer, or a broker destination)',
   })
   StatusCode: number | null;
-  @ApiProperty() DurationMs: number;
+  @ApiProperty({ type: 'integer' }) DurationMs: number;
   @ApiProperty({
     type: String,
     nullable: true,
@@ -66,5 +66,5 @@ export class DeliveryWithAttemptsResponse extends DeliveryResponse {
 }
 
 export class RecoverResponse {
-  @ApiProperty({ description: 'failed deliveries queued again' }) Requeued: number;
+  @ApiProperty({ type: 'integer', description: 'failed deliveries queued again' }) Requeued: number;
 }

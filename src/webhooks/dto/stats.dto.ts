@@ -16,7 +16,7 @@ export class StatsQuery {
 
 export class LastFailureResponse {
   @ApiProperty({ format: 'date-time' }) At: string;
-  @ApiProperty({ type: Number, nullable: true, description: 'null when there was no HTTP answer' }) StatusCode:
+  @ApiProperty({ type: 'integer', nullable: true, description: 'null when there was no HTTP answer' }) StatusCode:
     number | null;
   @ApiProperty({ enum: ATTEMPT_ERRORS }) Error: string;
   @ApiProperty({ description: "first 4 KiB of the response body, or a broker's reason" }) ResponseBody: string;
@@ -26,10 +26,15 @@ export class WebhookStatsResponse {
   @ApiProperty({ format: 'uuid' }) WebhookID: string;
   @ApiProperty({ format: 'date-time', description: 'start of the window' }) Since: string;
   @ApiProperty({ format: 'date-time', description: 'end of the window: the time of the answer' }) Until: string;
-  @ApiProperty({ description: 'deliveries created in the window that were delivered' }) Delivered: number;
-  @ApiProperty({ description: 'deliveries created in the window that failed for good' }) Failed: number;
-  @ApiProperty({ description: 'deliveries created in the window not attempted yet' }) Pending: number;
-  @ApiProperty({ description: 'deliveries created in the window waiting for a retry after a failed attempt' })
+  @ApiProperty({ type: 'integer', description: 'deliveries created in the window that were delivered' })
+  Delivered: number;
+  @ApiProperty({ type: 'integer', description: 'deliveries created in the window that failed for good' })
+  Failed: number;
+  @ApiProperty({ type: 'integer', description: 'deliveries created in the window not attempted yet' }) Pending: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'deliveries created in the window waiting for a retry after a failed attempt',
+  })
   Retrying: number;
   @ApiProperty({
     type: Number,
@@ -37,17 +42,17 @@ export class WebhookStatsResponse {
     description: 'Delivered / (Delivered + Failed), 0 to 1; null when none has finished',
   })
   SuccessRate: number | null;
-  @ApiProperty({ description: 'attempts started in the window' }) Attempts: number;
+  @ApiProperty({ type: 'integer', description: 'attempts started in the window' }) Attempts: number;
   @ApiProperty({
-    type: Number,
+    type: 'integer',
     nullable: true,
-    description: 'median attempt duration in the window (ms); null without attempts',
+    description: 'median attempt duration in the window (ms, rounded); null without attempts',
   })
   LatencyP50Ms: number | null;
   @ApiProperty({
-    type: Number,
+    type: 'integer',
     nullable: true,
-    description: '95th percentile attempt duration in the window (ms); null without attempts',
+    description: '95th percentile attempt duration in the window (ms, rounded); null without attempts',
   })
   LatencyP95Ms: number | null;
   @ApiProperty({

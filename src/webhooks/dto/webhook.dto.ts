@@ -78,11 +78,16 @@ function DestinationUrl(defaultType: DestinationType | null): PropertyDecorator 
   });
 }
 
+/** A destination's Options: at most this many, each a string of at most MAX_OPTION_LENGTH characters. */
+const MAX_OPTIONS = 8;
+const MAX_OPTION_LENGTH = 1024;
+
 function OptionsField(): PropertyDecorator {
   return applyDecorators(
     ApiPropertyOptional({
       type: 'object',
-      additionalProperties: { type: 'string' },
+      maxProperties: MAX_OPTIONS,
+      additionalProperties: { type: 'string', maxLength: MAX_OPTION_LENGTH },
       description: OPTIONS_DESCRIPTION,
       example: { Exchange: 'portal', RoutingKey: 'access.approved' },
     }),
@@ -97,9 +102,10 @@ function OptionsField(): PropertyDecorator {
           typeof value === 'object' &&
           value !== null &&
           !Array.isArray(value) &&
-          Object.keys(value).length <= 8 &&
-          Object.values(value).every((v) => typeof v === 'string' && v.length <= 1024),
-        defaultMessage: () => 'Options must be an object of at most 8 string values, e.g. {"Subject": "portal.events"}',
+          Object.keys(value).length <= MAX_OPTIONS &&
+          Object.values(value).every((v) => typeof v === 'string' && v.length <= MAX_OPTION_LENGTH),
+        defaultMessage: () =>
+          `Options must be an object of at most ${MAX_OPTIONS} string values, e.g. {"Subject": "portal.events"}`,
       },
     }),
   );
@@ -439,7 +445,7 @@ export class WebhookResponse {
   @ApiProperty() Name: string;
   @ApiProperty() URL: string;
   @ApiProperty({ enum: WEBHOOK_METHODS }) Method: string;
-  @ApiProperty({ description: 'seconds' }) Timeout: number;
+  @ApiProperty({ type: 'integer', description: 'seconds' }) Timeout: number;
   @ApiProperty({ type: [WebhookHeaderResponse] }) Headers: WebhookHeaderResponse[];
   @ApiProperty({ enum: WEBHOOK_EVENTS, isArray: true }) Events: string[];
   @ApiProperty() Active: boolean;
@@ -456,7 +462,7 @@ export class WebhookResponse {
   DisabledReason: string | null;
   @ApiProperty({ type: String, nullable: true, format: 'date-time', description: 'RFC 3339; null when active' })
   DisabledAt: string | null;
-  @ApiProperty({ type: Number, nullable: true, description: 'deliveries per second at most; null: no limit' })
+  @ApiProperty({ type: 'integer', nullable: true, description: 'deliveries per second at most; null: no limit' })
   RateLimit: number | null;
   @ApiProperty({ description: 'deliveries are sent one at a time in event order' }) Ordered: boolean;
   @ApiPropertyOptional({ enum: DESTINATION_TYPES, description: `${TYPE_DESCRIPTION}. Absent: http` })

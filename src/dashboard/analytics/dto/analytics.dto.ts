@@ -1,11 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
 
 class AnalyticsIdDto {
-  @ApiProperty({ description: '0 in per-path rows' }) day: number;
-  @ApiProperty({ description: '0 in per-path rows' }) month: number;
-  @ApiProperty({ description: '0 in per-path rows' }) year: number;
-  @ApiProperty({ description: '0 in per-path rows' }) hour: number;
-  @ApiProperty({ description: '0 in per-path rows' }) code: number;
+  @ApiProperty({ type: 'integer', description: '0 in per-path rows' }) day: number;
+  @ApiProperty({ type: 'integer', description: '0 in per-path rows' }) month: number;
+  @ApiProperty({ type: 'integer', description: '0 in per-path rows' }) year: number;
+  @ApiProperty({ type: 'integer', description: '0 in per-path rows' }) hour: number;
+  @ApiProperty({ type: 'integer', description: '0 in per-path rows' }) code: number;
   @ApiProperty() api_id: string;
   @ApiProperty() api_name: string;
   @ApiProperty() path: string;
@@ -18,9 +18,9 @@ class AnalyticsIdDto {
 /** Analytics record: one row per (api_id, path); latencies in ms. */
 export class AnalyticsRecordDto {
   @ApiProperty({ type: AnalyticsIdDto }) id: AnalyticsIdDto;
-  @ApiProperty() hits: number;
-  @ApiProperty({ description: 'hits with a status code below 400' }) success: number;
-  @ApiProperty({ description: 'hits with a status code of 400 or more' }) error: number;
+  @ApiProperty({ type: 'integer' }) hits: number;
+  @ApiProperty({ type: 'integer', description: 'hits with a status code below 400' }) success: number;
+  @ApiProperty({ type: 'integer', description: 'hits with a status code of 400 or more' }) error: number;
   @ApiProperty({ format: 'date-time' }) last_hit: string;
   @ApiProperty({ description: 'average' }) latency: number;
   @ApiProperty() max_latency: number;
@@ -35,5 +35,5 @@ export class AnalyticsRecordDto {
 
 export class AnalyticsPageDto {
   @ApiProperty({ type: AnalyticsRecordDto, isArray: true }) data: AnalyticsRecordDto[];
-  @ApiProperty({ description: 'ceil(rows / 10); 0 when there are none' }) pages: number;
+  @ApiProperty({ type: 'integer', description: 'ceil(rows / 10); 0 when there are none' }) pages: number;
 }

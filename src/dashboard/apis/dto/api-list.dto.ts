@@ -42,5 +42,5 @@ export class ApiListEntryDto {
 
 export class ApiListResponseDto {
   @ApiProperty({ type: ApiListEntryDto, isArray: true }) apis: ApiListEntryDto[];
-  @ApiProperty({ description: 'ceil(total / page size); 0 when nothing matches' }) pages: number;
+  @ApiProperty({ type: 'integer', description: 'ceil(total / page size); 0 when nothing matches' }) pages: number;
 }

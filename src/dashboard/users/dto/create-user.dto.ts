@@ -12,6 +12,23 @@ import {
   Min,
   MinLength,
 } from 'class-validator';
+import { ADMIN_FLAGS, ADMIN_LEVELS, AREA_LEVELS, PERMISSION_AREAS } from '../../../common/auth/permissions';
+
+/**
+ * user_permissions as the service takes it: each named area at read, write or deny, the administrative flags at their
+ * own levels, and nothing else.
+ */
+export const USER_PERMISSIONS_SCHEMA = {
+  type: 'object' as const,
+  properties: Object.fromEntries([
+    ...PERMISSION_AREAS.map((area) => [area, { type: 'string', enum: [...AREA_LEVELS] }]),
+    ...ADMIN_FLAGS.map((flag) => [flag, { type: 'string', enum: [...ADMIN_LEVELS] }]),
+  ]),
+  additionalProperties: false,
+  description:
+    'each named area at read, write (which implies read) or deny (as is absence); IsAdmin and ResetPassword at admin ' +
+    "or deny, IsAdmin admin granting every area in the user's organisation (with an empty org_id, in every one)",
+};
 
 const PERMISSIONS_EXAMPLE = { apis: 'read', analytics: 'read', users: 'write' };
 
@@ -43,10 +60,8 @@ export class CreateUserDto {
   last_name: string;
 
   @ApiPropertyOptional({
-    description:
-      'area (analytics, api_assets, apis, certs, hooks, idm, keys, log, oauth, policies, portal, system, user_groups, users, websockets) → read | write | deny; IsAdmin and ResetPassword take "admin". Required on POST /api/users.',
-    type: 'object',
-    additionalProperties: { type: 'string', enum: ['read', 'write', 'deny', 'admin'] },
+    ...USER_PERMISSIONS_SCHEMA,
+    description: `${USER_PERMISSIONS_SCHEMA.description}. Required on POST /api/users; an empty object grants nothing.`,
     example: PERMISSIONS_EXAMPLE,
   })
   @IsOptional()

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { USER_PERMISSIONS_SCHEMA } from './create-user.dto';
 
 /** A dashboard user as returned. Never carries the password or its hash. */
 export class UserResponseDto {
@@ -6,7 +7,7 @@ export class UserResponseDto {
   @ApiProperty() email_address: string;
   @ApiProperty() first_name: string;
   @ApiProperty() last_name: string;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) user_permissions: Record<string, string>;
+  @ApiProperty(USER_PERMISSIONS_SCHEMA) user_permissions: Record<string, string>;
   @ApiProperty({ description: 'shown to the user itself and to IsAdmin callers; empty otherwise' }) access_key: string;
   @ApiProperty() active: boolean;
   @ApiProperty({ type: 'object', additionalProperties: true }) api_model: Record<string, unknown>;
@@ -14,7 +15,7 @@ export class UserResponseDto {
   @ApiProperty() group_id: string;
   @ApiProperty({ format: 'date-time', description: '0001-01-01T00:00:00Z when never' }) last_login_date: string;
   @ApiProperty() org_id: string;
-  @ApiProperty() password_max_days: number;
+  @ApiProperty({ type: 'integer' }) password_max_days: number;
   @ApiProperty({ format: 'date-time', description: '0001-01-01T00:00:00Z when never' }) password_updated: string;
 }
 
@@ -36,7 +37,7 @@ export class CreateUserResponseDto {
 
 export class UserListResponseDto {
   @ApiProperty({ type: UserResponseDto, isArray: true }) users: UserResponseDto[];
-  @ApiProperty({ description: 'ceil(total / page size); 0 when there are none' }) pages: number;
+  @ApiProperty({ type: 'integer', description: 'ceil(total / page size); 0 when there are none' }) pages: number;
 }
 
 export class DeleteUserResponseDto {

@@ -1,0 +1,77 @@
+import { maxHeaderSize } from 'node:http';
+import type { Type } from '@nestjs/common';
+import { getSchemaPath, OpenAPIObject } from '@nestjs/swagger';
+import type { ResponseObject } from '@nestjs/swagger';
+import { GATEWAY_AUTH_MESSAGE } from '../auth/auth.guard';
+import { MAX_INPUT_DEPTH, readsBody } from '../http/input-policy';
+import { DashboardErrorBody, GatewayErrorBody, PortalErrorBody } from './error-bodies';
+import { Family, familyOf, validationStatus } from './families';
+import { MAX_PARAM_LENGTH } from './framework-errors';
+
+/** The schemas of the families' error bodies, to be given to the document as extra models. */
+export const ERROR_BODIES = [GatewayErrorBody, DashboardErrorBody, PortalErrorBody];
+
+type RouteFamily = Exclude<Family, 'other'>;
+
+/** Each family's error body, and the status and reason of a missing or wrong credential (checked before anything). */
+const FAMILIES: Record<RouteFamily, { body: Type; credential: [number, string] }> = {
+  gateway: {
+    body: GatewayErrorBody,
+    credential: [403, `\`${GATEWAY_AUTH_MESSAGE}\`: X-Gateway-Authorization is missing or wrong`],
+  },
+  dashboard: { body: DashboardErrorBody, credential: [401, 'missing, wrong or inactive access key'] },
+  admin: { body: DashboardErrorBody, credential: [401, 'missing or wrong Admin-Auth'] },
+  portal: { body: PortalErrorBody, credential: [401, 'missing or wrong portal API token'] },
+};
+
+const INVALID_INPUT =
+  'invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a ' +
+  'query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates)';
+const INVALID_BODY = `a body that is not JSON in UTF-8, is nested deeper than ${MAX_INPUT_DEPTH} levels, or that the route refuses`;
+/** What the router and the HTTP parser refuse before any route is chosen: 400 in every family. */
+const MALFORMED = 'a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP';
+
+/** `1 MiB`, `16 KiB` or a number of bytes. */
+function size(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+/**
+ * Documents, on every operation of the four route families, what any of their routes can answer besides its own
+ * errors: the credential failure, the validation status, 400 for a malformed request (the router and the HTTP parser
+ * refuse it before any family's rules apply, so also on the portal, whose validation status is 422), 413 for a body
+ * over `bodyLimit(path)` (where a body is read at all), 414 for an over-long path segment (where the path has a
+ * parameter; elsewhere it names no route: 404), 431 for oversized headers and 500. Every error answer of these
+ * operations then names its family's error body, the one the families' filter renders. Descriptions the controllers
+ * gave are kept.
+ */
+export function documentErrorResponses(document: OpenAPIObject, bodyLimit: (path: string) => number): void {
+  for (const [path, item] of Object.entries(document.paths)) {
+    const family = familyOf(path);
+    if (family === 'other') continue;
+    const { body, credential } = FAMILIES[family];
+    for (const [method, operation] of Object.entries(item)) {
+      if (!operation || typeof operation !== 'object' || !('responses' in operation)) continue;
+      const responses = operation.responses as Record<string, ResponseObject>;
+      const add = (status: number, description: string) => {
+        if (!responses[status]?.description) responses[status] = { ...responses[status], description };
+      };
+      const takesBody = readsBody(method);
+      add(...credential);
+      const invalid = takesBody ? `${INVALID_INPUT}; or ${INVALID_BODY}` : INVALID_INPUT;
+      if (validationStatus(family) === 400) add(400, `${invalid}; or ${MALFORMED}`);
+      else add(validationStatus(family), invalid);
+      add(400, MALFORMED);
+      if (takesBody) add(413, `the body is over ${size(bodyLimit(path))}`);
+      if (path.includes('{')) add(414, `a path segment is longer than ${MAX_PARAM_LENGTH} characters`);
+      add(431, `the request line and headers are over ${size(maxHeaderSize)}`);
+      add(500, 'an unexpected error: `Internal server error`, the details are logged only');
+      for (const [status, response] of Object.entries(responses)) {
+        if (/^[45]\d\d$/.test(status))
+          response.content = { 'application/json': { schema: { $ref: getSchemaPath(body) } } };
+      }
+    }
+  }
+}
