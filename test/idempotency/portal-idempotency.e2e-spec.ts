@@ -254,7 +254,7 @@ describe('idempotent retries on the portal', () => {
     const k = idempotencyKey();
     const invalid = await t.portal.post('/portal-api/apps', { Description: 'no name' }, withKey(k));
     expect(invalid.status).toBe(422);
-    expect(invalid.body.errors).toContain('Name should not be empty');
+    expect(invalid.body.errors).toEqual(['Name is required']);
     const fixed = await t.portal.post('/portal-api/apps', { Name: `Fixed ${k}` }, withKey(k));
     expect(fixed.status).toBe(200);
     expect(fixed.headers['idempotent-replayed']).toBeUndefined();
