@@ -337,13 +337,9 @@ describe('gateway: OAS API definitions', () => {
 
   describe('validation off the request thread', () => {
     /** 1.8 KB whose $refs double at each of 40 levels: dereferenced, far beyond any machine. */
-    const refBomb = () => {
+    /** A document with `schemas`, one operation answering the schema `root`. */
+    const withSchemas = (schemas: Record<string, unknown>, root: string) => {
       const doc = oasDoc();
-      const schemas: Record<string, unknown> = { s40: { type: 'string' } };
-      for (let i = 0; i < 40; i++) {
-        const next = { $ref: `#/components/schemas/s${i + 1}` };
-        schemas[`s${i}`] = { type: 'object', properties: { a: next, b: next } };
-      }
       doc.components = { schemas };
       doc.paths = {
         '/x': {
@@ -351,13 +347,21 @@ describe('gateway: OAS API definitions', () => {
             responses: {
               200: {
                 description: 'x',
-                content: { 'application/json': { schema: { $ref: '#/components/schemas/s0' } } },
+                content: { 'application/json': { schema: { $ref: `#/components/schemas/${root}` } } },
               },
             },
           },
         },
       };
       return doc;
+    };
+    const refBomb = () => {
+      const schemas: Record<string, unknown> = { s40: { type: 'string' } };
+      for (let i = 0; i < 40; i++) {
+        const next = { $ref: `#/components/schemas/s${i + 1}` };
+        schemas[`s${i}`] = { type: 'object', properties: { a: next, b: next } };
+      }
+      return withSchemas(schemas, 's0');
     };
 
     it('refuses a document whose $refs expand without end, and answers other requests meanwhile', async () => {
@@ -380,26 +384,12 @@ describe('gateway: OAS API definitions', () => {
 
     /** 30 schemas, each $ref-ing the one before three times: the parser gives up dereferencing it after its 5 s. */
     const slowDoc = () => {
-      const doc = oasDoc();
       const schemas: Record<string, unknown> = { s0: { type: 'string' } };
       for (let i = 1; i <= 30; i++) {
         const prev = { $ref: `#/components/schemas/s${i - 1}` };
         schemas[`s${i}`] = { type: 'object', properties: { a: prev, b: prev, c: prev } };
       }
-      doc.components = { schemas };
-      doc.paths = {
-        '/x': {
-          get: {
-            responses: {
-              200: {
-                description: 'x',
-                content: { 'application/json': { schema: { $ref: '#/components/schemas/s30' } } },
-              },
-            },
-          },
-        },
-      };
-      return doc;
+      return withSchemas(schemas, 's30');
     };
     const petstore = () => JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', 'petstore.json'), 'utf8'));
     const BUSY = {

@@ -5,9 +5,10 @@ import { parse } from 'regjsparser';
 export const MAX_REGEX_LENGTH = 256;
 
 /**
- * A filter's regular expression, rewritten into the subset that JavaScript and PostgreSQL's `like_regex`
- * read alike: `pattern` is the same text for both, used with the JavaScript flags `su` (plus `i`) and the
- * jsonpath flags `s` (plus `i`), so `.` and `[^x]` match a newline in both and `^`/`$` anchor the whole string.
+ * A filter's regular expression, rewritten into the subset that JavaScript (which checks its syntax), RE2 (which
+ * the service matches with) and PostgreSQL's `like_regex` read alike: `pattern` is the same text for all, used
+ * with RE2's DOTALL (plus case-insensitive) and the jsonpath flags `s` (plus `i`), so `.` and `[^x]` match a
+ * newline in both and `^`/`$` anchor the whole string.
  */
 export interface PortableRegex {
   pattern: string;
