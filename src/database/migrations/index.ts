@@ -14,6 +14,7 @@ import { WebhookDestinationsAndFilters1763801800000 } from './1763801800000-webh
 import { AccessRequestsUpdatedInPlace1763801900000 } from './1763801900000-access-requests-updated-in-place';
 import { CredentialsKeyedByRequest1763802000000 } from './1763802000000-credentials-keyed-by-request';
 import { DeliveryClaimsHeapOnly1763802100000 } from './1763802100000-delivery-claims-heap-only';
+import { ReprojectRefSecuritySchemes1763802200000 } from './1763802200000-reproject-ref-security-schemes';
 
 /** Every migration, in order. Add new ones at the end (raw SQL up/down). */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   AccessRequestsUpdatedInPlace1763801900000,
   CredentialsKeyedByRequest1763802000000,
   DeliveryClaimsHeapOnly1763802100000,
+  ReprojectRefSecuritySchemes1763802200000,
 ];
