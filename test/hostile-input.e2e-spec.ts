@@ -266,13 +266,13 @@ describe('hostile input on every route of /docs-json', () => {
     known.id = [String(app.ID), String(ar.ID), hook.ID, admin.id];
     known.headerId = [header.ID];
     known.apiID = [apiId];
-    known.oauthId = ['client-1'];
+    known.OAuthClientID = ['client-1'];
     known.startDay = ['1'];
     known.startMonth = ['3'];
     known.startYear = ['2024'];
-    known.endDay = ['31'];
-    known.endMonth = ['3'];
-    known.endYear = ['2024'];
+    known.EndDay = ['31'];
+    known.EndMonth = ['3'];
+    known.EndYear = ['2024'];
     known['*'] = [...known.id, header.ID, apiId, '1'];
     goodBodies['POST /portal-api/apps'] = [
       { Name: 'A', Description: 'd', RedirectURLs: 'https://a.example/cb', UserID: 1, Visibility: 'team' },

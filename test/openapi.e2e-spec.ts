@@ -317,7 +317,7 @@ describe('the OpenAPI document (/docs-json)', () => {
     const records = [1, 2].map((latency) => ({ ...hit, timestamp: '2024-03-01T10:15:00Z', latency }));
     check('post', '/gateway/analytics', await t.http.post('/gateway/analytics', records, GATEWAY));
     const activity =
-      '/api/activity/oauthid/{oauthId}/{startDay}/{startMonth}/{startYear}/{endDay}/{endMonth}/{endYear}';
+      '/api/activity/oauthid/{OAuthClientID}/{startDay}/{startMonth}/{startYear}/{EndDay}/{EndMonth}/{EndYear}';
     const rows = check('get', activity, await dashboard.get('/api/activity/oauthid/client-1/1/3/2024/31/3/2024'));
     expect(rows.data).toEqual([expect.objectContaining({ hits: 2, latency: 1.5 })]);
 
@@ -415,7 +415,8 @@ describe('the OpenAPI document (/docs-json)', () => {
 
   it('states the date segments of the analytics route as the route reads them', async () => {
     const admin = await seedUser(t, { org: '' });
-    const path = '/api/activity/oauthid/{oauthId}/{startDay}/{startMonth}/{startYear}/{endDay}/{endMonth}/{endYear}';
+    const path =
+      '/api/activity/oauthid/{OAuthClientID}/{startDay}/{startMonth}/{startYear}/{EndDay}/{EndMonth}/{EndYear}';
     const parameters = doc.paths[path].get.parameters ?? [];
     const pattern = (name: string) => new RegExp(parameters.find((p) => p.name === name)!.schema.pattern);
     const wrong: string[] = [];
@@ -428,7 +429,7 @@ describe('the OpenAPI document (/docs-json)', () => {
       ['1', '02024'],
     ]) {
       const res = await admin.http.get(`/api/activity/oauthid/c/${day}/3/${year}/${day}/3/${year}`);
-      const documented = pattern('startDay').test(day) && pattern('endYear').test(year);
+      const documented = pattern('startDay').test(day) && pattern('EndYear').test(year);
       if ((res.status === 200) !== documented) wrong.push(`${day}/3/${year}: ${res.status}, documented ${documented}`);
     }
     expect(wrong).toEqual([]);

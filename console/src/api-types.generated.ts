@@ -22,7 +22,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/activity/oauthid/{oauthId}/{startDay}/{startMonth}/{startYear}/{endDay}/{endMonth}/{endYear}": {
+    "/api/activity/oauthid/{OAuthClientID}/{startDay}/{startMonth}/{startYear}/{EndDay}/{EndMonth}/{EndYear}": {
         parameters: {
             query?: never;
             header?: never;
@@ -2222,13 +2222,13 @@ export interface operations {
             header?: never;
             path: {
                 /** @description decimal, with or without leading zero */
-                endDay: string;
+                EndDay: string;
                 /** @description decimal, with or without leading zero */
-                endMonth: string;
+                EndMonth: string;
                 /** @description four digits */
-                endYear: string;
-                /** @description OAuthClientID */
-                oauthId: unknown;
+                EndYear: string;
+                /** @description the OAuth client id of the records */
+                OAuthClientID: string;
                 /** @description decimal, with or without leading zero */
                 startDay: string;
                 /** @description decimal, with or without leading zero */

@@ -233,6 +233,22 @@ describe('dashboard: GET /api/apis and /api/apis/groups', () => {
       expect(res.body.pages).toBe(expected.length ? 1 : 0);
     });
 
+    it('finds a name by itself and by its other case, with letters whose case JavaScript folds otherwise', async () => {
+      const o = 'fold';
+      const folding = await seedUser(t, { org: o, permissions: { apis: 'read' } });
+      await createApi(t, oasDoc({ org: o, id: 'fold-i', name: 'İstanbul Gateway' }));
+      await createApi(t, oasDoc({ org: o, id: 'fold-sigma', name: 'ΟΔΟΣ' }));
+      for (const [q, expected] of [
+        ['İstanbul Gateway', ['fold-i']],
+        ['istanbul', ['fold-i']],
+        ['ΟΔΟΣ', ['fold-sigma']],
+        ['οδοσ', ['fold-sigma']],
+      ] as const) {
+        const res = await folding.http.get(`/api/apis?q=${encodeURIComponent(q)}`);
+        expect([q, ids(res)]).toEqual([q, expected]);
+      }
+    });
+
     it('sorts by updated_at after an update', async () => {
       const body = oasDoc();
       delete body[EXT];

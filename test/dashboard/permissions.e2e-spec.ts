@@ -212,7 +212,10 @@ describe('dashboard permissions: every route × every kind of caller', () => {
       ['/api/users/{id}', 'delete'],
       ['/api/apis', 'get'],
       ['/api/apis/groups', 'get'],
-      ['/api/activity/oauthid/{oauthId}/{startDay}/{startMonth}/{startYear}/{endDay}/{endMonth}/{endYear}', 'get'],
+      [
+        '/api/activity/oauthid/{OAuthClientID}/{startDay}/{startMonth}/{startYear}/{EndDay}/{EndMonth}/{EndYear}',
+        'get',
+      ],
       ['/gateway/apis/oas', 'post'],
       ['/gateway/apis/oas', 'get'],
       ['/gateway/apis/oas/{apiID}', 'get'],
@@ -252,10 +255,10 @@ describe('dashboard permissions: every route × every kind of caller', () => {
     );
     const activity = doc.paths[routes[7][0]].get.parameters.map((p: any) => `${p.in}:${p.name}`).sort();
     expect(activity).toEqual([
-      'path:endDay',
-      'path:endMonth',
-      'path:endYear',
-      'path:oauthId',
+      'path:EndDay',
+      'path:EndMonth',
+      'path:EndYear',
+      'path:OAuthClientID',
       'path:startDay',
       'path:startMonth',
       'path:startYear',

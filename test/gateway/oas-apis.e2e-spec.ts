@@ -255,6 +255,30 @@ describe('gateway: OAS API definitions', () => {
       expect(res.body).toEqual({ status: 'error', message });
     });
 
+    it('tells the first 20 of many undeclared security requirements, then how many more', async () => {
+      const doc = oasDoc({ id: 'many-undeclared' });
+      doc.security = Array.from({ length: 50000 }, () => ({ a: [] }));
+      const res = await gw().post('/gateway/apis/oas', doc);
+      expect(res.status).toBe(400);
+      const reasons = res.body.message.split('; ');
+      expect(reasons).toHaveLength(21);
+      expect(reasons[19]).toBe(
+        'security[19] requires the security scheme a, which components.securitySchemes does not declare',
+      );
+      expect(reasons[20]).toBe('and 49980 more error(s)');
+    });
+
+    it('tells the first 20 of many schema errors, then how many more', async () => {
+      const doc = oasDoc({ id: 'many-schema-errors' });
+      doc.paths = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`/p${i}`, { get: { responses: {} } }]));
+      const res = await gw().post('/gateway/apis/oas', doc);
+      expect(res.status).toBe(400);
+      const reasons = res.body.message.split('; ');
+      expect(reasons).toHaveLength(21);
+      expect(reasons[0]).toBe('paths./p0.get.responses: MINPROPERTIES must NOT have fewer than 1 properties');
+      expect(reasons[20]).toBe('and 10 more error(s)');
+    });
+
     it('refuses a security requirement naming a scheme the document does not declare', async () => {
       const doc = oasDoc({ id: 'undeclared-scheme' });
       doc.components = { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key' } } };

@@ -28,20 +28,22 @@ const YEAR_SEGMENT = { description: 'four digits', schema: { type: 'string', pat
 export class AnalyticsController {
   constructor(private readonly service: AnalyticsService) {}
 
-  @Get('oauthid/:oauthId/:startDay/:startMonth/:startYear/:endDay/:endMonth/:endYear')
+  // the segments named as the dashboard product names them, so clients generated from either document agree
+  @Get('oauthid/:OAuthClientID/:startDay/:startMonth/:startYear/:EndDay/:EndMonth/:EndYear')
   @DashboardAuth('analytics', 'read')
   @ApiOperation({
     operationId: 'getOAuthClientAnalytics',
     summary:
       'Analytics of an OAuth client from the start day 00:00 UTC to the end of the end day, one row per API path, 10 rows a page',
   })
-  @ApiParam({ name: 'oauthId', description: 'OAuthClientID' })
-  @ApiParam({ name: 'startDay', ...DATE_SEGMENT })
-  @ApiParam({ name: 'startMonth', ...DATE_SEGMENT })
+  // listed from the last decorator up: these give the document the path's order
+  @ApiParam({ name: 'EndYear', ...YEAR_SEGMENT })
+  @ApiParam({ name: 'EndMonth', ...DATE_SEGMENT })
+  @ApiParam({ name: 'EndDay', ...DATE_SEGMENT })
   @ApiParam({ name: 'startYear', ...YEAR_SEGMENT })
-  @ApiParam({ name: 'endDay', ...DATE_SEGMENT })
-  @ApiParam({ name: 'endMonth', ...DATE_SEGMENT })
-  @ApiParam({ name: 'endYear', ...YEAR_SEGMENT })
+  @ApiParam({ name: 'startMonth', ...DATE_SEGMENT })
+  @ApiParam({ name: 'startDay', ...DATE_SEGMENT })
+  @ApiParam({ name: 'OAuthClientID', description: 'the OAuth client id of the records', schema: { type: 'string' } })
   @ApiOkResponse({ type: AnalyticsPageDto })
   @ApiBadRequestResponse({ description: 'an impossible date, a start after the end, or p that is not a page number' })
   byOAuthClient(@Actor() actor: DashboardActor, @Param() params: ActivityParams, @Query() query: PageQueryDto) {

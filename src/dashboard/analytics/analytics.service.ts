@@ -12,13 +12,13 @@ import { AnalyticsPageDto, AnalyticsRecordDto } from './dto/analytics.dto';
 export const ANALYTICS_PAGE_SIZE = 10;
 
 export interface ActivityParams {
-  oauthId: string;
+  OAuthClientID: string;
   startDay: string;
   startMonth: string;
   startYear: string;
-  endDay: string;
-  endMonth: string;
-  endYear: string;
+  EndDay: string;
+  EndMonth: string;
+  EndYear: string;
 }
 
 interface Row {
@@ -62,7 +62,7 @@ export class AnalyticsService {
   async byOAuthClient(actor: DashboardActor, params: ActivityParams, p: number | undefined): Promise<AnalyticsPageDto> {
     const range = parseDayRange(
       [params.startDay, params.startMonth, params.startYear],
-      [params.endDay, params.endMonth, params.endYear],
+      [params.EndDay, params.EndMonth, params.EndYear],
     );
     if ('errors' in range) throw new ApiError(400, range.errors, 'invalid_date_range');
     const { offset, limit } = pageWindow(p, ANALYTICS_PAGE_SIZE);
@@ -70,7 +70,7 @@ export class AnalyticsService {
     // The end of 31/12/9999 is the first instant of year 10000, which PostgreSQL cannot read as toISOString writes
     // it; rollups start on whole hours, so the range's last millisecond bounds the same rows.
     const to = new Date(Math.min(range.to.getTime(), LAST_FOUR_DIGIT_YEAR_MS));
-    const args: unknown[] = [params.oauthId, range.from.toISOString(), to.toISOString()];
+    const args: unknown[] = [params.OAuthClientID, range.from.toISOString(), to.toISOString()];
     let where = 'oauth_id = $1 AND hour >= $2 AND hour < $3';
     if (!actor.isSuperUser) {
       args.push(actor.orgId);

@@ -21,9 +21,13 @@ const ORDER: Record<ApiSort, string> = {
   '-updated_at': 'updated_at DESC, id DESC',
 };
 
-/** LIKE pattern matching `q` anywhere, with LIKE's wildcards in `q` taken literally. */
+/**
+ * LIKE pattern matching `q` anywhere, with LIKE's wildcards in `q` taken literally. Its case is folded by the SQL, with
+ * the same lower() as the name's: JavaScript's folds some letters otherwise (İ, a final Σ), and the name would not
+ * find itself.
+ */
 export function containsPattern(q: string): string {
-  return `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /** The items of a comma-separated query value, trimmed, empty ones dropped (`a,,b ` → `[a, b]`). */
@@ -59,7 +63,7 @@ export function buildApiListQuery(
   if (f.categories?.length) add((n) => `categories && ${n}::text[]`, f.categories);
   if (f.authTypes?.length) add((n) => `auth_types && ${n}::text[]`, f.authTypes);
   if (f.baseOnly) where.push('NOT is_child');
-  if (f.q) add((n) => `lower(name) LIKE ${n} ESCAPE '\\'`, containsPattern(f.q));
+  if (f.q) add((n) => `lower(name) LIKE lower(${n}) ESCAPE '\\'`, containsPattern(f.q));
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
   return {
     page: [

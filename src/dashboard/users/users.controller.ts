@@ -52,7 +52,7 @@ export class UsersController {
   })
   @ApiConflictResponse({ description: 'User email already exists for this org.' })
   create(@Actor() actor: DashboardActor, @Body() body: unknown) {
-    // validated in the service: its failures read `User object validation failed. ...`, listing every reason
+    // validated in the service: its failures read `User object validation failed. ...`, listing the first 20 reasons
     return this.service.create(actor, body);
   }
 

@@ -1,4 +1,4 @@
-import { ApiError, ValidationFailed } from '../../common/errors';
+import { ApiError, firstReasons, ValidationFailed } from '../../common/errors';
 
 export enum UserErrorCode {
   NotFound = 'user_not_found',
@@ -12,9 +12,9 @@ export class UserError extends ApiError {
     super(status, message, code);
   }
 
-  /** 400 `User object validation failed.` plus the reasons (a validation failure like any other). */
+  /** 400 `User object validation failed.` plus the reasons (at most 20 told): a validation failure like any other. */
   static invalid(reasons: string[]): ValidationFailed {
-    return new ValidationFailed([`User object validation failed. ${reasons.join('; ')}`]);
+    return new ValidationFailed([`User object validation failed. ${firstReasons(reasons).join('; ')}`]);
   }
 
   static notFound(): UserError {

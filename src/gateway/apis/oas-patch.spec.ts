@@ -209,4 +209,17 @@ describe('import query parameters', () => {
     delete (doc.paths as any)['/a'].get;
     expect(operationKeyErrors(doc, { allowList: true })).toEqual([]);
   });
+
+  it('tells the first 20 operations it cannot key, then how many more', () => {
+    const paths = Object.fromEntries(
+      Array.from({ length: 50 }, (_, i) => [`/p${i}`, { get: { operationId: '__proto__', responses: {} } }]),
+    );
+    const errors = operationKeyErrors(
+      { openapi: '3.0.3', info: { title: 't', version: '1' }, paths },
+      { allowList: true },
+    );
+    expect(errors).toHaveLength(21);
+    expect(errors[19]).toMatch(/ for GET \/p19, /);
+    expect(errors[20]).toBe('and 30 more error(s)');
+  });
 });

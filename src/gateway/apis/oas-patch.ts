@@ -8,6 +8,7 @@ import {
   operationIdOf,
   operationsOf,
 } from './oas-document';
+import { firstReasons } from '../../common/errors/reasons';
 import { isRefusedMember } from '../../common/http/input-policy';
 import { listenPathProblem, upstreamUrlProblem } from './oas.validator';
 
@@ -134,7 +135,7 @@ export function operationKeyErrors(doc: OasDocument, params: ImportParams): stri
           `${method.toUpperCase()} ${path}, a member name a request body may not hold: give the operation another operationId`,
       );
   }
-  return errors;
+  return firstReasons(errors);
 }
 
 /**

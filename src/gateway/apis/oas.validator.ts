@@ -1,4 +1,5 @@
 import { validate } from '@readme/openapi-parser';
+import { firstReasons } from '../../common/errors/reasons';
 import { EXTENSION, isObject, Json, resolveRef } from './oas-document';
 import { locateErrors } from './oas-error-location';
 
@@ -30,14 +31,13 @@ export async function validateOpenApi(body: unknown): Promise<string[]> {
       resolve: { external: false, file: false },
       timeoutMs: 5000,
     });
-    if (result.valid) return undeclared;
+    if (result.valid) return firstReasons(undeclared);
     // the parser has dereferenced `body` in place: its messages' code frames print that document
     const reasons = locateErrors(
       result.errors.map((e) => e.message),
       body,
     ).filter((m) => m !== '');
-    if (result.additionalErrors > 0) reasons.push(`and ${result.additionalErrors} more error(s)`);
-    return reasons.length ? reasons : ['invalid OpenAPI document'];
+    return reasons.length ? firstReasons(reasons, result.additionalErrors) : ['invalid OpenAPI document'];
   } catch (err) {
     return [`invalid OpenAPI document: ${firstLine(err instanceof Error ? err.message : String(err))}`];
   }

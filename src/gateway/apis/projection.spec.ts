@@ -86,6 +86,33 @@ describe('projectDefinition', () => {
     expect(cols.entry.definition).toEqual({ key: 'version', location: 'url-param' });
   });
 
+  it('lists versions named like members of every object (__proto__, constructor) as any other', () => {
+    const cols = projectDefinition(
+      'base',
+      base(
+        {},
+        {
+          info: {
+            name: 'V',
+            versioning: {
+              enabled: true,
+              name: '__proto__',
+              versions: [
+                { name: 'constructor', id: 'child2' },
+                { name: '__proto__', id: 'child3' },
+              ],
+            },
+          },
+        },
+      ),
+    );
+    expect(cols.childIds).toEqual(['child2', 'child3']);
+    // as it is stored and answered
+    expect(JSON.stringify(cols.entry.version_data.versions)).toBe(
+      '{"__proto__":{"name":"__proto__"},"constructor":{"name":"constructor"}}',
+    );
+  });
+
   it('ignores listed versions while versioning is not enabled', () => {
     const cols = projectDefinition(
       'b',

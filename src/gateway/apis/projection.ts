@@ -131,15 +131,15 @@ function versionDataOf(ext: JsonObject | undefined): {
       versionData: { not_versioned: true, versions: { Default: { name: 'Default' } } },
     };
   }
-  const versions: Record<string, { name: string }> = {};
-  const baseName = str(v.name) || 'Default';
-  versions[baseName] = { name: baseName };
+  const names: string[] = [str(v.name) || 'Default'];
   const childIds: string[] = [];
   for (const child of Array.isArray(v.versions) ? v.versions : []) {
     if (!isObject(child) || typeof child.name !== 'string' || typeof child.id !== 'string') continue;
-    versions[child.name] = { name: child.name };
+    names.push(child.name);
     if (child.id !== '' && !childIds.includes(child.id)) childIds.push(child.id);
   }
+  // fromEntries defines own members, so a version named __proto__ is listed too (an assignment would set the prototype)
+  const versions = Object.fromEntries(names.map((name) => [name, { name }]));
   return { childIds, definition, versionData: { not_versioned: false, versions } };
 }
 
