@@ -17,6 +17,8 @@ export class FakeIdp {
   mode: IdpMode = 'ok';
   /** client_secret_expires_at of the next replies (0: never). */
   secretExpiresAt = 0;
+  /** Members that replace those of the next 'ok' replies (the client is registered all the same). */
+  replyWith: Record<string, unknown> = {};
   readonly registrations: IdpRegistration[] = [];
   /** RFC 7592 deletions received: the client id and whether its registration access token matched. */
   readonly deletions: { clientId: string; authorized: boolean }[] = [];
@@ -54,6 +56,7 @@ export class FakeIdp {
   reset(): void {
     this.mode = 'ok';
     this.secretExpiresAt = 0;
+    this.replyWith = {};
     this.beforeReply = null;
     this.beforeDelete = null;
   }
@@ -107,6 +110,7 @@ export class FakeIdp {
           registration_client_uri: `${this.url}/${clientId}`,
           registration_access_token: `idp-rat-${randomBytes(12).toString('hex')}`,
           subject_type: 'public',
+          ...this.replyWith,
         };
         this.clients.set(clientId, reply.registration_access_token);
         const send = () => {

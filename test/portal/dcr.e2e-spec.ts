@@ -160,6 +160,35 @@ describe('portal access requests with dynamic client registration (RFC 7591)', (
     expect(await outboxRows(t, 'AccessRequestApproved', 'ID', ar.ID)).toHaveLength(1);
   });
 
+  it.each([
+    [
+      'a scope holding NUL',
+      { scope: 'weather-api\u0000' },
+      'the identity provider answered a scope that cannot be stored',
+    ],
+    [
+      'a registration_client_uri holding a lone surrogate',
+      { registration_client_uri: 'https://idp.example/c\ud800' },
+      'the identity provider answered a registration_client_uri that cannot be stored',
+    ],
+    [
+      'a client_secret_expires_at past the year 9999',
+      { client_secret_expires_at: 1e20 },
+      'the identity provider answered a client_secret_expires_at after 9999-12-31 (253402300799)',
+    ],
+  ])('a reply with %s fails the approval with 502, leaves nothing and withdraws the client', async (_, reply, why) => {
+    const ar = await dcrRequest();
+    t.idp.replyWith = reply;
+    const before = t.idp.registrations.length;
+    const res = await t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+    expect(res.status).toBe(502);
+    expect(res.body).toEqual({ status: 'error', errors: [`dynamic client registration failed: ${why}`] });
+    await expectUntouched(ar);
+    const registered = JSON.parse(t.idp.registrations[before].reply);
+    // a client_uri the reply garbled cannot be reached; every other one is deleted again
+    expect(t.idp.has(registered.client_id)).toBe('registration_client_uri' in reply);
+  });
+
   it('ProvisionImmediately with a failing provider creates nothing and emits nothing', async () => {
     t.idp.mode = 'fail';
     const before = await accessRequestTally(t, 'AccessRequest%');

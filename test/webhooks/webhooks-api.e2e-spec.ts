@@ -120,6 +120,14 @@ describe('webhook subscriptions (portal API)', () => {
       Headers: [{ Value: 'v' }],
     });
     expect(missing.body.errors).toEqual(['Events must be a non-empty array', 'Headers.0.Name must be a string']);
+    const notAList = await t.portal.post('/portal-api/webhooks', {
+      Name: 'x',
+      URL: 'https://a.example.com',
+      Events: ['AccessRequestApproved'],
+      Headers: { 'X-A': '1' },
+    });
+    expect(notAList.status).toBe(422);
+    expect(notAList.body.errors).toEqual(['Headers must be an array']);
     const reserved = await t.portal.post('/portal-api/webhooks', {
       Name: 'x',
       URL: 'https://a.example.com',

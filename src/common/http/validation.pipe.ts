@@ -26,19 +26,23 @@ function telling(rules: string[]): string[] {
 
 /**
  * Every reason, each once, and of each field only the telling ones: a missing Name "is required" (not also "must be
- * a string"), and `"30"` as a Timeout "must be an integer number of seconds" (not also "at least 1", "at most 60").
+ * a string"), `"30"` as a Timeout "must be an integer number of seconds" (not also "at least 1", "at most 60"), and
+ * an object as Headers "must be an array" (not also what its members lack as a header).
  */
 function flatten(errors: ValidationError[], parent = ''): string[] {
   const out = new Set<string>();
   for (const e of errors) {
     const path = parent ? `${parent}.${e.property}` : e.property;
+    let wrongType = false;
     if (e.constraints) {
       for (const rule of telling(Object.keys(e.constraints))) {
+        wrongType ||= RULE_TIERS[1].has(rule);
         const msg = e.constraints[rule];
         out.add(msg.startsWith(e.property) ? msg.replace(e.property, path) : `${path}: ${msg}`);
       }
     }
-    if (e.children?.length) for (const msg of flatten(e.children, path)) out.add(msg);
+    // the members of a value of the wrong type (an object where a list of headers belongs) say nothing more
+    if (e.children?.length && !wrongType) for (const msg of flatten(e.children, path)) out.add(msg);
   }
   return [...out];
 }

@@ -45,7 +45,24 @@ describe('registration replies', () => {
     });
   });
 
-  it.each([['not json'], ['[1]'], ['{"client_secret":"s"}'], ['{"client_id":""}']])('refuses %s with a 502', (raw) => {
+  it.each([
+    ['not json'],
+    ['[1]'],
+    ['{"client_secret":"s"}'],
+    ['{"client_id":""}'],
+    ['{"client_id":"c\\u0000"}'],
+    ['{"client_id":"c","scope":"\\ud800"}'],
+    ['{"client_id":"c","response_types":["code\\u0000"]}'],
+    ['{"client_id":"c","client_secret_expires_at":1e20}'],
+    ['{"client_id":"c","client_secret_expires_at":1e400}'],
+  ])('refuses %s with a 502', (raw) => {
     expect(() => parseRegistration(raw)).toThrow(expect.objectContaining({ status: 502 }));
+  });
+
+  it('takes an expiry up to 9999-12-31 23:59:59 UTC, and 0 or a negative one as never', () => {
+    expect(parseRegistration('{"client_id":"c","client_secret_expires_at":253402300799}').clientSecretExpiresAt).toBe(
+      253402300799,
+    );
+    expect(parseRegistration('{"client_id":"c","client_secret_expires_at":-1}').clientSecretExpiresAt).toBe(-1);
   });
 });

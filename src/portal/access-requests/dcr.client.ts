@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { request } from 'undici';
 import { AppConfig } from '../../config';
+import { isStorableText } from '../../common/http/input-policy';
 import { AccessRequestError } from './access-requests.errors';
 
 /** How long an identity provider may take to answer a registration. */
@@ -79,9 +80,57 @@ export class DcrClient {
       this.logger.warn({ status }, 'dynamic client registration refused');
       throw AccessRequestError.dcrFailed(`the identity provider answered HTTP ${status}`);
     }
-    return parseRegistration(raw);
+    try {
+      return parseRegistration(raw);
+    } catch (err) {
+      await this.withdrawUnusable(raw);
+      throw err;
+    }
+  }
+
+  /**
+   * A 2xx reply we cannot use may still have registered a client that nobody will hold the secret of: it is
+   * deleted again when the reply names where and how (best effort, logged by client id only).
+   */
+  private async withdrawUnusable(raw: string): Promise<void> {
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      return;
+    }
+    if (!body || typeof body !== 'object') return;
+    const b = body as Record<string, unknown>;
+    const text = (v: unknown) => (typeof v === 'string' && isStorableText(v) ? v : '');
+    const outcome = await deleteRegistration(
+      {
+        registrationClientUri: text(b.registration_client_uri),
+        registrationAccessToken: text(b.registration_access_token),
+      },
+      this.timeoutMs,
+    );
+    const clientId = text(b.client_id);
+    if (outcome.deleted) this.logger.log({ clientId }, 'unusable dynamic client registration withdrawn');
+    else
+      this.logger.warn(
+        { clientId, reason: outcome.reason },
+        'unusable dynamic client registration could not be withdrawn; delete the client at the identity provider',
+      );
   }
 }
+
+/** The latest client_secret_expires_at a credential's `YYYY-MM-DD HH:MM` can show: 9999-12-31 23:59:59 UTC. */
+const LATEST_EXPIRY_SECONDS = 253_402_300_799;
+
+/** The reply's members kept as text: each must be one a database text value holds as it is. */
+const TEXT_MEMBERS = [
+  'client_id',
+  'client_secret',
+  'registration_access_token',
+  'registration_client_uri',
+  'scope',
+  'token_endpoint_auth_method',
+] as const;
 
 /** How an RFC 7592 deletion of a registration went; it never throws, as it undoes work after another failure. */
 export type DcrDeletion = { deleted: true } | { deleted: false; reason: string };
@@ -136,13 +185,26 @@ export function parseRegistration(raw: string): DcrRegistration {
   const b = body as Record<string, unknown>;
   if (typeof b.client_id !== 'string' || b.client_id === '')
     throw AccessRequestError.dcrFailed('the identity provider answered without a client_id');
+  // NUL has no place in a database text value and a lone surrogate no UTF-8 form: such a member cannot be kept
+  for (const name of TEXT_MEMBERS) {
+    const v = b[name];
+    if (typeof v === 'string' && !isStorableText(v))
+      throw AccessRequestError.dcrFailed(`the identity provider answered a ${name} that cannot be stored`);
+  }
+  if (Array.isArray(b.response_types) && b.response_types.some((v) => typeof v === 'string' && !isStorableText(v)))
+    throw AccessRequestError.dcrFailed('the identity provider answered a response_types that cannot be stored');
+  const expiresAt = b.client_secret_expires_at;
+  if (typeof expiresAt === 'number' && expiresAt > LATEST_EXPIRY_SECONDS)
+    throw AccessRequestError.dcrFailed(
+      `the identity provider answered a client_secret_expires_at after 9999-12-31 (${LATEST_EXPIRY_SECONDS})`,
+    );
   const str = (v: unknown) => (typeof v === 'string' ? v : '');
   return {
     clientId: b.client_id,
     clientSecret: str(b.client_secret),
     registrationAccessToken: str(b.registration_access_token),
     registrationClientUri: str(b.registration_client_uri),
-    clientSecretExpiresAt: typeof b.client_secret_expires_at === 'number' ? b.client_secret_expires_at : 0,
+    clientSecretExpiresAt: typeof expiresAt === 'number' ? expiresAt : 0,
     raw,
     body: b,
   };
