@@ -8,7 +8,8 @@ import type { Outcome } from './send/retry-policy';
  * - retry: it failed and the delivery waits for its next scheduled attempt
  * - failed: it failed and the delivery failed for good (schedule used up, blocked address, a manual attempt)
  * - webhook_disabled: 410 Gone; the webhook was switched off and the delivery failed
- * - superseded: sent, but the answer was not recorded: the claim had lapsed and another worker took it over
+ * - superseded: sent, but the answer was not recorded: the claim had lapsed and another worker took it over (and
+ *   recorded the attempt as cut off: a timeout)
  */
 export const ATTEMPT_OUTCOMES = ['delivered', 'retry', 'failed', 'webhook_disabled', 'superseded'] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];

@@ -395,19 +395,24 @@ describe('DeliveryStore', () => {
     });
   });
 
-  it('drops the late answer of a worker whose claim lapsed and was taken over: one record per attempt', async () => {
+  it("records an attempt cut off with its worker, and drops that worker's late answer: one record per attempt", async () => {
     await webhook();
     const [d] = await relayAll([await event()]);
     const [frozen] = await store.claimMany(keys([d.id]));
-    // the frozen worker's lease runs out; another worker claims the same attempt and records it
+    expect(await store.recordCutOff([{ id: d.id, at: at(d.id) }], 8)).toEqual([]); // its lease still runs
+    // the frozen worker's lease runs out: no one claims the delivery before its cut-off attempt is recorded
     await db.query(`UPDATE webhook_deliveries SET locked_until = now() - interval '1 second' WHERE id = $1`, [d.id]);
+    expect(await store.claimMany(keys([d.id]))).toEqual([null]);
+    expect(await store.recordCutOff([{ id: d.id, at: at(d.id) }], 8)).toEqual([
+      { id: d.id, at: at(d.id), webhookId: d.webhookId, number: 1, final: false },
+    ]);
+    expect(await store.recordCutOff([{ id: d.id, at: at(d.id) }], 8)).toEqual([]); // recorded once
     const [taker] = await store.claimMany(keys([d.id]));
-    expect(taker?.lease).not.toBe(frozen!.lease);
+    expect(taker).toMatchObject({ attemptCount: 1 });
     const attempt = {
       deliveryId: d.id,
       at: at(d.id),
       webhookId: d.webhookId,
-      number: 1,
       startedAt: new Date(),
       durationMs: 3,
       responseBody: '',
@@ -415,26 +420,98 @@ describe('DeliveryStore', () => {
       error: null,
       nextAttemptAt: null,
     };
-    expect(await store.recordAttempt({ ...attempt, statusCode: 200, status: 'delivered', lease: taker!.lease })).toBe(
-      'recorded',
-    );
+    expect(
+      await store.recordAttempt({ ...attempt, number: 2, statusCode: 200, status: 'delivered', lease: taker!.lease }),
+    ).toBe('recorded');
     // the frozen one wakes up with its own answer
-    expect(await store.recordAttempt({ ...attempt, statusCode: 500, status: 'failed', lease: frozen!.lease })).toBe(
-      'superseded',
-    );
+    expect(
+      await store.recordAttempt({ ...attempt, number: 1, statusCode: 500, status: 'failed', lease: frozen!.lease }),
+    ).toBe('superseded');
     expect(
       await store.recordAttempts([
-        { ...attempt, statusCode: 500, status: 'failed', lease: frozen!.lease },
-        { ...attempt, statusCode: 500, status: 'failed', lease: taker!.lease },
+        { ...attempt, number: 1, statusCode: 500, status: 'failed', lease: frozen!.lease },
+        { ...attempt, number: 2, statusCode: 500, status: 'failed', lease: taker!.lease },
       ]),
     ).toEqual(['superseded', 'superseded']);
     const attempts = await db.query(
-      `SELECT number, status_code FROM webhook_delivery_attempts WHERE delivery_id = $1`,
-      [d.id],
+      `SELECT number, status_code, error, response_body, trigger, duration_ms, started_at < $2 AS started_before_lease
+         FROM webhook_delivery_attempts WHERE delivery_id = $1 ORDER BY number`,
+      [d.id, new Date()],
     );
-    expect(attempts).toEqual([{ number: 1, status_code: 200 }]);
+    expect(attempts).toEqual([
+      // the webhook's 30 s timeout and the claim's 5 s of slack: the whole lease
+      {
+        number: 1,
+        status_code: null,
+        error: 'timeout',
+        response_body: '',
+        trigger: 'scheduled',
+        duration_ms: 35_000,
+        started_before_lease: true,
+      },
+      {
+        number: 2,
+        status_code: 200,
+        error: null,
+        response_body: '',
+        trigger: 'scheduled',
+        duration_ms: 3,
+        started_before_lease: true,
+      },
+    ]);
     const [row] = await db.query(`SELECT status, attempt_count FROM webhook_deliveries WHERE id = $1`, [d.id]);
-    expect(row).toEqual({ status: 'delivered', attempt_count: 1 });
+    expect(row).toEqual({ status: 'delivered', attempt_count: 2 });
+  });
+
+  it('fails a delivery whose cut-off attempt was the last the schedule allows, or a manual one', async () => {
+    await webhook();
+    const [last, manual] = await relayAll([await event(), await event()]);
+    await store.claimMany(keys([last.id, manual.id]));
+    await db.query(`UPDATE webhook_deliveries SET attempt_count = 7 WHERE id = $1`, [last.id]);
+    await db.query(`UPDATE webhook_deliveries SET next_trigger = 'manual', attempt_count = 2 WHERE id = $1`, [
+      manual.id,
+    ]);
+    await db.query(`UPDATE webhook_deliveries SET locked_until = now() - interval '1 second' WHERE id = ANY($1)`, [
+      [last.id, manual.id],
+    ]);
+    const cut = await store.recordCutOff(
+      [last, manual].map((d) => ({ id: d.id, at: at(d.id) })),
+      8,
+    );
+    expect(cut.map((c) => [c.id, c.number, c.final]).sort()).toEqual(
+      [
+        [last.id, 8, true],
+        [manual.id, 3, true],
+      ].sort(),
+    );
+    const rows = await db.query(
+      `SELECT d.id, d.status, d.attempt_count, d.next_attempt_at, d.locked_until, a.trigger, a.error
+         FROM webhook_deliveries d JOIN webhook_delivery_attempts a ON a.delivery_id = d.id WHERE d.id = ANY($1) ORDER BY d.id`,
+      [[last.id, manual.id]],
+    );
+    expect(rows).toEqual(
+      [
+        {
+          id: last.id,
+          status: 'failed',
+          attempt_count: 8,
+          next_attempt_at: null,
+          locked_until: null,
+          trigger: 'scheduled',
+          error: 'timeout',
+        },
+        {
+          id: manual.id,
+          status: 'failed',
+          attempt_count: 3,
+          next_attempt_at: null,
+          locked_until: null,
+          trigger: 'manual',
+          error: 'timeout',
+        },
+      ].sort((a, b) => a.id.localeCompare(b.id)),
+    );
+    expect(await store.claimMany(keys([last.id, manual.id]))).toEqual([null, null]);
   });
 
   it("a delivery and its attempts stay in the partition of their event's day through retries, finishing and redelivery", async () => {

@@ -60,6 +60,16 @@ export interface ClaimedDelivery {
   lease: string;
 }
 
+/** An attempt cut off with its worker, recorded by the claim that found its lease lapsed (cutOffSql). */
+export interface CutOffAttempt {
+  id: string;
+  at: string;
+  webhookId: string;
+  number: number;
+  /** The delivery failed with it (the schedule's last attempt, or a manual one); otherwise it is due again. */
+  final: boolean;
+}
+
 export interface AttemptRecord {
   deliveryId: string;
   /** The delivery's partition key (ClaimedDelivery.at). */
@@ -182,14 +192,15 @@ export const EVENT_TRACES_SQL = `SELECT id, trace_context FROM outbox_events
  * the webhook's timeout + slack, written to `locked_until` alone (a HOT update: no index holds it). Returns what
  * the attempt needs, webhook, headers and the event's payload included. Every table it reads is named with the
  * partition keys, so Postgres plans it for those partitions alone; the order of an ordered webhook, which needs
- * all of its pending deliveries, is checked apart (RELEASE_NOT_HEAD_SQL), for the few claims that need it.
+ * all of its pending deliveries, is checked apart (RELEASE_NOT_HEAD_SQL), for the few claims that need it. A claim
+ * that lapsed is settled first (cutOffSql) and its delivery claimed afresh.
  */
 export const claimSql = (deliveries: string, events: string) => `UPDATE ${deliveries} d
           SET locked_until = now() + make_interval(secs => w.timeout_seconds + ${CLAIM_SLACK_SECONDS}), held = NULL
          FROM webhooks w
         WHERE d.id = ANY($1::uuid[]) AND d.event_occurred_at = ANY($2::timestamptz[]) AND w.id = d.webhook_id
           AND ${BY_KEY_PENDING('d')}
-          AND (d.locked_until IS NULL OR d.locked_until < now())
+          AND d.locked_until IS NULL
           AND d.next_attempt_at <= now() + interval '1 second'
       RETURNING d.id, ${keyText('d.event_occurred_at')} AS at, d.attempt_count, d.next_trigger, d.locked_until::text AS lease, d.event_seq,
                 w.id AS webhook_id, w.type, w.url, w.destination_encrypted, w.destination_options, w.method, w.timeout_seconds,
@@ -203,6 +214,36 @@ export const claimSql = (deliveries: string, events: string) => `UPDATE ${delive
                 w.failing_since, w.rate_limit, w.ordered,
                 (SELECT coalesce(json_agg(json_build_object('name', h.name, 'value', h.value) ORDER BY h.created_at, h.id), '[]'::json)
                    FROM webhook_headers h WHERE h.webhook_id = w.id) AS headers`;
+
+/**
+ * Attempts cut off: of the deliveries $1 (at $2), those still pending under a claim that lapsed with nothing recorded
+ * (the worker that took it was killed, or froze past its lease, mid-attempt) get that attempt recorded: it may have
+ * been sent, and no answer came back within its lease, so it is a `timeout` without a status code, started when
+ * it was claimed and lasting the whole lease. It counts as an attempt like any other: the delivery fails if it was
+ * the last one the schedule allows ($3 attempts) or a manual one, and is otherwise due again at once (its worker
+ * failed, not the subscriber). The lapsed claim is released either way. Returns each such attempt.
+ */
+export const cutOffSql = (deliveries: string, attempts: string) => `WITH lapsed AS (
+         SELECT d.id, d.event_occurred_at, d.attempt_count + 1 AS number, d.locked_until, d.next_trigger, d.webhook_id,
+                (d.next_trigger = 'manual' OR d.attempt_count + 1 >= $3) AS final
+           FROM ${deliveries} d
+          WHERE d.id = ANY($1::uuid[]) AND d.event_occurred_at = ANY($2::timestamptz[]) AND ${BY_KEY_PENDING('d')}
+            AND d.locked_until < now()
+            FOR NO KEY UPDATE SKIP LOCKED),
+       cut AS (
+         UPDATE ${deliveries} d
+            SET attempt_count = l.number, locked_until = NULL, next_trigger = 'scheduled', updated_at = now(),
+                status = CASE WHEN l.final THEN 'failed' ELSE 'pending' END,
+                next_attempt_at = CASE WHEN l.final THEN NULL ELSE d.next_attempt_at END
+           FROM lapsed l
+          WHERE d.id = l.id AND d.event_occurred_at = l.event_occurred_at AND d.event_occurred_at = ANY($2::timestamptz[])
+         RETURNING d.id, d.event_occurred_at, d.webhook_id, l.number, l.final, l.locked_until, l.next_trigger),
+       inserted AS (
+         INSERT INTO ${attempts} (delivery_id, number, started_at, status_code, duration_ms, error, response_body, trigger, webhook_id, event_occurred_at)
+         SELECT c.id, c.number, c.locked_until - make_interval(secs => w.timeout_seconds + ${CLAIM_SLACK_SECONDS}), NULL,
+                (w.timeout_seconds + ${CLAIM_SLACK_SECONDS}) * 1000, 'timeout', '', c.next_trigger, c.webhook_id, c.event_occurred_at
+           FROM cut c JOIN webhooks w ON w.id = c.webhook_id)
+       SELECT id, ${keyText('event_occurred_at')} AS at, webhook_id, number, final FROM cut`;
 
 /**
  * An ordered webhook's deliveries go one at a time, in event order: of the claims just made ($1 ids, $2 keys,
@@ -469,6 +510,32 @@ export class DeliveryStore {
       byId.delete(k.id);
       return claimed;
     });
+  }
+
+  /**
+   * Records the attempts of these deliveries that were cut off (cutOffSql): those whose claim lapsed with nothing
+   * recorded. `attemptsAllowed` is the length of the retry schedule. A delivery still due after it can be claimed
+   * again at once.
+   */
+  async recordCutOff(keys: { id: string; at: string }[], attemptsAllowed: number): Promise<CutOffAttempt[]> {
+    const rows = await Promise.all(
+      groupByDay(keys).map((group) =>
+        this.days.run(
+          async (names) =>
+            cutOffSql(
+              await names.of('webhook_deliveries', group[0].at),
+              await names.of('webhook_delivery_attempts', group[0].at),
+            ),
+          (text) =>
+            this.sql.query<{ id: string; at: string; webhook_id: string; number: number; final: boolean }>(text, [
+              group.map((k) => k.id),
+              [...new Set(group.map((k) => k.at))],
+              attemptsAllowed,
+            ]),
+        ),
+      ),
+    );
+    return rows.flat().map((r) => ({ id: r.id, at: r.at, webhookId: r.webhook_id, number: r.number, final: r.final }));
   }
 
   /**

@@ -100,6 +100,11 @@ export class DeliveryMetrics {
     this.attempts.inc({ outcome, error: error ?? NO_ERROR });
     this.latency.observe({ outcome }, durationMs / 1000);
   }
+
+  /** An attempt cut off with its worker (a timeout whose duration nobody measured: counted, not timed). */
+  attemptCutOff(outcome: AttemptOutcome): void {
+    this.attempts.inc({ outcome, error: 'timeout' });
+  }
 }
 
 /** Gauges read at scrape time (every role): queue depth from Redis, the backlog from Postgres. */

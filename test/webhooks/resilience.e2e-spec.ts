@@ -45,6 +45,23 @@ describe('no lost events', () => {
       'every delivery marked delivered',
     );
     expect(ids(sink.received).size).toBe(N);
+    // every attempt is recorded, those cut off by the kill too (as timeouts): no delivery was sent more often than
+    // its log says, and at least one was cut off, sent or not
+    const sent = new Map<string, number>();
+    for (const r of sink.received) {
+      const id = r.headers['webhook-id'] as string;
+      sent.set(id, (sent.get(id) ?? 0) + 1);
+    }
+    const logged: { id: string; attempts: number; cut: number }[] = await api.db.query(
+      `SELECT d.id, d.attempt_count AS attempts, count(a.*) FILTER (WHERE a.error = 'timeout')::int AS cut
+         FROM webhook_deliveries d JOIN webhook_delivery_attempts a ON a.delivery_id = d.id
+        WHERE d.webhook_id = $1 GROUP BY d.id, d.attempt_count`,
+      [webhookId],
+    );
+    expect(logged).toHaveLength(N);
+    const undercounted = logged.filter((d) => (sent.get(d.id) ?? 0) > d.attempts);
+    expect(undercounted).toEqual([]);
+    expect(logged.reduce((n, d) => n + d.cut, 0)).toBeGreaterThan(0);
   });
 
   it('rebuilds the queues from Postgres after every Redis key under the prefix is deleted', async () => {

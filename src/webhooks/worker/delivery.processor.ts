@@ -61,7 +61,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     const size = Math.max(1, config.webhooks.concurrency);
     // one statement of each in flight: a statement costs Postgres about the same whatever its rows, so the jobs
     // arriving while one runs share the next (a call made while none runs still goes out at once)
-    this.claims = new Batcher((keys) => this.store.claimMany(keys), { maxBatch: size, maxConcurrent: 1 });
+    this.claims = new Batcher((keys) => this.claim(keys), { maxBatch: size, maxConcurrent: 1 });
     this.records = new Batcher((attempts) => this.store.recordAttempts(attempts), { maxBatch: size, maxConcurrent: 1 });
     this.targets = new OpenedSecrets((sealed) => this.secrets.decrypt(sealed));
   }
@@ -97,6 +97,34 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       await job.moveToDelayed(Date.now() + heldMs, token);
       throw new DelayedError();
     }
+  }
+
+  /**
+   * Claims the deliveries of these jobs. Those not claimed at once may hold a claim that lapsed mid-attempt (its
+   * worker was killed or froze): that attempt is recorded as cut off, and a delivery still due is claimed again.
+   */
+  private async claim(keys: DeliveryKey[]): Promise<(ClaimedDelivery | null)[]> {
+    const claimed = await this.store.claimMany(keys);
+    const missed = keys.filter((k, i): k is { id: string; at: string } => claimed[i] === null && k.at !== null);
+    if (missed.length === 0) return claimed;
+    const cut = await this.store.recordCutOff(missed, this.config.webhooks.retrySchedule.length);
+    if (cut.length === 0) return claimed;
+    for (const c of cut) {
+      this.logger.warn(
+        { deliveryId: c.id, webhookId: c.webhookId, attempt: c.number },
+        `attempt cut off: its worker stopped before recording it; recorded as a timeout${c.final ? ', the delivery failed' : ''}`,
+      );
+      this.metrics.attemptCutOff(c.final ? 'failed' : 'retry');
+    }
+    const again = cut.filter((c) => !c.final);
+    const retaken = again.length > 0 ? await this.store.claimMany(again) : [];
+    const byId = new Map(retaken.filter((d): d is ClaimedDelivery => d !== null).map((d) => [d.id, d]));
+    return claimed.map((d, i) => {
+      if (d !== null) return d;
+      const taken = byId.get(keys[i].id) ?? null;
+      byId.delete(keys[i].id); // one claim per delivery, as claimMany gives it
+      return taken;
+    });
   }
 
   /** One attempt of the delivery, if it is due and ours; answers how long to wait when its rate limit is used up. */
