@@ -1,7 +1,8 @@
 import { validate } from '@readme/openapi-parser';
-import { firstReasons } from '../../common/errors/reasons';
+import { firstReasons, MAX_REASONS } from '../../common/errors/reasons';
 import { EXTENSION, isObject, Json, resolveRef } from './oas-document';
 import { locateErrors } from './oas-error-location';
+import { manySchemaErrors } from './oas-schema-errors';
 
 /** API ids: given in `info.id` or generated (32 hex). */
 export const API_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -27,6 +28,9 @@ export async function validateOpenApi(body: unknown): Promise<string[]> {
   // read as sent, before the parser dereferences it
   const undeclared = undeclaredSchemes(body);
   try {
+    // the parser would print every one of many schema errors, at the document's size each: only those told are
+    const many = await manySchemaErrors(body, MAX_REASONS);
+    if (many) return firstReasons(locateErrors(many.messages, many.doc), many.more);
     const result = await validate(body as never, {
       resolve: { external: false, file: false },
       timeoutMs: 5000,
