@@ -19,6 +19,13 @@ import { isObject } from './oas-document';
 /** Ajv's errors that are reduced and ordered as the parser does; past them, each further error counts as one. */
 export const ORDERED_ERRORS = 1_000;
 
+/**
+ * Documents smaller than this are left to the parser alone: printing costs the document's size per error, so a small
+ * one prints even thousands of errors in well under a second, and checking its schema twice would only add to
+ * every valid document's time.
+ */
+export const PRECHECK_FROM_CHARS = 64 * 1024;
+
 /** How long the document may take to dereference here; past it, the parser is left to check it on its own. */
 const DEREFERENCE_MS = 1_000;
 
@@ -74,13 +81,14 @@ function reduce(errors: ErrorObject[]): ErrorObject[] {
 }
 
 /**
- * The parser's first `told` schema errors of `body` and how many more it finds, when it finds more than `told`;
- * undefined otherwise, and whenever the parser would answer otherwise than with schema errors (a dangling `$ref`,
- * a path not starting with `/`, OpenAPI 3.2) or the document is slow to dereference: the parser then answers
- * as it does. `body` is left as it is.
+ * The parser's first `told` schema errors of `body` and how many more it finds, when it finds more than `told`
+ * in a document of PRECHECK_FROM_CHARS or more; undefined otherwise, and whenever the parser would answer
+ * otherwise than with schema errors (a dangling `$ref`, a path not starting with `/`, OpenAPI 3.2) or the
+ * document is slow to dereference: the parser then answers as it does. `body` is left as it is.
  */
 export async function manySchemaErrors(body: unknown, told: number): Promise<SchemaErrors | undefined> {
   if (!isObject(body) || typeof body.openapi !== 'string' || body.openapi.startsWith('3.2')) return undefined;
+  if (JSON.stringify(body).length < PRECHECK_FROM_CHARS) return undefined;
   if (isObject(body.paths) && Object.keys(body.paths).some((p) => !p.startsWith('/'))) return undefined;
   let doc: unknown;
   try {
