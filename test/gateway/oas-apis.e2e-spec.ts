@@ -179,6 +179,16 @@ describe('gateway: OAS API definitions', () => {
       ],
       ['BEL in the name', oasDoc({ name: 'Pets\u0007' }), `${EXT}.info.name must not contain control characters`],
       [
+        'LF in the organisation',
+        oasDoc({ org: 'acme\nX: 1' }),
+        `${EXT}.info.orgId must not contain control characters`,
+      ],
+      [
+        'ESC in a category',
+        oasDoc({ categories: ['ok', 'pay\u001b[31m'] }),
+        `${EXT}.info.categories must not contain control characters`,
+      ],
+      [
         'bad categories',
         oasDoc({ categories: ['ok', 5 as unknown as string] }),
         `${EXT}.info.categories must be an array of non-empty strings`,

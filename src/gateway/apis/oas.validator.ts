@@ -161,7 +161,7 @@ export function validateExtension(ext: Json | undefined): string[] {
     if (info.id !== undefined && (typeof info.id !== 'string' || !API_ID_PATTERN.test(info.id))) {
       errors.push(`${p}.info.id must be 1-128 letters, digits, '.', '_' or '-'`);
     }
-    checkString(errors, info.orgId, `${p}.info.orgId`, { max: 128 });
+    checkString(errors, info.orgId, `${p}.info.orgId`, { max: 128, noControl: true });
     if (info.categories !== undefined) {
       if (
         !Array.isArray(info.categories) ||
@@ -173,6 +173,8 @@ export function validateExtension(ext: Json | undefined): string[] {
         errors.push(
           `${p}.info.categories must not contain a comma (GET /api/apis?category= separates names by commas)`,
         );
+      } else if (info.categories.some((c) => CONTROL.test(String(c)))) {
+        errors.push(`${p}.info.categories ${NO_CONTROL}`);
       }
     }
     if (checkObject(errors, info.state, `${p}.info.state`))
