@@ -652,6 +652,35 @@ describe('the OpenAPI document (/docs-json)', () => {
       }
     });
 
+    it('lists text/plain where a route takes JSON sent so (the gateway family), and nowhere else', async () => {
+      const withBody = familyOps.filter((o) => o.op.requestBody);
+      expect(withBody.length).toBeGreaterThan(15);
+      const wrong: string[] = [];
+      for (const o of withBody) {
+        const listed = 'text/plain' in o.op.requestBody!.content;
+        const res = await request(`${t.baseUrl}${fill(o.path, 'none')}`, {
+          method: o.method,
+          headers: { ...credentials[o.family], 'content-type': 'text/plain' },
+          body: '{}',
+        });
+        // a family that takes JSON only refuses the media type in its validation status, before reading the body
+        const refused = (await res.body.text()).includes('the body must be JSON');
+        if (listed === refused) wrong.push(`${o.name}: lists text/plain ${listed}, answered ${res.statusCode}`);
+      }
+      expect(wrong).toEqual([]);
+      expect(
+        withBody
+          .filter((o) => 'text/plain' in o.op.requestBody!.content)
+          .map((o) => o.name)
+          .sort(),
+      ).toEqual([
+        'PATCH /gateway/apis/oas/{apiID}',
+        'POST /gateway/analytics',
+        'POST /gateway/apis/oas',
+        'PUT /gateway/apis/oas/{apiID}',
+      ]);
+    });
+
     it('never reads the body of a GET, so answers none 413', async () => {
       const res = await request(`${t.baseUrl}/portal-api/apps`, {
         method: 'GET',

@@ -2832,6 +2832,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AnalyticsIngestRecordDto"][];
+                "text/plain": components["schemas"]["AnalyticsIngestRecordDto"][];
             };
         };
         responses: {
@@ -2980,6 +2981,32 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    info: {
+                        [key: string]: unknown;
+                    };
+                    /** @example 3.0.3 */
+                    openapi: string;
+                    paths?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description info.name, info.id, info.orgId, info.categories, info.state.active, server.listenPath.value/strip, upstream.url */
+                    "x-gateway-api-gateway"?: {
+                        info?: {
+                            [key: string]: unknown;
+                        };
+                        server?: {
+                            [key: string]: unknown;
+                        };
+                        upstream?: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+                "text/plain": {
                     info: {
                         [key: string]: unknown;
                     };
@@ -3213,6 +3240,32 @@ export interface operations {
                 } & {
                     [key: string]: unknown;
                 };
+                "text/plain": {
+                    info: {
+                        [key: string]: unknown;
+                    };
+                    /** @example 3.0.3 */
+                    openapi: string;
+                    paths?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description info.name, info.id, info.orgId, info.categories, info.state.active, server.listenPath.value/strip, upstream.url */
+                    "x-gateway-api-gateway"?: {
+                        info?: {
+                            [key: string]: unknown;
+                        };
+                        server?: {
+                            [key: string]: unknown;
+                        };
+                        upstream?: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
             };
         };
         responses: {
@@ -3413,6 +3466,32 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    info: {
+                        [key: string]: unknown;
+                    };
+                    /** @example 3.0.3 */
+                    openapi: string;
+                    paths?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description info.name, info.id, info.orgId, info.categories, info.state.active, server.listenPath.value/strip, upstream.url */
+                    "x-gateway-api-gateway"?: {
+                        info?: {
+                            [key: string]: unknown;
+                        };
+                        server?: {
+                            [key: string]: unknown;
+                        };
+                        upstream?: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+                "text/plain": {
                     info: {
                         [key: string]: unknown;
                     };

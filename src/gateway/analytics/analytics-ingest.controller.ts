@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
+  ApiConsumes,
   ApiOkResponse,
   ApiOperation,
   ApiPayloadTooLargeResponse,
@@ -55,6 +56,8 @@ class IngestResponseDto {
  * (ROUTE_BODY_LIMITS).
  */
 @ApiTags('gateway: analytics')
+// the gateway family takes JSON sent as text/plain too (the input policy)
+@ApiConsumes('application/json', 'text/plain')
 @GatewayAuth()
 @Controller('gateway/analytics')
 export class AnalyticsIngestController {

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query
 import {
   ApiBadRequestResponse,
   ApiBody,
+  ApiConsumes,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
@@ -59,6 +60,8 @@ const API_ID = { name: 'apiID', description: 'the API id (x-gateway-api-gateway.
 
 /** Gateway routes for OAS API definitions; credential X-Gateway-Authorization, errors `{status, message}`. */
 @ApiTags('gateway: API definitions')
+// the gateway family takes JSON sent as text/plain too (the input policy)
+@ApiConsumes('application/json', 'text/plain')
 @GatewayAuth()
 @Controller('gateway/apis/oas')
 export class OasApisController {
