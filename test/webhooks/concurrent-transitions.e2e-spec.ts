@@ -1,5 +1,6 @@
 import { WEBHOOK_EVENTS } from '../../src/events/event-names';
 import { DeliveryQueue } from '../../src/webhooks/delivery.queue';
+import { DeliveryStore } from '../../src/webhooks/delivery.store';
 import { DeliveryRetention } from '../../src/webhooks/worker/delivery-retention';
 import { eventually } from '../helpers/eventually';
 import { useService } from '../helpers/use-service';
@@ -177,6 +178,45 @@ describe('concurrent transitions of the same delivery and webhook', () => {
     const again = await settled(w, d);
     expect(again).toMatchObject({ Status: 'delivered', AttemptCount: first.AttemptCount + 1 });
     await wholeLog(d);
+  });
+
+  it('an attempt cut off with its worker, found by many claimers, redeliveries and the reconciler at once, is recorded once', async () => {
+    const w = await webhook();
+    t.sink.responder = () => ({ status: 200, body: 'ok' });
+    const d = await testSend(w);
+    await settled(w, d);
+    const store = t.app.get(DeliveryStore);
+    // as a worker killed mid-attempt leaves it: pending, claimed, the claim's lease run out, overdue for the reconciler
+    await t.db.query(
+      `UPDATE webhook_deliveries SET status = 'pending', locked_until = now() - interval '1 second',
+              next_attempt_at = now() - interval '1 minute', next_trigger = 'scheduled' WHERE id = $1`,
+      [d],
+    );
+    const [{ at }] = await t.db.query(
+      `SELECT to_char(event_occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at
+         FROM webhook_deliveries WHERE id = $1`,
+      [d],
+    );
+    const calls: Promise<unknown>[] = [];
+    for (let i = 0; i < 16; i++) calls.push(store.recordCutOff([{ id: d, at }], 2));
+    for (let i = 0; i < 8; i++)
+      calls.push(call('redeliver', () => t.portal.post(`/portal-api/webhooks/${w}/deliveries/${d}/redeliver`, {})));
+    calls.push(
+      call('recover', () =>
+        t.portal.post(`/portal-api/webhooks/${w}/recover`, { since: new Date(Date.now() - 3_600_000).toISOString() }),
+      ),
+    );
+    const cut = (await Promise.all(calls)).slice(0, 16).flat();
+    no5xx();
+    await settled(w, d);
+    await wholeLog(d);
+    const timeouts = await t.db.query(
+      `SELECT number FROM webhook_delivery_attempts WHERE delivery_id = $1 AND error = 'timeout' AND status_code IS NULL`,
+      [d],
+    );
+    // the cut-off attempt: recorded by one of the callers here, or by the worker the reconciler woke, never twice
+    expect(timeouts).toEqual([{ number: 2 }]);
+    expect(cut.length).toBeLessThanOrEqual(1);
   });
 
   it('a delivery of a day past retention, redelivered while retention runs: either kept and sent, or gone; no 5xx', async () => {
