@@ -372,4 +372,54 @@ describe('request envelope: JSON bodies, one credential', () => {
       expect([r.path, once.status]).toEqual([r.path, method === 'POST' ? 400 : 200]);
     }
   });
+
+  /** Sends `raw` as it is and reads the answer until the server closes: its status and parsed body. */
+  function exchange(raw: string): Promise<{ status: number; body: unknown }> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(new URL(t.baseUrl).port), '127.0.0.1');
+      let answer = '';
+      socket.on('data', (d) => (answer += d));
+      socket.on('close', () => {
+        const [head, ...rest] = answer.split('\r\n\r\n');
+        const text = rest.join('\r\n\r\n');
+        resolve({ status: Number(head.split(' ')[1]), body: text ? JSON.parse(text) : undefined });
+      });
+      socket.on('error', reject);
+      socket.write(raw);
+    });
+  }
+
+  it('takes a request target in absolute form as the path it names, under the rules of its family', async () => {
+    const portal = TEST_SECRETS.PORTAL_API_TOKEN;
+    const host = `127.0.0.1:${new URL(t.baseUrl).port}`;
+    const head = (target: string, ...lines: string[]) =>
+      [`POST ${target} HTTP/1.1`, `host: ${host}`, 'connection: close', ...lines].join('\r\n') + '\r\n\r\n';
+    const body = '{"Name":"absolute"}';
+    // the credential, in the family's body
+    expect(await exchange(head(`http://${host}/portal-api/apps`, `content-length: ${body.length}`) + body)).toEqual({
+      status: 401,
+      body: { status: 'error', errors: ['Not authorised: missing or invalid API token'] },
+    });
+    // the body rules: text is refused, not read as JSON
+    const asText = head(
+      `http://${host}/portal-api/apps`,
+      `authorization: ${portal}`,
+      'content-type: text/plain',
+      `content-length: ${body.length}`,
+    );
+    expect(await exchange(asText + body)).toEqual({
+      status: 422,
+      body: { status: 'error', errors: ['the body must be JSON: send Content-Type: application/json'] },
+    });
+    const apps = (await t.http.get('/portal-api/apps', { authorization: portal })).body as { Name: string }[];
+    expect(apps.map((a) => a.Name)).not.toContain('absolute');
+    // and as JSON it is the route's own answer
+    const asJson = head(
+      `http://${host}/portal-api/apps`,
+      `authorization: ${portal}`,
+      'content-type: application/json',
+      `content-length: ${body.length}`,
+    );
+    expect(await exchange(asJson + body)).toMatchObject({ status: 200, body: { Name: 'absolute' } });
+  });
 });
