@@ -3,11 +3,12 @@ import { INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { FamilyAuthenticator } from './common/auth/auth.guard';
 import { registerAuthenticateFirst } from './common/auth/authenticate-first';
-import { FamilyExceptionFilter } from './common/errors';
+import { ApiError, FamilyExceptionFilter, sendFamilyError } from './common/errors';
 import { documentErrorResponses, ERROR_BODIES } from './common/errors/error-responses.openapi';
 import { setTraceRoute } from './common/http/trace-route';
 import { MAX_PARAM_LENGTH, onClientError, onFrameworkError } from './common/errors/framework-errors';
@@ -20,6 +21,11 @@ import { registerRequestLogging } from './common/logging/request-logging';
 import { AppConfig, loadConfig } from './config';
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
+
+/** HTTP/1.1 requires a Host header (HTTP/1.0 has none); a request without one is a 400. */
+function lacksHost(request: FastifyRequest): boolean {
+  return request.raw.httpVersion === '1.1' && request.headers.host === undefined;
+}
 
 /** Routes that legitimately take bigger bodies than DEFAULT_BODY_LIMIT (e.g. analytics batches). */
 export const ROUTE_BODY_LIMITS: Record<string, number> = {
@@ -44,6 +50,8 @@ export async function createApp(
     // what the router and the HTTP parser refuse gets the family's error body too
     frameworkErrors: onFrameworkError,
     clientErrorHandler: onClientError,
+    // Node's own refusal of an HTTP/1.1 request without Host has an empty body: the hook below refuses it instead
+    http: { requireHostHeader: false },
   });
   const fastify = adapter.getInstance();
   // Every request gets an id (the caller's X-Request-Id if sane), echoed on the response and used by the logs.
@@ -54,6 +62,10 @@ export async function createApp(
     request.headers['x-request-id'] = id;
     void reply.header('x-request-id', id);
     setTraceRoute(request.routeOptions.url);
+    if (lacksHost(request)) {
+      sendFamilyError(request, reply, new ApiError(400, 'an HTTP/1.1 request must carry a Host header'));
+      return;
+    }
     // No body sent with Content-Type: application/json (e.g. PUT .../approve: Content-Length 0, or neither it nor
     // Transfer-Encoding, as curl -X without -d sends it) means "no body", not bad JSON.
     if (!hasBody(request.headers)) delete request.headers['content-type'];

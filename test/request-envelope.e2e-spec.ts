@@ -422,4 +422,26 @@ describe('request envelope: JSON bodies, one credential', () => {
     );
     expect(await exchange(asJson + body)).toMatchObject({ status: 200, body: { Name: 'absolute' } });
   });
+
+  it('refuses an HTTP/1.1 request without Host, and one the parser refuses, in the family body', async () => {
+    expect(
+      await exchange(`GET /api/apis HTTP/1.1\r\nauthorization: Bearer ${dashboardKey}\r\nconnection: close\r\n\r\n`),
+    ).toEqual({
+      status: 400,
+      body: { Status: 'Error', Message: 'an HTTP/1.1 request must carry a Host header', Meta: null },
+    });
+    expect(await exchange('GET /portal-api/apps HTTP/1.1\r\nconnection: close\r\n\r\n')).toEqual({
+      status: 400,
+      body: { status: 'error', errors: ['an HTTP/1.1 request must carry a Host header'] },
+    });
+    // HTTP/1.0 has no Host
+    expect((await exchange(`GET /api/apis HTTP/1.0\r\nauthorization: Bearer ${dashboardKey}\r\n\r\n`)).status).toBe(
+      200,
+    );
+    // a lower-case method is no method to the parser: still the family's body
+    expect(await exchange('get /gateway/apis/oas HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n')).toEqual({
+      status: 400,
+      body: { status: 'error', message: 'the request could not be parsed as HTTP' },
+    });
+  });
 });

@@ -29,7 +29,9 @@ const INVALID_INPUT =
   'query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates)';
 const INVALID_BODY = `a body that is not JSON in UTF-8, is nested deeper than ${MAX_INPUT_DEPTH} levels, or that the route refuses`;
 /** What the router and the HTTP parser refuse before any route is chosen: 400 in every family. */
-const MALFORMED = 'a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP';
+const MALFORMED =
+  'a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what ' +
+  'cannot be parsed as HTTP';
 
 /** `1 MiB`, `16 KiB` or a number of bytes. */
 function size(bytes: number): string {

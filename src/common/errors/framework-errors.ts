@@ -25,7 +25,8 @@ export function onFrameworkError(error: FastifyError, request: FastifyRequest, r
 function requestPath(raw: unknown): string {
   if (!Buffer.isBuffer(raw)) return '/';
   const line = raw.subarray(0, 2048).toString('latin1');
-  const m = /^[A-Z]+ (\/[^\s?]*)/.exec(line);
+  // whatever the method (the parser refuses a lower-case one) and in origin or absolute form
+  const m = /^[!-~]+ ([!-~]+)/.exec(line);
   return m ? m[1] : '/';
 }
 
