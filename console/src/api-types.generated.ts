@@ -2406,7 +2406,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2473,7 +2473,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserListResponseDto"];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2640,7 +2640,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2730,7 +2730,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeleteUserResponseDto"];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a body that is not JSON in UTF-8, is nested deeper than 64 levels, or that the route refuses; or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a body that is not JSON in UTF-8, is nested deeper than 64 levels, or that the route refuses; or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2932,7 +2932,7 @@ export interface operations {
                     })[];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3119,7 +3119,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3320,7 +3320,7 @@ export interface operations {
                     "application/json": components["schemas"]["OasWriteResponseDto"];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a body that is not JSON in UTF-8, is nested deeper than 64 levels, or that the route refuses; or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a body that is not JSON in UTF-8, is nested deeper than 64 levels, or that the route refuses; or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3712,7 +3712,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccessRequestResponse"][];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3786,7 +3786,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccessRequestResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3880,7 +3880,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccessRequestResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3971,7 +3971,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalDeleteResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4083,7 +4083,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccessRequestResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4201,7 +4201,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccessRequestResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4319,7 +4319,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccessRequestResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4422,7 +4422,7 @@ export interface operations {
                     "application/json": components["schemas"]["AppResponse"][];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4496,7 +4496,7 @@ export interface operations {
                     "application/json": components["schemas"]["AppResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4581,7 +4581,7 @@ export interface operations {
                     "application/json": components["schemas"]["AppResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4675,7 +4675,7 @@ export interface operations {
                     "application/json": components["schemas"]["AppResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4784,7 +4784,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalDeleteResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4887,7 +4887,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookResponse"][];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4969,7 +4969,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedWebhookResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5062,7 +5062,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5155,7 +5155,7 @@ export interface operations {
                     "application/json": components["schemas"]["SavedWebhookResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5262,7 +5262,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalDeleteResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5369,7 +5369,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryResponse"][];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5454,7 +5454,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryWithAttemptsResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5544,7 +5544,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5646,7 +5646,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookHeaderResponse"][];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5739,7 +5739,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookHeaderResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5842,7 +5842,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookHeaderResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5936,7 +5936,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookHeaderResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6044,7 +6044,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalDeleteResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6155,7 +6155,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecoverResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6257,7 +6257,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSecretResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6351,7 +6351,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSecretResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6456,7 +6456,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookStatsResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6550,7 +6550,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6659,7 +6659,7 @@ export interface operations {
                     "application/json": components["schemas"]["FilterTestResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
