@@ -52,6 +52,9 @@ export async function createApp(
     clientErrorHandler: onClientError,
     // Node's own refusal of an HTTP/1.1 request without Host has an empty body: the hook below refuses it instead
     http: { requireHostHeader: false },
+    // While the server stops, a request still arriving on an open connection is answered by its route (with
+    // Connection: close) rather than Fastify's 503 in no family's body: the pools close only after the server.
+    return503OnClosing: false,
   });
   const fastify = adapter.getInstance();
   // Every request gets an id (the caller's X-Request-Id if sane), echoed on the response and used by the logs.
