@@ -1616,6 +1616,12 @@ export interface components {
             /** @example ok */
             status: string;
         };
+        PlainErrorBody: {
+            /** @example x is given more than once */
+            message: string;
+            /** @example 400 */
+            statusCode: number;
+        };
         PortalDeleteResponse: {
             /** @example Application deleted */
             message: string;
@@ -3543,6 +3549,24 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainErrorBody"];
+                };
+            };
         };
     };
     getReadiness: {
@@ -3604,6 +3628,24 @@ export interface operations {
                         /** @example ok */
                         status?: string;
                     };
+                };
+            };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainErrorBody"];
                 };
             };
             /**
@@ -3687,6 +3729,24 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainErrorBody"];
                 };
             };
         };
