@@ -421,6 +421,13 @@ describe('request envelope: JSON bodies, one credential', () => {
       `content-length: ${body.length}`,
     );
     expect(await exchange(asJson + body)).toMatchObject({ status: 200, body: { Name: 'absolute' } });
+    // a dashboard refusal names the path, as it does for a target in origin form
+    const reader = await seedUser(t, { org: 'acme', permissions: { apis: 'read' } });
+    const get = `GET http://user:pw@${host}/api/users HTTP/1.1\r\nhost: ${host}\r\nconnection: close\r\n`;
+    expect(await exchange(`${get}authorization: Bearer ${reader.key}\r\n\r\n`)).toEqual({
+      status: 403,
+      body: { Status: 'Error', Message: 'access denied: You do not have permission to access /api/users', Meta: null },
+    });
   });
 
   it('refuses an HTTP/1.1 request without Host, and one the parser refuses, in the family body', async () => {
