@@ -148,13 +148,13 @@ function bodyLimit(path: string): number {
  * controllers but constructs no provider, so nothing connects. The placeholder secrets are never used.
  */
 export async function previewOpenApiDocument(): Promise<OpenAPIObject> {
-  const placeholder = 'preview-only-'.padEnd(32, '0');
+  const placeholder = (family: string) => `preview-only-${family}-`.padEnd(32, '0');
   const config = loadConfig({
     NODE_ENV: 'test',
     ROLE: 'api',
-    GATEWAY_SECRET: placeholder,
-    ADMIN_SECRET: placeholder,
-    PORTAL_API_TOKEN: placeholder,
+    GATEWAY_SECRET: placeholder('gateway'),
+    ADMIN_SECRET: placeholder('admin'),
+    PORTAL_API_TOKEN: placeholder('portal'),
     ENCRYPTION_KEY: '0'.repeat(64),
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), new FastifyAdapter(), {

@@ -125,6 +125,18 @@ describe('loadConfig', () => {
     expect(c.secrets.encryptionKey.equals(Buffer.alloc(32, 7))).toBe(true);
   });
 
+  it('refuses one value for the credentials of two families', () => {
+    const base = { ...secrets, DATA_DIR: dataDir() };
+    expect(() => loadConfig({ ...base, ADMIN_SECRET: secrets.PORTAL_API_TOKEN })).toThrow(
+      'PORTAL_API_TOKEN: must differ from ADMIN_SECRET (a credential of one family never opens another)',
+    );
+    expect(() => loadConfig({ ...base, GATEWAY_SECRET: secrets.ADMIN_SECRET })).toThrow(
+      'ADMIN_SECRET: must differ from GATEWAY_SECRET',
+    );
+    // a generated one differs from the others
+    expect(loadConfig({ ADMIN_SECRET: secrets.ADMIN_SECRET, DATA_DIR: dataDir() }).generatedSecrets).toHaveLength(3);
+  });
+
   it('takes every variable set to an empty value as unset', () => {
     const names = ['NODE_ENV', 'PORT', 'HOST', 'ROLE', 'QUEUE_PREFIX', 'DASHBOARD_PAGE_SIZE', 'WEBHOOK_ALLOWED_CIDRS'];
     names.push('WEBHOOK_RETRY_SCHEDULE', 'WEBHOOK_CONCURRENCY', 'DELIVERY_RETENTION_DAYS', 'LOG_LEVEL');
