@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -57,6 +58,11 @@ export async function createApp(
     return503OnClosing: false,
   });
   const fastify = adapter.getInstance();
+  // An expectation other than 100-continue is ignored, as HTTP allows: the request is answered by its route
+  // (Node's own 417 for it had an empty body, in no family's form)
+  fastify.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
+    fastify.server.emit('request', req, res),
+  );
   // Every request gets an id (the caller's X-Request-Id if sane), echoed on the response and used by the logs.
   // (hooks on every request take a callback rather than return a promise: one promise less per request)
   fastify.addHook('onRequest', (request, reply, done) => {

@@ -430,7 +430,7 @@ describe('request envelope: JSON bodies, one credential', () => {
     });
   });
 
-  it('refuses an HTTP/1.1 request without Host, and one the parser refuses, in the family body', async () => {
+  it('refuses an HTTP/1.1 request without Host, and one the parser refuses, in the family body; ignores an unknown Expect', async () => {
     expect(
       await exchange(`GET /api/apis HTTP/1.1\r\nauthorization: Bearer ${dashboardKey}\r\nconnection: close\r\n\r\n`),
     ).toEqual({
@@ -445,6 +445,11 @@ describe('request envelope: JSON bodies, one credential', () => {
     expect((await exchange(`GET /api/apis HTTP/1.0\r\nauthorization: Bearer ${dashboardKey}\r\n\r\n`)).status).toBe(
       200,
     );
+    // an expectation the server does not know is ignored: the route answers
+    const expecting = await exchange(
+      `GET /api/apis HTTP/1.1\r\nhost: x\r\nexpect: bogus\r\nauthorization: Bearer ${dashboardKey}\r\nconnection: close\r\n\r\n`,
+    );
+    expect(expecting).toEqual({ status: 200, body: { apis: [], pages: 0 } });
     // a lower-case method is no method to the parser: still the family's body
     expect(await exchange('get /gateway/apis/oas HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n')).toEqual({
       status: 400,
