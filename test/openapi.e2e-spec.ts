@@ -228,6 +228,17 @@ describe('the OpenAPI document (/docs-json)', () => {
     expect(checked).toBeGreaterThan(50);
   });
 
+  it('types every parameter of every operation', () => {
+    const untyped = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).flatMap(([method, op]) =>
+        (op.parameters ?? [])
+          .filter((p) => !p.schema?.type && !p.schema?.$ref)
+          .map((p) => `${method.toUpperCase()} ${path} ${p.in} ${p.name}`),
+      ),
+    );
+    expect(untyped).toEqual([]);
+  });
+
   it('types as integer what the contract calls integer: ids, pages, counts, attempt numbers, durations, statuses', () => {
     const schemas = doc.components.schemas;
     const integers = [

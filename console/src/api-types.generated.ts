@@ -2234,7 +2234,7 @@ export interface operations {
                 /** @description four digits */
                 endYear: string;
                 /** @description OAuthClientID */
-                oauthId: unknown;
+                oauthId: string;
                 /** @description decimal, with or without leading zero */
                 startDay: string;
                 /** @description decimal, with or without leading zero */
@@ -3399,13 +3399,13 @@ export interface operations {
                 /** @description sets server.authentication.enabled */
                 authentication?: "true" | "false" | "1" | "0";
                 /** @description sets server.customDomain (empty: disabled) */
-                customDomain?: unknown;
+                customDomain?: string;
                 /** @description sets server.listenPath.value: starts with /, no whitespace or control characters */
-                listenPath?: unknown;
+                listenPath?: string;
                 /** @description mock every operation from the OAS examples */
                 mockResponse?: "true" | "false" | "1" | "0";
                 /** @description sets upstream.url: an absolute http(s) URL, no whitespace or control characters */
-                upstreamURL?: unknown;
+                upstreamURL?: string;
                 /** @description validate requests of every operation */
                 validateRequest?: "true" | "false" | "1" | "0";
             };

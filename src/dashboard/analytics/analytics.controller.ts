@@ -35,7 +35,7 @@ export class AnalyticsController {
     summary:
       'Analytics of an OAuth client from the start day 00:00 UTC to the end of the end day, one row per API path, 10 rows a page',
   })
-  @ApiParam({ name: 'oauthId', description: 'OAuthClientID' })
+  @ApiParam({ name: 'oauthId', type: String, description: 'OAuthClientID' })
   @ApiParam({ name: 'startDay', ...DATE_SEGMENT })
   @ApiParam({ name: 'startMonth', ...DATE_SEGMENT })
   @ApiParam({ name: 'startYear', ...YEAR_SEGMENT })
