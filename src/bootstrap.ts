@@ -12,7 +12,7 @@ import { registerAuthenticateFirst } from './common/auth/authenticate-first';
 import { ApiError, FamilyExceptionFilter, sendFamilyError } from './common/errors';
 import { documentErrorResponses, ERROR_BODIES } from './common/errors/error-responses.openapi';
 import { setTraceRoute } from './common/http/trace-route';
-import { MAX_PARAM_LENGTH, onClientError, onFrameworkError } from './common/errors/framework-errors';
+import { MAX_PARAM_LENGTH, onClientError, onConnect, onFrameworkError } from './common/errors/framework-errors';
 import { DEFAULT_BODY_LIMIT, hasBody, registerInputPolicy, utf8JsonParser } from './common/http/input-policy';
 import { documentIdempotencyKey } from './common/idempotency/idempotency.openapi';
 import { IdempotentRequests } from './common/idempotency/idempotent-requests';
@@ -63,6 +63,7 @@ export async function createApp(
   fastify.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
     fastify.server.emit('request', req, res),
   );
+  fastify.server.on('connect', onConnect);
   // Every request gets an id (the caller's X-Request-Id if sane), echoed on the response and used by the logs.
   // (hooks on every request take a callback rather than return a promise: one promise less per request)
   fastify.addHook('onRequest', (request, reply, done) => {

@@ -430,7 +430,7 @@ describe('request envelope: JSON bodies, one credential', () => {
     });
   });
 
-  it('refuses an HTTP/1.1 request without Host, and one the parser refuses, in the family body; ignores an unknown Expect', async () => {
+  it('refuses an HTTP/1.1 request without Host, and one the parser refuses, in the family body; ignores an unknown Expect; opens no tunnel', async () => {
     expect(
       await exchange(`GET /api/apis HTTP/1.1\r\nauthorization: Bearer ${dashboardKey}\r\nconnection: close\r\n\r\n`),
     ).toEqual({
@@ -450,6 +450,15 @@ describe('request envelope: JSON bodies, one credential', () => {
       `GET /api/apis HTTP/1.1\r\nhost: x\r\nexpect: bogus\r\nauthorization: Bearer ${dashboardKey}\r\nconnection: close\r\n\r\n`,
     );
     expect(expecting).toEqual({ status: 200, body: { apis: [], pages: 0 } });
+    // CONNECT opens no tunnel: the 404 of a method without a route, in the family's body
+    expect(await exchange('CONNECT /portal-api/apps HTTP/1.1\r\nhost: x\r\n\r\n')).toEqual({
+      status: 404,
+      body: { status: 'error', errors: ['Cannot CONNECT /portal-api/apps'] },
+    });
+    expect(await exchange('CONNECT 127.0.0.1:22 HTTP/1.1\r\nhost: 127.0.0.1:22\r\n\r\n')).toEqual({
+      status: 404,
+      body: { statusCode: 404, message: 'Cannot CONNECT 127.0.0.1:22' },
+    });
     // a lower-case method is no method to the parser: still the family's body
     expect(await exchange('get /gateway/apis/oas HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n')).toEqual({
       status: 400,
