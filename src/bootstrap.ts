@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { FamilyAuthenticator } from './common/auth/auth.guard';
 import { registerAuthenticateFirst } from './common/auth/authenticate-first';
-import { FamilyExceptionFilter } from './common/errors';
+import { ApiError, FamilyExceptionFilter, sendFamilyError } from './common/errors';
 import { documentErrorResponses, ERROR_BODIES } from './common/errors/error-responses.openapi';
 import { setTraceRoute } from './common/http/trace-route';
-import { MAX_PARAM_LENGTH, onClientError, onFrameworkError } from './common/errors/framework-errors';
+import { MAX_PARAM_LENGTH, onClientError, onConnect, onFrameworkError } from './common/errors/framework-errors';
 import { DEFAULT_BODY_LIMIT, hasBody, registerInputPolicy, utf8JsonParser } from './common/http/input-policy';
 import { documentIdempotencyKey } from './common/idempotency/idempotency.openapi';
 import { IdempotentRequests } from './common/idempotency/idempotent-requests';
@@ -20,6 +22,11 @@ import { registerRequestLogging } from './common/logging/request-logging';
 import { AppConfig, loadConfig } from './config';
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
+
+/** HTTP/1.1 requires a Host header (HTTP/1.0 has none); a request without one is a 400. */
+function lacksHost(request: FastifyRequest): boolean {
+  return request.raw.httpVersion === '1.1' && request.headers.host === undefined;
+}
 
 /** Routes that legitimately take bigger bodies than DEFAULT_BODY_LIMIT (e.g. analytics batches). */
 export const ROUTE_BODY_LIMITS: Record<string, number> = {
@@ -44,8 +51,19 @@ export async function createApp(
     // what the router and the HTTP parser refuse gets the family's error body too
     frameworkErrors: onFrameworkError,
     clientErrorHandler: onClientError,
+    // Node's own refusal of an HTTP/1.1 request without Host has an empty body: the hook below refuses it instead
+    http: { requireHostHeader: false },
+    // While the server stops, a request still arriving on an open connection is answered by its route (with
+    // Connection: close) rather than Fastify's 503 in no family's body: the pools close only after the server.
+    return503OnClosing: false,
   });
   const fastify = adapter.getInstance();
+  // An expectation other than 100-continue is ignored, as HTTP allows: the request is answered by its route
+  // (Node's own 417 for it had an empty body, in no family's form)
+  fastify.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
+    fastify.server.emit('request', req, res),
+  );
+  fastify.server.on('connect', onConnect);
   // Every request gets an id (the caller's X-Request-Id if sane), echoed on the response and used by the logs.
   // (hooks on every request take a callback rather than return a promise: one promise less per request)
   fastify.addHook('onRequest', (request, reply, done) => {
@@ -54,6 +72,10 @@ export async function createApp(
     request.headers['x-request-id'] = id;
     void reply.header('x-request-id', id);
     setTraceRoute(request.routeOptions.url);
+    if (lacksHost(request)) {
+      sendFamilyError(request, reply, new ApiError(400, 'an HTTP/1.1 request must carry a Host header'));
+      return;
+    }
     // No body sent with Content-Type: application/json (e.g. PUT .../approve: Content-Length 0, or neither it nor
     // Transfer-Encoding, as curl -X without -d sends it) means "no body", not bad JSON.
     if (!hasBody(request.headers)) delete request.headers['content-type'];
@@ -133,13 +155,13 @@ function bodyLimit(path: string): number {
  * controllers but constructs no provider, so nothing connects. The placeholder secrets are never used.
  */
 export async function previewOpenApiDocument(): Promise<OpenAPIObject> {
-  const placeholder = 'preview-only-'.padEnd(32, '0');
+  const placeholder = (family: string) => `preview-only-${family}-`.padEnd(32, '0');
   const config = loadConfig({
     NODE_ENV: 'test',
     ROLE: 'api',
-    GATEWAY_SECRET: placeholder,
-    ADMIN_SECRET: placeholder,
-    PORTAL_API_TOKEN: placeholder,
+    GATEWAY_SECRET: placeholder('gateway'),
+    ADMIN_SECRET: placeholder('admin'),
+    PORTAL_API_TOKEN: placeholder('portal'),
     ENCRYPTION_KEY: '0'.repeat(64),
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), new FastifyAdapter(), {

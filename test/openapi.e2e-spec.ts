@@ -228,6 +228,17 @@ describe('the OpenAPI document (/docs-json)', () => {
     expect(checked).toBeGreaterThan(50);
   });
 
+  it('types every parameter of every operation', () => {
+    const untyped = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).flatMap(([method, op]) =>
+        (op.parameters ?? [])
+          .filter((p) => !p.schema?.type && !p.schema?.$ref)
+          .map((p) => `${method.toUpperCase()} ${path} ${p.in} ${p.name}`),
+      ),
+    );
+    expect(untyped).toEqual([]);
+  });
+
   it('types as integer what the contract calls integer: ids, pages, counts, attempt numbers, durations, statuses', () => {
     const schemas = doc.components.schemas;
     const integers = [
@@ -582,6 +593,28 @@ describe('the OpenAPI document (/docs-json)', () => {
         });
         expect([o.name, res.status]).toEqual([o.name, 431]);
         wrong.push(...undocumented(o, res));
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it('answers the operations outside the families (health, metrics) as they list, in the plain error body', async () => {
+      const others = Object.entries(doc.paths).flatMap(([path, item]) =>
+        familyOfPath(path) ? [] : Object.keys(item as object).map((method) => ({ path, method: method.toUpperCase() })),
+      );
+      expect(others.map((o) => o.path)).toEqual(expect.arrayContaining(['/health', '/health/ready', '/metrics']));
+      const wrong: string[] = [];
+      for (const { path, method } of others) {
+        const op = doc.paths[path][method.toLowerCase()];
+        for (const [url, headers] of [
+          [`${path}?x=1&x=2`, {}],
+          [`${path}?x=%00`, {}],
+          [path, { 'x-padding': 'a'.repeat(maxHeaderSize) }],
+        ] as [string, Record<string, string>][]) {
+          const res = await t.http.send(method, url, { headers });
+          const schema = op.responses?.[res.status]?.content?.['application/json']?.schema;
+          if (!schema) wrong.push(`${method} ${url.slice(0, 40)}: answered ${res.status}, which it does not list`);
+          else wrong.push(...schemas.errors(schema, res.body).map((e) => `${method} ${url.slice(0, 40)}: ${e}`));
+        }
       }
       expect(wrong).toEqual([]);
     });

@@ -372,4 +372,97 @@ describe('request envelope: JSON bodies, one credential', () => {
       expect([r.path, once.status]).toEqual([r.path, method === 'POST' ? 400 : 200]);
     }
   });
+
+  /** Sends `raw` as it is and reads the answer until the server closes: its status and parsed body. */
+  function exchange(raw: string): Promise<{ status: number; body: unknown }> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(new URL(t.baseUrl).port), '127.0.0.1');
+      let answer = '';
+      socket.on('data', (d) => (answer += d));
+      socket.on('close', () => {
+        const [head, ...rest] = answer.split('\r\n\r\n');
+        const text = rest.join('\r\n\r\n');
+        resolve({ status: Number(head.split(' ')[1]), body: text ? JSON.parse(text) : undefined });
+      });
+      socket.on('error', reject);
+      socket.write(raw);
+    });
+  }
+
+  it('takes a request target in absolute form as the path it names, under the rules of its family', async () => {
+    const portal = TEST_SECRETS.PORTAL_API_TOKEN;
+    const host = `127.0.0.1:${new URL(t.baseUrl).port}`;
+    const head = (target: string, ...lines: string[]) =>
+      [`POST ${target} HTTP/1.1`, `host: ${host}`, 'connection: close', ...lines].join('\r\n') + '\r\n\r\n';
+    const body = '{"Name":"absolute"}';
+    // the credential, in the family's body
+    expect(await exchange(head(`http://${host}/portal-api/apps`, `content-length: ${body.length}`) + body)).toEqual({
+      status: 401,
+      body: { status: 'error', errors: ['Not authorised: missing or invalid API token'] },
+    });
+    // the body rules: text is refused, not read as JSON
+    const asText = head(
+      `http://${host}/portal-api/apps`,
+      `authorization: ${portal}`,
+      'content-type: text/plain',
+      `content-length: ${body.length}`,
+    );
+    expect(await exchange(asText + body)).toEqual({
+      status: 422,
+      body: { status: 'error', errors: ['the body must be JSON: send Content-Type: application/json'] },
+    });
+    const apps = (await t.http.get('/portal-api/apps', { authorization: portal })).body as { Name: string }[];
+    expect(apps.map((a) => a.Name)).not.toContain('absolute');
+    // and as JSON it is the route's own answer
+    const asJson = head(
+      `http://${host}/portal-api/apps`,
+      `authorization: ${portal}`,
+      'content-type: application/json',
+      `content-length: ${body.length}`,
+    );
+    expect(await exchange(asJson + body)).toMatchObject({ status: 200, body: { Name: 'absolute' } });
+    // a dashboard refusal names the path, as it does for a target in origin form
+    const reader = await seedUser(t, { org: 'acme', permissions: { apis: 'read' } });
+    const get = `GET http://user:pw@${host}/api/users HTTP/1.1\r\nhost: ${host}\r\nconnection: close\r\n`;
+    expect(await exchange(`${get}authorization: Bearer ${reader.key}\r\n\r\n`)).toEqual({
+      status: 403,
+      body: { Status: 'Error', Message: 'access denied: You do not have permission to access /api/users', Meta: null },
+    });
+  });
+
+  it('refuses an HTTP/1.1 request without Host, and one the parser refuses, in the family body; ignores an unknown Expect; opens no tunnel', async () => {
+    expect(
+      await exchange(`GET /api/apis HTTP/1.1\r\nauthorization: Bearer ${dashboardKey}\r\nconnection: close\r\n\r\n`),
+    ).toEqual({
+      status: 400,
+      body: { Status: 'Error', Message: 'an HTTP/1.1 request must carry a Host header', Meta: null },
+    });
+    expect(await exchange('GET /portal-api/apps HTTP/1.1\r\nconnection: close\r\n\r\n')).toEqual({
+      status: 400,
+      body: { status: 'error', errors: ['an HTTP/1.1 request must carry a Host header'] },
+    });
+    // HTTP/1.0 has no Host
+    expect((await exchange(`GET /api/apis HTTP/1.0\r\nauthorization: Bearer ${dashboardKey}\r\n\r\n`)).status).toBe(
+      200,
+    );
+    // an expectation the server does not know is ignored: the route answers
+    const expecting = await exchange(
+      `GET /api/apis HTTP/1.1\r\nhost: x\r\nexpect: bogus\r\nauthorization: Bearer ${dashboardKey}\r\nconnection: close\r\n\r\n`,
+    );
+    expect(expecting).toEqual({ status: 200, body: { apis: [], pages: 0 } });
+    // CONNECT opens no tunnel: the 404 of a method without a route, in the family's body
+    expect(await exchange('CONNECT /portal-api/apps HTTP/1.1\r\nhost: x\r\n\r\n')).toEqual({
+      status: 404,
+      body: { status: 'error', errors: ['Cannot CONNECT /portal-api/apps'] },
+    });
+    expect(await exchange('CONNECT 127.0.0.1:22 HTTP/1.1\r\nhost: 127.0.0.1:22\r\n\r\n')).toEqual({
+      status: 404,
+      body: { statusCode: 404, message: 'Cannot CONNECT 127.0.0.1:22' },
+    });
+    // a lower-case method is no method to the parser: still the family's body
+    expect(await exchange('get /gateway/apis/oas HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n')).toEqual({
+      status: 400,
+      body: { status: 'error', message: 'the request could not be parsed as HTTP' },
+    });
+  });
 });

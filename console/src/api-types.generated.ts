@@ -1616,6 +1616,12 @@ export interface components {
             /** @example ok */
             status: string;
         };
+        PlainErrorBody: {
+            /** @example x is given more than once */
+            message: string;
+            /** @example 400 */
+            statusCode: number;
+        };
         PortalDeleteResponse: {
             /** @example Application deleted */
             message: string;
@@ -2406,7 +2412,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2473,7 +2479,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserListResponseDto"];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2640,7 +2646,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2730,7 +2736,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeleteUserResponseDto"];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a body that is not JSON in UTF-8, is nested deeper than 64 levels, or that the route refuses; or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a body that is not JSON in UTF-8, is nested deeper than 64 levels, or that the route refuses; or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2933,7 +2939,7 @@ export interface operations {
                     })[];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3146,7 +3152,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3373,7 +3379,7 @@ export interface operations {
                     "application/json": components["schemas"]["OasWriteResponseDto"];
                 };
             };
-            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a body that is not JSON in UTF-8, is nested deeper than 64 levels, or that the route refuses; or a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a body that is not JSON in UTF-8, is nested deeper than 64 levels, or that the route refuses; or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3446,13 +3452,13 @@ export interface operations {
                 /** @description sets server.authentication.enabled */
                 authentication?: "true" | "false" | "1" | "0";
                 /** @description sets server.customDomain (empty: disabled) */
-                customDomain?: unknown;
+                customDomain?: string;
                 /** @description sets server.listenPath.value: starts with /, no whitespace or control characters */
-                listenPath?: unknown;
+                listenPath?: string;
                 /** @description mock every operation from the OAS examples */
                 mockResponse?: "true" | "false" | "1" | "0";
                 /** @description sets upstream.url: an absolute http(s) URL, no whitespace or control characters */
-                upstreamURL?: unknown;
+                upstreamURL?: string;
                 /** @description validate requests of every operation */
                 validateRequest?: "true" | "false" | "1" | "0";
             };
@@ -3622,6 +3628,24 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainErrorBody"];
+                };
+            };
         };
     };
     getReadiness: {
@@ -3683,6 +3707,24 @@ export interface operations {
                         /** @example ok */
                         status?: string;
                     };
+                };
+            };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainErrorBody"];
                 };
             };
             /**
@@ -3768,6 +3810,24 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainErrorBody"];
+                };
+            };
+            /** @description the request line and headers are over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainErrorBody"];
+                };
+            };
         };
     };
     listAccessRequests: {
@@ -3791,7 +3851,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccessRequestResponse"][];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3865,7 +3925,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccessRequestResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3959,7 +4019,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccessRequestResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4050,7 +4110,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalDeleteResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4162,7 +4222,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccessRequestResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4280,7 +4340,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccessRequestResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4398,7 +4458,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccessRequestResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4501,7 +4561,7 @@ export interface operations {
                     "application/json": components["schemas"]["AppResponse"][];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4575,7 +4635,7 @@ export interface operations {
                     "application/json": components["schemas"]["AppResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4660,7 +4720,7 @@ export interface operations {
                     "application/json": components["schemas"]["AppResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4754,7 +4814,7 @@ export interface operations {
                     "application/json": components["schemas"]["AppResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4863,7 +4923,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalDeleteResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4966,7 +5026,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookResponse"][];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5048,7 +5108,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedWebhookResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5141,7 +5201,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5234,7 +5294,7 @@ export interface operations {
                     "application/json": components["schemas"]["SavedWebhookResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5341,7 +5401,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalDeleteResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5448,7 +5508,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryResponse"][];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5533,7 +5593,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryWithAttemptsResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5623,7 +5683,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5725,7 +5785,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookHeaderResponse"][];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5818,7 +5878,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookHeaderResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5921,7 +5981,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookHeaderResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6015,7 +6075,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookHeaderResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6123,7 +6183,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalDeleteResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6234,7 +6294,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecoverResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6336,7 +6396,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSecretResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6430,7 +6490,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSecretResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6535,7 +6595,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookStatsResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6629,7 +6689,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6738,7 +6798,7 @@ export interface operations {
                     "application/json": components["schemas"]["FilterTestResponse"];
                 };
             };
-            /** @description a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP */
+            /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
                 headers: {
                     [name: string]: unknown;

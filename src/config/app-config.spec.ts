@@ -125,6 +125,30 @@ describe('loadConfig', () => {
     expect(c.secrets.encryptionKey.equals(Buffer.alloc(32, 7))).toBe(true);
   });
 
+  it('refuses one value for the credentials of two families', () => {
+    const base = { ...secrets, DATA_DIR: dataDir() };
+    expect(() => loadConfig({ ...base, ADMIN_SECRET: secrets.PORTAL_API_TOKEN })).toThrow(
+      'PORTAL_API_TOKEN: must differ from ADMIN_SECRET (a credential of one family never opens another)',
+    );
+    expect(() => loadConfig({ ...base, GATEWAY_SECRET: secrets.ADMIN_SECRET })).toThrow(
+      'ADMIN_SECRET: must differ from GATEWAY_SECRET',
+    );
+    // a generated one differs from the others
+    expect(loadConfig({ ADMIN_SECRET: secrets.ADMIN_SECRET, DATA_DIR: dataDir() }).generatedSecrets).toHaveLength(3);
+  });
+
+  it('takes every variable set to an empty value as unset', () => {
+    const names = ['NODE_ENV', 'PORT', 'HOST', 'ROLE', 'QUEUE_PREFIX', 'DASHBOARD_PAGE_SIZE', 'WEBHOOK_ALLOWED_CIDRS'];
+    names.push('WEBHOOK_RETRY_SCHEDULE', 'WEBHOOK_CONCURRENCY', 'DELIVERY_RETENTION_DAYS', 'LOG_LEVEL');
+    const c = loadConfig({ ...secrets, DATA_DIR: dataDir(), ...Object.fromEntries(names.map((n) => [n, ''])) });
+    expect(c.env).toBe('development');
+    expect(c.port).toBe(3000);
+    expect(c.role).toBe('all');
+    expect(c.logLevel).toBe('info');
+    expect(c.webhooks.retrySchedule).toEqual(DEFAULT_RETRY_SCHEDULE);
+    expect(c.dashboard.pageSize).toBe(10);
+  });
+
   it('reads WEBHOOK_DISABLE_AFTER as a duration with its unit, 5 days when unset', () => {
     const base = { ...secrets, DATA_DIR: dataDir() };
     expect(loadConfig(base).webhooks.disableAfterMs).toBe(5 * 24 * 3600 * 1000);

@@ -87,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
   const generated = missing.length > 0 ? fillGeneratedSecrets(dataDir, missing, secretValues) : [];
+  refuseSharedCredentials(secretValues);
 
   const config = new AppConfig();
   config.env = nodeEnv;
@@ -120,6 +121,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   config.idempotency = { keyTtlMs: parseDuration(dto.IDEMPOTENCY_KEY_TTL) ?? DEFAULT_IDEMPOTENCY_KEY_TTL_MS };
   config.generatedSecrets = generated;
   return config;
+}
+
+/** The credentials of the gateway, admin and portal families: one value would open two families. */
+const CREDENTIAL_NAMES: SecretName[] = ['GATEWAY_SECRET', 'ADMIN_SECRET', 'PORTAL_API_TOKEN'];
+
+function refuseSharedCredentials(values: Record<SecretName, string | undefined>): void {
+  const lines: string[] = [];
+  CREDENTIAL_NAMES.forEach((name, i) => {
+    const same = CREDENTIAL_NAMES.slice(0, i).find((other) => values[other] === values[name]);
+    if (same) lines.push(`${name}: must differ from ${same} (a credential of one family never opens another)`);
+  });
+  if (lines.length) throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
 }
 
 /** REDIS_URL names one server or (redis-cluster://) a cluster; REDIS_CLUSTER_NODES names a cluster. */

@@ -82,6 +82,7 @@ export function splitList(value: string | undefined): string[] {
 /** The raw environment, as strings, validated once at boot. Only src/config reads process.env. */
 export class EnvDto {
   @IsOptional()
+  @Transform(emptyToUndefined)
   @IsIn(['production', 'development', 'test'])
   NODE_ENV?: string;
 
@@ -98,6 +99,7 @@ export class EnvDto {
   HOST?: string;
 
   @IsOptional()
+  @Transform(emptyToUndefined)
   @IsIn(ROLES)
   ROLE?: Role;
 
@@ -162,6 +164,7 @@ export class EnvDto {
   WEBHOOK_ALLOWED_CIDRS?: string;
 
   @IsOptional()
+  @Transform(emptyToUndefined)
   @Matches(/^\s*\d+(\s*,\s*\d+)*\s*$/, {
     message: 'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of whole seconds, e.g. 0,5,300',
   })
@@ -210,6 +213,7 @@ export class EnvDto {
   DCR_INITIAL_ACCESS_TOKEN?: string;
 
   @IsOptional()
+  @Transform(emptyToUndefined)
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL?: string;
 

@@ -1,5 +1,6 @@
 import { useService } from '../helpers/use-service';
 import { ADMIN, bearer, seedUser, SeededUser } from '../helpers/dashboard';
+import { TEST_SECRETS } from '../helpers/test-env';
 
 const HEX24 = /^[0-9a-f]{24}$/;
 const HEX32 = /^[0-9a-f]{32}$/;
@@ -174,6 +175,42 @@ describe('dashboard users', () => {
         ADMIN,
       );
       expect(again.status).toBe(200);
+    });
+
+    it('words a refusal of text that cannot be stored as every other user validation failure, on both routes', async () => {
+      const failed = 'User object validation failed.';
+      const creations = [
+        { path: '/admin/users', credential: ADMIN, more: {} },
+        { path: '/api/users', credential: bearer(admin.key), more: { user_permissions: { apis: 'read' } } },
+      ];
+      for (const { path, credential, more } of creations) {
+        const refused = async (body: Record<string, unknown>) => {
+          const res = await t.http.post(path, { ...userBody('nul@example.com'), ...more, ...body }, credential);
+          return [path, res.status, res.body];
+        };
+        const body = (message: string) => [path, 400, { Status: 'Error', Message: message, Meta: null }];
+        expect(await refused({ first_name: 'A\u0000' })).toEqual(
+          body(`${failed} first_name must not contain NUL characters or unpaired UTF-16 surrogates`),
+        );
+        expect(await refused({ last_name: 'x\ud800' })).toEqual(
+          body(`${failed} last_name must not contain NUL characters or unpaired UTF-16 surrogates`),
+        );
+        expect(await refused({ api_model: { 'k\u0000': 1 } })).toEqual(
+          body(
+            `${failed} api_model has a member name that must not contain NUL characters or unpaired UTF-16 surrogates`,
+          ),
+        );
+      }
+      // the portal's words stay its own
+      const app = await t.http.post(
+        '/portal-api/apps',
+        { Name: 'A\u0000' },
+        { authorization: TEST_SECRETS.PORTAL_API_TOKEN },
+      );
+      expect(app.body).toEqual({
+        status: 'error',
+        errors: ['Name must not contain NUL characters or unpaired UTF-16 surrogates'],
+      });
     });
 
     it('refuses permission areas named after built-in object members, and keeps such members of api_model', async () => {

@@ -8,7 +8,7 @@ import { AppConfig } from '../../config';
 import { UserEntity } from '../../dashboard/users/user.entity';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { sha256Hex } from '../crypto/secret-box';
-import { Family } from '../errors/families';
+import { Family, originForm } from '../errors/families';
 import { ACTOR_KEY, DashboardActor } from './dashboard-actor.decorator';
 import { claimIdempotencyKey } from '../idempotency/keyed-request';
 import { countHeader } from '../http/raw-headers';
@@ -166,7 +166,9 @@ export class DashboardAuthGuard implements CanActivate {
       ctx.getClass(),
     ]);
     if (required && !hasPermission(user.userPermissions, required.area, required.level)) {
-      throw new ForbiddenException(`access denied: You do not have permission to access ${req.url.split('?')[0]}`);
+      throw new ForbiddenException(
+        `access denied: You do not have permission to access ${originForm(req.url).split('?')[0]}`,
+      );
     }
     const actor: DashboardActor = {
       userId: user.id,

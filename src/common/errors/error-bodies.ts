@@ -29,3 +29,12 @@ export class PortalErrorBody {
   @ApiProperty({ type: [String], example: ['Access request not found'] })
   errors: string[];
 }
+
+/** The error body of a route outside the four families (health, metrics): `{"statusCode": 400, "message": "..."}`. */
+export class PlainErrorBody {
+  @ApiProperty({ type: 'integer', example: 400 })
+  statusCode: number;
+
+  @ApiProperty({ example: 'x is given more than once' })
+  message: string;
+}

@@ -4,12 +4,12 @@ import { getSchemaPath, OpenAPIObject } from '@nestjs/swagger';
 import type { ResponseObject } from '@nestjs/swagger';
 import { GATEWAY_AUTH_MESSAGE } from '../auth/auth.guard';
 import { MAX_INPUT_DEPTH, readsBody } from '../http/input-policy';
-import { DashboardErrorBody, GatewayErrorBody, PortalErrorBody } from './error-bodies';
+import { DashboardErrorBody, GatewayErrorBody, PlainErrorBody, PortalErrorBody } from './error-bodies';
 import { Family, familyOf, validationStatus } from './families';
 import { MAX_PARAM_LENGTH } from './framework-errors';
 
 /** The schemas of the families' error bodies, to be given to the document as extra models. */
-export const ERROR_BODIES = [GatewayErrorBody, DashboardErrorBody, PortalErrorBody];
+export const ERROR_BODIES = [GatewayErrorBody, DashboardErrorBody, PortalErrorBody, PlainErrorBody];
 
 type RouteFamily = Exclude<Family, 'other'>;
 
@@ -29,7 +29,9 @@ const INVALID_INPUT =
   'query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates)';
 const INVALID_BODY = `a body that is not JSON in UTF-8, is nested deeper than ${MAX_INPUT_DEPTH} levels, or that the route refuses`;
 /** What the router and the HTTP parser refuse before any route is chosen: 400 in every family. */
-const MALFORMED = 'a malformed request: a percent-escape in the path that is not one, or what cannot be parsed as HTTP';
+const MALFORMED =
+  'a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what ' +
+  'cannot be parsed as HTTP';
 
 /** `1 MiB`, `16 KiB` or a number of bytes. */
 function size(bytes: number): string {
@@ -50,7 +52,10 @@ function size(bytes: number): string {
 export function documentErrorResponses(document: OpenAPIObject, bodyLimit: (path: string) => number): void {
   for (const [path, item] of Object.entries(document.paths)) {
     const family = familyOf(path);
-    if (family === 'other') continue;
+    if (family === 'other') {
+      documentPlainErrors(item);
+      continue;
+    }
     const { body, credential } = FAMILIES[family];
     for (const [method, operation] of Object.entries(item)) {
       if (!operation || typeof operation !== 'object' || !('responses' in operation)) continue;
@@ -73,5 +78,20 @@ export function documentErrorResponses(document: OpenAPIObject, bodyLimit: (path
           response.content = { 'application/json': { schema: { $ref: getSchemaPath(body) } } };
       }
     }
+  }
+}
+
+/**
+ * Routes outside the families (health, metrics) take no credential or body, but the input policy and the HTTP layer
+ * hold for them too: a query parameter given twice or text that cannot be stored, a malformed request, oversized
+ * headers. They answer in the plain `{statusCode, message}` body.
+ */
+function documentPlainErrors(item: object): void {
+  for (const operation of Object.values(item)) {
+    if (!operation || typeof operation !== 'object' || !('responses' in operation)) continue;
+    const responses = operation.responses as Record<string, ResponseObject>;
+    const content = { 'application/json': { schema: { $ref: getSchemaPath(PlainErrorBody) } } };
+    responses[400] ??= { description: `${INVALID_INPUT}; or ${MALFORMED}`, content };
+    responses[431] ??= { description: `the request line and headers are over ${size(maxHeaderSize)}`, content };
   }
 }

@@ -10,4 +10,12 @@ describe('familyOf', () => {
     expect(familyOf('/apix')).toBe('other');
     expect(familyOf('/health')).toBe('other');
   });
+
+  it('reads a request target in absolute form as the path the router finds in it', () => {
+    expect(familyOf('http://127.0.0.1:3000/portal-api/apps')).toBe('portal');
+    expect(familyOf('https://host/api/apis?q=x')).toBe('dashboard');
+    expect(familyOf('http://host//admin/users')).toBe('admin');
+    expect(familyOf('http://host/gateway/apis/oas/%ZZ')).toBe('gateway');
+    expect(familyOf('http://host/health')).toBe('other');
+  });
 });

@@ -13,6 +13,17 @@ export function familyOf(url: string): Family {
   return 'other';
 }
 
+/** The scheme and authority of an absolute-form request target, exactly as the router strips them. */
+const ABSOLUTE_FORM = /^https?:\/\/.*?\//;
+
+/**
+ * The request target as a path and query: one in absolute form (`GET http://host/api/apis`) is routed as the path
+ * after its authority, which is found as the router finds it (the scheme and authority up to the first slash).
+ */
+export function originForm(url: string): string {
+  return url.charCodeAt(0) === 47 ? url : url.replace(ABSOLUTE_FORM, '/');
+}
+
 /**
  * The path as the router matches it: percent-escapes in it are decoded (`/portal%2Dapi/apps` is the
  * portal's `/portal-api/apps`), so the family never differs from the route that answers; leading slashes
@@ -20,7 +31,9 @@ export function familyOf(url: string): Family {
  */
 function routedPath(url: string): string {
   // (no route starts with `//`: such a path is still its family's, to be told so in that family's body)
-  const path = url.split('?')[0].replace(/^\/{2,}/, '/');
+  const path = originForm(url)
+    .split('?')[0]
+    .replace(/^\/{2,}/, '/');
   if (!path.includes('%')) return path;
   try {
     return decodeURIComponent(path);

@@ -1,5 +1,7 @@
 import { STATUS_CODES } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './api-error';
 import { familyOf, renderErrorBody } from './families';
@@ -25,7 +27,8 @@ export function onFrameworkError(error: FastifyError, request: FastifyRequest, r
 function requestPath(raw: unknown): string {
   if (!Buffer.isBuffer(raw)) return '/';
   const line = raw.subarray(0, 2048).toString('latin1');
-  const m = /^[A-Z]+ (\/[^\s?]*)/.exec(line);
+  // whatever the method (the parser refuses a lower-case one) and in origin or absolute form
+  const m = /^[!-~]+ ([!-~]+)/.exec(line);
   return m ? m[1] : '/';
 }
 
@@ -54,4 +57,17 @@ export function onClientError(err: NodeJS.ErrnoException & { rawPacket?: unknown
     );
   }
   socket.destroy();
+}
+
+/**
+ * CONNECT asks for a tunnel, which no route opens: it is answered as any other method without a route, the
+ * family's 404 (Node would close the connection without a word).
+ */
+export function onConnect(req: IncomingMessage, socket: Duplex): void {
+  const url = req.url ?? '';
+  const body = JSON.stringify(renderErrorBody(familyOf(url), 404, [`Cannot CONNECT ${url}`]));
+  socket.end(
+    `HTTP/1.1 404 ${STATUS_CODES[404]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

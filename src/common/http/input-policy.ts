@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyBodyParser, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ValidationFailed } from '../errors/api-error';
@@ -83,8 +84,28 @@ export function inputViolation(value: unknown, root: string): string | undefined
   return found.problem === 'key' ? `${field} has a member name that ${UNSTORABLE_TEXT}` : `${field} ${UNSTORABLE_TEXT}`;
 }
 
+/**
+ * The words a route's refusals of its body's content start with, as its own validation words them
+ * (`User object validation failed.`): a route sets it with BodyRefusalPrefix.
+ */
+interface InputPolicyRouteConfig {
+  bodyRefusalPrefix?: string;
+}
+
+/** Starts the input policy's refusals of this route's body content (a NUL in a field, say) with `prefix`. */
+export const BodyRefusalPrefix = (prefix: string) =>
+  RouteConfig({ bodyRefusalPrefix: prefix } satisfies InputPolicyRouteConfig);
+
+/** `reason`, a refusal of the content of the request's body, worded as the route words its own. */
+function bodyRefusal(request: Partial<Pick<FastifyRequest, 'routeOptions'>>, reason: string): string {
+  const prefix = (request.routeOptions?.config as InputPolicyRouteConfig | undefined)?.bodyRefusalPrefix;
+  return prefix ? `${prefix} ${reason}` : reason;
+}
+
 /** Checks path parameters, query values and the parsed body of a request against the input policy. */
-export function requestInputViolation(request: Pick<FastifyRequest, 'params' | 'query' | 'body'>): string | undefined {
+export function requestInputViolation(
+  request: Pick<FastifyRequest, 'params' | 'query' | 'body'> & Partial<Pick<FastifyRequest, 'routeOptions'>>,
+): string | undefined {
   const params = (request.params ?? {}) as Record<string, unknown>;
   for (const [name, v] of Object.entries(params)) {
     if (typeof v === 'string' && UNSTORABLE.test(v)) return `path parameter ${child('', name)} ${UNSTORABLE_TEXT}`;
@@ -95,7 +116,8 @@ export function requestInputViolation(request: Pick<FastifyRequest, 'params' | '
     const reason = inputViolation(v, `query parameter ${child('', name)}`);
     if (reason) return reason;
   }
-  return request.body === undefined ? undefined : inputViolation(request.body, '');
+  const reason = request.body === undefined ? undefined : inputViolation(request.body, '');
+  return reason && bodyRefusal(request, reason);
 }
 
 /**
@@ -174,7 +196,8 @@ export function utf8JsonParser(fastify: FastifyInstance): FastifyBodyParser<Buff
     void parse(request, body as unknown as string, (err, parsed) => {
       // the parser refuses valid JSON that holds a `__proto__` member, or a `constructor` one with a `prototype`,
       // with the same error as broken JSON: the caller is told which it was
-      if (err && isValidJson(body)) done(new ValidationFailed([PROTOTYPE_KEYS_REFUSED]), undefined);
+      if (err && isValidJson(body))
+        done(new ValidationFailed([bodyRefusal(request, PROTOTYPE_KEYS_REFUSED)]), undefined);
       else done(err, parsed);
     });
   };

@@ -19,14 +19,20 @@ export const REDACT_PATHS = [
   '*.access_key',
 ];
 
+/** The scheme and authority of a request target in absolute form. */
+const AUTHORITY = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i;
+
 /**
  * The URL as logged: its path only, the query string replaced by a marker. Callers do put credentials in
  * query strings (`?access_key=...`, even a bare `?<token>`), refused or not, and the log must not keep them.
  */
 export function redactUrl(url: string | undefined): string {
   if (!url) return '';
-  const q = url.indexOf('?');
-  return q < 0 ? url : `${url.slice(0, q)}?[redacted]`;
+  // a target in absolute form (`http://user:pass@host/path`) is logged by its path too: no user, password or host
+  let path = url.replace(AUTHORITY, '');
+  if (path !== url && !path.startsWith('/')) path = `/${path}`;
+  const q = path.indexOf('?');
+  return q < 0 ? path : `${path.slice(0, q)}?[redacted]`;
 }
 
 /** What a line says of its request: the request id, the method and the path (see redactUrl). */
@@ -110,7 +116,7 @@ export function registerRequestLogging(
     // Probes and scrapes run outside the store (and so are never logged): entering it turns on Node's promise
     // hooks for the rest of the process (AsyncLocalStorage), a cost on every promise of a worker process that
     // answers nothing else.
-    if (notLogged(request.raw.url ?? '')) return done();
+    if (notLogged(redactUrl(request.raw.url))) return done();
     const log = new RequestLog(root, request.raw, String(request.headers['x-request-id']), reply);
     request.requestLog = log;
     storage.run(log, done);

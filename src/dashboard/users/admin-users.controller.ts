@@ -12,6 +12,8 @@ import { AdminAuth } from '../../common/auth';
 import { CreateUserDto } from './dto/create-user.dto';
 import { AdminCreateUserResponseDto } from './dto/user-response.dto';
 import { UsersService } from './users.service';
+import { BodyRefusalPrefix } from '../../common/http/input-policy';
+import { USER_VALIDATION_FAILED } from './users.errors';
 
 /** Administrative user creation: Admin-Auth. The way in from nothing. */
 @ApiTags('admin: users')
@@ -23,6 +25,7 @@ export class AdminUsersController {
 
   @Post()
   @HttpCode(200)
+  @BodyRefusalPrefix(USER_VALIDATION_FAILED)
   @ApiOperation({
     operationId: 'adminCreateUser',
     summary: 'Create a user (Message carries its access key)',

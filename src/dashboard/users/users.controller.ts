@@ -21,6 +21,8 @@ import {
   UserResponseDto,
 } from './dto/user-response.dto';
 import { UsersService } from './users.service';
+import { BodyRefusalPrefix } from '../../common/http/input-policy';
+import { USER_VALIDATION_FAILED } from './users.errors';
 
 const USER_ID = { name: 'id', description: 'user id (24 hex)' };
 const NO_PERMISSION = '`access denied: You do not have permission to access <path>`';
@@ -38,6 +40,7 @@ export class UsersController {
   constructor(private readonly service: UsersService) {}
 
   @Post()
+  @BodyRefusalPrefix(USER_VALIDATION_FAILED)
   @HttpCode(200)
   @DashboardAuth('users', 'write')
   @ApiOperation({

@@ -1,5 +1,8 @@
 import { ApiError, firstReasons, ValidationFailed } from '../../common/errors';
 
+/** What a refusal of a user body starts with, whichever check refuses it. */
+export const USER_VALIDATION_FAILED = 'User object validation failed.';
+
 export enum UserErrorCode {
   NotFound = 'user_not_found',
   EmailTaken = 'user_email_taken',
@@ -14,7 +17,7 @@ export class UserError extends ApiError {
 
   /** 400 `User object validation failed.` plus the reasons (at most 20 told): a validation failure like any other. */
   static invalid(reasons: string[]): ValidationFailed {
-    return new ValidationFailed([`User object validation failed. ${firstReasons(reasons).join('; ')}`]);
+    return new ValidationFailed([`${USER_VALIDATION_FAILED} ${firstReasons(reasons).join('; ')}`]);
   }
 
   static notFound(): UserError {

@@ -124,15 +124,22 @@ export class OasApisController {
   @ApiParam(API_ID)
   @ApiQuery({
     name: 'upstreamURL',
+    type: String,
     required: false,
     description: 'sets upstream.url: an absolute http(s) URL, no whitespace or control characters',
   })
   @ApiQuery({
     name: 'listenPath',
+    type: String,
     required: false,
     description: 'sets server.listenPath.value: starts with /, no whitespace or control characters',
   })
-  @ApiQuery({ name: 'customDomain', required: false, description: 'sets server.customDomain (empty: disabled)' })
+  @ApiQuery({
+    name: 'customDomain',
+    type: String,
+    required: false,
+    description: 'sets server.customDomain (empty: disabled)',
+  })
   @ApiQuery({
     name: 'allowList',
     required: false,
