@@ -14,6 +14,10 @@ const base = (extra: Partial<OasDocument> = {}, ext: Record<string, unknown> = {
   },
 });
 
+/** A base definition `base` whose versioning is enabled, `name` its own version, listing `versions` as children. */
+const versioned = (name: string, versions: { name: string; id: string }[], extra: Record<string, unknown> = {}) =>
+  projectDefinition('base', base({}, { info: { name: 'V', versioning: { enabled: true, name, ...extra, versions } } }));
+
 describe('projectDefinition', () => {
   it('projects an unversioned keyless definition into the 2.7 list entry', () => {
     const cols = projectDefinition(
@@ -57,26 +61,13 @@ describe('projectDefinition', () => {
   });
 
   it('lists a base definition’s versions and child ids', () => {
-    const cols = projectDefinition(
-      'base',
-      base(
-        {},
-        {
-          info: {
-            name: 'V',
-            versioning: {
-              enabled: true,
-              name: 'v1',
-              location: 'url-param',
-              key: 'version',
-              versions: [
-                { name: 'v2', id: 'child2' },
-                { name: 'v3', id: 'child3' },
-              ],
-            },
-          },
-        },
-      ),
+    const cols = versioned(
+      'v1',
+      [
+        { name: 'v2', id: 'child2' },
+        { name: 'v3', id: 'child3' },
+      ],
+      { location: 'url-param', key: 'version' },
     );
     expect(cols.childIds).toEqual(['child2', 'child3']);
     expect(cols.entry.version_data).toEqual({
@@ -87,25 +78,10 @@ describe('projectDefinition', () => {
   });
 
   it('lists versions named like members of every object (__proto__, constructor) as any other', () => {
-    const cols = projectDefinition(
-      'base',
-      base(
-        {},
-        {
-          info: {
-            name: 'V',
-            versioning: {
-              enabled: true,
-              name: '__proto__',
-              versions: [
-                { name: 'constructor', id: 'child2' },
-                { name: '__proto__', id: 'child3' },
-              ],
-            },
-          },
-        },
-      ),
-    );
+    const cols = versioned('__proto__', [
+      { name: 'constructor', id: 'child2' },
+      { name: '__proto__', id: 'child3' },
+    ]);
     expect(cols.childIds).toEqual(['child2', 'child3']);
     // as it is stored and answered
     expect(JSON.stringify(cols.entry.version_data.versions)).toBe(
