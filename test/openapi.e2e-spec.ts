@@ -145,7 +145,7 @@ describe('the OpenAPI document (/docs-json)', () => {
       'PUT /portal-api/webhooks/{id}': 'updateWebhook',
       'GET /portal-api/webhooks/{id}/deliveries': 'listWebhookDeliveries',
       'POST /portal-api/apps': 'createApp',
-      'PUT /portal-api/access_requests/{id}/approve': 'approveAccessRequest',
+      'PUT /portal-api/access_requests/{access_request_id}/approve': 'approveAccessRequest',
       'PATCH /gateway/apis/oas/{apiID}': 'patchOasApi',
       'POST /admin/users': 'adminCreateUser',
       'GET /api/apis': 'listApis',

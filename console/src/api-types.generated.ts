@@ -236,7 +236,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/portal-api/access_requests/{id}": {
+    "/portal-api/access_requests/{access_request_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -255,7 +255,7 @@ export interface paths {
         patch: operations["updateAccessRequestStatus"];
         trace?: never;
     };
-    "/portal-api/access_requests/{id}/approve": {
+    "/portal-api/access_requests/{access_request_id}/approve": {
         parameters: {
             query?: never;
             header?: never;
@@ -272,7 +272,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/portal-api/access_requests/{id}/reject": {
+    "/portal-api/access_requests/{access_request_id}/reject": {
         parameters: {
             query?: never;
             header?: never;
@@ -4005,7 +4005,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description access request id */
-                id: number;
+                access_request_id: number;
             };
             cookie?: never;
         };
@@ -4093,7 +4093,7 @@ export interface operations {
             };
             path: {
                 /** @description access request id */
-                id: number;
+                access_request_id: number;
             };
             cookie?: never;
         };
@@ -4202,7 +4202,7 @@ export interface operations {
             };
             path: {
                 /** @description access request id */
-                id: number;
+                access_request_id: number;
             };
             cookie?: never;
         };
@@ -4323,7 +4323,7 @@ export interface operations {
             };
             path: {
                 /** @description access request id */
-                id: number;
+                access_request_id: number;
             };
             cookie?: never;
         };
@@ -4441,7 +4441,7 @@ export interface operations {
             };
             path: {
                 /** @description access request id */
-                id: number;
+                access_request_id: number;
             };
             cookie?: never;
         };
@@ -6893,10 +6893,10 @@ export const pathsGatewayApisOasApiIDPatchParametersQueryMockResponseValues: Rea
 export const pathsGatewayApisOasApiIDPatchParametersQueryValidateRequestValues: ReadonlyArray<FlattenedDeepRequired<paths>["/gateway/apis/oas/{apiID}"]["patch"]["parameters"]["query"]["validateRequest"]> = ["true", "false", "1", "0"];
 export const pathsPortalApiAccess_requestsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/access_requests"]["get"]["parameters"]["query"]["status"]> = ["pending", "approved", "rejected"];
 export const pathsPortalApiAccess_requestsPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/access_requests"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
-export const pathsPortalApiAccess_requestsIdDeleteResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/access_requests/{id}"]["delete"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
-export const pathsPortalApiAccess_requestsIdPatchResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/access_requests/{id}"]["patch"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
-export const pathsPortalApiAccess_requestsIdApprovePutResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/access_requests/{id}/approve"]["put"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
-export const pathsPortalApiAccess_requestsIdRejectPutResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/access_requests/{id}/reject"]["put"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
+export const pathsPortalApiAccess_requestsAccess_request_idDeleteResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/access_requests/{access_request_id}"]["delete"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
+export const pathsPortalApiAccess_requestsAccess_request_idPatchResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/access_requests/{access_request_id}"]["patch"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
+export const pathsPortalApiAccess_requestsAccess_request_idApprovePutResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/access_requests/{access_request_id}/approve"]["put"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
+export const pathsPortalApiAccess_requestsAccess_request_idRejectPutResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/access_requests/{access_request_id}/reject"]["put"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
 export const pathsPortalApiAppsPostResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/apps"]["post"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
 export const pathsPortalApiAppsIdPutResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/apps/{id}"]["put"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
 export const pathsPortalApiAppsIdDeleteResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/apps/{id}"]["delete"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
