@@ -152,6 +152,16 @@ describe('the OpenAPI document (/docs-json)', () => {
     });
   });
 
+  it('requires user_permissions in the body of POST /api/users, and only there', () => {
+    const body = (path: string) => {
+      const schema = doc.paths[path].post.requestBody?.content['application/json']?.schema as { $ref: string };
+      return doc.components.schemas[schema.$ref.split('/').pop()!];
+    };
+    const required = ['email_address', 'first_name', 'last_name'];
+    expect([...body('/api/users').required].sort()).toEqual([...required, 'user_permissions'].sort());
+    expect([...body('/admin/users').required].sort()).toEqual([...required].sort());
+  });
+
   it('documents Idempotency-Key on every write of the portal, dashboard and admin families, and nowhere else', () => {
     const takesKey = (name: string) => /^(POST|PUT|PATCH|DELETE) \/(portal-api|api|admin)\//.test(name);
     const documented = (op: Operation) =>
