@@ -145,11 +145,21 @@ describe('the OpenAPI document (/docs-json)', () => {
       'PUT /portal-api/webhooks/{id}': 'updateWebhook',
       'GET /portal-api/webhooks/{id}/deliveries': 'listWebhookDeliveries',
       'POST /portal-api/apps': 'createApp',
-      'PUT /portal-api/access_requests/{id}/approve': 'approveAccessRequest',
+      'PUT /portal-api/access_requests/{access_request_id}/approve': 'approveAccessRequest',
       'PATCH /gateway/apis/oas/{apiID}': 'patchOasApi',
       'POST /admin/users': 'adminCreateUser',
       'GET /api/apis': 'listApis',
     });
+  });
+
+  it('requires user_permissions in the body of POST /api/users, and only there', () => {
+    const body = (path: string) => {
+      const schema = doc.paths[path].post.requestBody?.content['application/json']?.schema as { $ref: string };
+      return doc.components.schemas[schema.$ref.split('/').pop()!];
+    };
+    const required = ['email_address', 'first_name', 'last_name'];
+    expect([...body('/api/users').required].sort()).toEqual([...required, 'user_permissions'].sort());
+    expect([...body('/admin/users').required].sort()).toEqual([...required].sort());
   });
 
   it('documents Idempotency-Key on every write of the portal, dashboard and admin families, and nowhere else', () => {

@@ -236,7 +236,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/portal-api/access_requests/{id}": {
+    "/portal-api/access_requests/{access_request_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -255,7 +255,7 @@ export interface paths {
         patch: operations["updateAccessRequestStatus"];
         trace?: never;
     };
-    "/portal-api/access_requests/{id}/approve": {
+    "/portal-api/access_requests/{access_request_id}/approve": {
         parameters: {
             query?: never;
             header?: never;
@@ -272,7 +272,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/portal-api/access_requests/{id}/reject": {
+    "/portal-api/access_requests/{access_request_id}/reject": {
         parameters: {
             query?: never;
             header?: never;
@@ -1103,7 +1103,7 @@ export interface components {
             /** @default 0 */
             password_max_days: number;
             /**
-             * @description each named area at read, write (which implies read) or deny (as is absence); IsAdmin and ResetPassword at admin or deny, IsAdmin admin granting every area in the user's organisation (with an empty org_id, in every one). Required on POST /api/users; an empty object grants nothing.
+             * @description each named area at read, write (which implies read) or deny (as is absence); IsAdmin and ResetPassword at admin or deny, IsAdmin admin granting every area in the user's organisation (with an empty org_id, in every one). Required on POST /api/users (default on POST /admin/users: IsAdmin and ResetPassword admin); an empty object grants nothing.
              * @example {
              *       "apis": "read",
              *       "analytics": "read",
@@ -1357,6 +1357,81 @@ export interface components {
              * @example client_secret_basic
              */
             TokenEndpoints: string;
+        };
+        DashboardCreateUserDto: {
+            /**
+             * @description inactive users cannot use the dashboard routes
+             * @default false
+             */
+            active: boolean;
+            /** @default {} */
+            api_model: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: email
+             * @example jane@example.com
+             */
+            email_address: string;
+            /** @example Jane */
+            first_name: string;
+            /** @default  */
+            group_id: string;
+            /** @example Doe */
+            last_name: string;
+            /**
+             * @description POST /admin/users and super users only; others create users in their own organisation
+             * @default
+             */
+            org_id: string;
+            /** @description stored only as a salted scrypt hash; never returned */
+            password?: string;
+            /** @default 0 */
+            password_max_days: number;
+            /**
+             * @description each named area at read, write (which implies read) or deny (as is absence); IsAdmin and ResetPassword at admin or deny, IsAdmin admin granting every area in the user's organisation (with an empty org_id, in every one); an empty object grants nothing.
+             * @example {
+             *       "apis": "read",
+             *       "analytics": "read",
+             *       "users": "write"
+             *     }
+             */
+            user_permissions: {
+                /** @enum {string} */
+                analytics?: "read" | "write" | "deny";
+                /** @enum {string} */
+                api_assets?: "read" | "write" | "deny";
+                /** @enum {string} */
+                apis?: "read" | "write" | "deny";
+                /** @enum {string} */
+                certs?: "read" | "write" | "deny";
+                /** @enum {string} */
+                hooks?: "read" | "write" | "deny";
+                /** @enum {string} */
+                idm?: "read" | "write" | "deny";
+                /** @enum {string} */
+                IsAdmin?: "admin" | "deny";
+                /** @enum {string} */
+                keys?: "read" | "write" | "deny";
+                /** @enum {string} */
+                log?: "read" | "write" | "deny";
+                /** @enum {string} */
+                oauth?: "read" | "write" | "deny";
+                /** @enum {string} */
+                policies?: "read" | "write" | "deny";
+                /** @enum {string} */
+                portal?: "read" | "write" | "deny";
+                /** @enum {string} */
+                ResetPassword?: "admin" | "deny";
+                /** @enum {string} */
+                system?: "read" | "write" | "deny";
+                /** @enum {string} */
+                user_groups?: "read" | "write" | "deny";
+                /** @enum {string} */
+                users?: "read" | "write" | "deny";
+                /** @enum {string} */
+                websockets?: "read" | "write" | "deny";
+            };
         };
         DashboardErrorBody: {
             /** @example Not authorised */
@@ -2538,7 +2613,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateUserDto"];
+                "application/json": components["schemas"]["DashboardCreateUserDto"];
             };
         };
         responses: {
@@ -4005,7 +4080,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description access request id */
-                id: number;
+                access_request_id: number;
             };
             cookie?: never;
         };
@@ -4093,7 +4168,7 @@ export interface operations {
             };
             path: {
                 /** @description access request id */
-                id: number;
+                access_request_id: number;
             };
             cookie?: never;
         };
@@ -4202,7 +4277,7 @@ export interface operations {
             };
             path: {
                 /** @description access request id */
-                id: number;
+                access_request_id: number;
             };
             cookie?: never;
         };
@@ -4323,7 +4398,7 @@ export interface operations {
             };
             path: {
                 /** @description access request id */
-                id: number;
+                access_request_id: number;
             };
             cookie?: never;
         };
@@ -4441,7 +4516,7 @@ export interface operations {
             };
             path: {
                 /** @description access request id */
-                id: number;
+                access_request_id: number;
             };
             cookie?: never;
         };
@@ -6893,10 +6968,10 @@ export const pathsGatewayApisOasApiIDPatchParametersQueryMockResponseValues: Rea
 export const pathsGatewayApisOasApiIDPatchParametersQueryValidateRequestValues: ReadonlyArray<FlattenedDeepRequired<paths>["/gateway/apis/oas/{apiID}"]["patch"]["parameters"]["query"]["validateRequest"]> = ["true", "false", "1", "0"];
 export const pathsPortalApiAccess_requestsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/access_requests"]["get"]["parameters"]["query"]["status"]> = ["pending", "approved", "rejected"];
 export const pathsPortalApiAccess_requestsPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/access_requests"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
-export const pathsPortalApiAccess_requestsIdDeleteResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/access_requests/{id}"]["delete"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
-export const pathsPortalApiAccess_requestsIdPatchResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/access_requests/{id}"]["patch"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
-export const pathsPortalApiAccess_requestsIdApprovePutResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/access_requests/{id}/approve"]["put"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
-export const pathsPortalApiAccess_requestsIdRejectPutResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/access_requests/{id}/reject"]["put"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
+export const pathsPortalApiAccess_requestsAccess_request_idDeleteResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/access_requests/{access_request_id}"]["delete"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
+export const pathsPortalApiAccess_requestsAccess_request_idPatchResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/access_requests/{access_request_id}"]["patch"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
+export const pathsPortalApiAccess_requestsAccess_request_idApprovePutResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/access_requests/{access_request_id}/approve"]["put"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
+export const pathsPortalApiAccess_requestsAccess_request_idRejectPutResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/access_requests/{access_request_id}/reject"]["put"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
 export const pathsPortalApiAppsPostResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/apps"]["post"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
 export const pathsPortalApiAppsIdPutResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/apps/{id}"]["put"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
 export const pathsPortalApiAppsIdDeleteResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/portal-api/apps/{id}"]["delete"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
@@ -6954,6 +7029,23 @@ export const createWebhookDtoSignatureSchemeValues: ReadonlyArray<FlattenedDeepR
 export const createWebhookDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["Type"]> = ["http", "rabbitmq", "nats"];
 export const credentialRegisteredEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CredentialRegisteredEvent"]["Event"]> = ["CredentialRegistered"];
 export const credentialRegisteredMessageAuthTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CredentialRegisteredMessage"]["AuthType"]> = ["authToken", "oauth2.0"];
+export const dashboardCreateUserDtoUser_permissionsAnalyticsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DashboardCreateUserDto"]["user_permissions"]["analytics"]> = ["read", "write", "deny"];
+export const dashboardCreateUserDtoUser_permissionsApi_assetsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DashboardCreateUserDto"]["user_permissions"]["api_assets"]> = ["read", "write", "deny"];
+export const dashboardCreateUserDtoUser_permissionsApisValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DashboardCreateUserDto"]["user_permissions"]["apis"]> = ["read", "write", "deny"];
+export const dashboardCreateUserDtoUser_permissionsCertsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DashboardCreateUserDto"]["user_permissions"]["certs"]> = ["read", "write", "deny"];
+export const dashboardCreateUserDtoUser_permissionsHooksValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DashboardCreateUserDto"]["user_permissions"]["hooks"]> = ["read", "write", "deny"];
+export const dashboardCreateUserDtoUser_permissionsIdmValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DashboardCreateUserDto"]["user_permissions"]["idm"]> = ["read", "write", "deny"];
+export const dashboardCreateUserDtoUser_permissionsIsAdminValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DashboardCreateUserDto"]["user_permissions"]["IsAdmin"]> = ["admin", "deny"];
+export const dashboardCreateUserDtoUser_permissionsKeysValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DashboardCreateUserDto"]["user_permissions"]["keys"]> = ["read", "write", "deny"];
+export const dashboardCreateUserDtoUser_permissionsLogValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DashboardCreateUserDto"]["user_permissions"]["log"]> = ["read", "write", "deny"];
+export const dashboardCreateUserDtoUser_permissionsOauthValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DashboardCreateUserDto"]["user_permissions"]["oauth"]> = ["read", "write", "deny"];
+export const dashboardCreateUserDtoUser_permissionsPoliciesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DashboardCreateUserDto"]["user_permissions"]["policies"]> = ["read", "write", "deny"];
+export const dashboardCreateUserDtoUser_permissionsPortalValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DashboardCreateUserDto"]["user_permissions"]["portal"]> = ["read", "write", "deny"];
+export const dashboardCreateUserDtoUser_permissionsResetPasswordValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DashboardCreateUserDto"]["user_permissions"]["ResetPassword"]> = ["admin", "deny"];
+export const dashboardCreateUserDtoUser_permissionsSystemValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DashboardCreateUserDto"]["user_permissions"]["system"]> = ["read", "write", "deny"];
+export const dashboardCreateUserDtoUser_permissionsUser_groupsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DashboardCreateUserDto"]["user_permissions"]["user_groups"]> = ["read", "write", "deny"];
+export const dashboardCreateUserDtoUser_permissionsUsersValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DashboardCreateUserDto"]["user_permissions"]["users"]> = ["read", "write", "deny"];
+export const dashboardCreateUserDtoUser_permissionsWebsocketsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DashboardCreateUserDto"]["user_permissions"]["websockets"]> = ["read", "write", "deny"];
 export const dashboardErrorBodyStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DashboardErrorBody"]["Status"]> = ["Error"];
 export const deliveryFailedEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryFailedEvent"]["Event"]> = ["DeliveryFailed"];
 export const deliveryFailedMessageLastErrorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryFailedMessage"]["LastError"]> = ["timeout", "connection", "blocked_address", "http_status", "unroutable", "rejected"];

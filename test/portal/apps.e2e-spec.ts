@@ -208,17 +208,17 @@ describe('portal applications', () => {
       ['delete', '/portal-api/apps/{id}', null, '200', ref('PortalDeleteResponse')],
       ['post', '/portal-api/access_requests', 'CreateAccessRequestDto', '201', ref('AccessRequestResponse')],
       ['get', '/portal-api/access_requests', null, '200', { type: 'array', items: ref('AccessRequestResponse') }],
-      ['get', '/portal-api/access_requests/{id}', null, '200', ref('AccessRequestResponse')],
-      ['put', '/portal-api/access_requests/{id}/approve', null, '200', ref('AccessRequestResponse')],
-      ['put', '/portal-api/access_requests/{id}/reject', null, '200', ref('AccessRequestResponse')],
+      ['get', '/portal-api/access_requests/{access_request_id}', null, '200', ref('AccessRequestResponse')],
+      ['put', '/portal-api/access_requests/{access_request_id}/approve', null, '200', ref('AccessRequestResponse')],
+      ['put', '/portal-api/access_requests/{access_request_id}/reject', null, '200', ref('AccessRequestResponse')],
       [
         'patch',
-        '/portal-api/access_requests/{id}',
+        '/portal-api/access_requests/{access_request_id}',
         'UpdateAccessRequestStatusDto',
         '200',
         ref('AccessRequestResponse'),
       ],
-      ['delete', '/portal-api/access_requests/{id}', null, '200', ref('PortalDeleteResponse')],
+      ['delete', '/portal-api/access_requests/{access_request_id}', null, '200', ref('PortalDeleteResponse')],
     ];
     for (const [method, path, body, status, schema] of routes) {
       const op = doc.paths[path]?.[method];
@@ -228,9 +228,11 @@ describe('portal applications', () => {
       if (body) expect(op.requestBody.content['application/json'].schema).toEqual(ref(body));
       expect(json(op, status)).toEqual(schema);
       expect(json(op, '401')).toEqual(ref('PortalErrorBody'));
-      if (path.endsWith('{id}') || path.endsWith('approve') || path.endsWith('reject')) {
+      if (/\{(id|access_request_id)\}/.test(path)) {
+        // the access request's path parameter is named as the interface names it
+        const name = path.includes('access_requests') ? 'access_request_id' : 'id';
         expect(op.parameters).toContainEqual(
-          expect.objectContaining({ name: 'id', in: 'path', schema: { type: 'integer' } }),
+          expect.objectContaining({ name, in: 'path', required: true, schema: { type: 'integer' } }),
         );
         expect(json(op, '404')).toEqual(ref('PortalErrorBody'));
       }

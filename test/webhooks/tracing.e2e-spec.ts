@@ -83,14 +83,16 @@ describe.each(TOPOLOGIES)('OpenTelemetry tracing with $name', ({ roles }) => {
     const approval = await eventually(
       async () =>
         receiver.spans.find(
-          (s) => s.kind === SERVER && s.attributes['http.route'] === '/portal-api/access_requests/:id/approve',
+          (s) =>
+            s.kind === SERVER &&
+            s.attributes['http.route'] === '/portal-api/access_requests/:access_request_id/approve',
         ),
       15_000,
       'the server span of the approval',
     );
     expect(approval).toMatchObject({
       service: serviceOf('api'),
-      name: 'PUT /portal-api/access_requests/:id/approve',
+      name: 'PUT /portal-api/access_requests/:access_request_id/approve',
       parentSpanId: '',
     });
     const attemptsOf = (spans: ReceivedSpan[]) =>

@@ -12,7 +12,7 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { Actor, DashboardActor, DashboardAuth } from '../../common/auth';
-import { CreateUserDto } from './dto/create-user.dto';
+import { DashboardCreateUserDto } from './dto/create-user.dto';
 import { PageQueryDto } from '../page-query.dto';
 import {
   CreateUserResponseDto,
@@ -47,7 +47,7 @@ export class UsersController {
     operationId: 'createUser',
     summary: 'Add a dashboard user to the caller’s organisation (permissions no wider than the caller’s)',
   })
-  @ApiBody({ type: CreateUserDto })
+  @ApiBody({ type: DashboardCreateUserDto })
   @ApiOkResponse({ type: CreateUserResponseDto })
   @ApiBadRequestResponse({ description: '`User object validation failed. <reasons>`' })
   @ApiForbiddenResponse({

@@ -22,8 +22,9 @@ import { CreateAccessRequestDto } from './dto/create-access-request.dto';
 import { ListAccessRequestsQuery } from './dto/list-access-requests-query.dto';
 import { UpdateAccessRequestStatusDto } from './dto/update-status.dto';
 
-const Id = () => Param('id', new PortalIdPipe(AccessRequestError.notFound));
-const ID_PARAM = { name: 'id', type: 'integer', description: 'access request id' } as const;
+// named access_request_id, as the interface names the parameter of GET /portal-api/access_requests/{access_request_id}
+const Id = () => Param('access_request_id', new PortalIdPipe(AccessRequestError.notFound));
+const ID_PARAM = { name: 'access_request_id', type: 'integer', description: 'access request id' } as const;
 
 @ApiTags('portal')
 @PortalAuth()
@@ -54,7 +55,7 @@ export class AccessRequestsController {
     return this.service.list(query);
   }
 
-  @Get(':id')
+  @Get(':access_request_id')
   @ApiOperation({ operationId: 'getAccessRequest', summary: 'Get an access request with its credentials' })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: AccessRequestResponse })
@@ -63,7 +64,7 @@ export class AccessRequestsController {
     return this.service.get(id);
   }
 
-  @Put(':id/approve')
+  @Put(':access_request_id/approve')
   @ApiOperation({ operationId: 'approveAccessRequest', summary: 'Approve an access request (issues its credential)' })
   @ApiParam(ID_PARAM)
   @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such access request' })
@@ -77,7 +78,7 @@ export class AccessRequestsController {
     return this.service.changeStatus(id, 'approved');
   }
 
-  @Put(':id/reject')
+  @Put(':access_request_id/reject')
   @ApiOperation({ operationId: 'rejectAccessRequest', summary: 'Reject an access request (revokes its credentials)' })
   @ApiParam(ID_PARAM)
   @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such access request' })
@@ -89,7 +90,7 @@ export class AccessRequestsController {
     return this.service.changeStatus(id, 'rejected');
   }
 
-  @Patch(':id')
+  @Patch(':access_request_id')
   @ApiOperation({ operationId: 'updateAccessRequestStatus', summary: 'Approve or reject an access request by status' })
   @ApiParam(ID_PARAM)
   @ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such access request' })
@@ -103,7 +104,7 @@ export class AccessRequestsController {
     return this.service.changeStatus(id, dto.Status);
   }
 
-  @Delete(':id')
+  @Delete(':access_request_id')
   @ApiOperation({ operationId: 'deleteAccessRequest', summary: 'Delete an access request with its credentials' })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: PortalDeleteResponse, description: 'deleted with its credentials' })

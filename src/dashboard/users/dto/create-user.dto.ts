@@ -61,7 +61,7 @@ export class CreateUserDto {
 
   @ApiPropertyOptional({
     ...USER_PERMISSIONS_SCHEMA,
-    description: `${USER_PERMISSIONS_SCHEMA.description}. Required on POST /api/users; an empty object grants nothing.`,
+    description: `${USER_PERMISSIONS_SCHEMA.description}. Required on POST /api/users (default on POST /admin/users: IsAdmin and ResetPassword admin); an empty object grants nothing.`,
     example: PERMISSIONS_EXAMPLE,
   })
   @IsOptional()
@@ -106,4 +106,16 @@ export class CreateUserDto {
   @Min(0)
   @IsInt()
   password_max_days?: number;
+}
+
+/** The body of POST /api/users: as above, with user_permissions required (the service refuses a body without it). */
+export class DashboardCreateUserDto extends CreateUserDto {
+  // required said apart: the inherited metadata says optional and is merged into this property's
+  @ApiProperty({ required: true })
+  @ApiProperty({
+    ...USER_PERMISSIONS_SCHEMA,
+    description: `${USER_PERMISSIONS_SCHEMA.description}; an empty object grants nothing.`,
+    example: PERMISSIONS_EXAMPLE,
+  })
+  declare user_permissions: Record<string, string>;
 }
