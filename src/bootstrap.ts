@@ -18,6 +18,7 @@ import { documentIdempotencyKey } from './common/idempotency/idempotency.openapi
 import { IdempotentRequests } from './common/idempotency/idempotent-requests';
 import { createValidationPipe } from './common/http/validation.pipe';
 import { documentValidationRules } from './common/http/validation.openapi';
+import { listNullInNullableEnums } from './common/http/nullable-enums.openapi';
 import { registerRequestLogging } from './common/logging/request-logging';
 import { AppConfig, loadConfig } from './config';
 
@@ -142,6 +143,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   documentIdempotencyKey(document);
   // after the Idempotency-Key's 409 and 422, which get the family's error body too
   documentErrorResponses(document, bodyLimit);
+  listNullInNullableEnums(document);
   return document;
 }
 

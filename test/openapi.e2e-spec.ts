@@ -249,6 +249,24 @@ describe('the OpenAPI document (/docs-json)', () => {
     expect(untyped).toEqual([]);
   });
 
+  it('lists null among the values of every nullable enum, so strict validators take a null answer', () => {
+    const found: string[] = [];
+    const visit = (node: unknown, at: string): void => {
+      if (!node || typeof node !== 'object') return;
+      const schema = node as { nullable?: boolean; enum?: unknown[] };
+      if (schema.nullable && Array.isArray(schema.enum)) found.push(`${at} ${schema.enum.includes(null)}`);
+      for (const [k, v] of Object.entries(node)) visit(v, `${at}.${k}`);
+    };
+    visit(doc.components.schemas, 'schemas');
+    expect(found).toEqual(
+      expect.arrayContaining([
+        'schemas.WebhookResponse.properties.DisabledReason true',
+        'schemas.AttemptResponse.properties.Error true',
+      ]),
+    );
+    expect(found.filter((f) => f.endsWith('false'))).toEqual([]);
+  });
+
   it('types as integer what the contract calls integer: ids, pages, counts, attempt numbers, durations, statuses', () => {
     const schemas = doc.components.schemas;
     const integers = [

@@ -1603,7 +1603,7 @@ export interface components {
             /** Format: date-time */
             At: string;
             /** @enum {string} */
-            Error: "timeout" | "connection" | "blocked_address" | "http_status" | "unroutable" | "rejected";
+            Error: "timeout" | "connection" | "blocked_address" | "http_status" | "unroutable" | "rejected" | null;
             /** @description first 4 KiB of the response body, or a broker's reason */
             ResponseBody: string;
             /** @description null when there was no HTTP answer */
@@ -6997,11 +6997,9 @@ export const accessRequestResponseStatusValues: ReadonlyArray<FlattenedDeepRequi
 export const applicationRegisteredEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApplicationRegisteredEvent"]["Event"]> = ["ApplicationRegistered"];
 export const applicationRegisteredMessageVisibilityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApplicationRegisteredMessage"]["Visibility"]> = ["personal", "team", "organisation"];
 export const appResponseVisibilityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AppResponse"]["Visibility"]> = ["personal", "team", "organisation"];
-export const attemptResponseErrorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AttemptResponse"]["Error"]> = ["timeout", "connection", "blocked_address", "http_status", "unroutable", "rejected"];
 export const attemptResponseTriggerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AttemptResponse"]["Trigger"]> = ["scheduled", "manual"];
 export const createAccessRequestDtoAuthTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateAccessRequestDto"]["AuthType"]> = ["authToken", "oauth2.0"];
 export const createAppDtoVisibilityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateAppDto"]["Visibility"]> = ["personal", "team", "organisation"];
-export const createdWebhookResponseDisabledReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedWebhookResponse"]["DisabledReason"]> = ["gone", "failing", "manual"];
 export const createdWebhookResponseEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedWebhookResponse"]["Events"]> = ["AccessRequestCreated", "AccessRequestApproved", "AccessRequestRejected", "ApplicationRegistered", "CredentialRegistered", "OrganisationRequestCreated", "OrganisationRequestApproved", "OrganisationRequestRejected", "OrganisationRegistered", "UserRegistered", "UserAccountActivated", "UserAccountDeactivated", "PasswordReset", "RegisterInvite", "WebhookDisabled", "DeliveryFailed", "WebhookEnabled"];
 export const createdWebhookResponseMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedWebhookResponse"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
 export const createdWebhookResponseSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedWebhookResponse"]["SignatureScheme"]> = ["v1", "v1a"];
@@ -7052,12 +7050,10 @@ export const deliveryFailedMessageLastErrorValues: ReadonlyArray<FlattenedDeepRe
 export const deliveryResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryResponse"]["Status"]> = ["pending", "delivered", "failed"];
 export const deliveryWithAttemptsResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryWithAttemptsResponse"]["Status"]> = ["pending", "delivered", "failed"];
 export const gatewayErrorBodyStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GatewayErrorBody"]["status"]> = ["error"];
-export const lastFailureResponseErrorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LastFailureResponse"]["Error"]> = ["timeout", "connection", "blocked_address", "http_status", "unroutable", "rejected"];
 export const nestedAccessRequestResponseAuthTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NestedAccessRequestResponse"]["AuthType"]> = ["authToken", "oauth2.0"];
 export const nestedAccessRequestResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NestedAccessRequestResponse"]["Status"]> = ["pending", "approved", "rejected"];
 export const oasWriteResponseDtoActionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OasWriteResponseDto"]["action"]> = ["added", "modified", "deleted"];
 export const portalErrorBodyStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PortalErrorBody"]["status"]> = ["error"];
-export const savedWebhookResponseDisabledReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SavedWebhookResponse"]["DisabledReason"]> = ["gone", "failing", "manual"];
 export const savedWebhookResponseEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SavedWebhookResponse"]["Events"]> = ["AccessRequestCreated", "AccessRequestApproved", "AccessRequestRejected", "ApplicationRegistered", "CredentialRegistered", "OrganisationRequestCreated", "OrganisationRequestApproved", "OrganisationRequestRejected", "OrganisationRegistered", "UserRegistered", "UserAccountActivated", "UserAccountDeactivated", "PasswordReset", "RegisterInvite", "WebhookDisabled", "DeliveryFailed", "WebhookEnabled"];
 export const savedWebhookResponseMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SavedWebhookResponse"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
 export const savedWebhookResponseSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SavedWebhookResponse"]["SignatureScheme"]> = ["v1", "v1a"];
@@ -7088,7 +7084,6 @@ export const userResponseDtoUser_permissionsWebsocketsValues: ReadonlyArray<Flat
 export const webhookDisabledEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDisabledEvent"]["Event"]> = ["WebhookDisabled"];
 export const webhookDisabledMessageReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDisabledMessage"]["Reason"]> = ["gone", "failing", "manual"];
 export const webhookEnabledEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEnabledEvent"]["Event"]> = ["WebhookEnabled"];
-export const webhookResponseDisabledReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookResponse"]["DisabledReason"]> = ["gone", "failing", "manual"];
 export const webhookResponseEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookResponse"]["Events"]> = ["AccessRequestCreated", "AccessRequestApproved", "AccessRequestRejected", "ApplicationRegistered", "CredentialRegistered", "OrganisationRequestCreated", "OrganisationRequestApproved", "OrganisationRequestRejected", "OrganisationRegistered", "UserRegistered", "UserAccountActivated", "UserAccountDeactivated", "PasswordReset", "RegisterInvite", "WebhookDisabled", "DeliveryFailed", "WebhookEnabled"];
 export const webhookResponseMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookResponse"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
 export const webhookResponseSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookResponse"]["SignatureScheme"]> = ["v1", "v1a"];
