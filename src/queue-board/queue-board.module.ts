@@ -13,6 +13,7 @@ import { AppConfig } from '../config';
 import { QueueModule } from '../queue/queue.module';
 import { DELIVERY_QUEUE } from '../webhooks/delivery.queue';
 import { requireAdminSecret } from './basic-auth';
+import { refuseCrossSiteWrites } from './same-origin';
 import { BOARD_FONTS_DIR, BOARD_FONTS_STYLESHEET, boardFonts } from './board-fonts';
 
 export const QUEUE_BOARD_PATH = '/queues';
@@ -77,6 +78,7 @@ export class QueueBoardModule implements OnModuleInit {
       );
     void fastify.register(async (scope) => {
       scope.addHook('onRequest', requireAdminSecret(this.config.secrets.admin));
+      scope.addHook('onRequest', refuseCrossSiteWrites());
       scope.addHook('onSend', pageSecurityHeaders(csp));
       scope.addHook('onSend', async (_req, reply, payload) => {
         const html = typeof payload === 'string' && /^text\/html/.test(String(reply.getHeader('content-type')));

@@ -516,6 +516,24 @@ describe('operator console in a browser', () => {
     expect(apiProcess.output).not.toContain(TEST_SECRETS.ADMIN_SECRET);
     expect(apiProcess.output).not.toContain(Buffer.from(`ops:${TEST_SECRETS.ADMIN_SECRET}`).toString('base64'));
 
+    // another site's page cannot change the queues with the credentials the browser remembers: a form posting
+    // JSON as text/plain, or a script's request
+    const admin = basic('ops', TEST_SECRETS.ADMIN_SECRET);
+    const elsewhere = { authorization: admin, origin: 'https://attacker.example', 'sec-fetch-site': 'cross-site' };
+    const forged = await http.send('POST', '/queues/api/queues/deliveries/add', {
+      raw: JSON.stringify({ name: 'delivery.send', data: { deliveryId: 'forged' } }),
+      headers: { ...elsewhere, 'content-type': 'text/plain' },
+    });
+    expect(forged.status).toBe(403);
+    expect((await http.send('PUT', '/queues/api/queues/deliveries/pause', { headers: elsewhere })).status).toBe(403);
+    const asText = await http.send('POST', '/queues/api/queues/deliveries/add', {
+      raw: JSON.stringify({ name: 'delivery.send', data: { deliveryId: 'forged' } }),
+      headers: { authorization: admin, 'content-type': 'text/plain' },
+    });
+    expect(asText.status).toBe(415);
+    const ownPage = { authorization: admin, origin: base, 'sec-fetch-site': 'same-origin' };
+    expect((await http.send('PUT', '/queues/api/queues/deliveries/resume', { headers: ownPage })).status).toBe(200);
+
     // and it renders in the browser under its policy
     const board = await context.newPage();
     const violations: string[] = [];
