@@ -80,6 +80,12 @@ export class QueueBoardModule implements OnModuleInit {
       scope.addHook('onRequest', requireAdminSecret(this.config.secrets.admin));
       scope.addHook('onRequest', refuseCrossSiteWrites());
       scope.addHook('onSend', pageSecurityHeaders(csp));
+      // the board's page and its API answer what the admin secret reads: no cache keeps them (its files and fonts
+      // say how long they keep)
+      scope.addHook('onSend', async (_req, reply, payload) => {
+        if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store');
+        return payload;
+      });
       scope.addHook('onSend', async (_req, reply, payload) => {
         const html = typeof payload === 'string' && /^text\/html/.test(String(reply.getHeader('content-type')));
         return html ? fonts.rewrite(payload) : payload;

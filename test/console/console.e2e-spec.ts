@@ -464,6 +464,16 @@ describe('operator console in a browser', () => {
     expect(boardCsp).not.toContain('unsafe-inline');
     expect(boardCsp).toMatch(/style-src 'self' 'unsafe-hashes'( 'sha256-[A-Za-z0-9+/=]+')+;/);
     expect(boardCsp).toContain("font-src 'self' data:");
+
+    // what a credential reads is kept by no cache: the portal's answers (its refusals too), the board's page and API
+    for (const authorization of [TOKEN, 'not-the-token']) {
+      const read = await http.get('/portal-api/webhooks', { authorization });
+      expect(read.headers['cache-control']).toBe('no-store');
+      expect(read.headers['x-content-type-options']).toBe('nosniff');
+    }
+    expect(boardPage.headers['cache-control']).toBe('no-store');
+    const boardApi = await http.get('/queues/api/queues', { authorization: basic('admin', TEST_SECRETS.ADMIN_SECRET) });
+    expect(boardApi.headers['cache-control']).toBe('no-store');
   });
 
   it('serves Bull Board’s page, styles and fonts itself: nothing they name is on another host', async () => {
