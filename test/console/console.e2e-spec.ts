@@ -431,6 +431,50 @@ describe('operator console in a browser', () => {
     }
   }, 90_000);
 
+  it('shows names from elsewhere as they are: an unbroken one wraps, a directional override reorders nothing', async () => {
+    const long = await portal.post('/portal-api/webhooks', {
+      Name: 'N'.repeat(255),
+      URL: sink.url('/long'),
+      Events: ['AccessRequestApproved'],
+    });
+    expect(long.status).toBe(201);
+    // U+202E would show what follows reversed: `gnp.exe` as `exe.png`, the page's own `(#1)` after it as `(1#)`
+    const app = await createApp(portal, { Name: 'report\u202Egnp.exe', UserID: 1 });
+    const request = await createAccessRequest(portal, {
+      AppID: app.ID,
+      Catalogue: 'Payments',
+      Plan: 'Gold',
+      Products: ['one\u202Eowt', 'three'],
+    });
+    const tab = await context.newPage();
+    try {
+      await tab.goto(`${base}/console/`);
+      await tab.locator('#token').fill(TOKEN);
+      await tab.getByRole('button', { name: 'Sign in' }).click();
+      await tab.getByRole('banner').getByRole('link', { name: 'Apps' }).waitFor();
+      for (const width of [1280, 390]) {
+        await tab.setViewportSize({ width, height: 844 });
+        for (const route of [`#/webhooks/${long.body.ID}`, `#/webhooks/${long.body.ID}/edit`, '#/webhooks']) {
+          await tab.goto(`${base}/console/${route}`);
+          await tab.getByText('N'.repeat(20)).first().waitFor();
+          expect([route, width, await tab.evaluate('document.documentElement.scrollWidth')]).toEqual([
+            route,
+            width,
+            width,
+          ]);
+        }
+      }
+      await tab.goto(`${base}/console/#/access-requests/${request.ID}`);
+      await tab.getByText(`(#${app.ID})`).waitFor();
+      const text = await tab.locator('main').innerText();
+      expect(text).toContain(`report⟨U+202E⟩gnp.exe (#${app.ID})`);
+      expect(text).toContain('one⟨U+202E⟩owt');
+      expect(text).not.toContain('\u202E');
+    } finally {
+      await tab.close();
+    }
+  });
+
   it('serves the console and Bull Board with a strict Content-Security-Policy', async () => {
     const http = new HttpClient(base);
     const consolePage = await http.get('/console/');

@@ -59,11 +59,15 @@ export function AccessRequestsPage() {
                   <td data-label="ID">
                     <a href={`#/access-requests/${r.ID}`}>{r.ID}</a>
                   </td>
-                  <td data-label="Application">{plain(r.Client)}</td>
+                  <td data-label="Application" class="wrap">
+                    {plain(r.Client)}
+                  </td>
                   <td data-label="Products" class="wrap">
                     {plain(r.Products)}
                   </td>
-                  <td data-label="Plan">{plain(r.Plan)}</td>
+                  <td data-label="Plan" class="wrap">
+                    {plain(r.Plan)}
+                  </td>
                   <td data-label="Auth">{r.AuthType}</td>
                   <td data-label="Status">
                     <StatusBadge status={r.Status} />

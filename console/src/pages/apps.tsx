@@ -34,7 +34,9 @@ export function AppsPage() {
               {list.data.map((a) => (
                 <tr key={a.ID}>
                   <td data-label="ID">{a.ID}</td>
-                  <td data-label="Name">{plain(a.Name)}</td>
+                  <td data-label="Name" class="wrap">
+                    {plain(a.Name)}
+                  </td>
                   <td data-label="Description" class="wrap">
                     {plain(a.Description) || <span class="muted">—</span>}
                   </td>

@@ -41,7 +41,7 @@ export function WebhooksPage() {
             <tbody>
               {list.data.map((w) => (
                 <tr key={w.ID} data-webhook={w.Name}>
-                  <td data-label="Name">
+                  <td data-label="Name" class="wrap">
                     <a href={`#/webhooks/${w.ID}`}>{plain(w.Name)}</a>
                   </td>
                   <td data-label="Target" class="wrap">
