@@ -159,6 +159,7 @@ export function StatusBadge({ status }: { status: string }) {
 
 // the one formatter of every time on screen (a plain module, so the unit specs can load it)
 export { formatTime } from './time';
+export { plain } from './text';
 
 /** Calls `fn` every `ms` while `on`, and not while the tab is hidden. */
 export function useInterval(fn: () => void, ms: number, on: boolean): void {

@@ -13,6 +13,7 @@ import { AppConfig } from '../config';
 import { QueueModule } from '../queue/queue.module';
 import { DELIVERY_QUEUE } from '../webhooks/delivery.queue';
 import { requireAdminSecret } from './basic-auth';
+import { refuseCrossSiteWrites } from './same-origin';
 import { BOARD_FONTS_DIR, BOARD_FONTS_STYLESHEET, boardFonts } from './board-fonts';
 
 export const QUEUE_BOARD_PATH = '/queues';
@@ -77,7 +78,14 @@ export class QueueBoardModule implements OnModuleInit {
       );
     void fastify.register(async (scope) => {
       scope.addHook('onRequest', requireAdminSecret(this.config.secrets.admin));
+      scope.addHook('onRequest', refuseCrossSiteWrites());
       scope.addHook('onSend', pageSecurityHeaders(csp));
+      // the board's page and its API answer what the admin secret reads: no cache keeps them (its files and fonts
+      // say how long they keep)
+      scope.addHook('onSend', async (_req, reply, payload) => {
+        if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store');
+        return payload;
+      });
       scope.addHook('onSend', async (_req, reply, payload) => {
         const html = typeof payload === 'string' && /^text\/html/.test(String(reply.getHeader('content-type')));
         return html ? fonts.rewrite(payload) : payload;

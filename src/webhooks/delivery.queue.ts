@@ -21,6 +21,23 @@ export interface DeliveryJobData {
   trace?: TraceCarrier;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A partition key as Postgres writes it for a job (`2026-11-22T10:15:03.481000Z`). */
+const KEY_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+/**
+ * Whether a job's data names a delivery the way the service queues one. Jobs can also be added or edited by hand on
+ * the queue board: one naming no delivery must not reach the claim, whose one statement it shares with the jobs
+ * running beside it (a malformed id would fail them all).
+ */
+export function isDeliveryJobData(data: unknown): data is DeliveryJobData {
+  if (typeof data !== 'object' || data === null) return false;
+  const { deliveryId, webhookId, at } = data as Record<string, unknown>;
+  if (typeof deliveryId !== 'string' || !UUID.test(deliveryId)) return false;
+  if (typeof webhookId !== 'string' || !UUID.test(webhookId)) return false;
+  return at === undefined || (typeof at === 'string' && KEY_TIME.test(at) && !Number.isNaN(Date.parse(at)));
+}
+
 /** A delivery that should have a job for its next attempt. */
 export interface DueDelivery {
   id: string;

@@ -431,6 +431,50 @@ describe('operator console in a browser', () => {
     }
   }, 90_000);
 
+  it('shows names from elsewhere as they are: an unbroken one wraps, a directional override reorders nothing', async () => {
+    const long = await portal.post('/portal-api/webhooks', {
+      Name: 'N'.repeat(255),
+      URL: sink.url('/long'),
+      Events: ['AccessRequestApproved'],
+    });
+    expect(long.status).toBe(201);
+    // U+202E would show what follows reversed: `gnp.exe` as `exe.png`, the page's own `(#1)` after it as `(1#)`
+    const app = await createApp(portal, { Name: 'report\u202Egnp.exe', UserID: 1 });
+    const request = await createAccessRequest(portal, {
+      AppID: app.ID,
+      Catalogue: 'Payments',
+      Plan: 'Gold',
+      Products: ['one\u202Eowt', 'three'],
+    });
+    const tab = await context.newPage();
+    try {
+      await tab.goto(`${base}/console/`);
+      await tab.locator('#token').fill(TOKEN);
+      await tab.getByRole('button', { name: 'Sign in' }).click();
+      await tab.getByRole('banner').getByRole('link', { name: 'Apps' }).waitFor();
+      for (const width of [1280, 390]) {
+        await tab.setViewportSize({ width, height: 844 });
+        for (const route of [`#/webhooks/${long.body.ID}`, `#/webhooks/${long.body.ID}/edit`, '#/webhooks']) {
+          await tab.goto(`${base}/console/${route}`);
+          await tab.getByText('N'.repeat(20)).first().waitFor();
+          expect([route, width, await tab.evaluate('document.documentElement.scrollWidth')]).toEqual([
+            route,
+            width,
+            width,
+          ]);
+        }
+      }
+      await tab.goto(`${base}/console/#/access-requests/${request.ID}`);
+      await tab.getByText(`(#${app.ID})`).waitFor();
+      const text = await tab.locator('main').innerText();
+      expect(text).toContain(`report⟨U+202E⟩gnp.exe (#${app.ID})`);
+      expect(text).toContain('one⟨U+202E⟩owt');
+      expect(text).not.toContain('\u202E');
+    } finally {
+      await tab.close();
+    }
+  });
+
   it('serves the console and Bull Board with a strict Content-Security-Policy', async () => {
     const http = new HttpClient(base);
     const consolePage = await http.get('/console/');
@@ -464,6 +508,16 @@ describe('operator console in a browser', () => {
     expect(boardCsp).not.toContain('unsafe-inline');
     expect(boardCsp).toMatch(/style-src 'self' 'unsafe-hashes'( 'sha256-[A-Za-z0-9+/=]+')+;/);
     expect(boardCsp).toContain("font-src 'self' data:");
+
+    // what a credential reads is kept by no cache: the portal's answers (its refusals too), the board's page and API
+    for (const authorization of [TOKEN, 'not-the-token']) {
+      const read = await http.get('/portal-api/webhooks', { authorization });
+      expect(read.headers['cache-control']).toBe('no-store');
+      expect(read.headers['x-content-type-options']).toBe('nosniff');
+    }
+    expect(boardPage.headers['cache-control']).toBe('no-store');
+    const boardApi = await http.get('/queues/api/queues', { authorization: basic('admin', TEST_SECRETS.ADMIN_SECRET) });
+    expect(boardApi.headers['cache-control']).toBe('no-store');
   });
 
   it('serves Bull Board’s page, styles and fonts itself: nothing they name is on another host', async () => {
@@ -515,6 +569,24 @@ describe('operator console in a browser', () => {
     expect(JSON.stringify(api.body)).toContain('deliveries');
     expect(apiProcess.output).not.toContain(TEST_SECRETS.ADMIN_SECRET);
     expect(apiProcess.output).not.toContain(Buffer.from(`ops:${TEST_SECRETS.ADMIN_SECRET}`).toString('base64'));
+
+    // another site's page cannot change the queues with the credentials the browser remembers: a form posting
+    // JSON as text/plain, or a script's request
+    const admin = basic('ops', TEST_SECRETS.ADMIN_SECRET);
+    const elsewhere = { authorization: admin, origin: 'https://attacker.example', 'sec-fetch-site': 'cross-site' };
+    const forged = await http.send('POST', '/queues/api/queues/deliveries/add', {
+      raw: JSON.stringify({ name: 'delivery.send', data: { deliveryId: 'forged' } }),
+      headers: { ...elsewhere, 'content-type': 'text/plain' },
+    });
+    expect(forged.status).toBe(403);
+    expect((await http.send('PUT', '/queues/api/queues/deliveries/pause', { headers: elsewhere })).status).toBe(403);
+    const asText = await http.send('POST', '/queues/api/queues/deliveries/add', {
+      raw: JSON.stringify({ name: 'delivery.send', data: { deliveryId: 'forged' } }),
+      headers: { authorization: admin, 'content-type': 'text/plain' },
+    });
+    expect(asText.status).toBe(415);
+    const ownPage = { authorization: admin, origin: base, 'sec-fetch-site': 'same-origin' };
+    expect((await http.send('PUT', '/queues/api/queues/deliveries/resume', { headers: ownPage })).status).toBe(200);
 
     // and it renders in the browser under its policy
     const board = await context.newPage();

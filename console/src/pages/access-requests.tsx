@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, query } from '../api';
 import { ACCESS_REQUEST_STATUSES, type AccessRequest, type Credential } from '../types';
-import { Empty, ErrorBox, formatTime, Loading, Masked, Pager, StatusBadge, useAction, useLoad } from '../ui';
+import { Empty, ErrorBox, formatTime, Loading, Masked, Pager, plain, StatusBadge, useAction, useLoad } from '../ui';
 
 const PER_PAGE = 20;
 
@@ -59,11 +59,15 @@ export function AccessRequestsPage() {
                   <td data-label="ID">
                     <a href={`#/access-requests/${r.ID}`}>{r.ID}</a>
                   </td>
-                  <td data-label="Application">{r.Client}</td>
-                  <td data-label="Products" class="wrap">
-                    {r.Products}
+                  <td data-label="Application" class="wrap">
+                    {plain(r.Client)}
                   </td>
-                  <td data-label="Plan">{r.Plan}</td>
+                  <td data-label="Products" class="wrap">
+                    {plain(r.Products)}
+                  </td>
+                  <td data-label="Plan" class="wrap">
+                    {plain(r.Plan)}
+                  </td>
                   <td data-label="Auth">{r.AuthType}</td>
                   <td data-label="Status">
                     <StatusBadge status={r.Status} />
@@ -141,18 +145,18 @@ export function AccessRequestPage({ id }: { id: string }) {
           <div>
             <dt>Application</dt>
             <dd>
-              {r.Client} (#{r.AppID})
+              {plain(r.Client)} (#{r.AppID})
             </dd>
             <dt>Requested by</dt>
-            <dd>{r.User}</dd>
+            <dd>{plain(r.User)}</dd>
             <dt>Catalogue / plan</dt>
             <dd>
-              {r.Catalogue} / {r.Plan}
+              {plain(r.Catalogue)} / {plain(r.Plan)}
             </dd>
           </div>
           <div>
             <dt>Products</dt>
-            <dd>{r.Products}</dd>
+            <dd>{plain(r.Products)}</dd>
             <dt>Auth type</dt>
             <dd>
               {r.AuthType}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, query } from '../api';
 import type { App } from '../types';
-import { Empty, ErrorBox, formatTime, Loading, Pager, useLoad } from '../ui';
+import { Empty, ErrorBox, formatTime, Loading, Pager, plain, useLoad } from '../ui';
 
 const PER_PAGE = 20;
 
@@ -34,9 +34,11 @@ export function AppsPage() {
               {list.data.map((a) => (
                 <tr key={a.ID}>
                   <td data-label="ID">{a.ID}</td>
-                  <td data-label="Name">{a.Name}</td>
+                  <td data-label="Name" class="wrap">
+                    {plain(a.Name)}
+                  </td>
                   <td data-label="Description" class="wrap">
-                    {a.Description || <span class="muted">—</span>}
+                    {plain(a.Description) || <span class="muted">—</span>}
                   </td>
                   <td data-label="Owner">{a.UserID ? `User#${a.UserID}` : <span class="muted">—</span>}</td>
                   <td data-label="Visibility">{a.Visibility}</td>

@@ -1,7 +1,18 @@
 import { api } from '../api';
 import type { AttemptError, DeliveryWithAttempts, Webhook } from '../types';
 import { useState } from 'preact/hooks';
-import { AutoRefresh, Empty, ErrorBox, formatTime, Loading, StatusBadge, useAction, useInterval, useLoad } from '../ui';
+import {
+  AutoRefresh,
+  Empty,
+  ErrorBox,
+  formatTime,
+  Loading,
+  plain,
+  StatusBadge,
+  useAction,
+  useInterval,
+  useLoad,
+} from '../ui';
 
 /** What each error kind means; the record type makes a new kind need its words. */
 const ERROR_WORDS: Record<AttemptError, string> = {
@@ -38,7 +49,7 @@ export function DeliveryPage({ webhookId, deliveryId }: { webhookId: string; del
           </li>
           <li>
             <a href={`#/webhooks/${webhookId}`} data-testid="webhook-crumb">
-              {hook.data?.Name ?? 'Webhook'}
+              {plain(hook.data?.Name) ?? 'Webhook'}
             </a>
           </li>
           <li>Delivery</li>
@@ -129,7 +140,7 @@ export function DeliveryPage({ webhookId, deliveryId }: { webhookId: string; del
                     )}
                   </td>
                   <td data-label={broker ? "Broker's answer" : 'Response body'} class="body-cell">
-                    {a.ResponseBody ? <pre>{a.ResponseBody}</pre> : <span class="muted">empty</span>}
+                    {a.ResponseBody ? <pre>{plain(a.ResponseBody)}</pre> : <span class="muted">empty</span>}
                   </td>
                 </tr>
               ))}

@@ -1,3 +1,4 @@
+import { plain } from '../text';
 import type { Webhook } from '../types';
 
 /**
@@ -17,7 +18,10 @@ export function Target({ webhook: w }: { webhook: Webhook }) {
     <span data-testid="target" data-type={w.Type}>
       <code>{w.Type}</code> {w.URL}
       {options.length ? (
-        <small class="muted"> {options.map(([k, v]) => `${k} ${v === '' ? "''" : v}`).join(' · ')}</small>
+        <small class="muted">
+          {' '}
+          {options.map(([k, v]) => `${k} ${v === '' ? "''" : plain(String(v))}`).join(' · ')}
+        </small>
       ) : null}
     </span>
   );

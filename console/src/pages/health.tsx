@@ -1,5 +1,5 @@
 import type { Webhook, WebhookStats } from '../types';
-import { formatTime, StatusBadge } from '../ui';
+import { formatTime, plain, StatusBadge } from '../ui';
 
 const REASONS: Record<string, string> = {
   gone: 'the subscriber answered 410 Gone',
@@ -46,7 +46,7 @@ export function HealthSummary({ stats: s, webhookId }: { stats: WebhookStats; we
           {' · last error '}
           <a
             href={`#/webhooks/${webhookId}`}
-            title={`${formatTime(s.LastFailure.At)}: ${s.LastFailure.ResponseBody.slice(0, 200)}`}
+            title={`${formatTime(s.LastFailure.At)}: ${plain(s.LastFailure.ResponseBody.slice(0, 200))}`}
           >
             {s.LastFailure.Error}
             {s.LastFailure.StatusCode ? ` ${s.LastFailure.StatusCode}` : ''}
@@ -96,7 +96,7 @@ export function StatsPanel({ stats: s }: { stats: WebhookStats }) {
         <p class="last-failure" data-testid="last-failure">
           Last failure {formatTime(s.LastFailure.At)}: <span class="bad">{s.LastFailure.Error}</span>
           {s.LastFailure.StatusCode ? ` (HTTP ${s.LastFailure.StatusCode})` : ''}
-          {s.LastFailure.ResponseBody ? <pre>{s.LastFailure.ResponseBody}</pre> : null}
+          {s.LastFailure.ResponseBody ? <pre>{plain(s.LastFailure.ResponseBody)}</pre> : null}
         </p>
       ) : null}
     </div>

@@ -18,7 +18,7 @@ import {
   type WebhookInput,
   type WebhookMethod,
 } from '../types';
-import { ErrorBox, Loading, useAction, useLoad } from '../ui';
+import { ErrorBox, Loading, plain, useAction, useLoad } from '../ui';
 
 const BLANK: WebhookInput = {
   Name: '',
@@ -120,8 +120,8 @@ function WebhookForm({ id, initial, initialFilter }: { id?: string; initial: Web
       <article>
         <h2>Webhook created</h2>
         <p>
-          “{created.Name}” will receive {created.Events.join(', ')}. Its signing secret, for verifying deliveries (you
-          can reveal it again on the webhook's page):
+          “{plain(created.Name)}” will receive {created.Events.join(', ')}. Its signing secret, for verifying deliveries
+          (you can reveal it again on the webhook's page):
         </p>
         <p>
           <code data-testid="new-secret">{created.Secret}</code>
@@ -169,13 +169,13 @@ function WebhookForm({ id, initial, initialFilter }: { id?: string; initial: Web
           </li>
           {id ? (
             <li>
-              <a href={`#/webhooks/${id}`}>{initial.Name}</a>
+              <a href={`#/webhooks/${id}`}>{plain(initial.Name)}</a>
             </li>
           ) : null}
           <li>{id ? 'Edit' : 'New webhook'}</li>
         </ul>
       </nav>
-      <h2>{id ? `Edit ${initial.Name}` : 'New webhook'}</h2>
+      <h2>{id ? `Edit ${plain(initial.Name)}` : 'New webhook'}</h2>
       <form onSubmit={submit} novalidate>
         <div class="grid">
           <label>

@@ -20,6 +20,7 @@ import {
   type Loadable,
   Loading,
   Pager,
+  plain,
   StatusBadge,
   useAction,
   useInterval,
@@ -44,11 +45,11 @@ export function WebhookPage({ id }: { id: string }) {
           <li>
             <a href="#/webhooks">Webhooks</a>
           </li>
-          <li>{w.Name}</li>
+          <li>{plain(w.Name)}</li>
         </ul>
       </nav>
       <div class="title-row">
-        <h2>{w.Name}</h2>
+        <h2>{plain(w.Name)}</h2>
         <div class="toolbar">
           <ActiveToggle path={path} active={w.Active} onDone={hook.reload} />
           <a href={`#/webhooks/${w.ID}/edit`} role="button" class="secondary">
@@ -410,7 +411,7 @@ function DangerZone({ path, name }: { path: string; name: string }) {
   return (
     <details class="danger">
       <summary>Delete this webhook</summary>
-      <p>Deleting “{name}” stops its deliveries and removes its delivery log.</p>
+      <p>Deleting “{plain(name)}” stops its deliveries and removes its delivery log.</p>
       <button
         type="button"
         class="contrast"

@@ -3,7 +3,7 @@ import { api, query } from '../api';
 import type { Webhook, WebhookStats } from '../types';
 import { Target } from './destination';
 import { FlowControl, HealthSummary, WebhookState } from './health';
-import { Empty, ErrorBox, Loading, Pager, useLoad } from '../ui';
+import { Empty, ErrorBox, Loading, Pager, plain, useLoad } from '../ui';
 
 const PER_PAGE = 20;
 
@@ -41,8 +41,8 @@ export function WebhooksPage() {
             <tbody>
               {list.data.map((w) => (
                 <tr key={w.ID} data-webhook={w.Name}>
-                  <td data-label="Name">
-                    <a href={`#/webhooks/${w.ID}`}>{w.Name}</a>
+                  <td data-label="Name" class="wrap">
+                    <a href={`#/webhooks/${w.ID}`}>{plain(w.Name)}</a>
                   </td>
                   <td data-label="Target" class="wrap">
                     <Target webhook={w} />

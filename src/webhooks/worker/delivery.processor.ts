@@ -2,7 +2,7 @@ import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { BeforeApplicationShutdown, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DelayedError, Job } from 'bullmq';
 import { AppConfig } from '../../config';
-import { DELIVERY_QUEUE, DeliveryJobData, DeliveryQueue } from '../delivery.queue';
+import { DELIVERY_QUEUE, DeliveryJobData, DeliveryQueue, isDeliveryJobData } from '../delivery.queue';
 import { AttemptRecord, ClaimedDelivery, DeliveryKey, DeliveryStore, RecordOutcome } from '../delivery.store';
 import { DestinationRegistry } from '../send/destination-registry';
 import { OutgoingMessage } from '../send/destination';
@@ -77,6 +77,11 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   }
 
   async process(job: Job<DeliveryJobData>, token?: string): Promise<void> {
+    if (!isDeliveryJobData(job.data)) {
+      // added or edited by hand on the queue board: Postgres is the record, and it holds no such delivery
+      this.logger.warn({ jobId: job.id, jobName: job.name }, 'a job that names no delivery was dropped');
+      return;
+    }
     const slot = await this.gate.acquire(job.data.webhookId, token !== undefined);
     if (!slot) {
       await job.moveToDelayed(Date.now() + this.gate.stepAsideMs(job.data.webhookId), token);
