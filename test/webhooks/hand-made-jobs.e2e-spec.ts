@@ -36,7 +36,13 @@ describe('jobs added by hand on the queue board', () => {
       });
       expect(new Set(states)).toEqual(new Set(['completed']));
       expect(failed).toEqual([]);
-      const rows = await t.db.query(`SELECT status, attempt_count FROM webhook_deliveries`);
+      // each attempt is recorded once its answer is in, a moment after the receiver has it
+      const rows = await eventually(async () => {
+        const r: { status: string; attempt_count: number }[] = await t.db.query(
+          `SELECT status, attempt_count FROM webhook_deliveries`,
+        );
+        return r.every((d) => d.status !== 'pending') ? r : null;
+      });
       expect(rows).toHaveLength(hooks.length);
       for (const r of rows) expect(r).toEqual({ status: 'delivered', attempt_count: 1 });
     } finally {
