@@ -219,6 +219,20 @@ describe('analytics: ingest and OAuth-client activity', () => {
     }
   });
 
+  it('answers rows and pages that agree while a batch lands between them', async () => {
+    // each round reads a client while its first record is being ingested: every answer is either before it
+    // (no rows, 0 pages) or after it (one row, 1 page), never a mix of the two
+    const answers: { rows: number; pages: number }[] = [];
+    for (let round = 0; round < 40; round++) {
+      const c = `client-snapshot-${round}`;
+      const reads = Array.from({ length: 6 }, () => analyst.http.get(activity(c, '1/3/2024', '1/3/2024')));
+      const [written, ...read] = await Promise.all([ingest([rec({ oauth_id: c })]), ...reads]);
+      expect(written.status).toBe(200);
+      for (const res of read) answers.push({ rows: res.body.data.length, pages: res.body.pages });
+    }
+    expect(answers.filter((a) => a.rows !== a.pages)).toEqual([]);
+  });
+
   it('shows another organisation’s client exactly like one without traffic; a super user sees every organisation', async () => {
     await ingest([rec({ oauth_id: 'client-org2', org_id: 'org2' })]);
     expect((await analyst.http.get(activity('client-org2', '1/3/2024', '1/3/2024'))).body).toEqual({

@@ -76,9 +76,12 @@ export class AnalyticsService {
       args.push(actor.orgId);
       where += ` AND org_id = $${args.length}`;
     }
-    const [rows, totals] = await Promise.all([
-      this.db.query<Row[]>(
-        `SELECT api_id, path,
+    // One statement, so the page and the count come from the same snapshot: two queries run side by side could
+    // straddle an ingest and answer rows with `pages: 0`, or no rows with `pages: 1`. The count row is always
+    // there; its page columns are null past the last page.
+    const rows = await this.db.query<(Row & { total: number })[]>(
+      `WITH g AS (
+         SELECT api_id, path,
                 sum(hits)::float8 AS hits,
                 coalesce(sum(hits) FILTER (WHERE code < 400), 0)::float8 AS success,
                 max(last_hit) AS last_hit,
@@ -89,17 +92,17 @@ export class AnalyticsService {
                 ${latest('api_name')}, ${latest('url')}, ${latest('key')}, ${latest('alias')}, ${latest('iso_country')}
            FROM analytics_hourly
           WHERE ${where}
-          GROUP BY api_id, path
-          ORDER BY hits DESC, api_id, path
-          LIMIT ${limit} OFFSET ${offset}`,
-        args,
-      ),
-      this.db.query<{ total: number }[]>(
-        `SELECT count(*)::int AS total FROM (SELECT 1 FROM analytics_hourly WHERE ${where} GROUP BY api_id, path) g`,
-        args,
-      ),
-    ]);
-    return { data: rows.map(toResponse), pages: pageCount(totals[0].total, ANALYTICS_PAGE_SIZE) };
+          GROUP BY api_id, path)
+       SELECT (SELECT count(*)::int FROM g) AS total, page.*
+         FROM (SELECT 1) AS one
+         LEFT JOIN LATERAL (SELECT * FROM g ORDER BY hits DESC, api_id, path LIMIT ${limit} OFFSET ${offset}) AS page
+           ON true`,
+      args,
+    );
+    return {
+      data: rows.filter((r) => r.api_id !== null).map(toResponse),
+      pages: pageCount(rows[0].total, ANALYTICS_PAGE_SIZE),
+    };
   }
 }
 
