@@ -58,12 +58,15 @@ export class UsersService {
   async list(actor: DashboardActor, p: number | undefined): Promise<UserListResponseDto> {
     const size = this.config.dashboard.pageSize;
     const { offset, limit } = pageWindow(p, size);
-    const [rows, total] = await this.users.findAndCount({
-      where: actor.isSuperUser ? {} : { orgId: actor.orgId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: offset,
-      take: limit,
-    });
+    // the page and the count from one snapshot: apart, a user added between them could show on a page counted as none
+    const [rows, total] = await this.users.manager.transaction('REPEATABLE READ', (m) =>
+      m.findAndCount(this.users.target, {
+        where: actor.isSuperUser ? {} : { orgId: actor.orgId },
+        order: { createdAt: 'DESC', id: 'DESC' },
+        skip: offset,
+        take: limit,
+      }),
+    );
     return { users: rows.map((u) => this.toResponse(u, this.mayReadKey(actor, u))), pages: pageCount(total, size) };
   }
 
