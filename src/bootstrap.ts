@@ -12,7 +12,13 @@ import { registerAuthenticateFirst } from './common/auth/authenticate-first';
 import { ApiError, FamilyExceptionFilter, sendFamilyError } from './common/errors';
 import { documentErrorResponses, ERROR_BODIES } from './common/errors/error-responses.openapi';
 import { setTraceRoute } from './common/http/trace-route';
-import { MAX_PARAM_LENGTH, onClientError, onConnect, onFrameworkError } from './common/errors/framework-errors';
+import {
+  answerRefusedByRouter,
+  MAX_PARAM_LENGTH,
+  onClientError,
+  onConnect,
+  onFrameworkError,
+} from './common/errors/framework-errors';
 import { DEFAULT_BODY_LIMIT, hasBody, registerInputPolicy, utf8JsonParser } from './common/http/input-policy';
 import { documentIdempotencyKey } from './common/idempotency/idempotency.openapi';
 import { IdempotentRequests } from './common/idempotency/idempotent-requests';
@@ -84,6 +90,7 @@ export async function createApp(
   });
   // the request's logger for what is logged while it runs, and its log line once answered
   registerRequestLogging(fastify, config.logLevel);
+  fastify.addHook('onRequest', answerRefusedByRouter);
   fastify.addHook('onRoute', (route) => {
     const limit = ROUTE_BODY_LIMITS[route.url];
     if (limit) route.bodyLimit = limit;

@@ -3,7 +3,7 @@ import { stopTracing } from './tracing';
 import 'reflect-metadata';
 import { createApp } from './bootstrap';
 import { ConfigError, loadConfigFromEnvironment } from './config';
-import { runMigrations } from './database/data-source';
+import { CONNECT_TIMEOUT_MS, runMigrations } from './database/data-source';
 import { resolveInfrastructure } from './database/infrastructure';
 
 const say = (msg: string) => process.stderr.write(`[gateway-management] ${msg}\n`);
@@ -88,8 +88,11 @@ async function explained<T>(step: string, run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (err) {
     const code = String((err as { code?: unknown }).code ?? '');
-    if (!PLAIN_ERRORS.test(code)) throw err;
-    const hint = code === '3D000' ? ' (create it, e.g. with createdb, or name one that exists)' : '';
+    // pg's time limit on opening a connection says so in its message alone, without a code
+    const unanswered = /timeout exceeded when trying to connect|connection timeout/.test((err as Error).message);
+    if (!PLAIN_ERRORS.test(code) && !unanswered) throw err;
+    let hint = code === '3D000' ? ' (create it, e.g. with createdb, or name one that exists)' : '';
+    if (unanswered) hint = ` (nothing answered within ${CONNECT_TIMEOUT_MS / 1000} s: is a PostgreSQL server there?)`;
     throw new StartupError(`${step}: ${(err as Error).message}${hint}`);
   }
 }

@@ -1,3 +1,4 @@
+import { createServer, Socket } from 'node:net';
 import { ServiceProcess } from './helpers/service-process';
 import { useTestEnv } from './helpers/use-service';
 
@@ -28,4 +29,22 @@ describe('start-up failures', () => {
     expect(host).toContain('(HOST, PORT)');
     expect(host).not.toMatch(/^\s+at /m);
   });
+
+  it('names DATABASE_URL when the server there accepts the connection but never answers', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    try {
+      const started = Date.now();
+      const db = await failure({ DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/any` });
+      expect(db).toContain('failed to start: PostgreSQL (DATABASE_URL): ');
+      expect(db).toContain('nothing answered within 10 s');
+      expect(db).not.toMatch(/^\s+at /m);
+      expect(Date.now() - started).toBeLessThan(25_000);
+    } finally {
+      sockets.forEach((s) => s.destroy());
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  }, 40_000);
 });

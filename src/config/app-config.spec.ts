@@ -50,6 +50,11 @@ describe('loadConfig', () => {
     ['REDIS_CLUSTER_NODES', 'localhost'],
     ['REDIS_CLUSTER_NODES', '127.0.0.1:70000'],
     ['REDIS_URL', 'redis-cluster://'],
+    ['REDIS_URL', 'redis://127.0.0.1:6379/abc'],
+    ['REDIS_URL', 'redis://127.0.0.1:6379/99x'],
+    ['REDIS_URL', 'redis://127.0.0.1:6379/1/2'],
+    ['REDIS_URL', 'redis://127.0.0.1:6379/01'],
+    ['REDIS_URL', 'redis://[::1'],
     ['DELIVERY_RETENTION_DAYS', '0'],
     ['DELIVERY_RETENTION_DAYS', 'week'],
     ['IDEMPOTENCY_KEY_TTL', '24'],
@@ -58,6 +63,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), [name]: value })).toThrow(name);
   });
+
+  it.each(['redis://127.0.0.1:6379', 'redis://127.0.0.1:6379/', 'redis://127.0.0.1:6379/0', 'rediss://h:6380/15'])(
+    'takes REDIS_URL %p, with or without a database number',
+    (url) => {
+      expect(loadConfig({ ...secrets, DATA_DIR: dataDir(), REDIS_URL: url }).redis.url).toBe(url);
+    },
+  );
 
   it('gives one true reason for a value of the wrong form, not every rule it also fails', () => {
     const reason = (vars: Record<string, string>) => {

@@ -145,7 +145,21 @@ function redisTarget(dto: EnvDto): { url?: string; cluster?: ClusterTarget } {
   const [name, value] = dto.REDIS_CLUSTER_NODES
     ? ['REDIS_CLUSTER_NODES', dto.REDIS_CLUSTER_NODES]
     : ['REDIS_URL', dto.REDIS_URL];
-  if (!value || (name === 'REDIS_URL' && !isClusterUrl(value))) return { url: value };
+  if (!value) return { url: value };
+  if (name === 'REDIS_URL' && !isClusterUrl(value)) {
+    // the path names the database; anything else would quietly mean database 0, which another application may use
+    let path: string;
+    try {
+      path = new URL(value).pathname;
+    } catch {
+      throw new ConfigError('Invalid configuration:\n  REDIS_URL: is not a URL');
+    }
+    if (!/^(\/(0|[1-9][0-9]{0,4})?)?$/.test(path))
+      throw new ConfigError(
+        'Invalid configuration:\n  REDIS_URL: its path, if any, is the database number (redis://host:6379/0)',
+      );
+    return { url: value };
+  }
   try {
     return { cluster: parseClusterTarget(value) };
   } catch (err) {

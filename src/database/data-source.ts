@@ -56,6 +56,13 @@ function isNamed(config: unknown): config is QueryConfig & { name: string } {
 /** How long a pooled connection may stay idle before it is closed (given back to the server). */
 export const POOL_IDLE_MS = 60_000;
 
+/**
+ * How long opening a connection (or waiting for a free one in the pool) may take: a server that accepts the TCP
+ * connection but never answers (a frozen or overloaded host, another service on that port) otherwise stalls a
+ * request, or the start-up, for ever; past this the caller gets an error it can report.
+ */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
 /** The TypeORM options shared by the app, the migration runner and the tests. Never `synchronize`. */
 export function dataSourceOptions(url: string): DataSourceOptions {
   return {
@@ -73,7 +80,13 @@ export function dataSourceOptions(url: string): DataSourceOptions {
     // partition and index it touches and prepares its statements again), and pg-pool's 10 s default closed the
     // connections a burst had opened, so the next small burst opened a dozen cold ones at once and stalled
     // requests for most of a second
-    extra: { max: 20, Client: PreparingClient, maxLifetimeSeconds: 3600, idleTimeoutMillis: POOL_IDLE_MS },
+    extra: {
+      max: 20,
+      Client: PreparingClient,
+      maxLifetimeSeconds: 3600,
+      idleTimeoutMillis: POOL_IDLE_MS,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    },
   };
 }
 

@@ -58,4 +58,21 @@ describe('HTTP metrics on /metrics', () => {
     expect(text).toMatch(/^# TYPE webhook_queue_depth gauge$/m);
     expect(text).toMatch(/^# TYPE process_cpu_seconds_total counter$/m);
   });
+
+  it('counts the requests the router refuses, and answers them with an id and the family headers', async () => {
+    const badEscape = await t.http.get('/portal-api/apps/%zz');
+    expect(badEscape.status).toBe(400);
+    const longSegment = await t.http.get(`/portal-api/apps/${'a'.repeat(1100)}`);
+    expect(longSegment.status).toBe(414);
+    for (const res of [badEscape, longSegment]) {
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+    }
+
+    const text = (await t.http.get('/metrics')).text;
+    expect(sample(text, 'http_requests_total', { method: 'GET', route: 'unmatched', status_code: '400' })).toBe(1);
+    expect(sample(text, 'http_requests_total', { method: 'GET', route: 'unmatched', status_code: '414' })).toBe(1);
+    expect(text).not.toContain('aaaa');
+  });
 });

@@ -10,9 +10,18 @@ import { sendFamilyError } from './family-exception.filter';
 /** The longest path segment the router takes; a longer one cannot name anything this service stores. */
 export const MAX_PARAM_LENGTH = 1024;
 
+// A path no route serves: a request the router refused is routed again under it, so that it passes the hooks every
+// request passes (its id, its log line, its metrics, under the route label of unmatched paths) before it is answered.
+const REFUSED_PATH = '/.refused-by-router';
+
+/** What the router refused, by request: the answer to give and the URL the caller sent. */
+const refused = new WeakMap<IncomingMessage, { error: ApiError; url: string }>();
+
 /**
  * Errors the router raises before any route (and so before Nest's filter) runs: a malformed
  * percent-escape or an over-long path segment. They get the family's error body like any other 4xx.
+ * Fastify calls this before any hook has run, so the request goes round once more (see REFUSED_PATH) and
+ * `answerRefusedByRouter` answers it.
  */
 export function onFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   let mapped: ApiError;
@@ -20,7 +29,28 @@ export function onFrameworkError(error: FastifyError, request: FastifyRequest, r
   else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
     mapped = new ApiError(414, `a path segment is longer than ${MAX_PARAM_LENGTH} characters`);
   else mapped = new ApiError(400, 'bad request');
-  sendFamilyError(request, reply, mapped);
+  const raw = request.raw;
+  if (refused.has(raw)) {
+    // refused again (cannot happen under REFUSED_PATH): answered here rather than looping
+    sendFamilyError(request, reply, mapped);
+    return;
+  }
+  refused.set(raw, { error: mapped, url: raw.url ?? '/' });
+  raw.url = REFUSED_PATH;
+  request.server.routing(raw, reply.raw);
+}
+
+/**
+ * An onRequest hook, registered after the ones that settle the request id and start the request's log: answers a
+ * request the router refused with the family's error body, under the URL the caller sent.
+ */
+export function answerRefusedByRouter(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  const entry = refused.get(request.raw);
+  if (!entry) return done();
+  request.raw.url = entry.url;
+  // as every family answer: no cache keeps it, no browser sniffs it
+  void reply.header('cache-control', 'no-store').header('x-content-type-options', 'nosniff');
+  sendFamilyError(request, reply, entry.error);
 }
 
 /** The path of the request line at the head of what the client sent, if any (for the family only). */

@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { Client } from 'pg';
+import { CONNECT_TIMEOUT_MS } from '../../database/data-source';
 import { AppConfig } from '../../config';
 import { DeliveryMetrics } from '../webhook-metrics';
 import { OUTBOX_CHANNEL, OutboxNotification, parseOutboxNotification } from '../../events/outbox.store';
@@ -113,7 +114,10 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
 
   private async listen(): Promise<void> {
     if (this.stopped) return;
-    const client = new Client({ connectionString: this.config.database.url });
+    const client = new Client({
+      connectionString: this.config.database.url,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
     client.on('notification', (n) => this.announce(parseOutboxNotification(n.payload)));
     client.on('error', (err) => {
       if (this.stopped) return;
