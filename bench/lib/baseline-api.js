@@ -95,7 +95,7 @@ app.get('/api/apis', async (req, reply) => {
   if (!user || !user.active) return reply.code(401).send({ Status: 'Error', Message: 'Not authorised', Meta: null });
   const q = req.query;
   const p = q.p ? Number(q.p) : 1;
-  const { listing } = buildApiListQuery(
+  const { page, count } = buildApiListQuery(
     {
       orgId: user.org_id,
       apiType: q.api_type,
@@ -108,12 +108,9 @@ app.get('/api/apis', async (req, reply) => {
     (p - 1) * pageSize,
     pageSize,
   );
-  // the page and its count in one statement, one snapshot, as the service reads them
-  const { rows } = await run(listing[0], listing[1]);
-  return {
-    apis: rows.filter((r) => r.list_entry !== null).map((r) => ({ api_definition: r.list_entry })),
-    pages: Math.ceil(rows[0].total / pageSize),
-  };
+  const [rows, totals] = await Promise.all([run(page[0], page[1]), run(count[0], count[1])]);
+  const total = totals.rows[0].total;
+  return { apis: rows.rows.map((r) => ({ api_definition: r.list_entry })), pages: Math.ceil(total / pageSize) };
 });
 
 app.listen({ port: Number(process.env.BASE_PORT), host: '127.0.0.1' }).then(() => process.stdout.write('READY\n'));

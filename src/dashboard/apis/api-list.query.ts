@@ -44,17 +44,13 @@ export function commaList(value: string | undefined): string[] {
  * The SQL of GET /api/apis: every filter and the order run on the projected columns and their indexes
  * (org_id + sort key btrees, GIN on categories/auth_types, trigram or btree on lower(name)).
  * `limit` null: every matching row (a page number of 0 or less asks for all of them in one answer).
- * `listing` is what the route runs: the page and the count of every match in one statement, so both are read from
- * one snapshot (run apart, a page and a count could straddle a write: `{"apis":[],"pages":1}`). It answers the
- * page's rows in order, each with the total, or one row with the total and a null entry when the page is empty.
- * `page` and `count` are its two parts, each planned on its own.
  */
 export function buildApiListQuery(
   f: ApiListFilters,
   sort: ApiSort,
   offset: number,
   limit: number | null,
-): { listing: [string, unknown[]]; page: [string, unknown[]]; count: [string, unknown[]] } {
+): { page: [string, unknown[]]; count: [string, unknown[]] } {
   const where: string[] = [];
   const params: unknown[] = [];
   const add = (sql: (n: string) => string, value: unknown) => {
@@ -69,17 +65,11 @@ export function buildApiListQuery(
   if (f.baseOnly) where.push('NOT is_child');
   if (f.q) add((n) => `lower(name) LIKE lower(${n}) ESCAPE '\\'`, containsPattern(f.q));
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const window = limit === null ? '' : ` LIMIT ${limit} OFFSET ${offset}`;
-  const count = `SELECT count(*)::int AS total FROM api_definitions ${clause}`;
   return {
-    listing: [
-      `SELECT c.total, p.list_entry FROM (${count}) c
-         LEFT JOIN LATERAL (SELECT list_entry, name, id, created_at, updated_at FROM api_definitions ${clause}
-                             ORDER BY ${ORDER[sort]}${window}) p ON true
-        ORDER BY ${ORDER[sort]}`,
+    page: [
+      `SELECT list_entry FROM api_definitions ${clause} ORDER BY ${ORDER[sort]}${limit === null ? '' : ` LIMIT ${limit} OFFSET ${offset}`}`,
       params,
     ],
-    page: [`SELECT list_entry FROM api_definitions ${clause} ORDER BY ${ORDER[sort]}${window}`, params],
-    count: [count, params],
+    count: [`SELECT count(*)::int AS total FROM api_definitions ${clause}`, params],
   };
 }

@@ -28,7 +28,7 @@ export class ApisService {
   async list(actor: DashboardActor, query: ListApisQueryDto): Promise<ApiListResponse> {
     const size = this.config.dashboard.pageSize;
     const { offset, limit } = pageWindowOrAll(query.p, size);
-    const { listing } = buildApiListQuery(
+    const { page, count } = buildApiListQuery(
       {
         orgId: actor.isSuperUser ? undefined : actor.orgId,
         apiType: query.api_type,
@@ -41,10 +41,11 @@ export class ApisService {
       offset,
       limit,
     );
-    const rows: { total: number; list_entry: ApiListEntry | null }[] = await this.db.query(...listing);
+    const [rows, totals] = await Promise.all([this.db.query(...page), this.db.query(...count)]);
+    const total: number = totals[0].total;
     return {
-      apis: rows.flatMap((r) => (r.list_entry === null ? [] : [{ api_definition: r.list_entry }])),
-      pages: pageCount(rows[0].total, size),
+      apis: (rows as { list_entry: ApiListEntry }[]).map((r) => ({ api_definition: r.list_entry })),
+      pages: pageCount(total, size),
     };
   }
 
