@@ -2,6 +2,7 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
 import { JobsOptions, Queue } from 'bullmq';
 import { withDeadline } from '../common/deadline';
+import { isUuidId } from '../common/http/ids';
 import { TraceCarrier, traceCarrier } from './trace-context';
 
 /** The dispatcher's one queue: one job per attempt of one delivery. */
@@ -21,7 +22,6 @@ export interface DeliveryJobData {
   trace?: TraceCarrier;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A partition key as Postgres writes it for a job (`2026-11-22T10:15:03.481000Z`). */
 const KEY_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
@@ -33,8 +33,7 @@ const KEY_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 export function isDeliveryJobData(data: unknown): data is DeliveryJobData {
   if (typeof data !== 'object' || data === null) return false;
   const { deliveryId, webhookId, at } = data as Record<string, unknown>;
-  if (typeof deliveryId !== 'string' || !UUID.test(deliveryId)) return false;
-  if (typeof webhookId !== 'string' || !UUID.test(webhookId)) return false;
+  if (!isUuidId(deliveryId) || !isUuidId(webhookId)) return false;
   return at === undefined || (typeof at === 'string' && KEY_TIME.test(at) && !Number.isNaN(Date.parse(at)));
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { familyOf } from '../errors/families';
 import { sendFamilyError } from '../errors/family-exception.filter';
+import { privateAnswerHeaders } from '../http/page-security';
 import { FamilyAuthenticator } from './auth.guard';
 
 /**
@@ -13,10 +14,7 @@ export function registerAuthenticateFirst(fastify: FastifyInstance, authenticato
     const family = familyOf(request.url);
     // an unknown route stays the family's 404 for everyone, as it was before this check came first
     if (family === 'other' || request.is404) return;
-    // what a credential reads (a revealed secret, an issued credential) is the caller's alone: no cache keeps it,
-    // and the JSON, which echoes what callers stored, is never sniffed as a page
-    void reply.header('cache-control', 'no-store');
-    void reply.header('x-content-type-options', 'nosniff');
+    privateAnswerHeaders(reply);
     try {
       await authenticator.authenticate(family, request.headers, request.raw);
     } catch (err) {

@@ -5,6 +5,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './api-error';
 import { familyOf, renderErrorBody } from './families';
+import { privateAnswerHeaders } from '../http/page-security';
 import { sendFamilyError } from './family-exception.filter';
 
 /** The longest path segment the router takes; a longer one cannot name anything this service stores. */
@@ -48,8 +49,7 @@ export function answerRefusedByRouter(request: FastifyRequest, reply: FastifyRep
   const entry = refused.get(request.raw);
   if (!entry) return done();
   request.raw.url = entry.url;
-  // as every family answer: no cache keeps it, no browser sniffs it
-  void reply.header('cache-control', 'no-store').header('x-content-type-options', 'nosniff');
+  privateAnswerHeaders(reply);
   sendFamilyError(request, reply, entry.error);
 }
 

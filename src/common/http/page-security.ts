@@ -41,3 +41,12 @@ export function pageSecurityHeaders(csp: string) {
     return payload;
   };
 }
+
+/**
+ * The headers of an answer meant for its caller alone (every answer of the four route families): no cache keeps it
+ * (it may carry a revealed secret or an issued credential), and the JSON, which echoes what callers stored, is never
+ * sniffed as a page.
+ */
+export function privateAnswerHeaders(reply: FastifyReply): void {
+  void reply.header('cache-control', 'no-store').header('x-content-type-options', 'nosniff');
+}
