@@ -47,4 +47,16 @@ describe('start-up failures', () => {
       await new Promise((resolve) => silent.close(resolve));
     }
   }, 40_000);
+
+  it('names REDIS_URL when the server refuses its database number or its credentials', async () => {
+    // ioredis alone carries on after a refused SELECT, on database 0: another application's keys
+    const database = await failure({ REDIS_URL: 'redis://127.0.0.1:6379/99' });
+    expect(database).toContain('failed to start: Invalid configuration:');
+    expect(database).toContain('REDIS_URL: the server refuses it: ERR DB index is out of range');
+    expect(database).not.toMatch(/^\s+at /m);
+
+    const credentials = await failure({ REDIS_URL: 'redis://no-such-user:secret@127.0.0.1:6379' });
+    expect(credentials).toContain('REDIS_URL: the server refuses it: WRONGPASS');
+    expect(credentials).not.toContain('secret');
+  });
 });

@@ -1,5 +1,5 @@
-import { AppConfig } from '../config';
-import { resolveRedisUrl } from '../queue/redis-connection';
+import { AppConfig, ConfigError } from '../config';
+import { redisRefusal, resolveRedisUrl } from '../queue/redis-connection';
 import { EmbeddedPostgresHandle, startEmbeddedPostgres } from './embedded-postgres';
 
 export interface Infrastructure {
@@ -10,7 +10,8 @@ export interface Infrastructure {
 /**
  * Finds Postgres and Redis the way `npm start` and the tests both do:
  * DATABASE_URL or an embedded PostgreSQL under dataDir; a Redis Cluster if one is named, else REDIS_URL, a
- * local Redis, or redis-server from PATH.
+ * local Redis, or redis-server from PATH. A Redis that refuses REDIS_URL's password or database number stops
+ * start-up (ConfigError); one that cannot be reached does not (readiness says so until it can).
  */
 export async function resolveInfrastructure(
   config: AppConfig,
@@ -22,7 +23,10 @@ export async function resolveInfrastructure(
     embeddedPostgres = await startEmbeddedPostgres(config.dataDir, log);
     config.database.url = embeddedPostgres.url;
   }
-  if (opts.redis && !config.redis.cluster)
+  if (opts.redis && !config.redis.cluster) {
     config.redis.url = await resolveRedisUrl(config.redis.url, config.dataDir, log);
+    const refusal = await redisRefusal(config.redis.url);
+    if (refusal) throw new ConfigError(`Invalid configuration:\n  REDIS_URL: the server refuses it: ${refusal}`);
+  }
   return { config, embeddedPostgres };
 }

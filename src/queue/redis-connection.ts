@@ -138,6 +138,39 @@ export async function redisAnswers(url: string, timeoutMs = 1500): Promise<boole
   }
 }
 
+/** Replies of a server that refuses a URL's credentials or database number: a setting to fix, not an outage. */
+const REFUSED = /^(WRONGPASS|NOAUTH|ERR DB index)/;
+
+/**
+ * What the server at a redis:// URL refuses of it, in the server's words (a wrong password, a database number
+ * it does not have), or undefined when it accepts them or cannot be reached (an outage is not a setting).
+ * ioredis alone would carry on after a refused SELECT, on database 0.
+ */
+export async function redisRefusal(url: string, timeoutMs = 1500): Promise<string | undefined> {
+  const { db, ...options } = redisOptionsFromUrl(url);
+  const client = new IORedis({
+    ...options,
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  let refusal: string | undefined;
+  const note = (err: Error) => {
+    if (REFUSED.test(err.message)) refusal ??= err.message;
+  };
+  client.on('error', note);
+  try {
+    await client.connect();
+    if (db) await client.select(db);
+  } catch (err) {
+    note(err as Error);
+  } finally {
+    client.disconnect();
+  }
+  return refusal;
+}
+
 /**
  * With REDIS_URL unset: use redis://127.0.0.1:6379, or start `redis-server` from PATH with its data
  * under dataDir/redis when nothing answers there.
