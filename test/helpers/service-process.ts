@@ -5,11 +5,11 @@ const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
 
 /** The service as a real process (`node dist/main.js`, built by `npm test`'s pretest), for kill/restart tests. */
 export class ServiceProcess {
-  private exited: Promise<void>;
+  private exited: Promise<number | null>;
   output = '';
 
   private constructor(private readonly child: ChildProcess) {
-    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
     child.stdout?.on('data', (d) => (this.output += d));
     child.stderr?.on('data', (d) => (this.output += d));
   }
@@ -64,6 +64,12 @@ export class ServiceProcess {
   async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
     await this.exited;
+  }
+
+  /** Sends `signal` and waits for the process to end: its exit code (null when a signal ended it). */
+  async signalAndWait(signal: NodeJS.Signals): Promise<number | null> {
+    this.child.kill(signal);
+    return this.exited;
   }
 
   /** SIGTERM: shuts down as a deployment stops it (the end of a spec). */

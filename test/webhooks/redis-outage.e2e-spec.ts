@@ -1,57 +1,7 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { OwnRedis } from '../helpers/own-redis';
 import { createWebhook } from '../helpers/portal';
 import { closeAfterEach } from '../helpers/use-fixture';
 import { startService } from '../helpers/use-service';
-
-/** A Redis of the spec's own, on a fixed port, that it can kill and start again (it comes back empty). */
-class OwnRedis {
-  private child?: ChildProcess;
-  constructor(readonly port: number) {}
-
-  static async start(): Promise<OwnRedis> {
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = s.address() as { port: number };
-        s.close(() => resolve(port));
-      });
-    });
-    const redis = new OwnRedis(port);
-    await redis.up();
-    return redis;
-  }
-
-  async up(): Promise<void> {
-    const child = spawn(
-      'redis-server',
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      {
-        stdio: ['ignore', 'pipe', 'ignore'],
-      },
-    );
-    this.child = child;
-    await new Promise<void>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (d) => {
-        out += d;
-        if (/Ready to accept connections/.test(out)) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`redis-server exited (${code}):\n${out}`)));
-    });
-  }
-
-  async down(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
-  }
-
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-}
 
 /**
  * Postgres is the record and Redis only carries work: while Redis is unreachable a request that commits work for the
