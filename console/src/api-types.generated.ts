@@ -3358,7 +3358,7 @@ export interface operations {
                     "application/json": components["schemas"]["OasWriteResponseDto"];
                 };
             };
-            /** @description not JSON, not a valid OpenAPI 3 document, an invalid extension, or a definition that would be stored larger than a request body may be (1 MiB) */
+            /** @description a blank apiID, not JSON, not a valid OpenAPI 3 document, an invalid extension, or a definition that would be stored larger than a request body may be (1 MiB) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3609,7 +3609,7 @@ export interface operations {
                     "application/json": components["schemas"]["OasWriteResponseDto"];
                 };
             };
-            /** @description request malformed, not a valid OpenAPI 3 document, an unusable query parameter (also one that would key an operation `__proto__`), or a definition that would be stored larger than a request body may be (1 MiB) */
+            /** @description a blank apiID (Must specify an apiID to patch), request malformed, not a valid OpenAPI 3 document, an unusable query parameter (also one that would key an operation `__proto__`), or a definition that would be stored larger than a request body may be (1 MiB) */
             400: {
                 headers: {
                     [name: string]: unknown;
