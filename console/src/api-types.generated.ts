@@ -2046,6 +2046,13 @@ export interface components {
             Name: string;
             Value: string;
         };
+        WebhookHeaderShowResponse: {
+            ID: string;
+            Name: string;
+            Value: string;
+            /** Format: uuid */
+            WebhookID: string;
+        };
         WebhookResponse: {
             Active: boolean;
             /** @example 2026-11-22 10:15 */
@@ -5857,7 +5864,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookHeaderResponse"][];
+                    "application/json": components["schemas"]["WebhookHeaderShowResponse"][];
                 };
             };
             /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
@@ -5950,7 +5957,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookHeaderResponse"];
+                    "application/json": components["schemas"]["WebhookHeaderShowResponse"];
                 };
             };
             /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
@@ -6053,7 +6060,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookHeaderResponse"];
+                    "application/json": components["schemas"]["WebhookHeaderShowResponse"];
                 };
             };
             /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
@@ -6147,7 +6154,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookHeaderResponse"];
+                    "application/json": components["schemas"]["WebhookHeaderShowResponse"];
                 };
             };
             /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
