@@ -3915,6 +3915,8 @@ export interface operations {
     listAccessRequests: {
         parameters: {
             query?: {
+                /** @description at most this many records (default per_page); the page still starts at (page - 1) × per_page */
+                limit?: number;
                 page?: number;
                 per_page?: number;
                 status?: "pending" | "approved" | "rejected";
@@ -4626,6 +4628,8 @@ export interface operations {
     listApps: {
         parameters: {
             query?: {
+                /** @description at most this many records (default per_page); the page still starts at (page - 1) × per_page */
+                limit?: number;
                 page?: number;
                 per_page?: number;
             };
@@ -5091,6 +5095,8 @@ export interface operations {
     listWebhooks: {
         parameters: {
             query?: {
+                /** @description at most this many records (default per_page); the page still starts at (page - 1) × per_page */
+                limit?: number;
                 page?: number;
                 per_page?: number;
             };
@@ -5569,6 +5575,8 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
+                /** @description at most this many records (default per_page); the page still starts at (page - 1) × per_page */
+                limit?: number;
                 page?: number;
                 per_page?: number;
                 status?: "pending" | "delivered" | "failed";
