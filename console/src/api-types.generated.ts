@@ -2254,7 +2254,7 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
-            /** @description User email already exists for this org.; or: Idempotency-Key: a request with the same key is still in progress */
+            /** @description User email already exists for this Org; or: Idempotency-Key: a request with the same key is still in progress */
             409: {
                 headers: {
                     [name: string]: unknown;
