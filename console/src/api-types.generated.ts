@@ -2046,6 +2046,13 @@ export interface components {
             Name: string;
             Value: string;
         };
+        WebhookHeaderShowResponse: {
+            ID: string;
+            Name: string;
+            Value: string;
+            /** Format: uuid */
+            WebhookID: string;
+        };
         WebhookResponse: {
             Active: boolean;
             /** @example 2026-11-22 10:15 */
@@ -2247,7 +2254,7 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
-            /** @description User email already exists for this org.; or: Idempotency-Key: a request with the same key is still in progress */
+            /** @description User email already exists for this Org; or: Idempotency-Key: a request with the same key is still in progress */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3358,7 +3365,7 @@ export interface operations {
                     "application/json": components["schemas"]["OasWriteResponseDto"];
                 };
             };
-            /** @description not JSON, not a valid OpenAPI 3 document, an invalid extension, or a definition that would be stored larger than a request body may be (1 MiB) */
+            /** @description a blank apiID, not JSON, not a valid OpenAPI 3 document, an invalid extension, or a definition that would be stored larger than a request body may be (1 MiB) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3609,7 +3616,7 @@ export interface operations {
                     "application/json": components["schemas"]["OasWriteResponseDto"];
                 };
             };
-            /** @description request malformed, not a valid OpenAPI 3 document, an unusable query parameter (also one that would key an operation `__proto__`), or a definition that would be stored larger than a request body may be (1 MiB) */
+            /** @description a blank apiID (Must specify an apiID to patch), request malformed, not a valid OpenAPI 3 document, an unusable query parameter (also one that would key an operation `__proto__`), or a definition that would be stored larger than a request body may be (1 MiB) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3908,6 +3915,8 @@ export interface operations {
     listAccessRequests: {
         parameters: {
             query?: {
+                /** @description at most this many records (default per_page); the page still starts at (page - 1) × per_page */
+                limit?: number;
                 page?: number;
                 per_page?: number;
                 status?: "pending" | "approved" | "rejected";
@@ -4619,6 +4628,8 @@ export interface operations {
     listApps: {
         parameters: {
             query?: {
+                /** @description at most this many records (default per_page); the page still starts at (page - 1) × per_page */
+                limit?: number;
                 page?: number;
                 per_page?: number;
             };
@@ -5084,6 +5095,8 @@ export interface operations {
     listWebhooks: {
         parameters: {
             query?: {
+                /** @description at most this many records (default per_page); the page still starts at (page - 1) × per_page */
+                limit?: number;
                 page?: number;
                 per_page?: number;
             };
@@ -5562,6 +5575,8 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
+                /** @description at most this many records (default per_page); the page still starts at (page - 1) × per_page */
+                limit?: number;
                 page?: number;
                 per_page?: number;
                 status?: "pending" | "delivered" | "failed";
@@ -5857,7 +5872,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookHeaderResponse"][];
+                    "application/json": components["schemas"]["WebhookHeaderShowResponse"][];
                 };
             };
             /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
@@ -5950,7 +5965,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookHeaderResponse"];
+                    "application/json": components["schemas"]["WebhookHeaderShowResponse"];
                 };
             };
             /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
@@ -6053,7 +6068,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookHeaderResponse"];
+                    "application/json": components["schemas"]["WebhookHeaderShowResponse"];
                 };
             };
             /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
@@ -6147,7 +6162,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookHeaderResponse"];
+                    "application/json": components["schemas"]["WebhookHeaderShowResponse"];
                 };
             };
             /** @description a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */

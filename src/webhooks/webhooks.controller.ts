@@ -24,7 +24,7 @@ import {
   RotateSecretDto,
   UpdateWebhookDto,
   WebhookHeaderInput,
-  WebhookHeaderResponse,
+  WebhookHeaderShowResponse,
   WebhookResponse,
   WebhookSecretResponse,
   WebhookTestDto,
@@ -157,14 +157,14 @@ export class WebhooksController {
 
   @Get(':id/headers')
   @ApiOperation({ operationId: 'listWebhookHeaders', summary: 'List the headers sent with every delivery' })
-  @ApiOkResponse({ type: [WebhookHeaderResponse] })
+  @ApiOkResponse({ type: [WebhookHeaderShowResponse] })
   listHeaders(@Param('id') id: string) {
     return this.service.listHeaders(id);
   }
 
   @Post(':id/headers')
   @ApiOperation({ operationId: 'createWebhookHeader', summary: 'Add a header sent with every delivery' })
-  @ApiCreatedResponse({ type: WebhookHeaderResponse })
+  @ApiCreatedResponse({ type: WebhookHeaderShowResponse })
   @ApiUnprocessableEntityResponse({
     type: PortalErrorBody,
     description: `Name or Value is not valid, or with this header ${OVER_HEADER_LIMITS}; nothing is stored`,
@@ -179,14 +179,14 @@ export class WebhooksController {
 
   @Get(':id/headers/:headerId')
   @ApiOperation({ operationId: 'getWebhookHeader', summary: 'Get one header of a webhook' })
-  @ApiOkResponse({ type: WebhookHeaderResponse })
+  @ApiOkResponse({ type: WebhookHeaderShowResponse })
   getHeader(@Param('id') id: string, @Param('headerId') headerId: string) {
     return this.service.getHeader(id, headerId);
   }
 
   @Put(':id/headers/:headerId')
   @ApiOperation({ operationId: 'updateWebhookHeader', summary: 'Replace one header of a webhook' })
-  @ApiOkResponse({ type: WebhookHeaderResponse })
+  @ApiOkResponse({ type: WebhookHeaderShowResponse })
   @ApiUnprocessableEntityResponse({
     type: PortalErrorBody,
     description: `Name or Value is not valid, or with this header in place of the one it replaces ${OVER_HEADER_LIMITS}; the header is kept as it was`,

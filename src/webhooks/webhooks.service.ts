@@ -22,6 +22,7 @@ import {
   UpdateWebhookDto,
   WebhookHeaderInput,
   WebhookHeaderResponse,
+  WebhookHeaderShowResponse,
   WebhookResponse,
   WebhookSecretResponse,
   WebhookTestDto,
@@ -235,15 +236,15 @@ export class WebhooksService {
     return { DeliveryID: deliveries[0].id, EventID: eventId };
   }
 
-  async listHeaders(id: string): Promise<WebhookHeaderResponse[]> {
-    return (await this.find(id)).headers.map(toHeaderResponse);
+  async listHeaders(id: string): Promise<WebhookHeaderShowResponse[]> {
+    return (await this.find(id)).headers.map(toHeaderShow);
   }
 
   /**
    * Adds a header within the limits on a webhook's headers. They depend on the headers stored, so these are counted
    * with the webhook locked, in the transaction that inserts: two concurrent additions cannot both take the last place.
    */
-  async addHeader(id: string, dto: WebhookHeaderInput): Promise<WebhookHeaderResponse> {
+  async addHeader(id: string, dto: WebhookHeaderInput): Promise<WebhookHeaderShowResponse> {
     if (!isUuidId(id)) throw WebhookError.notFound();
     const now = new Date();
     const h: WebhookHeader = {
@@ -262,15 +263,15 @@ export class WebhooksService {
       refuseOverLimits({ count: stored.count + 1, chars: stored.chars + headerChars(dto) });
       if (!(await this.webhooks.addHeader(tx, h))) throw WebhookError.notFound();
     });
-    return toHeaderResponse(h);
+    return toHeaderShow(h);
   }
 
-  async getHeader(id: string, headerId: string): Promise<WebhookHeaderResponse> {
-    return toHeaderResponse(await this.findHeader(id, headerId));
+  async getHeader(id: string, headerId: string): Promise<WebhookHeaderShowResponse> {
+    return toHeaderShow(await this.findHeader(id, headerId));
   }
 
   /** Replaces a header, within the limits as addHeader checks them: the header it replaces no longer counts. */
-  async updateHeader(id: string, headerId: string, dto: WebhookHeaderInput): Promise<WebhookHeaderResponse> {
+  async updateHeader(id: string, headerId: string, dto: WebhookHeaderInput): Promise<WebhookHeaderShowResponse> {
     return this.sql.transaction(async (tx) => {
       const old = await this.findHeader(id, headerId, tx);
       const named = await this.webhooks.headerNamed(tx, id, dto.Name, headerId);
@@ -280,7 +281,7 @@ export class WebhooksService {
       refuseOverLimits({ count: stored.count, chars: stored.chars - replaced + headerChars(dto) });
       const h = await this.webhooks.updateHeader(tx, id, headerId, { name: dto.Name, value: dto.Value }, new Date());
       if (!h) throw WebhookError.headerNotFound();
-      return toHeaderResponse(h);
+      return toHeaderShow(h);
     });
   }
 
@@ -458,6 +459,10 @@ function refuseOverLimits(after: HeaderUsage): void {
 
 function toHeaderResponse(h: WebhookHeader): WebhookHeaderResponse {
   return { ID: h.id, Name: h.name, Value: h.value };
+}
+
+function toHeaderShow(h: WebhookHeader): WebhookHeaderShowResponse {
+  return { ...toHeaderResponse(h), WebhookID: h.webhookId };
 }
 
 function uniq(values: string[]): string[] {

@@ -118,7 +118,8 @@ describe('dashboard users', () => {
       expect((await t.http.post('/admin/users', body, ADMIN)).status).toBe(200);
       const dup = await t.http.post('/admin/users', { ...body, email_address: 'TWICE@example.com' }, ADMIN);
       expect(dup.status).toBe(409);
-      expect(dup.body).toEqual({ Status: 'Error', Message: 'User email already exists for this org.', Meta: null });
+      // the admin API's own documented wording (the dashboard API's ends in `org.`)
+      expect(dup.body).toEqual({ Status: 'Error', Message: 'User email already exists for this Org', Meta: null });
       expect((await t.http.post('/admin/users', { ...body, org_id: 'orgE' }, ADMIN)).status).toBe(200);
     });
 

@@ -114,6 +114,23 @@ describe('gateway: OAS API definitions', () => {
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ status: 'error', message: 'API not found' });
     });
+
+    it.each([
+      ['PUT', 'update'],
+      ['PATCH', 'patch'],
+      ['DELETE', 'delete'],
+    ])('%s of a blank apiID is 400 Must specify an apiID to %s, as the gateway answers', async (method, operation) => {
+      for (const blank of ['%20', '%20%20', '%09']) {
+        const res = await gw().send(method, `/gateway/apis/oas/${blank}`, {
+          body: method === 'DELETE' ? undefined : oasDoc(),
+        });
+        expect([blank, res.status, res.body]).toEqual([
+          blank,
+          400,
+          { status: 'error', message: `Must specify an apiID to ${operation}` },
+        ]);
+      }
+    });
   });
 
   describe('bad input', () => {

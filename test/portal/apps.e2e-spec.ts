@@ -130,6 +130,23 @@ describe('portal applications', () => {
     expect((await t.portal.get('/portal-api/apps?page=1000')).body).toEqual([]);
   });
 
+  it('takes limit as the row count only: the page still starts at (page - 1) × per_page', async () => {
+    for (let i = 0; i < 5; i++) await createApp(t.portal, { Name: `Limited ${i}` });
+    const ids = (await t.portal.get('/portal-api/apps?per_page=100')).body.map((a: any) => a.ID);
+    expect((await t.portal.get('/portal-api/apps?limit=2')).body.map((a: any) => a.ID)).toEqual(ids.slice(0, 2));
+    const second = await t.portal.get('/portal-api/apps?per_page=2&page=2&limit=1');
+    expect(second.status).toBe(200);
+    expect(second.body.map((a: any) => a.ID)).toEqual(ids.slice(2, 3));
+    for (const q of ['limit=0', 'limit=101', 'limit=x', 'limit=01']) {
+      const res = await t.portal.get(`/portal-api/apps?${q}`);
+      expect([q, res.status, res.body]).toEqual([
+        q,
+        422,
+        { status: 'error', errors: ['limit must be a whole number from 1 to 100, in plain decimal digits'] },
+      ]);
+    }
+  });
+
   it('refuses bad paging with 422', async () => {
     // paging is plain decimal digits, as on the dashboard: Number() would read each of these as a page
     const notPlain = ['1e2', '%2B1', '01', '1.0', '%201', '0x1'].flatMap((v) => [`page=${v}`, `per_page=${v}`]);

@@ -159,7 +159,7 @@ describe("limits on the number and size of a webhook's headers", () => {
     const same = { Name: 'X-New', Value: 'n'.repeat(len - 5) };
     const replaced = await t.portal.put(`/portal-api/webhooks/${w.ID}/headers/${first.ID}`, same);
     expect(replaced.status).toBe(200);
-    expect(replaced.body).toEqual({ ID: first.ID, ...same });
+    expect(replaced.body).toEqual({ ID: first.ID, ...same, WebhookID: w.ID });
 
     // one character more is over, and changes nothing
     const longer = await t.portal.put(`/portal-api/webhooks/${w.ID}/headers/${first.ID}`, {
@@ -171,6 +171,7 @@ describe("limits on the number and size of a webhook's headers", () => {
     expect((await t.portal.get(`/portal-api/webhooks/${w.ID}/headers/${first.ID}`)).body).toEqual({
       ID: first.ID,
       ...same,
+      WebhookID: w.ID,
     });
 
     // a smaller one frees room that a POST can then use, and no more

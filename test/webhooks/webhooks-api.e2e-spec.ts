@@ -262,13 +262,21 @@ describe('webhook subscriptions (portal API)', () => {
       Value: 'Bearer abc',
     });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ ID: expect.stringMatching(UUID), Name: 'Authorization', Value: 'Bearer abc' });
+    // a header's own routes name the webhook it belongs to (WebhookID), as the portal's header routes do
+    expect(created.body).toEqual({
+      ID: expect.stringMatching(UUID),
+      Name: 'Authorization',
+      Value: 'Bearer abc',
+      WebhookID: id,
+    });
     const hid = created.body.ID;
     expect((await t.portal.get(`/portal-api/webhooks/${id}/headers`)).body).toEqual([created.body]);
     expect((await t.portal.get(`/portal-api/webhooks/${id}/headers/${hid}`)).body).toEqual(created.body);
     const updated = await t.portal.put(`/portal-api/webhooks/${id}/headers/${hid}`, { Name: 'X-Token', Value: 'v2' });
-    expect(updated.body).toEqual({ ID: hid, Name: 'X-Token', Value: 'v2' });
-    expect((await t.portal.get(`/portal-api/webhooks/${id}`)).body.Headers).toEqual([updated.body]);
+    expect(updated.body).toEqual({ ID: hid, Name: 'X-Token', Value: 'v2', WebhookID: id });
+    expect((await t.portal.get(`/portal-api/webhooks/${id}`)).body.Headers).toEqual([
+      { ID: hid, Name: 'X-Token', Value: 'v2' },
+    ]);
     expect((await t.portal.post(`/portal-api/webhooks/${id}/headers`, { Name: 'bad name', Value: 'x' })).status).toBe(
       422,
     );

@@ -16,7 +16,7 @@ const WholeNumberUpTo = (max: number) =>
     },
   });
 
-/** Portal list paging: `page` 1-based, `per_page` default 20, at most 100; both in plain decimal digits. */
+/** Portal list paging: `page` 1-based, `per_page` default 20, at most 100, `limit`; all in plain decimal digits. */
 export class PortalPageQuery {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PORTAL_PAGE, default: 1 })
   @IsOptional()
@@ -29,10 +29,22 @@ export class PortalPageQuery {
   @ToPageNumber()
   @WholeNumberUpTo(MAX_PER_PAGE)
   per_page?: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_PER_PAGE,
+    description: 'at most this many records (default per_page); the page still starts at (page - 1) × per_page',
+  })
+  @IsOptional()
+  @ToPageNumber()
+  @WholeNumberUpTo(MAX_PER_PAGE)
+  limit?: number;
 }
 
+/** `limit` caps the rows only: the offset stays a multiple of `per_page`, as the portal pages its lists. */
 export function portalPaging(q: PortalPageQuery): { skip: number; take: number } {
-  const take = q.per_page ?? 20;
+  const perPage = q.per_page ?? 20;
   const page = q.page ?? 1;
-  return { skip: (page - 1) * take, take };
+  return { skip: (page - 1) * perPage, take: q.limit ?? perPage };
 }

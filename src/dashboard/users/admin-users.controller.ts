@@ -13,7 +13,7 @@ import { CreateUserDto } from './dto/create-user.dto';
 import { AdminCreateUserResponseDto } from './dto/user-response.dto';
 import { UsersService } from './users.service';
 import { BodyRefusalPrefix } from '../../common/http/input-policy';
-import { USER_VALIDATION_FAILED } from './users.errors';
+import { EMAIL_TAKEN, USER_VALIDATION_FAILED } from './users.errors';
 
 /** Administrative user creation: Admin-Auth. The way in from nothing. */
 @ApiTags('admin: users')
@@ -35,7 +35,7 @@ export class AdminUsersController {
   @ApiBody({ type: CreateUserDto })
   @ApiOkResponse({ type: AdminCreateUserResponseDto })
   @ApiBadRequestResponse({ description: '`User object validation failed. <reasons>`' })
-  @ApiConflictResponse({ description: 'User email already exists for this org.' })
+  @ApiConflictResponse({ description: EMAIL_TAKEN.admin })
   create(@Body() body: unknown) {
     return this.service.createByAdmin(body);
   }

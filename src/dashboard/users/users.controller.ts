@@ -22,7 +22,7 @@ import {
 } from './dto/user-response.dto';
 import { UsersService } from './users.service';
 import { BodyRefusalPrefix } from '../../common/http/input-policy';
-import { USER_VALIDATION_FAILED } from './users.errors';
+import { EMAIL_TAKEN, USER_VALIDATION_FAILED } from './users.errors';
 
 const USER_ID = { name: 'id', description: 'user id (24 hex)' };
 const NO_PERMISSION = '`access denied: You do not have permission to access <path>`';
@@ -53,7 +53,7 @@ export class UsersController {
   @ApiForbiddenResponse({
     description: BEYOND_CALLER('the new user would hold'),
   })
-  @ApiConflictResponse({ description: 'User email already exists for this org.' })
+  @ApiConflictResponse({ description: EMAIL_TAKEN.dashboard })
   create(@Actor() actor: DashboardActor, @Body() body: unknown) {
     // validated in the service: its failures read `User object validation failed. ...`, listing the first 20 reasons
     return this.service.create(actor, body);

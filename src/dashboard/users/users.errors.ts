@@ -3,6 +3,11 @@ import { ApiError, firstReasons, ValidationFailed } from '../../common/errors';
 /** What a refusal of a user body starts with, whichever check refuses it. */
 export const USER_VALIDATION_FAILED = 'User object validation failed.';
 
+export const EMAIL_TAKEN = {
+  dashboard: 'User email already exists for this org.',
+  admin: 'User email already exists for this Org',
+};
+
 export enum UserErrorCode {
   NotFound = 'user_not_found',
   EmailTaken = 'user_email_taken',
@@ -24,8 +29,9 @@ export class UserError extends ApiError {
     return new UserError(404, 'User not found', UserErrorCode.NotFound);
   }
 
-  static emailTaken(): UserError {
-    return new UserError(409, 'User email already exists for this org.', UserErrorCode.EmailTaken);
+  /** Each API in its own documented wording: the admin API's is `... for this Org`, without the full stop. */
+  static emailTaken(api: 'dashboard' | 'admin'): UserError {
+    return new UserError(409, EMAIL_TAKEN[api], UserErrorCode.EmailTaken);
   }
 
   static cannotGrant(what: string[]): UserError {

@@ -40,6 +40,7 @@ export class UsersService {
       input,
       input.org_id ?? '',
       input.user_permissions ?? { ...ADMIN_DEFAULT_PERMISSIONS },
+      'admin',
     );
     return { Status: 'OK', Message: accessKey, Meta: this.toResponse(user, true), ID: user.id };
   }
@@ -51,7 +52,7 @@ export class UsersService {
     const beyond = beyondCaller(actor.permissions, permissions);
     if (beyond.length) throw UserError.cannotGrant(beyond);
     const orgId = actor.isSuperUser ? (input.org_id ?? '') : actor.orgId;
-    const { user } = await this.insert(input, orgId, permissions);
+    const { user } = await this.insert(input, orgId, permissions, 'dashboard');
     return { Status: 'OK', Message: 'User created', Meta: user.id, ID: user.id };
   }
 
@@ -97,6 +98,7 @@ export class UsersService {
     input: CreateUserDto,
     orgId: string,
     permissions: Record<string, string>,
+    api: 'dashboard' | 'admin',
   ): Promise<{ user: UserEntity; accessKey: string }> {
     const accessKey = randomHex(16);
     const user = this.users.create({
@@ -125,7 +127,7 @@ export class UsersService {
         err instanceof QueryFailedError &&
         (err.driverError as { constraint?: string })?.constraint === EMAIL_UNIQUE_INDEX
       )
-        throw UserError.emailTaken();
+        throw UserError.emailTaken(api);
       throw err;
     }
   }

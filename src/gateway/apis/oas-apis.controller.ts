@@ -105,7 +105,7 @@ export class OasApisController {
   @ApiBody({ schema: OAS_DOCUMENT_SCHEMA })
   @ApiOkResponse({ type: OasWriteResponseDto })
   @ApiBadRequestResponse({
-    description: `not JSON, not a valid OpenAPI 3 document, an invalid extension, or ${TOO_LARGE}`,
+    description: `a blank apiID, not JSON, not a valid OpenAPI 3 document, an invalid extension, or ${TOO_LARGE}`,
   })
   @ApiNotFoundResponse({ description: 'API not found' })
   @ApiServiceUnavailableResponse(BUSY)
@@ -168,7 +168,8 @@ export class OasApisController {
   @ApiOkResponse({ type: OasWriteResponseDto })
   @ApiBadRequestResponse({
     description:
-      'request malformed, not a valid OpenAPI 3 document, an unusable query parameter ' +
+      'a blank apiID (Must specify an apiID to patch), request malformed, not a valid OpenAPI 3 document, ' +
+      'an unusable query parameter ' +
       `(also one that would key an operation \`__proto__\`), or ${TOO_LARGE}`,
   })
   @ApiNotFoundResponse({ description: 'API not found' })

@@ -2,6 +2,7 @@ import { ApiError } from '../../common/errors';
 
 export enum OasApiErrorCode {
   NotFound = 'api_not_found',
+  MissingId = 'api_id_missing',
   Malformed = 'request_malformed',
   InvalidDocument = 'invalid_document',
   InvalidParameter = 'invalid_parameter',
@@ -19,6 +20,11 @@ export class OasApiError extends ApiError {
 
   static notFound(): OasApiError {
     return new OasApiError(404, 'API not found', OasApiErrorCode.NotFound);
+  }
+
+  /** A path whose apiID is blank names no API at all: the gateway's 400, not a 404 for an id that could exist. */
+  static missingId(operation: 'update' | 'patch' | 'delete'): OasApiError {
+    return new OasApiError(400, `Must specify an apiID to ${operation}`, OasApiErrorCode.MissingId);
   }
 
   static malformed(): OasApiError {

@@ -25,6 +25,11 @@ const WRITE_LOCK = 4242_0201;
 
 const result = (key: string, action: WriteAction): OasWriteResult => ({ key, status: 'ok', action, key_hash: '' });
 
+/** An apiID of blanks only (`/gateway/apis/oas/%20`) names nothing: a 400, as the gateway answers, before a lookup. */
+function mustName(id: string, operation: 'update' | 'patch' | 'delete'): void {
+  if (id.trim() === '') throw OasApiError.missingId(operation);
+}
+
 @Injectable()
 export class OasApisService {
   constructor(
@@ -62,6 +67,7 @@ export class OasApisService {
 
   /** PUT: the body (extension required) replaces the stored document. */
   async replace(id: string, body: unknown): Promise<OasWriteResult> {
+    mustName(id, 'update');
     await this.mustExist(id);
     const doc = await this.validDocument(body);
     checkBodyId(doc, id);
@@ -79,6 +85,7 @@ export class OasApisService {
 
   /** PATCH: the merge rules (mergeForPatch), then the import query parameters. */
   async patch(id: string, body: unknown, query: Record<string, unknown>): Promise<OasWriteResult> {
+    mustName(id, 'patch');
     await this.mustExist(id);
     const doc = await this.validDocument(body);
     checkBodyId(doc, id);
@@ -99,6 +106,7 @@ export class OasApisService {
   }
 
   async remove(id: string): Promise<OasWriteResult> {
+    mustName(id, 'delete');
     await this.db.transaction(async (m) => {
       await lock(m);
       const current = await this.load(m, id);

@@ -440,6 +440,11 @@ export class WebhookHeaderResponse {
   @ApiProperty() Value: string;
 }
 
+/** A header as its own routes answer it: with the webhook it belongs to, as the portal's header routes do. */
+export class WebhookHeaderShowResponse extends WebhookHeaderResponse {
+  @ApiProperty({ format: 'uuid' }) WebhookID: string;
+}
+
 export class WebhookResponse {
   @ApiProperty({ format: 'uuid' }) ID: string;
   @ApiProperty() Name: string;
