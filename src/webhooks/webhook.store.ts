@@ -128,10 +128,15 @@ export class WebhookStore {
     return rows.map((r) => withHeaders(r as never));
   }
 
-  /** The webhook with its headers; with `tx`, locked for the rest of that transaction (FOR UPDATE). */
+  /**
+   * The webhook with its headers; with `tx`, locked for the rest of that transaction (FOR UPDATE), and read once
+   * locked: a statement that waited for the lock would still read the headers of the snapshot it took before the
+   * wait, missing what a racing change of them committed meanwhile.
+   */
   async get(id: string, tx?: SqlTransaction): Promise<WebhookWithHeaders | null> {
+    if (tx && (await tx.query(`SELECT 1 FROM webhooks WHERE id = $1 FOR UPDATE`, [id])).length === 0) return null;
     const [row] = await (tx ?? this.sql).query(
-      `SELECT ${SELECT_WEBHOOK}, ${SELECT_HEADERS} FROM webhooks w WHERE w.id = $1${tx ? ' FOR UPDATE OF w' : ''}`,
+      `SELECT ${SELECT_WEBHOOK}, ${SELECT_HEADERS} FROM webhooks w WHERE w.id = $1`,
       [id],
     );
     return row ? withHeaders(row as never) : null;

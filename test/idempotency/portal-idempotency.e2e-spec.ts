@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
+import { Client } from 'pg';
 import { request } from 'undici';
 import { sha256Hex } from '../../src/common/crypto/secret-box';
 import { fingerprintKey, requestFingerprint } from '../../src/common/idempotency/idempotency-key';
@@ -306,6 +307,38 @@ describe('idempotent retries on the portal', () => {
     const res = await t.portal.post('/portal-api/apps', { Name: name }, withKey(k));
     expect(res.status).toBe(200);
     expect(await appsNamed(name)).toEqual([res.body.ID]);
+  });
+
+  it('another request racing the claim of a key is a 422, not a 409, once that claim commits', async () => {
+    const k = idempotencyKey();
+    const scope = `portal:${sha256Hex(TEST_SECRETS.PORTAL_API_TOKEN)}`;
+    const waiting = async () =>
+      (
+        await t.db.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        )
+      )[0].n;
+    // the claim of a first request (another body), written but not yet committed
+    const first = new Client({ connectionString: t.env.databaseUrl });
+    await first.connect();
+    let res: HttpResponse;
+    try {
+      await first.query('BEGIN');
+      await first.query(
+        `INSERT INTO idempotency_keys (scope, method, route, key, fingerprint, owner, expires_at)
+         VALUES ($1, 'POST', '/portal-api/apps', $2, 'the first request', gen_random_uuid(), now() + interval '1 hour')`,
+        [scope, k],
+      );
+      const second = t.portal.post('/portal-api/apps', { Name: `Second ${k}` }, withKey(k));
+      await eventually(async () => (await waiting()) === 1, 10_000, 'the second claim to wait for the first');
+      await first.query('COMMIT');
+      res = await second;
+    } finally {
+      await first.end();
+    }
+    // as when the first claim was there before it: the key belongs to another request
+    expectPortalError(res, 422, /^Idempotency-Key: this key was already used for a different request/);
+    expect(await appsNamed(`Second ${k}`)).toEqual([]);
   });
 
   it('a request whose claim lapsed while it ran commits nothing and answers with what the repeat did', async () => {

@@ -1,3 +1,5 @@
+import { Client } from 'pg';
+import { eventually } from '../helpers/eventually';
 import { createAccessRequest, createApp } from '../helpers/portal';
 import { expectKeptAndLogged } from '../helpers/fake-idp';
 import { withLogs } from '../helpers/logs';
@@ -137,6 +139,42 @@ describe('deleting an access request, or its app, withdraws its DCR clients at t
     expect(log).toContain('its application was deleted');
     expect(log).not.toContain(first.registration.registration_access_token);
     expect((await t.portal.get(`/portal-api/apps/${other.ID}`)).status).toBe(404);
+  });
+
+  it('deleting an app withdraws the client of an approval that commits while the delete waits for its request', async () => {
+    const app = await createApp(t.portal, { Name: 'Raced app', RedirectURLs: 'https://r.example/cb', UserID: 11 });
+    const ar = await createAccessRequest(t.portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
+    const registrationsBefore = t.idp.registrations.length;
+    const waiting = async () =>
+      (
+        await t.db.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        )
+      )[0].n;
+    // the request is held, so the approval (registered already) waits to commit, and the delete of the app behind it
+    const holder = new Client({ connectionString: t.env.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT id FROM portal_access_requests WHERE id = $1 FOR UPDATE`, [ar.ID]);
+      const approval = t.portal.put(`/portal-api/access_requests/${ar.ID}/approve`);
+      await eventually(async () => (await waiting()) === 1, 10_000, 'the approval to wait for the request');
+      const deletion = t.portal.delete(`/portal-api/apps/${app.ID}`);
+      await eventually(async () => (await waiting()) === 2, 10_000, 'the delete to wait for the request');
+      await holder.query('COMMIT');
+      const [approved, deleted] = await Promise.all([approval, deletion]);
+      expect(approved.status).toBe(200);
+      expect(approved.body.Status).toBe('approved');
+      expect(deleted.status).toBe(200);
+    } finally {
+      await holder.end();
+    }
+    // the approval committed first: the delete took its credential with it, so it withdraws its client too
+    const registered = t.idp.registrations.slice(registrationsBefore).map((r) => JSON.parse(r.reply).client_id);
+    expect(registered).toHaveLength(1);
+    expect(t.idp.deletions).toContainEqual({ clientId: registered[0], authorized: true });
+    expect(t.idp.has(registered[0])).toBe(false);
+    expect(await requestRows(ar.ID)).toEqual({ requests: 0, credentials: 0 });
   });
 
   it('deletes an app whose provider does not answer, and asks nothing for an app without registered clients', async () => {

@@ -1,3 +1,5 @@
+import { Client } from 'pg';
+import { eventually } from '../helpers/eventually';
 import { createWebhook, PORTAL_TIME, UUID } from '../helpers/portal';
 import { TEST_SECRETS } from '../helpers/test-env';
 import { useService } from '../helpers/use-service';
@@ -282,6 +284,43 @@ describe('webhook subscriptions (portal API)', () => {
     );
     expect((await t.portal.delete(`/portal-api/webhooks/${id}/headers/${hid}`)).status).toBe(200);
     expect((await t.portal.get(`/portal-api/webhooks/${id}/headers/${hid}`)).status).toBe(404);
+  });
+
+  it('answers a PUT that waited for a racing header change with the headers as that change left them', async () => {
+    const { ID: id } = await createWebhook(t.portal, {
+      URL: 'https://a.example.com',
+      Events: ['AccessRequestCreated'],
+      Headers: [{ Name: 'X-First', Value: '1' }],
+    });
+    const waiting = async () =>
+      (
+        await t.db.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        )
+      )[0].n;
+    // the webhook is held, so the header POST waits for it, and the PUT behind the POST
+    const holder = new Client({ connectionString: t.env.databaseUrl });
+    await holder.connect();
+    let added, updated;
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM webhooks WHERE id = $1 FOR UPDATE`, [id]);
+      const adding = t.portal.post(`/portal-api/webhooks/${id}/headers`, { Name: 'X-Second', Value: '2' });
+      await eventually(async () => (await waiting()) === 1, 10_000, 'the header POST to wait for the webhook');
+      const updating = t.portal.put(`/portal-api/webhooks/${id}`, { Timeout: 7 });
+      await eventually(async () => (await waiting()) === 2, 10_000, 'the PUT to wait for the webhook');
+      await holder.query('COMMIT');
+      [added, updated] = await Promise.all([adding, updating]);
+    } finally {
+      await holder.end();
+    }
+    expect(added.status).toBe(201);
+    expect(updated.status).toBe(200);
+    // the PUT committed after the header: its answer shows it, as every read does from then on
+    const now = (await t.portal.get(`/portal-api/webhooks/${id}`)).body.Headers;
+    expect(now.map((h: { Name: string }) => h.Name)).toEqual(['X-First', 'X-Second']);
+    expect(updated.body.Headers).toEqual(now);
+    expect(updated.body.Timeout).toBe(7);
   });
 
   it('answers 404 in the portal body for unknown or malformed ids', async () => {

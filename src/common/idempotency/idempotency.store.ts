@@ -36,7 +36,7 @@ const ID = `scope = $1 AND method = $2 AND route = $3 AND key = $4`;
 /**
  * Claims the key for a request: a new key, an expired answer or a lapsed claim is taken (one statement); a live
  * one is returned as it stands. When a racing request's claim commits between the statement's snapshot and its
- * insert, neither the new row nor a result is seen: that is a request in progress too.
+ * insert, neither the new row nor a result is seen: the claim then reads the key again (see claim()).
  */
 const CLAIM = `
   WITH claimed AS (
@@ -86,7 +86,9 @@ export class IdempotencyStore {
       body_sealed: string | null;
     }>(CLAIM, [id.scope, id.method, id.route, id.key, fingerprint, owner, CLAIM_LEASE_MS]);
     const [row] = rows;
-    if (!row) return { kind: 'running', fingerprint: null };
+    // a racing claim committed while the statement waited on it: read it now, so that another request with the key
+    // is told 422 (and a repeat of an answered one gets the replay), as when the claim was there before
+    if (!row) return (await this.find(id)) ?? { kind: 'running', fingerprint: null };
     if (row.claimed) return { kind: 'claimed', id, owner };
     if (row.status === null) return { kind: 'running', fingerprint: row.fingerprint };
     return { kind: 'answered', fingerprint: row.fingerprint!, answer: this.unseal(row.status, row.body_sealed!) };

@@ -34,17 +34,25 @@ export const REVOKE_CREDENTIALS = `
 /** The condition under which the other parts of a status change write. */
 export const STATUS_CHANGED = `EXISTS (SELECT 1 FROM changed)`;
 /**
- * Locks a request before it is deleted, so that an approval racing the delete has either committed its credential
- * (which the next statement, with a fresh snapshot, then sees) or will find the request gone.
+ * Locks every request of app $1 before the app is deleted, as LOCK_FOR_DELETE locks one: a statement of its own,
+ * so that REGISTERED_OF_APP, run next with a fresh snapshot, sees the credential of an approval that committed
+ * while this waited for its request. (Read in this statement, the credentials would be those of the snapshot taken
+ * before the wait, and that approval's client would stay registered at the identity provider.)
  */
+export const LOCK_REQUESTS_OF_APP = `SELECT id FROM portal_access_requests WHERE app_id = $1 FOR UPDATE`;
 /**
  * The credentials registered at the identity provider by DCR of every request of app $1 (revoked ones included),
- * with the requests locked: an app about to be deleted takes its requests and their credentials with it.
+ * read once LOCK_REQUESTS_OF_APP holds the requests: an app about to be deleted takes its requests and their
+ * credentials with it.
  */
 export const REGISTERED_OF_APP = `
   SELECT to_jsonb(c) AS row FROM portal_credentials c
    WHERE c.dcr_response_encrypted IS NOT NULL
-     AND c.access_request_id IN (SELECT id FROM portal_access_requests WHERE app_id = $1 FOR UPDATE)`;
+     AND c.access_request_id IN (SELECT id FROM portal_access_requests WHERE app_id = $1)`;
+/**
+ * Locks a request before it is deleted, so that an approval racing the delete has either committed its credential
+ * (which the next statement, with a fresh snapshot, then sees) or will find the request gone.
+ */
 export const LOCK_FOR_DELETE = `SELECT id FROM portal_access_requests WHERE id = $1 FOR UPDATE`;
 /**
  * Deletes a locked request (its credentials go by ON DELETE CASCADE) and returns the credentials registered at the

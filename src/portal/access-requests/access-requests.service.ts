@@ -23,6 +23,7 @@ import {
   DELETE_RETURNING_REGISTERED,
   GET_ONE,
   LOCK_FOR_DELETE,
+  LOCK_REQUESTS_OF_APP,
   ONE_WITH_APP,
   REGISTERED_OF_APP,
   OF_APPS,
@@ -287,6 +288,7 @@ export class AccessRequestsService {
    * provider, as when a request is deleted on its own.
    */
   async withdrawRegisteredOfApp(tx: SqlTransaction, appId: number): Promise<void> {
+    await tx.query(LOCK_REQUESTS_OF_APP, [appId]);
     const rows = await tx.query<{ row: Record<string, unknown> }>(REGISTERED_OF_APP, [appId]);
     const registered = rows.map((r) => this.credentialRows.fromJson(r.row));
     if (registered.length === 0) return;
