@@ -3176,7 +3176,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
-            /** @description the service is busy validating other OpenAPI documents (no thread freed within 5 s, or 16 documents already wait): send the request again after Retry-After */
+            /** @description the service is busy validating other OpenAPI documents (no thread freed within 10 s, or 64 documents already wait): send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait */
@@ -3428,7 +3428,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
-            /** @description the service is busy validating other OpenAPI documents (no thread freed within 5 s, or 16 documents already wait): send the request again after Retry-After */
+            /** @description the service is busy validating other OpenAPI documents (no thread freed within 10 s, or 64 documents already wait): send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait */
@@ -3679,7 +3679,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
-            /** @description the service is busy validating other OpenAPI documents (no thread freed within 5 s, or 16 documents already wait): send the request again after Retry-After */
+            /** @description the service is busy validating other OpenAPI documents (no thread freed within 10 s, or 64 documents already wait): send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { useService } from '../helpers/use-service';
 import { TEST_SECRETS } from '../helpers/test-env';
 import { ADMIN, createApi, EXT, GATEWAY, oasDoc, seedUser } from '../helpers/dashboard';
+import { VALIDATION_LIMITS } from '../../src/gateway/apis/oas-validation.pool';
 
 const HEX32 = /^[0-9a-f]{32}$/;
 const FORBIDDEN = { status: 'error', message: 'Attempted administrative access with invalid or missing key!' };
@@ -473,8 +474,9 @@ describe('gateway: OAS API definitions', () => {
 
     it('answers 503 with Retry-After while every thread and the whole queue are taken, then serves again', async () => {
       const id = await createApi(t, oasDoc());
-      // two on the threads, sixteen waiting, and two more than it queues
-      const slow = Array.from({ length: 20 }, () => gw().post('/gateway/apis/oas', slowDoc()));
+      // every thread taken, the whole queue waiting, and two more than it queues
+      const { threads, maxWaiting } = VALIDATION_LIMITS;
+      const slow = Array.from({ length: threads + maxWaiting + 2 }, () => gw().post('/gateway/apis/oas', slowDoc()));
       const firstBusy = new Promise<void>((resolve) => {
         for (const res of slow) void res.then((r) => r.status === 503 && resolve());
         void Promise.all(slow).then(() => resolve());

@@ -27,8 +27,10 @@ export const OAS_VALIDATION_LIMITS = Symbol('OAS_VALIDATION_LIMITS');
 export const VALIDATION_LIMITS: Omit<ValidationLimits, 'filename'> = {
   threads: 2,
   runMs: 10_000,
-  waitMs: 5_000,
-  maxWaiting: 16,
+  // an ordinary document takes about 50 ms: a burst of dozens of writes (a deployment pipeline, a client racing
+  // its own writes) is served within seconds, even on threads that start with it; the wait is what bounds a flood
+  waitMs: 10_000,
+  maxWaiting: 64,
 };
 
 /** An idle thread is ended after this long (a process that writes no definition keeps none). */
