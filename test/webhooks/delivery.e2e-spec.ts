@@ -234,6 +234,15 @@ describe('webhook delivery', () => {
     ]);
   });
 
+  it('counts a 2xx with response headers beyond 16 KiB as delivered', async () => {
+    sink.responder = () => ({ status: 200, headers: { 'set-cookie': `s=${'c'.repeat(40_000)}` }, body: 'ok' });
+    const w = await webhook({});
+    await emitEvent(t, 'AccessRequestApproved', MESSAGE);
+    const d = await settled(w.ID, 'delivered');
+    expect(d.Attempts.map((a: any) => [a.StatusCode, a.Error, a.ResponseBody])).toEqual([[200, null, 'ok']]);
+    expect(sink.received).toHaveLength(1);
+  });
+
   it('records a connection error when nothing listens', async () => {
     const port = sink.port;
     await sink.close();

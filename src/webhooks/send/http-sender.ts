@@ -11,6 +11,11 @@ import { describeError, SendResult } from './destination';
 export const RESPONSE_CAPTURE_BYTES = 4096;
 /** Past this much response body we stop reading and drop the connection. */
 const MAX_DRAIN_BYTES = 1024 * 1024;
+/**
+ * The response headers a subscriber may send. undici's default (Node's 16 KiB) made a 2xx with a large
+ * Set-Cookie or policy header a connection error, retried until the delivery failed although it had arrived.
+ */
+const MAX_RESPONSE_HEADER_BYTES = 1024 * 1024;
 
 export interface OutgoingRequest {
   url: string;
@@ -43,6 +48,7 @@ export class HttpSender implements OnModuleDestroy {
       connections: Math.max(8, config.webhooks.concurrency),
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 60_000,
+      maxHeaderSize: MAX_RESPONSE_HEADER_BYTES,
       pipelining: 1,
     });
   }
