@@ -228,9 +228,9 @@ describe('webhook delivery', () => {
     const w = await webhook({ Timeout: 1 });
     await emitEvent(t, 'AccessRequestApproved', MESSAGE);
     const d = await settled(w.ID, 'delivered');
-    expect(d.Attempts.map((a: any) => [a.StatusCode, a.Error])).toEqual([
-      [200, 'timeout'],
-      [200, null],
+    expect(d.Attempts.map((a: any) => [a.StatusCode, a.Error, a.ResponseBody])).toEqual([
+      [200, 'timeout', 'the start of a body that never ends'], // what came before the time ran out
+      [200, null, ''],
     ]);
   });
 

@@ -92,16 +92,21 @@ export class HttpSender implements OnModuleDestroy {
         durationMs: Math.round(performance.now() - started),
         responseBody,
       };
-    } catch (err) {
+    } catch (caught) {
+      const err = caught instanceof BodyCutShort ? caught.cause : caught;
       const error = classify(err, timedOut);
       return {
         // the status, when one came before the body failed (a 200 whose body never ended is still a timeout)
         statusCode: status,
         error,
         durationMs: Math.round(performance.now() - started),
-        // a refused request says why (undici names the header, never its value)
+        // a refused request says why (undici names the header, never its value); a body cut short keeps what came
         responseBody:
-          error === 'rejected' ? `not sent, the HTTP client refused the request: ${describeError(err)}` : '',
+          error === 'rejected'
+            ? `not sent, the HTTP client refused the request: ${describeError(err)}`
+            : caught instanceof BodyCutShort
+              ? caught.captured
+              : '',
       };
     } finally {
       clearTimeout(timer);
@@ -109,10 +114,20 @@ export class HttpSender implements OnModuleDestroy {
   }
 }
 
+/** A response body that failed (timed out, or its connection was cut) after `captured` had come. */
+class BodyCutShort extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly captured: string,
+  ) {
+    super('the response body was cut short');
+  }
+}
+
 /**
  * The first RESPONSE_CAPTURE_BYTES of the response body, reading (and dropping) the rest up to MAX_DRAIN_BYTES so
- * the connection can be reused; past that the connection is dropped. Rejects with the stream's error (a body
- * timeout, a connection cut short).
+ * the connection can be reused; past that the connection is dropped. Rejects with a BodyCutShort holding the
+ * stream's error (a body timeout, a connection cut short) and what had been captured until then.
  */
 function readCapped(body: Readable): Promise<string> {
   return new Promise<string>((resolve, reject) => {
@@ -137,16 +152,16 @@ function readCapped(body: Readable): Promise<string> {
       }
     });
     body.once('end', done);
-    body.on('error', reject);
+    body.on('error', (err) => reject(new BodyCutShort(err, capturedText(Buffer.concat(chunks), true))));
   });
 }
 
 /**
- * The captured bytes as text: UTF-8, with a character that the cut at RESPONSE_CAPTURE_BYTES split in two left out
- * rather than turned into U+FFFD, so the text stays within the captured bytes.
+ * The captured bytes as text: UTF-8, with a character that the cut at RESPONSE_CAPTURE_BYTES (or a body cut short,
+ * `cut`) split in two left out rather than turned into U+FFFD, so the text stays within the captured bytes.
  */
-function capturedText(bytes: Buffer): string {
-  if (bytes.length < RESPONSE_CAPTURE_BYTES) return bytes.toString('utf8');
+function capturedText(bytes: Buffer, cut = bytes.length >= RESPONSE_CAPTURE_BYTES): string {
+  if (!cut) return bytes.toString('utf8');
   // streaming, the decoder keeps an incomplete last character back instead of emitting U+FFFD for it
   return new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes, { stream: true });
 }
