@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import { Agent, buildConnector, request } from 'undici';
@@ -31,7 +31,7 @@ export interface OutgoingRequest {
  * timeout per request, and the address guard consulted on every new connection (after DNS).
  */
 @Injectable()
-export class HttpSender implements OnModuleDestroy {
+export class HttpSender implements OnApplicationShutdown {
   private readonly agent: Agent;
 
   constructor(config: AppConfig) {
@@ -53,7 +53,12 @@ export class HttpSender implements OnModuleDestroy {
     });
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /**
+   * Closed once the delivery worker has stopped (it stops before application shutdown): closed earlier, as the first
+   * of the shutdown hooks, it refused every attempt the worker still started meanwhile, and each was recorded as a
+   * connection error that was never sent.
+   */
+  async onApplicationShutdown(): Promise<void> {
     await this.agent.close().catch(() => undefined);
   }
 
