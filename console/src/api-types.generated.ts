@@ -919,7 +919,7 @@ export interface components {
              */
             Error: "timeout" | "connection" | "blocked_address" | "http_status" | "unroutable" | "rejected" | null;
             Number: number;
-            /** @description first 4 KiB of the response body; for a broker, its answer (the confirmation, the stream's acknowledgement) or why the message was not taken */
+            /** @description first 4 KiB of the response body (of one cut short by the timeout or a dropped connection, what came until then); for a broker, its answer (the confirmation, the stream's acknowledgement) or why the message was not taken */
             ResponseBody: string;
             /** Format: date-time */
             StartedAt: string;

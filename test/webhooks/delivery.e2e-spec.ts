@@ -228,10 +228,19 @@ describe('webhook delivery', () => {
     const w = await webhook({ Timeout: 1 });
     await emitEvent(t, 'AccessRequestApproved', MESSAGE);
     const d = await settled(w.ID, 'delivered');
-    expect(d.Attempts.map((a: any) => [a.StatusCode, a.Error])).toEqual([
-      [200, 'timeout'],
-      [200, null],
+    expect(d.Attempts.map((a: any) => [a.StatusCode, a.Error, a.ResponseBody])).toEqual([
+      [200, 'timeout', 'the start of a body that never ends'], // what came before the time ran out
+      [200, null, ''],
     ]);
+  });
+
+  it('counts a 2xx with response headers beyond 16 KiB as delivered', async () => {
+    sink.responder = () => ({ status: 200, headers: { 'set-cookie': `s=${'c'.repeat(40_000)}` }, body: 'ok' });
+    const w = await webhook({});
+    await emitEvent(t, 'AccessRequestApproved', MESSAGE);
+    const d = await settled(w.ID, 'delivered');
+    expect(d.Attempts.map((a: any) => [a.StatusCode, a.Error, a.ResponseBody])).toEqual([[200, null, 'ok']]);
+    expect(sink.received).toHaveLength(1);
   });
 
   it('records a connection error when nothing listens', async () => {

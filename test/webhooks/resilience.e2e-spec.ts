@@ -64,6 +64,38 @@ describe('no lost events', () => {
     expect(logged.reduce((n, d) => n + d.cut, 0)).toBeGreaterThan(0);
   });
 
+  it('lets a SIGTERMed worker finish its attempts without recording any it could not send', async () => {
+    const api = closer.adopt(await startService({ envVars: RETRIES, vars: { ROLE: 'api' }, receiver: true }));
+    const sink = api.sink;
+    // a slow subscriber keeps attempts in flight while the worker stops; a quick one keeps its jobs coming
+    let slowNow = true;
+    sink.responder = (r) => ({ status: 200, delayMs: slowNow && r.url === '/slow' ? 2000 : 0 });
+    const slow = (await createWebhook(api.portal, { Name: 'slow', URL: sink.url('/slow'), Timeout: 5 })).ID;
+    const quick = (await createWebhook(api.portal, { Name: 'quick', URL: sink.url('/quick'), Timeout: 5 })).ID;
+    const N = 200;
+    for (let i = 0; i < N; i++) await emitEvent(api, 'AccessRequestApproved', msg(i));
+    const worker = closer.adopt(
+      await ServiceProcess.start({ ...api.env.vars, ROLE: 'worker', WEBHOOK_CONCURRENCY: '8' }),
+    );
+    await sink.waitFor((r) => r.some((x) => x.url === '/slow'), 30_000, 'a slow attempt under way');
+    await worker.close();
+    slowNow = false;
+    closer.adopt(await ServiceProcess.start({ ...api.env.vars, ROLE: 'worker' }));
+    for (const id of [slow, quick])
+      await eventually(
+        async () => (await deliveryCount(api, id, 'delivered')) === N,
+        60_000,
+        'every delivery marked delivered',
+      );
+    const failed = await api.db.query(
+      `SELECT a.error, count(*)::int AS n FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+        WHERE d.webhook_id = ANY($1::uuid[]) AND a.error IS NOT NULL GROUP BY a.error`,
+      [[slow, quick]],
+    );
+    // the subscriber never failed: every attempt was a 2xx, none a send refused while stopping (a connection error)
+    expect(failed).toEqual([]);
+  }, 120_000);
+
   it('rebuilds the queues from Postgres after every Redis key under the prefix is deleted', async () => {
     const t = closer.adopt(await startService({ vars: RETRIES, receiver: true }));
     const sink = t.sink;

@@ -55,7 +55,7 @@ export class AttemptResponse {
   Error: string | null;
   @ApiProperty({
     description:
-      "first 4 KiB of the response body; for a broker, its answer (the confirmation, the stream's acknowledgement) or why the message was not taken",
+      "first 4 KiB of the response body (of one cut short by the timeout or a dropped connection, what came until then); for a broker, its answer (the confirmation, the stream's acknowledgement) or why the message was not taken",
   })
   ResponseBody: string;
   @ApiProperty({ enum: ['scheduled', 'manual'] }) Trigger: string;

@@ -14,6 +14,8 @@ describe('http webhook URLs', () => {
       'https://bücher.example/hook',
       'http://[::1]:8080/',
       'http://user:pass@127.0.0.1:1/',
+      'https://hooks.example.com./x',
+      'http://localhost.:8080/',
     ])
       expect([u, isHttpUrl(u)]).toEqual([u, true]);
   });
@@ -26,6 +28,8 @@ describe('http webhook URLs', () => {
       'ftp://a.example/',
       '/relative',
       'http://a_b/',
+      'http://a..b/',
+      'http://./',
       'https://a.example:99999/',
       'http://a b/',
       '',

@@ -8,6 +8,8 @@ export const HTTP_URL_RULES = {
   protocols: ['http', 'https'],
   require_tld: false,
   require_valid_protocol: true,
+  // a fully qualified name may end in the root's dot (https://hooks.example.com./), as DNS and the HTTP client allow
+  allow_trailing_dot: true,
 };
 export const HTTP_URL_MESSAGE = 'URL must be an absolute http(s) URL';
 

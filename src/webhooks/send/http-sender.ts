@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import { Agent, buildConnector, request } from 'undici';
@@ -11,6 +11,11 @@ import { describeError, SendResult } from './destination';
 export const RESPONSE_CAPTURE_BYTES = 4096;
 /** Past this much response body we stop reading and drop the connection. */
 const MAX_DRAIN_BYTES = 1024 * 1024;
+/**
+ * The response headers a subscriber may send. undici's default (Node's 16 KiB) made a 2xx with a large
+ * Set-Cookie or policy header a connection error, retried until the delivery failed although it had arrived.
+ */
+const MAX_RESPONSE_HEADER_BYTES = 1024 * 1024;
 
 export interface OutgoingRequest {
   url: string;
@@ -26,7 +31,7 @@ export interface OutgoingRequest {
  * timeout per request, and the address guard consulted on every new connection (after DNS).
  */
 @Injectable()
-export class HttpSender implements OnModuleDestroy {
+export class HttpSender implements OnApplicationShutdown {
   private readonly agent: Agent;
 
   constructor(config: AppConfig) {
@@ -43,11 +48,17 @@ export class HttpSender implements OnModuleDestroy {
       connections: Math.max(8, config.webhooks.concurrency),
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 60_000,
+      maxHeaderSize: MAX_RESPONSE_HEADER_BYTES,
       pipelining: 1,
     });
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /**
+   * Closed once the delivery worker has stopped (it stops before application shutdown): closed earlier, as the first
+   * of the shutdown hooks, it refused every attempt the worker still started meanwhile, and each was recorded as a
+   * connection error that was never sent.
+   */
+  async onApplicationShutdown(): Promise<void> {
     await this.agent.close().catch(() => undefined);
   }
 
@@ -86,16 +97,21 @@ export class HttpSender implements OnModuleDestroy {
         durationMs: Math.round(performance.now() - started),
         responseBody,
       };
-    } catch (err) {
+    } catch (caught) {
+      const err = caught instanceof BodyCutShort ? caught.cause : caught;
       const error = classify(err, timedOut);
       return {
         // the status, when one came before the body failed (a 200 whose body never ended is still a timeout)
         statusCode: status,
         error,
         durationMs: Math.round(performance.now() - started),
-        // a refused request says why (undici names the header, never its value)
+        // a refused request says why (undici names the header, never its value); a body cut short keeps what came
         responseBody:
-          error === 'rejected' ? `not sent, the HTTP client refused the request: ${describeError(err)}` : '',
+          error === 'rejected'
+            ? `not sent, the HTTP client refused the request: ${describeError(err)}`
+            : caught instanceof BodyCutShort
+              ? caught.captured
+              : '',
       };
     } finally {
       clearTimeout(timer);
@@ -103,10 +119,20 @@ export class HttpSender implements OnModuleDestroy {
   }
 }
 
+/** A response body that failed (timed out, or its connection was cut) after `captured` had come. */
+class BodyCutShort extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly captured: string,
+  ) {
+    super('the response body was cut short');
+  }
+}
+
 /**
  * The first RESPONSE_CAPTURE_BYTES of the response body, reading (and dropping) the rest up to MAX_DRAIN_BYTES so
- * the connection can be reused; past that the connection is dropped. Rejects with the stream's error (a body
- * timeout, a connection cut short).
+ * the connection can be reused; past that the connection is dropped. Rejects with a BodyCutShort holding the
+ * stream's error (a body timeout, a connection cut short) and what had been captured until then.
  */
 function readCapped(body: Readable): Promise<string> {
   return new Promise<string>((resolve, reject) => {
@@ -131,16 +157,16 @@ function readCapped(body: Readable): Promise<string> {
       }
     });
     body.once('end', done);
-    body.on('error', reject);
+    body.on('error', (err) => reject(new BodyCutShort(err, capturedText(Buffer.concat(chunks), true))));
   });
 }
 
 /**
- * The captured bytes as text: UTF-8, with a character that the cut at RESPONSE_CAPTURE_BYTES split in two left out
- * rather than turned into U+FFFD, so the text stays within the captured bytes.
+ * The captured bytes as text: UTF-8, with a character that the cut at RESPONSE_CAPTURE_BYTES (or a body cut short,
+ * `cut`) split in two left out rather than turned into U+FFFD, so the text stays within the captured bytes.
  */
-function capturedText(bytes: Buffer): string {
-  if (bytes.length < RESPONSE_CAPTURE_BYTES) return bytes.toString('utf8');
+function capturedText(bytes: Buffer, cut = bytes.length >= RESPONSE_CAPTURE_BYTES): string {
+  if (!cut) return bytes.toString('utf8');
   // streaming, the decoder keeps an incomplete last character back instead of emitting U+FFFD for it
   return new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes, { stream: true });
 }
