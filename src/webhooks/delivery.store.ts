@@ -295,6 +295,7 @@ const SUBSCRIBED = `e.target_webhook_id IS NULL AND w.active AND w.events @> ARR
  * that the pairs without a filter cost what they did, and the refused ones are counted, for the metric.
  * An event with a target_webhook_id (a test send) goes to that webhook alone, active or not (an inactive one
  * fails it without an attempt), filter or not, and never to the webhooks subscribed to its name.
+ * A delivery's first attempt is due after the schedule's first delay ($5, in seconds); a test send's at once.
  */
 function relayStatement(named: boolean, events: string, deliveries: string): string {
   return `WITH ${relayClaim(named, events)},
@@ -303,19 +304,19 @@ function relayStatement(named: boolean, events: string, deliveries: string): str
               FROM e JOIN webhooks w ON ${SUBSCRIBED} AND w.filter_path IS NOT NULL),
           d AS (
             INSERT INTO ${deliveries} (id, webhook_id, event_id, event_name, next_attempt_at, event_seq, event_occurred_at)
-            SELECT gen_random_uuid(), x.webhook_id, x.event_id, x.event_name, now(), x.seq, x.occurred_at
-              FROM (SELECT w.id AS webhook_id, e.id AS event_id, e.name AS event_name, e.occurred_at, e.seq
+            SELECT gen_random_uuid(), x.webhook_id, x.event_id, x.event_name, now() + make_interval(secs => x.delay), x.seq, x.occurred_at
+              FROM (SELECT w.id AS webhook_id, e.id AS event_id, e.name AS event_name, e.occurred_at, e.seq, $5::float8 AS delay
                       FROM e JOIN webhooks w ON ${SUBSCRIBED} AND w.filter_path IS NULL
                     UNION ALL
-                    SELECT f.webhook_id, f.event_id, f.event_name, f.occurred_at, f.seq FROM f WHERE f.accepted
+                    SELECT f.webhook_id, f.event_id, f.event_name, f.occurred_at, f.seq, $5::float8 FROM f WHERE f.accepted
                     UNION ALL
-                    SELECT w.id, e.id, e.name, e.occurred_at, e.seq FROM e JOIN webhooks w ON w.id = e.target_webhook_id) x
+                    SELECT w.id, e.id, e.name, e.occurred_at, e.seq, 0::float8 FROM e JOIN webhooks w ON w.id = e.target_webhook_id) x
              ORDER BY x.seq, x.occurred_at, x.event_id
             ON CONFLICT (event_id, webhook_id, event_occurred_at) DO NOTHING
             RETURNING id, ${keyText('event_occurred_at')} AS at, webhook_id, event_id)
      SELECT (SELECT count(*) FROM e)::int AS events,
             (SELECT count(*) FROM f WHERE NOT f.accepted)::int AS refused,
-            coalesce((SELECT json_agg(json_build_array(d.id, d.at, d.webhook_id, e.id, e.name, e.trace_context)) FROM d JOIN e ON e.id = d.event_id), '[]'::json)
+            coalesce((SELECT json_agg(json_build_array(d.id, d.at, d.webhook_id, e.id, e.name, e.trace_context, e.target_webhook_id IS NULL)) FROM d JOIN e ON e.id = d.event_id), '[]'::json)
               AS deliveries`;
 }
 const RELAY_OLDEST = relayStatement(false, 'outbox_events', 'webhook_deliveries');
@@ -363,10 +364,16 @@ export class DeliveryStore {
    * Claims committed outbox events and creates their deliveries (see relayStatement). `claim` names the events;
    * null takes the `limit` oldest unrelayed ones. Deliveries are unique per (event, webhook), so relaying an
    * event again creates nothing. `tx` lets the transaction that wrote an event relay it before it commits (a
-   * test send answers its delivery's id).
+   * test send answers its delivery's id). `firstDelayMs`: when the first attempts are due (a test send's: at once).
    */
-  async relay(claim: RelayClaim, limit: number, tx?: Queryable): Promise<Relayed> {
-    const params = [claim?.ids ?? limit, OPERATIONAL_EVENTS, claim?.from ?? '-infinity', claim?.to ?? 'infinity'];
+  async relay(claim: RelayClaim, limit: number, tx?: Queryable, firstDelayMs = 0): Promise<Relayed> {
+    const params = [
+      claim?.ids ?? limit,
+      OPERATIONAL_EVENTS,
+      claim?.from ?? '-infinity',
+      claim?.to ?? 'infinity',
+      firstDelayMs / 1000,
+    ];
     let everyDay = true;
     const [row] = await this.days.run(
       async (names) => {
@@ -400,11 +407,12 @@ export class DeliveryStore {
     return {
       events: row.events,
       refused: row.refused,
-      deliveries: row.deliveries.map(([id, at, webhookId, eventId, eventName, eventTrace]) => ({
+      deliveries: row.deliveries.map(([id, at, webhookId, eventId, eventName, eventTrace, scheduled]) => ({
         id,
         at,
         webhookId,
         attemptCount: 0,
+        delayMs: scheduled && firstDelayMs > 0 ? firstDelayMs : undefined,
         eventId,
         eventName,
         eventTrace,
@@ -755,7 +763,8 @@ function recordParams(attempts: AttemptRecord[]): unknown[] {
 type RelayRow = {
   events: number;
   refused: number;
-  deliveries: [string, string, string, string, string, TraceCarrier | null][];
+  /** id, partition key, webhook, event, event name, trace, whether the schedule's first delay applies (no test) */
+  deliveries: [string, string, string, string, string, TraceCarrier | null, boolean][];
 };
 
 function sameDay(a: Date, b: Date): boolean {

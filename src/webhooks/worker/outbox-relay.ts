@@ -9,6 +9,7 @@ import { DELIVERY_QUEUE, DeliveryQueue } from '../delivery.queue';
 import { DeliveryStore, RelayClaim, RelayedDelivery } from '../delivery.store';
 import { contextFromCarrier, dispatcherTracer, traceCarrier, tracingOn } from '../trace-context';
 import { PeriodicRunner } from '../../common/periodic/periodic.runner';
+import { jitter } from '../send/retry-policy';
 
 /** Events one relay statement claims at most. */
 const BATCH = 500;
@@ -102,7 +103,9 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   /** One relay statement, then its deliveries' jobs; returns how many events it claimed. */
   async relay(claim: RelayClaim): Promise<number> {
     const startTime = Date.now();
-    const { events, refused, deliveries } = await this.store.relay(claim, BATCH);
+    // the schedule's first entry is the first attempt's delay (0 by default: at once)
+    const firstDelayMs = jitter(this.config.webhooks.retrySchedule[0] * 1000);
+    const { events, refused, deliveries } = await this.store.relay(claim, BATCH, undefined, firstDelayMs);
     this.metrics.filterRefused(refused);
     const spans = startRelaySpans(deliveries, startTime);
     if (!(await this.queue.enqueueCommitted(deliveries, 'new deliveries'))) {
