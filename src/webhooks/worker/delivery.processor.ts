@@ -57,7 +57,9 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     private readonly health: WebhookHealth,
   ) {
     super();
-    this.gate = new WebhookGate(Math.max(2, Math.floor(config.webhooks.concurrency / 4)), MAX_SLOT_WAIT_MS);
+    this.gate = new WebhookGate(Math.max(2, Math.floor(config.webhooks.concurrency / 4)), MAX_SLOT_WAIT_MS, {
+      capacity: config.webhooks.concurrency,
+    });
     const size = Math.max(1, config.webhooks.concurrency);
     // one statement of each in flight: a statement costs Postgres about the same whatever its rows, so the jobs
     // arriving while one runs share the next (a call made while none runs still goes out at once)

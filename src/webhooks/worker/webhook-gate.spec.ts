@@ -9,8 +9,16 @@ describe('WebhookGate', () => {
   });
   afterEach(() => jest.useRealTimers());
 
+  /** One attempt of `webhookId` that took `ms`: the gate has heard from it. */
+  const heardFrom = async (gate: WebhookGate, webhookId: string, ms = 5) => {
+    const slot = (await gate.acquire(webhookId))!;
+    now += ms;
+    gate.release(slot);
+  };
+
   it('gives a webhook at most `limit` slots at once', async () => {
-    const gate = new WebhookGate(2, 200, clock);
+    const gate = new WebhookGate(2, 200, { clock });
+    await heardFrom(gate, 'w');
     const a = await gate.acquire('w');
     const b = await gate.acquire('w');
     expect(a).not.toBeNull();
@@ -20,7 +28,7 @@ describe('WebhookGate', () => {
   });
 
   it('lets a job wait in line for a webhook that answers quickly, and hands it the next free slot', async () => {
-    const gate = new WebhookGate(1, 200, clock);
+    const gate = new WebhookGate(1, 200, { clock });
     const first = (await gate.acquire('w'))!;
     now = 5;
     gate.release(first); // this webhook takes about 5 ms
@@ -36,7 +44,7 @@ describe('WebhookGate', () => {
   });
 
   it('sends jobs of a slow webhook away at once, without holding a slot', async () => {
-    const gate = new WebhookGate(1, 200, clock);
+    const gate = new WebhookGate(1, 200, { clock });
     await gate.acquire('slow');
     now = 1000; // the attempt in flight has been going for a second
     expect(await gate.acquire('slow')).toBeNull();
@@ -44,7 +52,7 @@ describe('WebhookGate', () => {
   });
 
   it('never lets a job wait longer than maxWaitMs', async () => {
-    const gate = new WebhookGate(1, 200, clock);
+    const gate = new WebhookGate(1, 200, { clock });
     await gate.acquire('w');
     const waiting = gate.acquire('w');
     expect(gate.usage('w').waiting).toBe(1);
@@ -54,7 +62,7 @@ describe('WebhookGate', () => {
   });
 
   it('gives a slot beyond the limit when the job cannot step aside', async () => {
-    const gate = new WebhookGate(1, 200, clock);
+    const gate = new WebhookGate(1, 200, { clock });
     await gate.acquire('w');
     now = 1000;
     expect(await gate.acquire('w', false)).not.toBeNull();
@@ -62,7 +70,7 @@ describe('WebhookGate', () => {
   });
 
   it('keeps jobs of a slow webhook away longer than those of a quick one (1–5 s, ±50 %)', async () => {
-    const gate = new WebhookGate(1, 200, clock);
+    const gate = new WebhookGate(1, 200, { clock });
     const mid = () => 0.5;
     await gate.acquire('quick');
     expect(gate.stepAsideMs('quick', mid)).toBe(1000);
@@ -73,5 +81,40 @@ describe('WebhookGate', () => {
     expect(gate.stepAsideMs('slow', mid)).toBe(5000);
     expect(gate.stepAsideMs('slow', () => 0)).toBe(2500);
     expect(gate.stepAsideMs('unknown', () => 0.999)).toBeLessThanOrEqual(1500);
+  });
+
+  it('gives a webhook not heard from one slot until its first attempt ends, then lets its waiting jobs start', async () => {
+    const gate = new WebhookGate(4, 200, { clock, capacity: 16 });
+    const first = (await gate.acquire('new'))!;
+    const granted: unknown[] = [];
+    for (let i = 0; i < 3; i++) void gate.acquire('new').then((s) => granted.push(s));
+    expect(gate.usage('new')).toEqual({ inFlight: 1, waiting: 3 });
+    now = 5;
+    gate.release(first);
+    await Promise.resolve();
+    expect(granted).toHaveLength(3);
+    expect(gate.usage('new')).toEqual({ inFlight: 3, waiting: 0 });
+  });
+
+  it('keeps half of the slots for webhooks that are not slow, however many slow ones there are', async () => {
+    const gate = new WebhookGate(4, 200, { clock, capacity: 8 });
+    for (const w of ['dead1', 'dead2', 'dead3']) await heardFrom(gate, w, 30_000);
+    await heardFrom(gate, 'quick');
+    const held: unknown[] = [];
+    for (const w of ['dead1', 'dead2', 'dead3']) for (let i = 0; i < 4; i++) held.push(await gate.acquire(w));
+    // the slow ones together got half of the 8 slots; the rest of their jobs step aside
+    expect(held.filter((s) => s !== null)).toHaveLength(4);
+    for (let i = 0; i < 4; i++) expect(await gate.acquire('quick')).not.toBeNull();
+  });
+
+  it('counts a webhook as slow once an attempt of it has been in flight for a second', async () => {
+    const gate = new WebhookGate(4, 200, { clock, capacity: 4 });
+    await heardFrom(gate, 'a');
+    await heardFrom(gate, 'b');
+    await gate.acquire('a');
+    await gate.acquire('a');
+    now += 1000; // a's attempts hang: a is slow now, and holds half of the slots
+    expect(await gate.acquire('a')).toBeNull();
+    expect(await gate.acquire('b')).not.toBeNull();
   });
 });

@@ -21,10 +21,15 @@ const REMEMBERED = 10_000;
 /** Bounds of how long a job that stepped aside stays away (before ±50 % jitter). */
 export const STEP_ASIDE_MIN_MS = 1000;
 export const STEP_ASIDE_MAX_MS = 5000;
+/** A webhook whose attempts take this long (typically, or the oldest one in flight so far) is slow. */
+export const SLOW_MS = 1000;
 
 /**
  * Per-webhook admission of delivery attempts in one worker process: at most `limit` attempts of one webhook
- * in flight at a time, so a slow subscriber cannot take the slots of the others.
+ * in flight at a time, so a slow subscriber cannot take the slots of the others. Nor can several: slow webhooks
+ * (SLOW_MS) together start attempts only while they hold less than half of the process's `capacity`, and a
+ * webhook not heard from yet (none of its attempts ended in this process) has one attempt in flight until the
+ * first ends, so a wave of new dead subscribers holds one slot each, not `limit`.
  *
  * A job whose webhook has all its slots busy either waits in line for one of them or steps aside (the caller
  * puts it back in the queue for a moment). It waits only when its turn is expected within `maxWaitMs`
@@ -38,11 +43,18 @@ export class WebhookGate {
   /** Moving average of how long an attempt holds a slot, per webhook (ms). */
   private readonly typicalMs = new Map<string, number>();
 
+  /** The process's slots (its worker's concurrency). */
+  readonly capacity: number;
+  private readonly clock: () => number;
+
   constructor(
     readonly limit: number,
     readonly maxWaitMs: number,
-    private readonly clock: () => number = () => performance.now(),
-  ) {}
+    opts: { capacity?: number; clock?: () => number } = {},
+  ) {
+    this.capacity = opts.capacity ?? Infinity;
+    this.clock = opts.clock ?? (() => performance.now());
+  }
 
   /** Slots of `webhookId` in use and jobs waiting for one (for tests and metrics). */
   usage(webhookId: string): { inFlight: number; waiting: number } {
@@ -56,7 +68,7 @@ export class WebhookGate {
    */
   acquire(webhookId: string, mayStepAside = true): Promise<Slot | null> {
     const lane = this.lane(webhookId);
-    if ((lane.inFlight.size < this.limit && lane.waiters.length === 0) || !mayStepAside)
+    if (!mayStepAside || (lane.waiters.length === 0 && this.mayTake(lane, webhookId)))
       return Promise.resolve(this.take(lane, webhookId));
     if (this.expectedWaitMs(lane, webhookId) > this.maxWaitMs) {
       this.forgetIfIdle(webhookId, lane);
@@ -91,14 +103,32 @@ export class WebhookGate {
     return Math.round(base * (0.5 + random()));
   }
 
-  /** Gives the slot back: to the next job waiting for this webhook, if any. */
+  /** Gives the slot back: to the jobs waiting for this webhook, as many as may start now. */
   release(slot: Slot): void {
     const lane = this.lanes.get(slot.webhookId);
     if (!lane || !lane.inFlight.delete(slot)) return;
     this.remember(slot.webhookId, this.clock() - slot.startedAt);
-    const next = lane.waiters.shift();
-    if (next) next.grant(this.take(lane, slot.webhookId));
-    else this.forgetIfIdle(slot.webhookId, lane);
+    while (lane.waiters.length > 0 && this.mayTake(lane, slot.webhookId))
+      lane.waiters.shift()!.grant(this.take(lane, slot.webhookId));
+    this.forgetIfIdle(slot.webhookId, lane);
+  }
+
+  /** Whether the webhook may start one more attempt now (see the class comment). */
+  private mayTake(lane: Lane, webhookId: string): boolean {
+    const n = lane.inFlight.size;
+    if (n >= this.limit) return false;
+    if (!this.typicalMs.has(webhookId)) return n === 0;
+    const now = this.clock();
+    if (!this.isSlow(lane, webhookId, now)) return true;
+    let slowInFlight = 0;
+    for (const [id, other] of this.lanes) if (this.isSlow(other, id, now)) slowInFlight += other.inFlight.size;
+    return slowInFlight < this.capacity / 2;
+  }
+
+  private isSlow(lane: Lane, webhookId: string, now: number): boolean {
+    if ((this.typicalMs.get(webhookId) ?? 0) >= SLOW_MS) return true;
+    for (const s of lane.inFlight) if (now - s.startedAt >= SLOW_MS) return true;
+    return false;
   }
 
   private expectedWaitMs(lane: Lane, webhookId: string): number {
