@@ -555,6 +555,15 @@ export class DeliveryStore {
     return rows.length > 0 ? 'recorded' : 'superseded';
   }
 
+  /** Whether the delivery is still there (not deleted with its webhook). */
+  async exists(id: string): Promise<boolean> {
+    const [row] = await this.sql.query<{ found: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = $1) AS found`,
+      [id],
+    );
+    return row.found;
+  }
+
   /**
    * recordAttempt for several attempts (of different deliveries) in one statement per day. If a statement fails
    * (e.g. one delivery was deleted meanwhile), each attempt is recorded on its own, so one bad row cannot

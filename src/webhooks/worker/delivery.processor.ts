@@ -198,6 +198,13 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     if (recorded instanceof Error) throw recorded;
     this.metrics.attempt(said, result.error, result.durationMs);
     if (recorded === 'superseded') {
+      if (!(await this.store.exists(d.id))) {
+        this.logger.log(
+          { deliveryId: d.id, webhookId: d.webhookId, attempt: number },
+          'the webhook was deleted while its delivery was being sent: the attempt is not recorded',
+        );
+        return;
+      }
       // this worker's claim lapsed (it was frozen or cut off) and another one took the delivery over
       this.logger.warn(
         { deliveryId: d.id, attempt: number },
