@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './api-error';
-import { familyOf, renderErrorBody } from './families';
+import { Family, familyOf, renderErrorBody } from './families';
 import { privateAnswerHeaders } from '../http/page-security';
 import { sendFamilyError } from './family-exception.filter';
 
@@ -53,6 +53,11 @@ export function answerRefusedByRouter(request: FastifyRequest, reply: FastifyRep
   sendFamilyError(request, reply, entry.error);
 }
 
+/** privateAnswerHeaders for an answer written to the socket by hand: every answer of the four families has them. */
+function privateHeaderLines(family: Family): string {
+  return family === 'other' ? '' : 'Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n';
+}
+
 /** The path of the request line at the head of what the client sent, if any (for the family only). */
 function requestPath(raw: unknown): string {
   if (!Buffer.isBuffer(raw)) return '/';
@@ -83,7 +88,7 @@ export function onClientError(err: NodeJS.ErrnoException & { rawPacket?: unknown
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Type: application/json; charset=utf-8\r\n${privateHeaderLines(family)}Connection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();
@@ -95,9 +100,10 @@ export function onClientError(err: NodeJS.ErrnoException & { rawPacket?: unknown
  */
 export function onConnect(req: IncomingMessage, socket: Duplex): void {
   const url = req.url ?? '';
-  const body = JSON.stringify(renderErrorBody(familyOf(url), 404, [`Cannot CONNECT ${url}`]));
+  const family = familyOf(url);
+  const body = JSON.stringify(renderErrorBody(family, 404, [`Cannot CONNECT ${url}`]));
   socket.end(
     `HTTP/1.1 404 ${STATUS_CODES[404]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+      `Content-Type: application/json; charset=utf-8\r\n${privateHeaderLines(family)}Connection: close\r\n\r\n${body}`,
   );
 }
