@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { request } from 'undici';
 import { ADMIN, GATEWAY, seedUser } from './helpers/dashboard';
+import { REQUEST_TIMEOUT_MS } from '../src/common/errors/framework-errors';
 import { useService } from './helpers/use-service';
 import { TEST_SECRETS } from './helpers/test-env';
 
@@ -398,6 +399,30 @@ describe('request envelope: JSON bodies, one credential', () => {
       socket.write(raw);
     });
   }
+
+  it('answers a request whose announced body never arrives with a 408 in the family body, not never', async () => {
+    const server = t.app.getHttpServer();
+    const built = { requestTimeout: server.requestTimeout, headersTimeout: server.headersTimeout };
+    expect(built.requestTimeout).toBe(REQUEST_TIMEOUT_MS);
+    expect(built.headersTimeout).toBeLessThan(REQUEST_TIMEOUT_MS);
+    // the same limits, made short for the test (Node checks the request's only while the headers' is below it)
+    Object.assign(server, { requestTimeout: 1000, headersTimeout: 500 });
+    try {
+      const started = Date.now();
+      const partial = await exchangeWithHead(
+        `POST /portal-api/apps HTTP/1.1\r\nhost: x\r\nauthorization: ${TEST_SECRETS.PORTAL_API_TOKEN}\r\n` +
+          'content-type: application/json\r\ncontent-length: 100\r\n\r\n{"Name":',
+      );
+      expect(partial).toMatchObject({
+        status: 408,
+        body: { status: 'error', errors: ['the request took too long to arrive'] },
+      });
+      expect(partial.head).toEqual(expect.arrayContaining(['cache-control: no-store']));
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      Object.assign(server, built);
+    }
+  });
 
   it("gives the family's private headers to every answer of a family, also those of no route and of the parser", async () => {
     const family = ['/portal-api/apps', '/api/apis', '/admin/users', '/gateway/apis/oas'];

@@ -2247,6 +2247,15 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
             /** @description User email already exists for this org.; or: Idempotency-Key: a request with the same key is still in progress */
             409: {
                 headers: {
@@ -2356,6 +2365,15 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
             /** @description a path segment is longer than 1024 characters */
             414: {
                 headers: {
@@ -2448,6 +2466,15 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
             /** @description the request line and headers are over 16 KiB */
             431: {
                 headers: {
@@ -2507,6 +2534,15 @@ export interface operations {
             };
             /** @description `access denied: You do not have permission to access <path>` */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2581,6 +2617,15 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
             /** @description the request line and headers are over 16 KiB */
             431: {
                 headers: {
@@ -2647,6 +2692,15 @@ export interface operations {
             };
             /** @description `access denied: You do not have permission to access <path>`; or `access denied: You cannot grant or remove permissions you do not hold (<areas>)`: the caller is not IsAdmin, and the new user would hold an area at a level above the caller's own, or IsAdmin or ResetPassword `admin` */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2757,6 +2811,15 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
             /** @description a path segment is longer than 1024 characters */
             414: {
                 headers: {
@@ -2840,6 +2903,15 @@ export interface operations {
             };
             /** @description User not found (also for a user of another organisation) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2943,6 +3015,15 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
             /** @description body over 32 MiB */
             413: {
                 headers: {
@@ -3025,6 +3106,15 @@ export interface operations {
             };
             /** @description `Attempted administrative access with invalid or missing key!`: X-Gateway-Authorization is missing or wrong */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3142,6 +3232,15 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
             /** @description the body is over 1 MiB */
             413: {
                 headers: {
@@ -3247,6 +3346,15 @@ export interface operations {
             };
             /** @description API not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3385,6 +3493,15 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
             /** @description the body is over 1 MiB */
             413: {
                 headers: {
@@ -3474,6 +3591,15 @@ export interface operations {
             };
             /** @description API not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3636,6 +3762,15 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
             /** @description the body is over 1 MiB */
             413: {
                 headers: {
@@ -3705,6 +3840,15 @@ export interface operations {
             };
             /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3786,6 +3930,15 @@ export interface operations {
             };
             /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3894,6 +4047,15 @@ export interface operations {
                     "application/json": components["schemas"]["PlainErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainErrorBody"];
+                };
+            };
             /** @description the request line and headers are over 16 KiB */
             431: {
                 headers: {
@@ -3937,6 +4099,15 @@ export interface operations {
             };
             /** @description missing or wrong portal API token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4011,6 +4182,15 @@ export interface operations {
             };
             /** @description missing or wrong portal API token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4121,6 +4301,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description a path segment is longer than 1024 characters */
             414: {
                 headers: {
@@ -4205,6 +4394,15 @@ export interface operations {
             };
             /** @description no such access request */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4317,6 +4515,15 @@ export interface operations {
             };
             /** @description no such access request */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4442,6 +4649,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description the request is rejected; or: Idempotency-Key: a request with the same key is still in progress */
             409: {
                 headers: {
@@ -4560,6 +4776,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description Idempotency-Key: a request with the same key is still in progress */
             409: {
                 headers: {
@@ -4654,6 +4879,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description validation failed; every reason is listed */
             422: {
                 headers: {
@@ -4721,6 +4955,15 @@ export interface operations {
             };
             /** @description missing or wrong portal API token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4822,6 +5065,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description a path segment is longer than 1024 characters */
             414: {
                 headers: {
@@ -4909,6 +5161,15 @@ export interface operations {
             };
             /** @description no such application */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5025,6 +5286,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description Idempotency-Key: a request with the same key is still in progress */
             409: {
                 headers: {
@@ -5128,6 +5398,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
             422: {
                 headers: {
@@ -5203,6 +5482,15 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5303,6 +5591,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description a path segment is longer than 1024 characters */
             414: {
                 headers: {
@@ -5389,6 +5686,15 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5503,6 +5809,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description Idempotency-Key: a request with the same key is still in progress */
             409: {
                 headers: {
@@ -5610,6 +5925,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description a path segment is longer than 1024 characters */
             414: {
                 headers: {
@@ -5688,6 +6012,15 @@ export interface operations {
             };
             /** @description no such webhook or delivery */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5778,6 +6111,15 @@ export interface operations {
             };
             /** @description no such webhook or delivery */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5887,6 +6229,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description a path segment is longer than 1024 characters */
             414: {
                 headers: {
@@ -5973,6 +6324,15 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6083,6 +6443,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description a path segment is longer than 1024 characters */
             414: {
                 headers: {
@@ -6170,6 +6539,15 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6278,6 +6656,15 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6396,6 +6783,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description the webhook is inactive; or: Idempotency-Key: a request with the same key is still in progress */
             409: {
                 headers: {
@@ -6498,6 +6894,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description a path segment is longer than 1024 characters */
             414: {
                 headers: {
@@ -6585,6 +6990,15 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6697,6 +7111,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description a path segment is longer than 1024 characters */
             414: {
                 headers: {
@@ -6784,6 +7207,15 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6893,6 +7325,15 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
