@@ -57,6 +57,36 @@ describe('webhook header names and values', () => {
     ]);
   });
 
+  it('refuses Headers whose items are not objects (an array of arrays too) on POST and PUT, with a 422 not a 500', async () => {
+    const w = await t.webhook({ Headers: [{ Name: 'X-Kept', Value: 'v' }] });
+    const stored = (await t.portal.get(`/portal-api/webhooks/${w.ID}`)).body;
+    const before = (await t.portal.get('/portal-api/webhooks?per_page=100')).body.length;
+    for (const Headers of [
+      [[{ Name: 'X-A', Value: 'b' }]],
+      [[]],
+      [{ Name: 'X-A', Value: 'b' }, [5]],
+      [5],
+      [null],
+      ['x'],
+    ]) {
+      const created = await t.portal.post('/portal-api/webhooks', {
+        Name: 'n',
+        URL: 'http://127.0.0.1:9/h',
+        Events: ['AccessRequestApproved'],
+        Headers,
+      });
+      expect({ Headers, status: created.status, body: created.body }).toEqual({
+        Headers,
+        status: 422,
+        body: { status: 'error', errors: ['Headers: each of Headers must be an object {"Name": ..., "Value": ...}'] },
+      });
+      const replaced = await t.portal.put(`/portal-api/webhooks/${w.ID}`, { Headers });
+      expect({ Headers, status: replaced.status }).toEqual({ Headers, status: 422 });
+    }
+    expect((await t.portal.get(`/portal-api/webhooks/${w.ID}`)).body).toEqual(stored);
+    expect((await t.portal.get('/portal-api/webhooks?per_page=100')).body).toHaveLength(before);
+  });
+
   it('names a header once: a name repeated in any case is refused, on create, on update and under /headers', async () => {
     const Headers = [
       { Name: 'X-D', Value: '1' },

@@ -8,6 +8,7 @@ import {
   IsIn,
   IsInt,
   IsNotEmpty,
+  IsObject,
   IsOptional,
   IsString,
   Matches,
@@ -189,6 +190,8 @@ export class WebhookHeaderInput {
 
 const HEADERS_LIMITS_DESCRIPTION = `at most ${HEADER_LIMITS.count} headers per webhook, and at most ${HEADER_LIMITS.total} characters of names and values together (one header: Name at most ${HEADER_LIMITS.nameLength}, Value at most ${HEADER_LIMITS.valueLength}), so that every delivery is a request HTTP servers accept`;
 
+const HEADER_NOT_AN_OBJECT = 'each of Headers must be an object {"Name": ..., "Value": ...}';
+
 /**
  * How many headers a body's Headers holds and how long they are together: the whole of the webhook's headers, as
  * Headers replaces them all. The same limits as headers added one at a time under /headers. Something that is not
@@ -325,6 +328,8 @@ export class CreateWebhookDto {
   @IsOptional()
   @IsArray()
   @HeadersLimits()
+  // each an object: ValidateNested checks the members of an inner array as headers, so [[{...}]] would pass
+  @IsObject({ each: true, message: HEADER_NOT_AN_OBJECT })
   @ValidateNested({ each: true })
   @Type(() => WebhookHeaderInput)
   Headers?: WebhookHeaderInput[];
@@ -408,6 +413,8 @@ export class UpdateWebhookDto {
   @IsOptionalNotNull()
   @IsArray()
   @HeadersLimits()
+  // each an object: ValidateNested checks the members of an inner array as headers, so [[{...}]] would pass
+  @IsObject({ each: true, message: HEADER_NOT_AN_OBJECT })
   @ValidateNested({ each: true })
   @Type(() => WebhookHeaderInput)
   Headers?: WebhookHeaderInput[];
