@@ -2031,7 +2031,7 @@ export interface components {
         };
         WebhookHeaderInput: {
             /**
-             * @description an HTTP header name (a token)
+             * @description an HTTP header name (a token), not one the service sets itself or that belongs to the connection (content-type, content-length, host, transfer-encoding, connection, keep-alive, upgrade, expect, webhook-id, webhook-timestamp, webhook-signature)
              * @example X-Api-Key
              */
             Name: string;

@@ -165,7 +165,10 @@ export class WebhookHeaderInput {
   @ApiProperty({
     example: 'X-Api-Key',
     maxLength: HEADER_LIMITS.nameLength,
-    description: 'an HTTP header name (a token)',
+    minLength: 1,
+    // the document says what is refused, so a client checking against it is not surprised by a 422
+    pattern: HEADER_NAME.source,
+    description: `an HTTP header name (a token), not one the service sets itself or that belongs to the connection (${RESERVED_HEADERS.join(', ')})`,
   })
   @IsString()
   @IsNotEmpty()
@@ -179,6 +182,7 @@ export class WebhookHeaderInput {
   @ApiProperty({
     example: 'abc123',
     maxLength: HEADER_LIMITS.valueLength,
+    pattern: HEADER_VALUE.source,
     description:
       'visible ASCII or Latin-1 characters (up to U+00FF), with spaces or tabs only between them: no control characters, line breaks, or leading or trailing whitespace',
   })
