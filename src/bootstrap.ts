@@ -14,8 +14,10 @@ import { documentErrorResponses, ERROR_BODIES } from './common/errors/error-resp
 import { setTraceRoute } from './common/http/trace-route';
 import {
   answerRefusedByRouter,
+  noteRequestTarget,
   MAX_PARAM_LENGTH,
   onClientError,
+  REQUEST_TIMEOUT_MS,
   onConnect,
   onFrameworkError,
 } from './common/errors/framework-errors';
@@ -34,6 +36,9 @@ const REQUEST_ID = /^[\w.-]{1,128}$/;
 function lacksHost(request: FastifyRequest): boolean {
   return request.raw.httpVersion === '1.1' && request.headers.host === undefined;
 }
+
+// Node checks REQUEST_TIMEOUT_MS (and its headers' own 60 s) this often, so a 408 comes up to that late
+const CONNECTIONS_CHECK_MS = 5_000;
 
 /** Routes that legitimately take bigger bodies than DEFAULT_BODY_LIMIT (e.g. analytics batches). */
 export const ROUTE_BODY_LIMITS: Record<string, number> = {
@@ -58,8 +63,9 @@ export async function createApp(
     // what the router and the HTTP parser refuse gets the family's error body too
     frameworkErrors: onFrameworkError,
     clientErrorHandler: onClientError,
+    requestTimeout: REQUEST_TIMEOUT_MS,
     // Node's own refusal of an HTTP/1.1 request without Host has an empty body: the hook below refuses it instead
-    http: { requireHostHeader: false },
+    http: { requireHostHeader: false, connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
     // While the server stops, a request still arriving on an open connection is answered by its route (with
     // Connection: close) rather than Fastify's 503 in no family's body: the pools close only after the server.
     return503OnClosing: false,
@@ -91,6 +97,7 @@ export async function createApp(
   // the request's logger for what is logged while it runs, and its log line once answered
   registerRequestLogging(fastify, config.logLevel);
   fastify.addHook('onRequest', answerRefusedByRouter);
+  fastify.addHook('onRequest', noteRequestTarget);
   fastify.addHook('onRoute', (route) => {
     const limit = ROUTE_BODY_LIMITS[route.url];
     if (limit) route.bodyLimit = limit;

@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { request } from 'undici';
 import { ADMIN, GATEWAY, seedUser } from './helpers/dashboard';
+import { REQUEST_TIMEOUT_MS } from '../src/common/errors/framework-errors';
 import { useService } from './helpers/use-service';
 import { TEST_SECRETS } from './helpers/test-env';
 
@@ -375,6 +376,11 @@ describe('request envelope: JSON bodies, one credential', () => {
 
   /** Sends `raw` as it is and reads the answer until the server closes: its status and parsed body. */
   function exchange(raw: string): Promise<{ status: number; body: unknown }> {
+    return exchangeWithHead(raw).then(({ status, body }) => ({ status, body }));
+  }
+
+  /** As exchange, with the answer's header lines (lower-cased). */
+  function exchangeWithHead(raw: string): Promise<{ status: number; body: unknown; head: string[] }> {
     return new Promise((resolve, reject) => {
       const socket = connect(Number(new URL(t.baseUrl).port), '127.0.0.1');
       let answer = '';
@@ -382,12 +388,65 @@ describe('request envelope: JSON bodies, one credential', () => {
       socket.on('close', () => {
         const [head, ...rest] = answer.split('\r\n\r\n');
         const text = rest.join('\r\n\r\n');
-        resolve({ status: Number(head.split(' ')[1]), body: text ? JSON.parse(text) : undefined });
+        const lines = head.split('\r\n');
+        resolve({
+          status: Number(lines[0].split(' ')[1]),
+          body: text ? JSON.parse(text) : undefined,
+          head: lines.slice(1).map((l) => l.toLowerCase()),
+        });
       });
       socket.on('error', reject);
       socket.write(raw);
     });
   }
+
+  it('answers a request whose announced body never arrives with a 408 in the family body, not never', async () => {
+    const server = t.app.getHttpServer();
+    const built = { requestTimeout: server.requestTimeout, headersTimeout: server.headersTimeout };
+    expect(built.requestTimeout).toBe(REQUEST_TIMEOUT_MS);
+    expect(built.headersTimeout).toBeLessThan(REQUEST_TIMEOUT_MS);
+    // the same limits, made short for the test (Node checks the request's only while the headers' is below it)
+    Object.assign(server, { requestTimeout: 1000, headersTimeout: 500 });
+    try {
+      const started = Date.now();
+      const partial = await exchangeWithHead(
+        `POST /portal-api/apps HTTP/1.1\r\nhost: x\r\nauthorization: ${TEST_SECRETS.PORTAL_API_TOKEN}\r\n` +
+          'content-type: application/json\r\ncontent-length: 100\r\n\r\n{"Name":',
+      );
+      expect(partial).toMatchObject({
+        status: 408,
+        body: { status: 'error', errors: ['the request took too long to arrive'] },
+      });
+      expect(partial.head).toEqual(expect.arrayContaining(['cache-control: no-store']));
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      Object.assign(server, built);
+    }
+  });
+
+  it("gives the family's private headers to every answer of a family, also those of no route and of the parser", async () => {
+    const family = ['/portal-api/apps', '/api/apis', '/admin/users', '/gateway/apis/oas'];
+    const answers = [
+      // no route: an unknown path, a method without a route, CONNECT
+      ...family.map((path) => `GET ${path}/nothing/here HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`),
+      ...family.map((path) => `PURGE ${path} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`),
+      ...family.map((path) => `CONNECT ${path} HTTP/1.1\r\nhost: x\r\n\r\n`),
+      // refused by the parser: a byte no header value may hold, a lower-case method
+      ...family.map((path) => `GET ${path} HTTP/1.1\r\nhost: x\r\nx-a: \x7f\r\nconnection: close\r\n\r\n`),
+      ...family.map((path) => `get ${path} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`),
+    ];
+    for (const raw of answers) {
+      const { status, head } = await exchangeWithHead(raw);
+      expect([raw, status]).toEqual([raw, expect.any(Number)]);
+      expect([raw, head]).toEqual([
+        raw,
+        expect.arrayContaining(['cache-control: no-store', 'x-content-type-options: nosniff']),
+      ]);
+    }
+    // outside the families, nothing is added
+    const health = await exchangeWithHead('get /health HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
+    expect(health.head).not.toContain('cache-control: no-store');
+  });
 
   it('takes a request target in absolute form as the path it names, under the rules of its family', async () => {
     const portal = TEST_SECRETS.PORTAL_API_TOKEN;

@@ -2031,7 +2031,7 @@ export interface components {
         };
         WebhookHeaderInput: {
             /**
-             * @description an HTTP header name (a token)
+             * @description an HTTP header name (a token), not one the service sets itself or that belongs to the connection (content-type, content-length, host, transfer-encoding, connection, keep-alive, upgrade, expect, webhook-id, webhook-timestamp, webhook-signature)
              * @example X-Api-Key
              */
             Name: string;
@@ -2254,6 +2254,15 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
             /** @description User email already exists for this Org; or: Idempotency-Key: a request with the same key is still in progress */
             409: {
                 headers: {
@@ -2363,6 +2372,15 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
             /** @description a path segment is longer than 1024 characters */
             414: {
                 headers: {
@@ -2455,6 +2473,15 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
             /** @description the request line and headers are over 16 KiB */
             431: {
                 headers: {
@@ -2514,6 +2541,15 @@ export interface operations {
             };
             /** @description `access denied: You do not have permission to access <path>` */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2588,6 +2624,15 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
             /** @description the request line and headers are over 16 KiB */
             431: {
                 headers: {
@@ -2654,6 +2699,15 @@ export interface operations {
             };
             /** @description `access denied: You do not have permission to access <path>`; or `access denied: You cannot grant or remove permissions you do not hold (<areas>)`: the caller is not IsAdmin, and the new user would hold an area at a level above the caller's own, or IsAdmin or ResetPassword `admin` */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2764,6 +2818,15 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
             /** @description a path segment is longer than 1024 characters */
             414: {
                 headers: {
@@ -2847,6 +2910,15 @@ export interface operations {
             };
             /** @description User not found (also for a user of another organisation) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2950,6 +3022,15 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
             /** @description body over 32 MiB */
             413: {
                 headers: {
@@ -3032,6 +3113,15 @@ export interface operations {
             };
             /** @description `Attempted administrative access with invalid or missing key!`: X-Gateway-Authorization is missing or wrong */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3149,6 +3239,15 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
             /** @description the body is over 1 MiB */
             413: {
                 headers: {
@@ -3254,6 +3353,15 @@ export interface operations {
             };
             /** @description API not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3392,6 +3500,15 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
             /** @description the body is over 1 MiB */
             413: {
                 headers: {
@@ -3481,6 +3598,15 @@ export interface operations {
             };
             /** @description API not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3643,6 +3769,15 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
             /** @description the body is over 1 MiB */
             413: {
                 headers: {
@@ -3712,6 +3847,15 @@ export interface operations {
             };
             /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3793,6 +3937,15 @@ export interface operations {
             };
             /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates); or a malformed request: a percent-escape in the path that is not one, an HTTP/1.1 request without Host, or what cannot be parsed as HTTP */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3901,6 +4054,15 @@ export interface operations {
                     "application/json": components["schemas"]["PlainErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlainErrorBody"];
+                };
+            };
             /** @description the request line and headers are over 16 KiB */
             431: {
                 headers: {
@@ -3946,6 +4108,15 @@ export interface operations {
             };
             /** @description missing or wrong portal API token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4020,6 +4191,15 @@ export interface operations {
             };
             /** @description missing or wrong portal API token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4130,6 +4310,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description a path segment is longer than 1024 characters */
             414: {
                 headers: {
@@ -4214,6 +4403,15 @@ export interface operations {
             };
             /** @description no such access request */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4326,6 +4524,15 @@ export interface operations {
             };
             /** @description no such access request */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4451,6 +4658,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description the request is rejected; or: Idempotency-Key: a request with the same key is still in progress */
             409: {
                 headers: {
@@ -4569,6 +4785,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description Idempotency-Key: a request with the same key is still in progress */
             409: {
                 headers: {
@@ -4665,6 +4890,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description validation failed; every reason is listed */
             422: {
                 headers: {
@@ -4732,6 +4966,15 @@ export interface operations {
             };
             /** @description missing or wrong portal API token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4833,6 +5076,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description a path segment is longer than 1024 characters */
             414: {
                 headers: {
@@ -4920,6 +5172,15 @@ export interface operations {
             };
             /** @description no such application */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5036,6 +5297,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description Idempotency-Key: a request with the same key is still in progress */
             409: {
                 headers: {
@@ -5141,6 +5411,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates) */
             422: {
                 headers: {
@@ -5216,6 +5495,15 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5316,6 +5604,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description a path segment is longer than 1024 characters */
             414: {
                 headers: {
@@ -5402,6 +5699,15 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5509,6 +5815,15 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5625,6 +5940,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description a path segment is longer than 1024 characters */
             414: {
                 headers: {
@@ -5703,6 +6027,15 @@ export interface operations {
             };
             /** @description no such webhook or delivery */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5793,6 +6126,15 @@ export interface operations {
             };
             /** @description no such webhook or delivery */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5902,6 +6244,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description a path segment is longer than 1024 characters */
             414: {
                 headers: {
@@ -5988,6 +6339,15 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6098,6 +6458,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description a path segment is longer than 1024 characters */
             414: {
                 headers: {
@@ -6185,6 +6554,15 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6293,6 +6671,15 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6411,6 +6798,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description the webhook is inactive; or: Idempotency-Key: a request with the same key is still in progress */
             409: {
                 headers: {
@@ -6513,6 +6909,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description a path segment is longer than 1024 characters */
             414: {
                 headers: {
@@ -6600,6 +7005,15 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6712,6 +7126,15 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
             /** @description a path segment is longer than 1024 characters */
             414: {
                 headers: {
@@ -6799,6 +7222,15 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6908,6 +7340,15 @@ export interface operations {
             };
             /** @description no such webhook (or header) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -57,6 +57,59 @@ describe('webhook header names and values', () => {
     ]);
   });
 
+  it('refuses Headers whose items are not objects (an array of arrays too) on POST and PUT, with a 422 not a 500', async () => {
+    const w = await t.webhook({ Headers: [{ Name: 'X-Kept', Value: 'v' }] });
+    const stored = (await t.portal.get(`/portal-api/webhooks/${w.ID}`)).body;
+    const before = (await t.portal.get('/portal-api/webhooks?per_page=100')).body.length;
+    for (const Headers of [
+      [[{ Name: 'X-A', Value: 'b' }]],
+      [[]],
+      [{ Name: 'X-A', Value: 'b' }, [5]],
+      [5],
+      [null],
+      ['x'],
+    ]) {
+      const created = await t.portal.post('/portal-api/webhooks', {
+        Name: 'n',
+        URL: 'http://127.0.0.1:9/h',
+        Events: ['AccessRequestApproved'],
+        Headers,
+      });
+      expect({ Headers, status: created.status, body: created.body }).toEqual({
+        Headers,
+        status: 422,
+        body: { status: 'error', errors: ['Headers: each of Headers must be an object {"Name": ..., "Value": ...}'] },
+      });
+      const replaced = await t.portal.put(`/portal-api/webhooks/${w.ID}`, { Headers });
+      expect({ Headers, status: replaced.status }).toEqual({ Headers, status: 422 });
+    }
+    expect((await t.portal.get(`/portal-api/webhooks/${w.ID}`)).body).toEqual(stored);
+    expect((await t.portal.get('/portal-api/webhooks?per_page=100')).body).toHaveLength(before);
+  });
+
+  it('refuses exactly the names and values the served OpenAPI document calls invalid', async () => {
+    const doc = (await t.http.get('/docs-json')).body;
+    const schema = doc.components.schemas.WebhookHeaderInput.properties;
+    const documented = (field: 'Name' | 'Value', text: string) => {
+      const { pattern, minLength = 0, maxLength } = schema[field];
+      return new RegExp(pattern, 'u').test(text) && text.length >= minLength && text.length <= maxLength;
+    };
+    const w = await t.webhook();
+    const names = ['X-Ok', 'x_1', "!#$%&'*+-.^_`|~", '', 'X A', 'X:A', 'Ä', '中', 'X-\u00e9', 'a'.repeat(257)];
+    const values = ['v', 'a b', 'a\tb', '\u00e9\u00ff', '', ' v', 'v ', '\u0100', '中', 'a\nb', 'a\u007fb'];
+    // (the names the service sets itself are refused too, as the description says: none of them here)
+    for (const Name of names) {
+      const res = await t.portal.post(`/portal-api/webhooks/${w.ID}/headers`, { Name, Value: 'v' });
+      expect({ Name, created: res.status === 201 }).toEqual({ Name, created: documented('Name', Name) });
+      if (res.status === 201) await t.portal.delete(`/portal-api/webhooks/${w.ID}/headers/${res.body.ID}`);
+    }
+    for (const Value of values) {
+      const res = await t.portal.post(`/portal-api/webhooks/${w.ID}/headers`, { Name: 'X-Value', Value });
+      expect({ Value, created: res.status === 201 }).toEqual({ Value, created: documented('Value', Value) });
+      if (res.status === 201) await t.portal.delete(`/portal-api/webhooks/${w.ID}/headers/${res.body.ID}`);
+    }
+  });
+
   it('names a header once: a name repeated in any case is refused, on create, on update and under /headers', async () => {
     const Headers = [
       { Name: 'X-D', Value: '1' },

@@ -12,9 +12,10 @@ import { FamilyAuthenticator } from './auth.guard';
 export function registerAuthenticateFirst(fastify: FastifyInstance, authenticator: FamilyAuthenticator): void {
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const family = familyOf(request.url);
-    // an unknown route stays the family's 404 for everyone, as it was before this check came first
-    if (family === 'other' || request.is404) return;
+    if (family === 'other') return;
     privateAnswerHeaders(reply);
+    // an unknown route stays the family's 404 for everyone, as it was before this check came first
+    if (request.is404) return;
     try {
       await authenticator.authenticate(family, request.headers, request.raw);
     } catch (err) {

@@ -6,7 +6,7 @@ import { GATEWAY_AUTH_MESSAGE } from '../auth/auth.guard';
 import { MAX_INPUT_DEPTH, readsBody } from '../http/input-policy';
 import { DashboardErrorBody, GatewayErrorBody, PlainErrorBody, PortalErrorBody } from './error-bodies';
 import { Family, familyOf, validationStatus } from './families';
-import { MAX_PARAM_LENGTH } from './framework-errors';
+import { MAX_PARAM_LENGTH, REQUEST_TIMEOUT_MS } from './framework-errors';
 
 /** The schemas of the families' error bodies, to be given to the document as extra models. */
 export const ERROR_BODIES = [GatewayErrorBody, DashboardErrorBody, PortalErrorBody, PlainErrorBody];
@@ -40,14 +40,16 @@ function size(bytes: number): string {
   return `${bytes} bytes`;
 }
 
+const TOO_SLOW = `the request did not arrive in time: its headers within 60 s, all of it within ${REQUEST_TIMEOUT_MS / 1000} s`;
+
 /**
  * Documents, on every operation of the four route families, what any of their routes can answer besides its own
  * errors: the credential failure, the validation status, 400 for a malformed request (the router and the HTTP parser
  * refuse it before any family's rules apply, so also on the portal, whose validation status is 422), 413 for a body
  * over `bodyLimit(path)` (where a body is read at all), 414 for an over-long path segment (where the path has a
- * parameter; elsewhere it names no route: 404), 431 for oversized headers and 500. Every error answer of these
- * operations then names its family's error body, the one the families' filter renders. Descriptions the controllers
- * gave are kept.
+ * parameter; elsewhere it names no route: 404), 408 for a request too slow to arrive, 431 for oversized headers and
+ * 500. Every error answer of these operations then names its family's error body, the one the families' filter
+ * renders. Descriptions the controllers gave are kept.
  */
 export function documentErrorResponses(document: OpenAPIObject, bodyLimit: (path: string) => number): void {
   for (const [path, item] of Object.entries(document.paths)) {
@@ -71,6 +73,7 @@ export function documentErrorResponses(document: OpenAPIObject, bodyLimit: (path
       add(400, MALFORMED);
       if (takesBody) add(413, `the body is over ${size(bodyLimit(path))}`);
       if (path.includes('{')) add(414, `a path segment is longer than ${MAX_PARAM_LENGTH} characters`);
+      add(408, TOO_SLOW);
       add(431, `the request line and headers are over ${size(maxHeaderSize)}`);
       add(500, 'an unexpected error: `Internal server error`, the details are logged only');
       for (const [status, response] of Object.entries(responses)) {
@@ -92,6 +95,7 @@ function documentPlainErrors(item: object): void {
     const responses = operation.responses as Record<string, ResponseObject>;
     const content = { 'application/json': { schema: { $ref: getSchemaPath(PlainErrorBody) } } };
     responses[400] ??= { description: `${INVALID_INPUT}; or ${MALFORMED}`, content };
+    responses[408] ??= { description: TOO_SLOW, content };
     responses[431] ??= { description: `the request line and headers are over ${size(maxHeaderSize)}`, content };
   }
 }

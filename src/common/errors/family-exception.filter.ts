@@ -18,6 +18,8 @@ export function describeError(error: unknown, family: Family): ErrorReply {
     return { status: validationStatus(family), messages };
   }
   if (error instanceof ApiError) return { status: error.getStatus(), messages: error.messages };
+  // nobody is left to answer, and nothing went wrong here: no error logged (any client could fill the log with them)
+  if (isClientAbort(error)) return { status: HttpStatus.BAD_REQUEST, messages: [CLIENT_ABORT] };
   if (error instanceof HttpException) {
     const res = error.getResponse();
     // Nest hands Fastify's own errors (body parsing, size limits) over as HttpException(message, status).
@@ -27,6 +29,15 @@ export function describeError(error: unknown, family: Family): ErrorReply {
   }
   logger.error({ err: error }, 'unexpected error');
   return { status: HttpStatus.INTERNAL_SERVER_ERROR, messages: ['Internal server error'] };
+}
+
+const CLIENT_ABORT = 'the client closed the connection before its body arrived';
+
+/** Node's error on a request's body stream when its client closes the connection before sending all of it. */
+function isClientAbort(error: unknown): boolean {
+  return (
+    error instanceof Error && error.message === 'aborted' && (error as NodeJS.ErrnoException).code === 'ECONNRESET'
+  );
 }
 
 function fastifyClientError(status: number, message: string, family: Family): ErrorReply {

@@ -4,12 +4,19 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './api-error';
-import { familyOf, renderErrorBody } from './families';
+import { Family, familyOf, renderErrorBody } from './families';
 import { privateAnswerHeaders } from '../http/page-security';
 import { sendFamilyError } from './family-exception.filter';
 
 /** The longest path segment the router takes; a longer one cannot name anything this service stores. */
 export const MAX_PARAM_LENGTH = 1024;
+
+/**
+ * How long a request may take to arrive, headers and body (a 408 in the family's body; its headers alone have Node's
+ * 60 s). Fastify turns Node's own limit off, so a client that announced a body and never sent it held its connection
+ * for ever. 120 s leaves a 32 MiB analytics batch over 2.5 Mbit/s.
+ */
+export const REQUEST_TIMEOUT_MS = 120_000;
 
 // A path no route serves: a request the router refused is routed again under it, so that it passes the hooks every
 // request passes (its id, its log line, its metrics, under the route label of unmatched paths) before it is answered.
@@ -53,9 +60,26 @@ export function answerRefusedByRouter(request: FastifyRequest, reply: FastifyRep
   sendFamilyError(request, reply, entry.error);
 }
 
+/** privateAnswerHeaders for an answer written to the socket by hand: every answer of the four families has them. */
+function privateHeaderLines(family: Family): string {
+  return family === 'other' ? '' : 'Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n';
+}
+
+/**
+ * The target of the request each connection is receiving, once its headers are in: a request refused for taking too
+ * long to arrive (its body still coming) has no packet left to read it from, yet is answered in its family's body.
+ */
+const receiving = new WeakMap<Socket, string>();
+
+/** An onRequest hook: notes the target of the request its connection is receiving (see onClientError). */
+export function noteRequestTarget(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  receiving.set(request.raw.socket, request.raw.url ?? '/');
+  done();
+}
+
 /** The path of the request line at the head of what the client sent, if any (for the family only). */
-function requestPath(raw: unknown): string {
-  if (!Buffer.isBuffer(raw)) return '/';
+function requestPath(raw: unknown, socket: Socket): string {
+  if (!Buffer.isBuffer(raw)) return receiving.get(socket) ?? '/';
   const line = raw.subarray(0, 2048).toString('latin1');
   // whatever the method (the parser refuses a lower-case one) and in origin or absolute form
   const m = /^[!-~]+ ([!-~]+)/.exec(line);
@@ -78,12 +102,12 @@ export function onClientError(err: NodeJS.ErrnoException & { rawPacket?: unknown
     status = 408;
     message = 'the request took too long to arrive';
   }
-  const family = familyOf(requestPath(err.rawPacket));
+  const family = familyOf(requestPath(err.rawPacket, socket));
   const body = JSON.stringify(renderErrorBody(family, status, [message]));
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Type: application/json; charset=utf-8\r\n${privateHeaderLines(family)}Connection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();
@@ -95,9 +119,10 @@ export function onClientError(err: NodeJS.ErrnoException & { rawPacket?: unknown
  */
 export function onConnect(req: IncomingMessage, socket: Duplex): void {
   const url = req.url ?? '';
-  const body = JSON.stringify(renderErrorBody(familyOf(url), 404, [`Cannot CONNECT ${url}`]));
+  const family = familyOf(url);
+  const body = JSON.stringify(renderErrorBody(family, 404, [`Cannot CONNECT ${url}`]));
   socket.end(
     `HTTP/1.1 404 ${STATUS_CODES[404]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+      `Content-Type: application/json; charset=utf-8\r\n${privateHeaderLines(family)}Connection: close\r\n\r\n${body}`,
   );
 }

@@ -47,6 +47,26 @@ function flatten(errors: ValidationError[], parent = ''): string[] {
   return [...out];
 }
 
+/** Names the stock pipe deletes from every object of a body, whatever they hold, before it validates it. */
+const STRIPPED_NAMES = ['constructor', 'prototype'];
+
+/**
+ * Where a member named `constructor` or `prototype` sits inside a member of the body (`Options.constructor`), if
+ * anywhere. The stock pipe deletes such members unseen, so a free-form map (Options, a Filter, a sample event)
+ * would pass validation without them and be stored and acted on without them: `{"Foo": "x"}` as Options is refused,
+ * `{"constructor": 1}` would not be. (A top-level one is an unknown member, ignored like any other.)
+ */
+export function strippedMemberPath(value: unknown, path = ''): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [name, member] of Object.entries(value)) {
+    const at = path ? `${path}.${name}` : name;
+    if (path && STRIPPED_NAMES.includes(name)) return at;
+    const found = strippedMemberPath(member, at);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /** The stock pipe, but for what it lets through as "nothing": a null or missing body and a path parameter's text. */
 class FamilyValidationPipe extends ValidationPipe {
   /**
@@ -62,6 +82,8 @@ class FamilyValidationPipe extends ValidationPipe {
       } else if (typeof value !== 'object' || value === null || Array.isArray(value)) {
         throw new ValidationFailed([NOT_AN_OBJECT]);
       }
+      const stripped = strippedMemberPath(value);
+      if (stripped) throw new ValidationFailed([`${stripped}: a member may not be named constructor or prototype`]);
     }
     return super.transform(value, metadata);
   }

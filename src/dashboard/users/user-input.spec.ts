@@ -67,6 +67,26 @@ describe('parseUserInput', () => {
     expect(names('Zoë', 'van der Berg')).toEqual([]);
   });
 
+  it('refuses an object holding a member named constructor as a wrong type, rather than throwing', () => {
+    for (const field of ['email_address', 'first_name', 'password', 'active', 'password_max_days'] as const) {
+      const { errors } = parseUserInput(
+        { ...valid, [field]: { constructor: 1, nested: { constructor: 'x' } } },
+        { permissionsRequired: true },
+      );
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(new RegExp(`^${field} must be`));
+    }
+  });
+
+  it('still validates a body that holds a member named constructor or toString', () => {
+    for (const odd of ['constructor', 'toString', 'valueOf']) {
+      expect(parseUserInput({ ...valid, [odd]: { a: 1 } }, { permissionsRequired: true }).errors).toEqual([]);
+      expect(
+        parseUserInput({ ...valid, first_name: 5, [odd]: { a: 1 } }, { permissionsRequired: true }).errors,
+      ).toEqual(['first_name must be a string']);
+    }
+  });
+
   it('rejects a body that is not an object', () => {
     for (const body of [null, [], 'x', 3])
       expect(parseUserInput(body, { permissionsRequired: false }).errors).toEqual(['the body must be a JSON object']);

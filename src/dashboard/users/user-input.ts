@@ -38,12 +38,17 @@ export function parseUserInput(
 ): { input?: CreateUserDto; errors: string[] } {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     return { errors: ['the body must be a JSON object'] };
-  // the two free-form maps are taken as sent: class-transformer rebuilds nested objects through their prototype, so
-  // a member named `constructor` would throw and one named `toString` or `valueOf` would vanish
-  const { user_permissions: permissions, api_model: model, ...rest } = body as Record<string, unknown>;
-  const dto = plainToInstance(CreateUserDto, rest, { enableImplicitConversion: false });
-  if (permissions !== undefined) dto.user_permissions = permissions as Record<string, string>;
-  if (model !== undefined) dto.api_model = model as Record<string, unknown>;
+  // objects and arrays are taken as sent (the two free-form maps, and any value of the wrong type): class-transformer
+  // rebuilds nested objects through their prototype, so a member named `constructor` would throw (a 500 for
+  // `"password": {"constructor": 1}`) and one named `toString` or `valueOf` would vanish. No field is a nested DTO.
+  const members = Object.entries(body as Record<string, unknown>);
+  const isObject = (value: unknown) => typeof value === 'object' && value !== null;
+  const plain = Object.fromEntries(members.filter(([, value]) => !isObject(value)));
+  const dto = plainToInstance(CreateUserDto, plain, { enableImplicitConversion: false });
+  // (a member named like one of Object's, `constructor` above all, is no field: set on the DTO, it would hide the
+  // class its rules are found by)
+  for (const [name, value] of members)
+    if (isObject(value) && !(name in Object.prototype)) Object.assign(dto, { [name]: value });
   const errors = reasonsOf(validateSync(dto, { whitelist: true, stopAtFirstError: true, forbidUnknownValues: false }));
   // a name is one line of text that shows something, as the portal's names are
   for (const field of ['first_name', 'last_name'] as const) {

@@ -8,6 +8,7 @@ import {
   IsIn,
   IsInt,
   IsNotEmpty,
+  IsObject,
   IsOptional,
   IsString,
   Matches,
@@ -164,7 +165,10 @@ export class WebhookHeaderInput {
   @ApiProperty({
     example: 'X-Api-Key',
     maxLength: HEADER_LIMITS.nameLength,
-    description: 'an HTTP header name (a token)',
+    minLength: 1,
+    // the document says what is refused, so a client checking against it is not surprised by a 422
+    pattern: HEADER_NAME.source,
+    description: `an HTTP header name (a token), not one the service sets itself or that belongs to the connection (${RESERVED_HEADERS.join(', ')})`,
   })
   @IsString()
   @IsNotEmpty()
@@ -178,6 +182,7 @@ export class WebhookHeaderInput {
   @ApiProperty({
     example: 'abc123',
     maxLength: HEADER_LIMITS.valueLength,
+    pattern: HEADER_VALUE.source,
     description:
       'visible ASCII or Latin-1 characters (up to U+00FF), with spaces or tabs only between them: no control characters, line breaks, or leading or trailing whitespace',
   })
@@ -188,6 +193,8 @@ export class WebhookHeaderInput {
 }
 
 const HEADERS_LIMITS_DESCRIPTION = `at most ${HEADER_LIMITS.count} headers per webhook, and at most ${HEADER_LIMITS.total} characters of names and values together (one header: Name at most ${HEADER_LIMITS.nameLength}, Value at most ${HEADER_LIMITS.valueLength}), so that every delivery is a request HTTP servers accept`;
+
+const HEADER_NOT_AN_OBJECT = 'each of Headers must be an object {"Name": ..., "Value": ...}';
 
 /**
  * How many headers a body's Headers holds and how long they are together: the whole of the webhook's headers, as
@@ -325,6 +332,8 @@ export class CreateWebhookDto {
   @IsOptional()
   @IsArray()
   @HeadersLimits()
+  // each an object: ValidateNested checks the members of an inner array as headers, so [[{...}]] would pass
+  @IsObject({ each: true, message: HEADER_NOT_AN_OBJECT })
   @ValidateNested({ each: true })
   @Type(() => WebhookHeaderInput)
   Headers?: WebhookHeaderInput[];
@@ -408,6 +417,8 @@ export class UpdateWebhookDto {
   @IsOptionalNotNull()
   @IsArray()
   @HeadersLimits()
+  // each an object: ValidateNested checks the members of an inner array as headers, so [[{...}]] would pass
+  @IsObject({ each: true, message: HEADER_NOT_AN_OBJECT })
   @ValidateNested({ each: true })
   @Type(() => WebhookHeaderInput)
   Headers?: WebhookHeaderInput[];
