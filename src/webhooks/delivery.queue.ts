@@ -1,5 +1,5 @@
 import { InjectQueue } from '@nestjs/bullmq';
-import { Injectable, Logger } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { JobsOptions, Queue } from 'bullmq';
 import { withDeadline } from '../common/deadline';
 import { isUuidId } from '../common/http/ids';
@@ -83,12 +83,29 @@ function jobData(d: DueDelivery): DeliveryJobData {
   return data;
 }
 
+/**
+ * How long a stop waits for a BullMQ connection still being set up before closing it. Closed while it is set up,
+ * BullMQ (5.81) drops its listeners first and then emits the set-up's failure as an 'error' nobody handles: an
+ * unhandled rejection, which ends the process (a stop right after a start).
+ */
+export const BULL_READY_WAIT_MS = 2000;
+
+/** Waits, up to BULL_READY_WAIT_MS, until a BullMQ queue or worker has its connection set up (see there). */
+export async function settled(bull: { waitUntilReady(): Promise<unknown> }): Promise<void> {
+  await withDeadline(bull.waitUntilReady(), BULL_READY_WAIT_MS).catch(() => undefined);
+}
+
 /** The one place that puts delivery work on the queue. */
 @Injectable()
-export class DeliveryQueue {
+export class DeliveryQueue implements BeforeApplicationShutdown {
   private readonly logger = new Logger(DeliveryQueue.name);
 
   constructor(@InjectQueue(DELIVERY_QUEUE) readonly queue: Queue<DeliveryJobData>) {}
+
+  /** Before the queue is closed (by BullModule, at application shutdown): see BULL_READY_WAIT_MS. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await settled(this.queue);
+  }
 
   /**
    * Queues work whose change Postgres has already committed (new, redelivered, recovered or retried

@@ -2,7 +2,7 @@ import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { BeforeApplicationShutdown, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DelayedError, Job } from 'bullmq';
 import { AppConfig } from '../../config';
-import { DELIVERY_QUEUE, DeliveryJobData, DeliveryQueue, isDeliveryJobData } from '../delivery.queue';
+import { DELIVERY_QUEUE, DeliveryJobData, DeliveryQueue, isDeliveryJobData, settled } from '../delivery.queue';
 import { AttemptRecord, ClaimedDelivery, DeliveryKey, DeliveryStore, RecordOutcome } from '../delivery.store';
 import { DestinationRegistry } from '../send/destination-registry';
 import { OutgoingMessage } from '../send/destination';
@@ -75,6 +75,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   /** Lets the attempts in flight finish and record themselves while the database is still there. */
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
+    await settled(this.worker);
     await this.worker.close();
   }
 
