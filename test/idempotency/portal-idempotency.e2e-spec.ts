@@ -11,6 +11,7 @@ import { TEST_SECRETS } from '../helpers/test-env';
 import { eventually } from '../helpers/eventually';
 import { expectReplayOf, idempotencyKey, refuseStoredAnswers, unstorableKey, withKey } from '../helpers/idempotency';
 import { useService } from '../helpers/use-service';
+import { sessionsWaitingForLocks } from '../helpers/locks';
 
 const approvePath = (id: number) => `/portal-api/access_requests/${id}/approve`;
 
@@ -312,12 +313,7 @@ describe('idempotent retries on the portal', () => {
   it('another request racing the claim of a key is a 422, not a 409, once that claim commits', async () => {
     const k = idempotencyKey();
     const scope = `portal:${sha256Hex(TEST_SECRETS.PORTAL_API_TOKEN)}`;
-    const waiting = async () =>
-      (
-        await t.db.query(
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        )
-      )[0].n;
+    const waiting = () => sessionsWaitingForLocks(t.db);
     // the claim of a first request (another body), written but not yet committed
     const first = new Client({ connectionString: t.env.databaseUrl });
     await first.connect();

@@ -4,6 +4,7 @@ import { createAccessRequest, createApp } from '../helpers/portal';
 import { expectKeptAndLogged } from '../helpers/fake-idp';
 import { withLogs } from '../helpers/logs';
 import { useService } from '../helpers/use-service';
+import { sessionsWaitingForLocks } from '../helpers/locks';
 
 const PROVIDER_TIMEOUT_MS = 5000;
 
@@ -145,12 +146,7 @@ describe('deleting an access request, or its app, withdraws its DCR clients at t
     const app = await createApp(t.portal, { Name: 'Raced app', RedirectURLs: 'https://r.example/cb', UserID: 11 });
     const ar = await createAccessRequest(t.portal, { AppID: app.ID, AuthType: 'oauth2.0', DCREnabled: true });
     const registrationsBefore = t.idp.registrations.length;
-    const waiting = async () =>
-      (
-        await t.db.query(
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        )
-      )[0].n;
+    const waiting = () => sessionsWaitingForLocks(t.db);
     // the request is held, so the approval (registered already) waits to commit, and the delete of the app behind it
     const holder = new Client({ connectionString: t.env.databaseUrl });
     await holder.connect();

@@ -3,6 +3,7 @@ import { eventually } from '../helpers/eventually';
 import { createWebhook, PORTAL_TIME, UUID } from '../helpers/portal';
 import { TEST_SECRETS } from '../helpers/test-env';
 import { useService } from '../helpers/use-service';
+import { sessionsWaitingForLocks } from '../helpers/locks';
 
 describe('webhook subscriptions (portal API)', () => {
   const t = useService();
@@ -292,12 +293,7 @@ describe('webhook subscriptions (portal API)', () => {
       Events: ['AccessRequestCreated'],
       Headers: [{ Name: 'X-First', Value: '1' }],
     });
-    const waiting = async () =>
-      (
-        await t.db.query(
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        )
-      )[0].n;
+    const waiting = () => sessionsWaitingForLocks(t.db);
     // the webhook is held, so the header POST waits for it, and the PUT behind the POST
     const holder = new Client({ connectionString: t.env.databaseUrl });
     await holder.connect();
