@@ -57,6 +57,13 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  // BullMQ (5.81) closes a connection still being set up (its Redis down or frozen) by dropping its listeners first;
+  // the set-up's failure then rejects with nobody to hear it. While stopping, that one is expected: it must not turn
+  // the stop into a crash. Any other unhandled rejection ends the process, as Node's default does.
+  process.on('unhandledRejection', (reason) => {
+    if (stopping && reason instanceof Error && reason.message === 'Connection is closed.') return;
+    throw reason;
+  });
   // a stop that hangs (a peer that never answers) still ends: past the grace period the process exits
   const bounded = () =>
     setTimeout(() => {

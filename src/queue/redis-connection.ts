@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import IORedis, { Cluster, ClusterOptions, RedisOptions } from 'ioredis';
+import { withDeadline } from '../common/deadline';
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -129,8 +130,13 @@ export async function redisAnswers(url: string, timeoutMs = 1500): Promise<boole
   });
   client.on('error', () => undefined);
   try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
+    // a server that takes the connection and never answers (a frozen host) answers no more than one that is down
+    return (
+      (await withDeadline(
+        client.connect().then(() => client.ping()),
+        timeoutMs,
+      )) === 'PONG'
+    );
   } catch {
     return false;
   } finally {
@@ -161,8 +167,11 @@ export async function redisRefusal(url: string, timeoutMs = 1500): Promise<strin
   };
   client.on('error', note);
   try {
-    await client.connect();
-    if (db) await client.select(db);
+    // bounded: a server that takes the connection and never answers (a frozen host) is an outage, not a setting
+    await withDeadline(
+      client.connect().then(() => (db ? client.select(db) : undefined)),
+      timeoutMs,
+    );
   } catch (err) {
     note(err as Error);
   } finally {
