@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/config/app-config';
 import { runMigrations } from '../../src/database/data-source';
 import { resolveInfrastructure } from '../../src/database/infrastructure';
@@ -29,7 +30,6 @@ export default async function globalSetup(): Promise<void> {
   const adminUrl = config.database.url!;
   const template = `gwm_test_template_${process.pid}`;
   await withAdminClient(adminUrl, async (c) => {
-    // leftovers of earlier runs that were killed
     // leftovers of earlier runs that were killed (names carry the run's pid; other live runs are left alone)
     const old = await c.query(`SELECT datname FROM pg_database WHERE datname LIKE 'gwm_test_%'`);
     for (const row of old.rows) {
@@ -44,7 +44,9 @@ export default async function globalSetup(): Promise<void> {
   process.env[ENV_ADMIN_URL] = adminUrl;
   process.env[ENV_TEMPLATE] = template;
   process.env[ENV_REDIS_URL] = config.redis.url;
-  process.env[ENV_RUN_ID] = String(process.pid);
+  // unique to this run, not just its pid: pids come round again (32768 on these machines), and a killed run's record
+  // of its broker objects would then be taken for this one's
+  process.env[ENV_RUN_ID] = `${process.pid}x${randomBytes(3).toString('hex')}`;
 }
 
 function processAlive(pid: number): boolean {
