@@ -72,8 +72,18 @@ export class ServiceProcess {
     return this.exited;
   }
 
-  /** SIGTERM: shuts down as a deployment stops it (the end of a spec). */
-  close(): Promise<void> {
-    return this.kill('SIGTERM');
+  /**
+   * SIGTERM: shuts down as a deployment stops it (the end of a spec). A stop that runs into the service's own 60 s
+   * bound fails the spec with what the process said last, rather than as a hook that timed out saying nothing.
+   */
+  async close(): Promise<void> {
+    const running = this.child.exitCode === null && this.child.signalCode === null;
+    const started = Date.now();
+    await this.kill('SIGTERM');
+    if (running && this.output.includes('did not stop within'))
+      throw new Error(
+        `pid ${this.pid} did not stop within its bound (${Date.now() - started} ms); its last output:\n` +
+          this.output.slice(-6000),
+      );
   }
 }

@@ -27,9 +27,10 @@ export function useFixture<T extends Closable & object>(start: () => Promise<T>)
   beforeAll(async () => {
     made = await start();
   });
+  // beyond a service process's own 60 s bound on its stop, so that a stop running into it says why (ServiceProcess)
   afterAll(async () => {
     await made?.close();
-  });
+  }, 120_000);
   const need = (key: string | symbol): T => {
     if (made) return made;
     throw new Error(`fixture: ${String(key)} read before its beforeAll ran (read it inside a hook or a test)`);

@@ -79,11 +79,14 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
   // the receiver and provider before the app: a request hanging on one would hold the app's close up
   const close = async () => {
     const [app, ...processes] = started.splice(0) as [TestApp?, ...(ServiceProcess | undefined)[]];
-    for (const p of processes) await p?.close();
+    // a process that failed to stop in time is reported once the rest is closed too
+    let failed: unknown;
+    for (const p of processes) await p?.close().catch((err: unknown) => (failed ??= err));
     await sink?.close();
     await idp?.close();
     await app?.close();
     await env?.drop();
+    if (failed) throw failed;
   };
   try {
     env = await createTestEnv(opts.envVars);
