@@ -24,8 +24,10 @@ export async function resolveInfrastructure(
     config.database.url = embeddedPostgres.url;
   }
   if (opts.redis && !config.redis.cluster) {
-    config.redis.url = await resolveRedisUrl(config.redis.url, config.dataDir, log);
-    const refusal = await redisRefusal(config.redis.url);
+    const configured = config.redis.url;
+    config.redis.url = await resolveRedisUrl(configured, config.dataDir, log);
+    // the default URL names no database number and no credentials: nothing of it to refuse
+    const refusal = configured ? await redisRefusal(configured) : undefined;
     if (refusal) throw new ConfigError(`Invalid configuration:\n  REDIS_URL: the server refuses it: ${refusal}`);
   }
   return { config, embeddedPostgres };

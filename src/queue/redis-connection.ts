@@ -120,14 +120,19 @@ export function redisOptionsFromUrl(url: string): RedisOptions {
   };
 }
 
-export async function redisAnswers(url: string, timeoutMs = 1500): Promise<boolean> {
-  const client = new IORedis({
-    ...redisOptionsFromUrl(url),
+/** A client for one check at start-up: it connects when asked, tries once, and gives up within `timeoutMs`. */
+function checkingClient(options: RedisOptions, timeoutMs: number): IORedis {
+  return new IORedis({
+    ...options,
     lazyConnect: true,
     connectTimeout: timeoutMs,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
   });
+}
+
+export async function redisAnswers(url: string, timeoutMs = 1500): Promise<boolean> {
+  const client = checkingClient(redisOptionsFromUrl(url), timeoutMs);
   client.on('error', () => undefined);
   try {
     // a server that takes the connection and never answers (a frozen host) answers no more than one that is down
@@ -154,13 +159,7 @@ const REFUSED = /^(WRONGPASS|NOAUTH|ERR DB index)/;
  */
 export async function redisRefusal(url: string, timeoutMs = 1500): Promise<string | undefined> {
   const { db, ...options } = redisOptionsFromUrl(url);
-  const client = new IORedis({
-    ...options,
-    lazyConnect: true,
-    connectTimeout: timeoutMs,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
+  const client = checkingClient(options, timeoutMs);
   let refusal: string | undefined;
   const note = (err: Error) => {
     if (REFUSED.test(err.message)) refusal ??= err.message;
