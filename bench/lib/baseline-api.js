@@ -95,7 +95,7 @@ app.get('/api/apis', async (req, reply) => {
   if (!user || !user.active) return reply.code(401).send({ Status: 'Error', Message: 'Not authorised', Meta: null });
   const q = req.query;
   const p = q.p ? Number(q.p) : 1;
-  const { page, count } = buildApiListQuery(
+  const [text, params] = buildApiListQuery(
     {
       orgId: user.org_id,
       apiType: q.api_type,
@@ -108,9 +108,8 @@ app.get('/api/apis', async (req, reply) => {
     (p - 1) * pageSize,
     pageSize,
   );
-  const [rows, totals] = await Promise.all([run(page[0], page[1]), run(count[0], count[1])]);
-  const total = totals.rows[0].total;
-  return { apis: rows.rows.map((r) => ({ api_definition: r.list_entry })), pages: Math.ceil(total / pageSize) };
+  const { total, apis } = (await run(text, params)).rows[0];
+  return { apis: apis.map((entry) => ({ api_definition: entry })), pages: Math.ceil(total / pageSize) };
 });
 
 app.listen({ port: Number(process.env.BASE_PORT), host: '127.0.0.1' }).then(() => process.stdout.write('READY\n'));

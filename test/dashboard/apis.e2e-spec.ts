@@ -144,6 +144,32 @@ describe('dashboard: GET /api/apis and /api/apis/groups', () => {
         expect((await user.http.get(`/api/apis?p=${far}`)).body).toEqual({ apis: [], pages });
     });
 
+    it('counts pages from the same snapshot as the page while APIs are being added', async () => {
+      const org = 'paging-snapshot';
+      const user = await seedUser(t, { org, permissions: { apis: 'read' } });
+      let adding = true;
+      const writer = (async () => {
+        try {
+          for (let i = 0; i < 25; i++)
+            await Promise.all([1, 2, 3].map(() => createApi(t, oasDoc({ org, name: `snap ${i}` }))));
+        } finally {
+          adding = false;
+        }
+      })();
+      const answers: { listed: number; pages: number }[] = [];
+      const reader = async () => {
+        while (adding) {
+          // every match at once: the page holds them all, so `pages` must be counted from exactly these
+          const res = await user.http.get('/api/apis?p=0');
+          expect(res.status).toBe(200);
+          answers.push({ listed: res.body.apis.length, pages: res.body.pages });
+        }
+      };
+      await Promise.all([writer, reader(), reader(), reader()]);
+      expect(answers.length).toBeGreaterThan(20);
+      expect(answers.filter((a) => a.pages !== Math.ceil(a.listed / 10))).toEqual([]);
+    });
+
     describe('with DASHBOARD_PAGE_SIZE=4', () => {
       const t4 = useService({ vars: { DASHBOARD_PAGE_SIZE: '4' } });
 

@@ -44,13 +44,15 @@ export function commaList(value: string | undefined): string[] {
  * The SQL of GET /api/apis: every filter and the order run on the projected columns and their indexes
  * (org_id + sort key btrees, GIN on categories/auth_types, trigram or btree on lower(name)).
  * `limit` null: every matching row (a page number of 0 or less asks for all of them in one answer).
+ * One statement answers the page (`apis`, a JSON array of list entries in order) and the count of every match
+ * (`total`) from one snapshot: run apart, an API added or deleted between them made `pages` disagree with the page.
  */
 export function buildApiListQuery(
   f: ApiListFilters,
   sort: ApiSort,
   offset: number,
   limit: number | null,
-): { page: [string, unknown[]]; count: [string, unknown[]] } {
+): [string, unknown[]] {
   const where: string[] = [];
   const params: unknown[] = [];
   const add = (sql: (n: string) => string, value: unknown) => {
@@ -64,12 +66,12 @@ export function buildApiListQuery(
   if (f.authTypes?.length) add((n) => `auth_types && ${n}::text[]`, f.authTypes);
   if (f.baseOnly) where.push('NOT is_child');
   if (f.q) add((n) => `lower(name) LIKE lower(${n}) ESCAPE '\\'`, containsPattern(f.q));
-  const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  return {
-    page: [
-      `SELECT list_entry FROM api_definitions ${clause} ORDER BY ${ORDER[sort]}${limit === null ? '' : ` LIMIT ${limit} OFFSET ${offset}`}`,
-      params,
-    ],
-    count: [`SELECT count(*)::int AS total FROM api_definitions ${clause}`, params],
-  };
+  const clause = where.length ? ` WHERE ${where.join(' AND ')}` : '';
+  const window = limit === null ? '' : ` LIMIT ${limit} OFFSET ${offset}`;
+  const page = `SELECT list_entry, row_number() OVER (ORDER BY ${ORDER[sort]}) AS n FROM api_definitions${clause} ORDER BY ${ORDER[sort]}${window}`;
+  return [
+    `SELECT (SELECT count(*) FROM api_definitions${clause})::int AS total,
+            coalesce((SELECT json_agg(p.list_entry ORDER BY p.n) FROM (${page}) p), '[]'::json) AS apis`,
+    params,
+  ];
 }

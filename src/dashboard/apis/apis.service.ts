@@ -28,7 +28,7 @@ export class ApisService {
   async list(actor: DashboardActor, query: ListApisQueryDto): Promise<ApiListResponse> {
     const size = this.config.dashboard.pageSize;
     const { offset, limit } = pageWindowOrAll(query.p, size);
-    const { page, count } = buildApiListQuery(
+    const [text, params] = buildApiListQuery(
       {
         orgId: actor.isSuperUser ? undefined : actor.orgId,
         apiType: query.api_type,
@@ -41,12 +41,8 @@ export class ApisService {
       offset,
       limit,
     );
-    const [rows, totals] = await Promise.all([this.db.query(...page), this.db.query(...count)]);
-    const total: number = totals[0].total;
-    return {
-      apis: (rows as { list_entry: ApiListEntry }[]).map((r) => ({ api_definition: r.list_entry })),
-      pages: pageCount(total, size),
-    };
+    const [{ total, apis }] = await this.db.query<{ total: number; apis: ApiListEntry[] }[]>(text, params);
+    return { apis: apis.map((entry) => ({ api_definition: entry })), pages: pageCount(total, size) };
   }
 
   /** GET /api/apis/groups: every category of the caller's organisation → ids of its APIs. */
