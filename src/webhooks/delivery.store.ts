@@ -281,10 +281,33 @@ export const recordSql = (deliveries: string, attempts: string) => `WITH v AS (
            FROM v JOIN d ON d.id = v.delivery_id)
        SELECT d.id AS delivery_id FROM d`;
 
-/** The webhooks subscribed to event `e` (active, created no later than it), but for the one it is about. */
-const SUBSCRIBED = `e.target_webhook_id IS NULL AND w.active AND w.events @> ARRAY[e.name] AND w.created_at <= e.occurred_at
+/**
+ * Event `e` may go to webhook `w`: not a test send, and the webhook was created no later than it, but for the one
+ * it is about.
+ */
+const MAY_RECEIVE = `e.target_webhook_id IS NULL AND w.created_at <= e.occurred_at
                     -- an operational event is never delivered to the webhook it is about
                     AND (e.name <> ALL($2::text[]) OR e.about IS DISTINCT FROM w.id::text)`;
+
+/**
+ * The webhooks subscribed to event `e` by their own columns (active, its name among their events): those whose
+ * subscription has not changed since the event happened.
+ */
+const SUBSCRIBED = `${MAY_RECEIVE} AND w.active AND w.events @> ARRAY[e.name]
+                    AND (w.subscription_changed_at IS NULL OR w.subscription_changed_at <= e.occurred_at)`;
+
+/**
+ * The webhooks whose subscription has changed since event `e` happened, with the subscription each had then (`h`:
+ * the first kept one that ended after it; see the migration WebhookSubscriptionHistory), so a relay that lags
+ * delivers to the webhooks subscribed when the event happened, as a prompt one does, and to no other.
+ */
+const SUBSCRIBED_THEN = `h AS MATERIALIZED (
+            SELECT DISTINCT ON (e.id, s.webhook_id) e.id AS event_id, s.webhook_id, s.active, s.events, s.filter_path
+              FROM e JOIN webhook_subscriptions_ended s ON s.valid_until > e.occurred_at
+             ORDER BY e.id, s.webhook_id, s.valid_until, s.id)`;
+/** The (event, webhook) pairs of `SUBSCRIBED_THEN` whose subscription then took the event (active, and its name). */
+const SUBSCRIBED_THEN_PAIRS = `e JOIN h ON h.event_id = e.id AND h.active AND h.events @> ARRAY[e.name]
+              JOIN webhooks w ON w.id = h.webhook_id AND ${MAY_RECEIVE}`;
 
 /**
  * The relay statement: claims committed outbox events (the outbox's claim, `e`) and creates one delivery per
@@ -299,14 +322,20 @@ const SUBSCRIBED = `e.target_webhook_id IS NULL AND w.active AND w.events @> ARR
  */
 function relayStatement(named: boolean, events: string, deliveries: string): string {
   return `WITH ${relayClaim(named, events)},
+          ${SUBSCRIBED_THEN},
           f AS MATERIALIZED (
             SELECT w.id AS webhook_id, e.id AS event_id, e.name AS event_name, e.occurred_at, e.seq, ${FILTER_ACCEPTS('w', 'e')} AS accepted
-              FROM e JOIN webhooks w ON ${SUBSCRIBED} AND w.filter_path IS NOT NULL),
+              FROM e JOIN webhooks w ON ${SUBSCRIBED} AND w.filter_path IS NOT NULL
+            UNION ALL
+            SELECT w.id, e.id, e.name, e.occurred_at, e.seq, ${FILTER_ACCEPTS('h', 'e')}
+              FROM ${SUBSCRIBED_THEN_PAIRS} WHERE h.filter_path IS NOT NULL),
           d AS (
             INSERT INTO ${deliveries} (id, webhook_id, event_id, event_name, next_attempt_at, event_seq, event_occurred_at)
             SELECT gen_random_uuid(), x.webhook_id, x.event_id, x.event_name, now() + make_interval(secs => x.delay), x.seq, x.occurred_at
               FROM (SELECT w.id AS webhook_id, e.id AS event_id, e.name AS event_name, e.occurred_at, e.seq, $5::float8 AS delay
                       FROM e JOIN webhooks w ON ${SUBSCRIBED} AND w.filter_path IS NULL
+                    UNION ALL
+                    SELECT w.id, e.id, e.name, e.occurred_at, e.seq, $5::float8 FROM ${SUBSCRIBED_THEN_PAIRS} WHERE h.filter_path IS NULL
                     UNION ALL
                     SELECT f.webhook_id, f.event_id, f.event_name, f.occurred_at, f.seq, $5::float8 FROM f WHERE f.accepted
                     UNION ALL

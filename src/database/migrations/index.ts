@@ -15,6 +15,7 @@ import { AccessRequestsUpdatedInPlace1763801900000 } from './1763801900000-acces
 import { CredentialsKeyedByRequest1763802000000 } from './1763802000000-credentials-keyed-by-request';
 import { DeliveryClaimsHeapOnly1763802100000 } from './1763802100000-delivery-claims-heap-only';
 import { ReprojectRefSecuritySchemes1763802200000 } from './1763802200000-reproject-ref-security-schemes';
+import { WebhookSubscriptionHistory1763802300000 } from './1763802300000-webhook-subscription-history';
 
 /** Every migration, in order. Add new ones at the end (raw SQL up/down). */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   CredentialsKeyedByRequest1763802000000,
   DeliveryClaimsHeapOnly1763802100000,
   ReprojectRefSecuritySchemes1763802200000,
+  WebhookSubscriptionHistory1763802300000,
 ];
