@@ -422,6 +422,69 @@ describe('the OpenAPI document (/docs-json)', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('refuses exactly the names and descriptors the served document calls invalid, on every route taking one', async () => {
+    const schemas = new OpenApiSchemas(doc);
+    const bodySchema = (path: string) => doc.paths[path].post.requestBody?.content['application/json'].schema;
+    const app = (await t.portal.post('/portal-api/apps', { Name: 'Texts' })).body;
+    const request = {
+      AppID: app.ID,
+      Catalogue: 'c',
+      Plan: 'p',
+      Products: ['x'],
+      AuthType: 'authToken',
+      User: 'User#1',
+    };
+    const routes: [string, (text: string) => Record<string, unknown>, (body: unknown) => Promise<HttpResponse>][] = [
+      ['/portal-api/apps', (Name) => ({ Name }), (body) => t.portal.post('/portal-api/apps', body)],
+      [
+        '/portal-api/access_requests',
+        (Catalogue) => ({ ...request, Catalogue }),
+        (body) => t.portal.post('/portal-api/access_requests', body),
+      ],
+      [
+        '/portal-api/access_requests',
+        (p) => ({ ...request, Products: ['x', p] }),
+        (body) => t.portal.post('/portal-api/access_requests', body),
+      ],
+      [
+        '/portal-api/webhooks',
+        (Name) => ({ Name, URL: 'https://hooks.example.com/', Events: ['AccessRequestApproved'] }),
+        (body) => t.portal.post('/portal-api/webhooks', body),
+      ],
+      [
+        '/admin/users',
+        (first_name) => ({ ...newUser('texts'), first_name }),
+        (body) => t.http.post('/admin/users', body, ADMIN),
+      ],
+    ];
+    const texts = [
+      'x',
+      'My app',
+      '  padded  ',
+      'ümlaut',
+      '👩\u200d💻',
+      'a\u200bb',
+      '',
+      ' ',
+      '\u00a0\u3000',
+      '\u200b',
+      '\u2800',
+    ];
+    texts.push('a\nb', 'a\tb', 'a\u0085', 'a\u2028b', 'a,b');
+    const wrong: string[] = [];
+    for (const [path, bodyOf, send] of routes)
+      for (const text of texts) {
+        const body = bodyOf(text);
+        const documented = schemas.errors(bodySchema(path), body).length === 0;
+        const res = await send(body);
+        if (documented !== res.status < 300)
+          wrong.push(
+            `${path} ${JSON.stringify(body)}: ${documented ? 'valid' : 'invalid'} by the document, ${res.status}`,
+          );
+      }
+    expect(wrong).toEqual([]);
+  });
+
   it('refuses just past each limit it states for the analytics batch, and takes what is at it', async () => {
     const record = doc.components.schemas.AnalyticsIngestRecordDto;
     const good: Record<string, unknown> = {

@@ -1,5 +1,5 @@
 import { validateSync } from 'class-validator';
-import { IsRequiredText, printableTextRefusal } from './required-text.decorator';
+import { IsRequiredText, PRINTABLE_TEXT_PATTERN, printableTextRefusal } from './required-text.decorator';
 
 describe('required text', () => {
   it('takes text with something visible in it, invisible characters inside included', () => {
@@ -65,5 +65,26 @@ describe('required text', () => {
     expect(messages({ Products: ['ok', '\u200b'] })).toEqual([
       'each value in Products must not be blank (only whitespace or invisible characters)',
     ]);
+  });
+
+  it('is stated as a pattern that takes exactly the text it takes, read with or without the u flag', () => {
+    const readings = [new RegExp(PRINTABLE_TEXT_PATTERN, 'u'), new RegExp(PRINTABLE_TEXT_PATTERN)];
+    const wrong: string[] = [];
+    const check = (text: string) => {
+      const taken = text !== '' && printableTextRefusal(text) === null;
+      for (const pattern of readings)
+        if (pattern.test(text) !== taken) wrong.push(`${JSON.stringify(text)} (${pattern.flags || 'no flags'})`);
+    };
+    // every character of the BMP alone, after a visible one, and between invisible ones
+    for (let c = 0; c < 0x10000; c++) {
+      if (c >= 0xd800 && c <= 0xdfff) continue;
+      const ch = String.fromCharCode(c);
+      for (const text of [ch, `a${ch}`, ` ${ch}\u200b`]) check(text);
+    }
+    for (const text of ['', 'My app', '  padded  ', '👩\u200d💻', '😀', 'a\u200bb', '\u00a0\u3000', 'a\r\nb'])
+      check(text);
+    expect(wrong.slice(0, 10)).toEqual([]);
+    // a pattern of \u escapes only: no flag or engine reads it differently
+    expect(PRINTABLE_TEXT_PATTERN).toMatch(/^[\^[\]*$\\u0-9a-f-]+$/);
   });
 });

@@ -10,6 +10,35 @@ const CONTROL = /[\p{Cc}\u2028\u2029]/u;
 // made only of them is as blank as "".
 const INVISIBLE = /[\s\p{Cf}\u034f\u115f\u1160\u3164\uffa0\u2800]/gu;
 
+/** The characters of the Basic Multilingual Plane `re` matches, surrogates aside, as the inside of a class. */
+function bmpClass(re: RegExp): string {
+  const one = new RegExp(re.source, re.flags.replace('g', ''));
+  const hex = (c: number) => `\\u${c.toString(16).padStart(4, '0')}`;
+  let out = '';
+  let start = -1;
+  for (let c = 0; c <= 0x10000; c++) {
+    const hit = c < 0x10000 && (c < 0xd800 || c > 0xdfff) && one.test(String.fromCharCode(c));
+    if (hit && start < 0) start = c;
+    if (!hit && start >= 0) {
+      out += start === c - 1 ? hex(start) : `${hex(start)}-${hex(c - 1)}`;
+      start = -1;
+    }
+  }
+  return out;
+}
+
+/**
+ * printableTextRefusal's rule as an OpenAPI `pattern` (ECMA-262, no flags, nothing but \u escapes, so validators in
+ * any language read it alike): no control character, and at least one character that shows something. Built from the
+ * same character sets, so the document cannot drift from the check; outside the BMP every character counts as
+ * visible here (the few invisible ones there, such as tag characters, cannot be written in a pattern every validator
+ * reads the same way).
+ */
+export const PRINTABLE_TEXT_PATTERN = (() => {
+  const control = bmpClass(CONTROL);
+  return `^[^${control}]*[^${control}${bmpClass(INVISIBLE)}][^${control}]*$`;
+})();
+
 /** Why `value` is not printable text, or null when it is (non-strings are left to @IsString()). */
 export function printableTextRefusal(value: unknown): 'control' | 'blank' | null {
   if (typeof value !== 'string') return null;

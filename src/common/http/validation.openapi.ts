@@ -2,6 +2,7 @@ import type { Type } from '@nestjs/common';
 import { DECORATORS } from '@nestjs/swagger';
 import { getMetadataStorage } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
+import { PRINTABLE_TEXT_PATTERN } from './required-text.decorator';
 
 /**
  * Every class-validator rule, by the class that declares it. class-validator keeps them in a map it does not expose;
@@ -16,6 +17,25 @@ export function validationRules(): Map<Type, ValidationMetadata[]> {
 }
 
 type Schema = Record<string, unknown>;
+
+/**
+ * One pattern for a value two rules' patterns both hold for (each searched for in the value, as a schema's pattern is);
+ * `a` itself when it already says what `b` says, so running the documentation again changes nothing.
+ */
+function bothPatterns(a: unknown, b: string): string {
+  const part = (p: string) => `(?=[\\s\\S]*?(?:${p}))`;
+  if (typeof a !== 'string' || a === b) return b;
+  return a.includes(part(b)) ? a : `^${part(a)}${part(b)}`;
+}
+
+/** `add` with its pattern, if any, joined to the one `documented` already has there. */
+function withPatterns(documented: Schema & { items?: Schema }, add: Schema): Schema {
+  if (typeof add.pattern === 'string') return { ...add, pattern: bothPatterns(documented.pattern, add.pattern) };
+  const items = add.items as Schema | undefined;
+  if (typeof items?.pattern === 'string')
+    return { ...add, items: { ...items, pattern: bothPatterns(documented.items?.pattern, items.pattern) } };
+  return add;
+}
 
 /** What a rule says of one value (of an array's items, for a rule with `each`) or of an array, in schema keywords. */
 function keywordsOf(rule: ValidationMetadata, itemType: unknown): { item?: Schema; array?: Schema } | undefined {
@@ -36,6 +56,11 @@ function keywordsOf(rule: ValidationMetadata, itemType: unknown): { item?: Schem
     case 'isNotEmpty':
       // "" is refused: of a string, at least one character
       return itemType === String || itemType === 'string' ? { item: { minLength: 1 } } : undefined;
+    case 'isPrintableText':
+      return { item: { pattern: PRINTABLE_TEXT_PATTERN } };
+    case 'matches':
+      // a pattern carries no flags: a rule with some (a case-insensitive one) is left to the description
+      return first instanceof RegExp && !first.flags ? { item: { pattern: first.source } } : undefined;
     case 'arrayNotEmpty':
       return { array: { minItems: 1 } };
     case 'arrayMinSize':
@@ -50,7 +75,8 @@ function keywordsOf(rule: ValidationMetadata, itemType: unknown): { item?: Schem
 /**
  * Writes what the class-validator rules of every documented DTO property enforce into its OpenAPI description:
  * `@IsInt()` makes it an integer, `@Min`/`@Max` its minimum and maximum, `@MinLength`/`@MaxLength`/`@Length`/
- * `@IsNotEmpty()` its length, `@ArrayNotEmpty`/`@ArrayMinSize`/`@ArrayMaxSize` its number of items (rules with `each`
+ * `@IsNotEmpty()` its length, `@ArrayNotEmpty`/`@ArrayMinSize`/`@ArrayMaxSize` its number of items, `@Matches` (without
+ * flags) and the required-text rule its pattern, two of them together one pattern both hold for (rules with `each`
  * speak of the items). The values come from the rules themselves, so the document cannot drift from what the service
  * refuses; they win over a value an `@ApiProperty` gives. Undocumented properties stay undocumented. Run before the
  * document is built; running it again changes nothing.
@@ -75,7 +101,7 @@ export function documentValidationRules(): void {
       if (add)
         Reflect.defineMetadata(
           DECORATORS.API_MODEL_PROPERTIES,
-          { ...documented, ...add },
+          { ...documented, ...withPatterns(documented, add) },
           target.prototype,
           rule.propertyName,
         );

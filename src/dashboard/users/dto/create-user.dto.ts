@@ -13,6 +13,7 @@ import {
   MinLength,
 } from 'class-validator';
 import { ADMIN_FLAGS, ADMIN_LEVELS, AREA_LEVELS, PERMISSION_AREAS } from '../../../common/auth/permissions';
+import { PRINTABLE_TEXT_PATTERN } from '../../../common/http/required-text.decorator';
 
 /**
  * user_permissions as the service takes it: each named area at read, write or deny, the administrative flags at their
@@ -45,14 +46,16 @@ export class CreateUserDto {
   @IsString()
   email_address: string;
 
-  @ApiProperty({ example: 'Jane' })
+  // one line of text that shows something (checked with the body, as the portal's names are)
+  @ApiProperty({ example: 'Jane', pattern: PRINTABLE_TEXT_PATTERN })
   @IsDefined({ message: '$property is required' })
   @MaxLength(256)
   @MinLength(1, { message: '$property must not be empty' })
   @IsString()
   first_name: string;
 
-  @ApiProperty({ example: 'Doe' })
+  // one line of text that shows something (checked with the body, as the portal's names are)
+  @ApiProperty({ example: 'Doe', pattern: PRINTABLE_TEXT_PATTERN })
   @IsDefined({ message: '$property is required' })
   @MaxLength(256)
   @MinLength(1, { message: '$property must not be empty' })
