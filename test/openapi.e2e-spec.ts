@@ -537,6 +537,34 @@ describe('the OpenAPI document (/docs-json)', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('states the since of recover and stats as the RFC 3339 date-time it is read as', async () => {
+    const stats = doc.paths['/portal-api/webhooks/{id}/stats'].get.parameters?.find((p) => p.name === 'since');
+    expect([doc.components.schemas.RecoverDto.properties.since.format, stats?.schema.format]).toEqual([
+      'date-time',
+      'date-time',
+    ]);
+    const w = await t.webhook();
+    const wrong: string[] = [];
+    // whether each is a date-time as RFC 3339 (the format date-time of a schema) defines one
+    for (const [since, dateTime] of [
+      ['2026-11-22T10:00:00Z', true],
+      ['2026-11-22t10:00:00.5z', true],
+      ['2026-11-22 10:00:00-05:30', true],
+      ['2026-11-22', false],
+      ['2026-11-22T10:00Z', false],
+      ['2026-11-22T10:00:00', false],
+      ['2026-13-01T00:00:00Z', false],
+      ['2026-02-30T00:00:00Z', false],
+      ['yesterday', false],
+    ] as const) {
+      const recovered = await t.portal.post(`/portal-api/webhooks/${w.ID}/recover`, { since });
+      const read = await t.portal.get(`/portal-api/webhooks/${w.ID}/stats?since=${encodeURIComponent(since)}`);
+      for (const res of [recovered, read])
+        if ((res.status === 200) !== dateTime) wrong.push(`${since}: ${res.status}, a date-time: ${dateTime}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it("states the limits of a webhook's Options as they are refused", async () => {
     const options = doc.components.schemas.CreateWebhookDto.properties.Options;
     const tooMany = 'Options must be an object of at most';

@@ -1722,6 +1722,7 @@ export interface components {
         };
         RecoverDto: {
             /**
+             * Format: date-time
              * @description RFC 3339 date-time with seconds and a time zone (`Z` or ±hh:mm): failed deliveries created since then are queued again
              * @example 2026-11-22T00:00:00Z
              */

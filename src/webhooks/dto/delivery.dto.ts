@@ -15,6 +15,7 @@ export class DeliveryListQuery extends PortalPageQuery {
 
 export class RecoverDto {
   @ApiProperty({
+    format: 'date-time',
     description:
       'RFC 3339 date-time with seconds and a time zone (`Z` or ±hh:mm): failed deliveries created since then are queued again',
     example: '2026-11-22T00:00:00Z',

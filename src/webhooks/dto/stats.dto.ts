@@ -5,6 +5,7 @@ import { ATTEMPT_ERRORS } from '../attempt-outcome';
 
 export class StatsQuery {
   @ApiPropertyOptional({
+    format: 'date-time',
     description:
       'RFC 3339 date-time with seconds and a time zone (`Z` or ±hh:mm): start of the window (default: 24 hours ago)',
     example: '2026-11-22T00:00:00Z',
