@@ -757,7 +757,10 @@ describe('the OpenAPI document (/docs-json)', () => {
 
     it("lists the routes' own refusals, with the body they are answered in", async () => {
       const nobody = await seedUser(t, { org: 'acme', permissions: {} });
+      const existing = oasDoc({ id: 'refusals-existing' });
+      await createApi(t, existing);
       const cases: [string, string, string, Record<string, string>, unknown?][] = [
+        ['POST', '/gateway/apis/oas', '/gateway/apis/oas', credentials.gateway, existing],
         ['GET', '/api/users', '/api/users?p=0', credentials.dashboard],
         ['GET', '/api/users', '/api/users', { authorization: `Bearer ${nobody.key}` }],
         ['GET', '/api/apis', '/api/apis?sort=size', credentials.dashboard],

@@ -3249,6 +3249,15 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
+            /** @description an API with the id in x-gateway-api-gateway.info.id already exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
             /** @description the body is over 1 MiB */
             413: {
                 headers: {

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
+  ApiConflictResponse,
   ApiBody,
   ApiConsumes,
   ApiNotFoundResponse,
@@ -78,6 +79,7 @@ export class OasApisController {
   @ApiBadRequestResponse({
     description: `not JSON, not a valid OpenAPI 3 document, an invalid extension, or ${TOO_LARGE}`,
   })
+  @ApiConflictResponse({ description: 'an API with the id in x-gateway-api-gateway.info.id already exists' })
   @ApiServiceUnavailableResponse(BUSY)
   create(@Body() body: unknown) {
     return this.service.create(body);
