@@ -565,6 +565,26 @@ describe('the OpenAPI document (/docs-json)', () => {
     expect(wrong).toEqual([]);
   });
 
+  it("states PATCH's listenPath and customDomain as the route reads them", async () => {
+    const parameters = doc.paths['/gateway/apis/oas/{apiID}'].patch.parameters ?? [];
+    const pattern = (name: string) => new RegExp(parameters.find((p) => p.name === name)!.schema.pattern, 'u');
+    const id = await createApi(t, oasDoc({ id: 'patch-parameters' }));
+    const body = oasDoc({ id });
+    const wrong: string[] = [];
+    const cases: [string, string[]][] = [
+      ['listenPath', ['/', '/a/', '/ü', '/a%b', '', 'a', '/a b', '/a\u00a0b', '/\ufeff', '/a\u007f']],
+      ['customDomain', ['', 'api.example.com', '*.example.com:8080', '{sub}.example.com', 'a b', 'ü.example', 'a/b']],
+    ];
+    for (const [name, values] of cases)
+      for (const value of values) {
+        const res = await t.http.patch(`/gateway/apis/oas/${id}?${name}=${encodeURIComponent(value)}`, body, GATEWAY);
+        const documented = pattern(name).test(value);
+        if ((res.status === 200) !== documented)
+          wrong.push(`${name}=${JSON.stringify(value)}: ${res.status}, documented ${documented}`);
+      }
+    expect(wrong).toEqual([]);
+  });
+
   it("states the limits of a webhook's Options as they are refused", async () => {
     const options = doc.components.schemas.CreateWebhookDto.properties.Options;
     const tooMany = 'Options must be an object of at most';

@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { IsNotEmpty, IsString, MaxLength, ValidateBy, ValidationOptions } from 'class-validator';
+import { bmpCharacterClass } from './pattern';
 
 // Control characters: C0 (line breaks and tabs included), DEL and C1, and the Unicode line and paragraph
 // separators. A name or a descriptor is one line of text.
@@ -10,23 +11,6 @@ const CONTROL = /[\p{Cc}\u2028\u2029]/u;
 // made only of them is as blank as "".
 const INVISIBLE = /[\s\p{Cf}\u034f\u115f\u1160\u3164\uffa0\u2800]/gu;
 
-/** The characters of the Basic Multilingual Plane `re` matches, surrogates aside, as the inside of a class. */
-function bmpClass(re: RegExp): string {
-  const one = new RegExp(re.source, re.flags.replace('g', ''));
-  const hex = (c: number) => `\\u${c.toString(16).padStart(4, '0')}`;
-  let out = '';
-  let start = -1;
-  for (let c = 0; c <= 0x10000; c++) {
-    const hit = c < 0x10000 && (c < 0xd800 || c > 0xdfff) && one.test(String.fromCharCode(c));
-    if (hit && start < 0) start = c;
-    if (!hit && start >= 0) {
-      out += start === c - 1 ? hex(start) : `${hex(start)}-${hex(c - 1)}`;
-      start = -1;
-    }
-  }
-  return out;
-}
-
 /**
  * printableTextRefusal's rule as an OpenAPI `pattern` (ECMA-262, no flags, nothing but \u escapes, so validators in
  * any language read it alike): no control character, and at least one character that shows something. Built from the
@@ -35,8 +19,8 @@ function bmpClass(re: RegExp): string {
  * reads the same way).
  */
 export const PRINTABLE_TEXT_PATTERN = (() => {
-  const control = bmpClass(CONTROL);
-  return `^[^${control}]*[^${control}${bmpClass(INVISIBLE)}][^${control}]*$`;
+  const control = bmpCharacterClass(CONTROL);
+  return `^[^${control}]*[^${control}${bmpCharacterClass(INVISIBLE)}][^${control}]*$`;
 })();
 
 /** Why `value` is not printable text, or null when it is (non-strings are left to @IsString()). */

@@ -16,6 +16,8 @@ import { GatewayAuth } from '../../common/auth';
 import { OasWriteResponseDto } from './dto/oas-write-response.dto';
 import { EXTENSION } from './oas-document';
 import { OasApisService } from './oas-apis.service';
+import { CUSTOM_DOMAIN } from './oas-patch';
+import { LISTEN_PATH_PATTERN } from './oas.validator';
 import { VALIDATION_LIMITS } from './oas-validation.pool';
 
 const OAS_DOCUMENT_SCHEMA = {
@@ -135,12 +137,14 @@ export class OasApisController {
     type: String,
     required: false,
     description: 'sets server.listenPath.value: starts with /, no whitespace or control characters',
+    pattern: LISTEN_PATH_PATTERN,
   })
   @ApiQuery({
     name: 'customDomain',
     type: String,
     required: false,
     description: 'sets server.customDomain (empty: disabled)',
+    pattern: CUSTOM_DOMAIN.source,
   })
   @ApiQuery({
     name: 'allowList',

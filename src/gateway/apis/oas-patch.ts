@@ -24,6 +24,9 @@ export interface ImportParams {
 }
 
 export const IMPORT_STRING_PARAMS = ['upstreamURL', 'listenPath', 'customDomain'] as const;
+
+/** A custom domain as the parameter takes it: a host name (wildcards and a port allowed), or empty for none. */
+export const CUSTOM_DOMAIN = /^[A-Za-z0-9.*{}:_-]{0,253}$/;
 export const IMPORT_BOOLEAN_PARAMS = ['allowList', 'validateRequest', 'mockResponse', 'authentication'] as const;
 
 /** Query booleans: exactly true, false, 1 or 0 (as the parameters document them); anything else is not a boolean. */
@@ -71,7 +74,7 @@ export function parseImportParams(query: Record<string, unknown>): { params: Imp
   }
   const customDomain = single('customDomain');
   if (customDomain !== undefined) {
-    if (/^[A-Za-z0-9.*{}:_-]{0,253}$/.test(customDomain)) params.customDomain = customDomain;
+    if (CUSTOM_DOMAIN.test(customDomain)) params.customDomain = customDomain;
     else errors.push(`query parameter customDomain must be a host name`);
   }
   for (const name of IMPORT_BOOLEAN_PARAMS) {

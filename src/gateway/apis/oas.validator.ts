@@ -1,5 +1,6 @@
 import { validate } from '@readme/openapi-parser';
 import { firstReasons, MAX_REASONS } from '../../common/errors/reasons';
+import { bmpCharacterClass } from '../../common/http/pattern';
 import { EXTENSION, isObject, Json, resolveRef } from './oas-document';
 import { locateErrors } from './oas-error-location';
 import { manySchemaErrors } from './oas-schema-errors';
@@ -99,6 +100,9 @@ export function upstreamUrlProblem(value: string): string | undefined {
   if (BLANK_OR_CONTROL.test(value)) return NO_BLANK_OR_CONTROL;
   return isAbsoluteHttpUrl(value) ? undefined : 'must be an absolute http(s) URL';
 }
+
+/** What a listen path may be (starts with `/`, no whitespace or control characters), as an OpenAPI pattern. */
+export const LISTEN_PATH_PATTERN = `^/[^${bmpCharacterClass(BLANK_OR_CONTROL)}]*$`;
 
 /** Why `value`, starting with `/`, cannot be a listen path (`server.listenPath.value`, `listenPath`), or undefined. */
 export function listenPathProblem(value: string): string | undefined {
