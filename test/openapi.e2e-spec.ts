@@ -585,6 +585,21 @@ describe('the OpenAPI document (/docs-json)', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('states the auth_type list of GET /api/apis as the route reads it', async () => {
+    const admin = await seedUser(t, { org: '' });
+    const parameter = (doc.paths['/api/apis'].get.parameters ?? []).find((p) => p.name === 'auth_type')!;
+    const pattern = new RegExp(parameter.schema.pattern, 'u');
+    const wrong: string[] = [];
+    const values = ['keyless', 'keyless,authToken', ' keyless , oauth ', '', ',', 'jwt,,basic', '\u00a0jwt\u3000'];
+    values.push('Keyless', 'keyless;jwt', 'foo', 'keyless,foo', 'key less', 'keylesskeyless');
+    for (const value of values) {
+      const res = await admin.http.get(`/api/apis?auth_type=${encodeURIComponent(value)}`);
+      if ((res.status === 200) !== pattern.test(value))
+        wrong.push(`${JSON.stringify(value)}: ${res.status}, documented ${pattern.test(value)}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it("states the limits of a webhook's Options as they are refused", async () => {
     const options = doc.components.schemas.CreateWebhookDto.properties.Options;
     const tooMany = 'Options must be an object of at most';

@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, MaxLength, ValidateBy } from 'class-validator';
 import { API_TYPES, AUTH_TYPES } from '../../../gateway/apis/projection';
 import { ToPageNumber } from '../../../common/http/page-number';
+import { bmpCharacterClass } from '../../../common/http/pattern';
 import { notAPageNumber } from '../../page-query.dto';
 import { commaList } from '../api-list.query';
 
@@ -20,6 +21,16 @@ const IsCommaListOf = (values: readonly string[]) =>
       defaultMessage: (args) => `${args?.property} must be a comma-separated list of: ${values.join(', ')}`,
     },
   });
+
+/**
+ * IsCommaListOf(values) as an OpenAPI pattern: items separated by commas, each empty or one of `values`, with
+ * whitespace (as trim() removes it) around it.
+ */
+function commaListPattern(values: readonly string[]): string {
+  const blank = `[${bmpCharacterClass(/\s/)}]*`;
+  const item = `${blank}(?:(?:${values.join('|')})${blank})?`;
+  return `^${item}(?:,${item})*$`;
+}
 
 /** `base_apis` present with any value but false/0 (an empty value included) asks for base APIs only. */
 export function baseApisOnly(value: string | undefined): boolean {
@@ -51,6 +62,7 @@ export class ListApisQueryDto {
   @ApiPropertyOptional({
     description: `comma-separated authentication types, each one of ${AUTH_TYPES.join(', ')}: only APIs with any of them`,
     example: 'keyless,authToken',
+    pattern: commaListPattern(AUTH_TYPES),
   })
   @IsOptional()
   @IsString()
