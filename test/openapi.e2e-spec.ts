@@ -471,6 +471,8 @@ describe('the OpenAPI document (/docs-json)', () => {
       '\u2800',
     ];
     texts.push('a\nb', 'a\tb', 'a\u0085', 'a\u2028b', 'a,b');
+    // lengths at and past the limits, in characters (code points) as the document counts them: ❤️ is two
+    texts.push('\u2764\ufe0f'.repeat(127) + 'a', '\u2764\ufe0f'.repeat(128), '\u2764\ufe0f'.repeat(129));
     const wrong: string[] = [];
     for (const [path, bodyOf, send] of routes)
       for (const text of texts) {

@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
-import { IsNotEmpty, IsString, MaxLength, ValidateBy, ValidationOptions } from 'class-validator';
+import { IsNotEmpty, IsString, ValidateBy, ValidationOptions } from 'class-validator';
+import { MaxLength } from './max-length.decorator';
 import { bmpCharacterClass } from './pattern';
 
 // Control characters: C0 (line breaks and tabs included), DEL and C1, and the Unicode line and paragraph

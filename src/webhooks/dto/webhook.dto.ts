@@ -13,12 +13,12 @@ import {
   IsString,
   Matches,
   Max,
-  MaxLength,
   Min,
   ValidateBy,
   ValidateNested,
   ValidationArguments,
 } from 'class-validator';
+import { MaxLength } from '../../common/http/max-length.decorator';
 import { OptionalBody } from '../../common/http/optional-body.decorator';
 import { IsOptionalNotNull } from '../../common/http/optional-not-null.decorator';
 import { IsRequiredText } from '../../common/http/required-text.decorator';

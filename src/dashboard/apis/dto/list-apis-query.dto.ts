@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, MaxLength, ValidateBy } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, ValidateBy } from 'class-validator';
+import { MaxLength } from '../../../common/http/max-length.decorator';
 import { API_TYPES, AUTH_TYPES } from '../../../gateway/apis/projection';
 import { ToPageNumber } from '../../../common/http/page-number';
 import { bmpCharacterClass } from '../../../common/http/pattern';

@@ -8,10 +8,10 @@ import {
   IsOptional,
   IsString,
   Max,
-  MaxLength,
   Min,
   MinLength,
 } from 'class-validator';
+import { MaxLength } from '../../../common/http/max-length.decorator';
 import { ADMIN_FLAGS, ADMIN_LEVELS, AREA_LEVELS, PERMISSION_AREAS } from '../../../common/auth/permissions';
 import { PRINTABLE_TEXT_PATTERN } from '../../../common/http/required-text.decorator';
 

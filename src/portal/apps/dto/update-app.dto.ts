@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, Max, Min } from 'class-validator';
+import { MaxLength } from '../../../common/http/max-length.decorator';
 import { IsOptionalNotNull } from '../../../common/http/optional-not-null.decorator';
 import { IsRequiredText } from '../../../common/http/required-text.decorator';
 import { Visibility, VISIBILITIES } from '../app.entity';
