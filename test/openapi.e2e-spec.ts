@@ -502,6 +502,9 @@ describe('the OpenAPI document (/docs-json)', () => {
     for (const [name, p] of Object.entries<any>(record.properties)) {
       if (p.maxLength !== undefined)
         cases.push([name, 'a'.repeat(p.maxLength), true], [name, 'a'.repeat(p.maxLength + 1), false]);
+      // characters (code points) as the schema counts them; the fields keying the rollup have a bound in bytes too
+      if (p.maxLength !== undefined && !['org_id', 'api_id', 'path', 'oauth_id'].includes(name))
+        cases.push([name, '😀'.repeat(p.maxLength), true], [name, '😀'.repeat(p.maxLength + 1), false]);
       if (p.minLength !== undefined) cases.push([name, 'a'.repeat(p.minLength - 1), false]);
       if (p.maximum !== undefined) cases.push([name, p.maximum, true], [name, p.maximum + 1, false]);
       if (p.minimum !== undefined) cases.push([name, p.minimum, true], [name, p.minimum - 1, false]);
@@ -621,6 +624,9 @@ describe('the OpenAPI document (/docs-json)', () => {
     const long = options.additionalProperties.maxLength;
     expect(await withOptions({ Exchange: 'e'.repeat(long) })).toBe(false);
     expect(await withOptions({ Exchange: 'e'.repeat(long + 1) })).toBe(true);
+    // in characters (code points), as a schema's maxLength counts them, however many UTF-16 units they take
+    expect(await withOptions({ Exchange: '😀'.repeat(long) })).toBe(false);
+    expect(await withOptions({ Exchange: '😀'.repeat(long + 1) })).toBe(true);
   });
 
   describe('error answers', () => {

@@ -1,4 +1,5 @@
 import { FIRST_FOUR_DIGIT_YEAR_MS, LAST_FOUR_DIGIT_YEAR_MS, parseRfc3339 } from '../../common/http/time';
+import { codePointLength } from '../../common/http/max-length.decorator';
 
 /** One request record as a gateway pushes it to POST /gateway/analytics; latencies in milliseconds. */
 export interface AnalyticsRecord {
@@ -91,7 +92,7 @@ export function parseAnalyticsBatch(body: unknown): { records: AnalyticsRecord[]
           ok = false;
           fail(`${at}: ${f.name} is required`);
         } else out[f.name] = '';
-      } else if (typeof v !== 'string' || v.length > f.max || (f.required && v === '')) {
+      } else if (typeof v !== 'string' || codePointLength(v) > f.max || (f.required && v === '')) {
         ok = false;
         fail(`${at}: ${f.name} must be a ${f.required ? 'non-empty ' : ''}string of at most ${f.max} characters`);
       } else out[f.name] = v;

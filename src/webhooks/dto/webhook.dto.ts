@@ -18,7 +18,7 @@ import {
   ValidateNested,
   ValidationArguments,
 } from 'class-validator';
-import { MaxLength } from '../../common/http/max-length.decorator';
+import { codePointLength, MaxLength } from '../../common/http/max-length.decorator';
 import { OptionalBody } from '../../common/http/optional-body.decorator';
 import { IsOptionalNotNull } from '../../common/http/optional-not-null.decorator';
 import { IsRequiredText } from '../../common/http/required-text.decorator';
@@ -104,7 +104,7 @@ function OptionsField(): PropertyDecorator {
           value !== null &&
           !Array.isArray(value) &&
           Object.keys(value).length <= MAX_OPTIONS &&
-          Object.values(value).every((v) => typeof v === 'string' && v.length <= MAX_OPTION_LENGTH),
+          Object.values(value).every((v) => typeof v === 'string' && codePointLength(v) <= MAX_OPTION_LENGTH),
         defaultMessage: () =>
           `Options must be an object of at most ${MAX_OPTIONS} string values, e.g. {"Subject": "portal.events"}`,
       },
