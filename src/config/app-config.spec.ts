@@ -31,6 +31,8 @@ describe('loadConfig', () => {
     ['PORT', 'abc'],
     ['ROLE', 'both'],
     ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'postgres://postgres@127.0.0.1:99999/db'],
+    ['DATABASE_URL', 'postgres://postgres:p#ss@127.0.0.1:5432/db'],
     ['REDIS_URL', 'http://x'],
     ['ENCRYPTION_KEY', 'short'],
     ['WEBHOOK_ALLOWED_CIDRS', '10.0.0.0/99'],
@@ -70,6 +72,16 @@ describe('loadConfig', () => {
       expect(loadConfig({ ...secrets, DATA_DIR: dataDir(), REDIS_URL: url }).redis.url).toBe(url);
     },
   );
+
+  it.each([
+    'postgres://postgres@127.0.0.1:5432/db',
+    'postgresql://u:p%23ss@[::1]:5432/db?sslmode=disable',
+    'postgres://u@/db?host=/var/run/postgresql',
+    'postgres:///db?host=/var/run/postgresql',
+    'postgres://u:pa ss@db.example:5432/db',
+  ])('takes DATABASE_URL %p, as the Postgres client reads it', (url) => {
+    expect(loadConfig({ ...secrets, DATA_DIR: dataDir(), DATABASE_URL: url }).database.url).toBe(url);
+  });
 
   it('gives one true reason for a value of the wrong form, not every rule it also fails', () => {
     const reason = (vars: Record<string, string>) => {

@@ -72,6 +72,15 @@ class DurationConstraint implements ValidatorConstraintInterface {
   }
 }
 
+/**
+ * Whether the Postgres client can read a connection URL as it does: it percent-encodes spaces and stray `%` first,
+ * and takes `user@/db` as a URL without a host. What it cannot read would otherwise fail the start with a stack trace.
+ */
+function pgCanRead(url: string): boolean {
+  const encoded = / |%[^a-f0-9]|%[a-f0-9][^a-f0-9]/i.test(url) ? encodeURI(url).replace(/%25(\d\d)/g, '%$1') : url;
+  return URL.canParse(encoded) || URL.canParse(encoded.replace('@/', '@___DUMMY___/'));
+}
+
 export function splitList(value: string | undefined): string[] {
   return (value ?? '')
     .split(',')
@@ -106,6 +115,14 @@ export class EnvDto {
   @IsOptional()
   @Transform(emptyToUndefined)
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
+  @ValidateBy({
+    name: 'postgresUrl',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && pgCanRead(value),
+      defaultMessage: () =>
+        'DATABASE_URL is not a URL (a port from 0 to 65535; characters such as # or / in the password percent-encoded)',
+    },
+  })
   DATABASE_URL?: string;
 
   @IsOptional()
