@@ -31,6 +31,11 @@ describe('loadConfig', () => {
     ['PORT', 'abc'],
     ['ROLE', 'both'],
     ['DATABASE_URL', 'mysql://x'],
+    ['DCR_REGISTRATION_ENDPOINT', 'ftp://idp.example/register'],
+    ['DCR_REGISTRATION_ENDPOINT', 'https://'],
+    ['DCR_REGISTRATION_ENDPOINT', 'https://idp example.com/register'],
+    ['DCR_REGISTRATION_ENDPOINT', 'http://idp.example:99999/register'],
+    ['DCR_INITIAL_ACCESS_TOKEN', 'first-line\nsecond-line'],
     ['DATABASE_URL', 'postgres://postgres@127.0.0.1:99999/db'],
     ['DATABASE_URL', 'postgres://postgres:p#ss@127.0.0.1:5432/db'],
     ['REDIS_URL', 'http://x'],
@@ -81,6 +86,17 @@ describe('loadConfig', () => {
     'postgres://u:pa ss@db.example:5432/db',
   ])('takes DATABASE_URL %p, as the Postgres client reads it', (url) => {
     expect(loadConfig({ ...secrets, DATA_DIR: dataDir(), DATABASE_URL: url }).database.url).toBe(url);
+  });
+
+  it('takes a DCR_REGISTRATION_ENDPOINT with a host and its token', () => {
+    const c = loadConfig({
+      ...secrets,
+      DATA_DIR: dataDir(),
+      DCR_REGISTRATION_ENDPOINT: 'https://[::1]:8443/realms/x/clients-registrations/openid-connect',
+      DCR_INITIAL_ACCESS_TOKEN: 'eyJhbGciOi.J9.x-_~+/=',
+    });
+    expect(c.dcr.registrationEndpoint).toBe('https://[::1]:8443/realms/x/clients-registrations/openid-connect');
+    expect(c.dcr.initialAccessToken).toBe('eyJhbGciOi.J9.x-_~+/=');
   });
 
   it('gives one true reason for a value of the wrong form, not every rule it also fails', () => {

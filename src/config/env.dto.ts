@@ -222,11 +222,20 @@ export class EnvDto {
   @IsOptional()
   @Transform(emptyToUndefined)
   @Matches(/^https?:\/\//, { message: 'DCR_REGISTRATION_ENDPOINT must be an http(s) URL' })
+  @ValidateBy({
+    name: 'httpUrl',
+    validator: {
+      // what the HTTP client cannot send to would fail every registration as an unreachable provider
+      validate: (value: unknown) => typeof value === 'string' && URL.canParse(value) && new URL(value).hostname !== '',
+      defaultMessage: () => 'DCR_REGISTRATION_ENDPOINT is not a URL with a host, e.g. https://idp.example.com/register',
+    },
+  })
   DCR_REGISTRATION_ENDPOINT?: string;
 
   @IsOptional()
   @Transform(emptyToUndefined)
   @IsString()
+  @Matches(/^[^\p{Cc}]+$/u, { message: 'DCR_INITIAL_ACCESS_TOKEN must be one line without control characters' })
   DCR_INITIAL_ACCESS_TOKEN?: string;
 
   @IsOptional()
