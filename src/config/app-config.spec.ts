@@ -41,6 +41,10 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'http://x'],
     ['ENCRYPTION_KEY', 'short'],
     ['WEBHOOK_ALLOWED_CIDRS', '10.0.0.0/99'],
+    ['WEBHOOK_ALLOWED_CIDRS', '127.0.0.0/8,010.0.0.0/8'],
+    ['WEBHOOK_ALLOWED_CIDRS', '10.1/16'],
+    ['WEBHOOK_ALLOWED_CIDRS', '0x7f.0.0.1/32'],
+    ['WEBHOOK_ALLOWED_CIDRS', '127.0.0.1'],
     ['WEBHOOK_RETRY_SCHEDULE', '0,five'],
     ['WEBHOOK_RETRY_SCHEDULE', '0,99999999999999999999999,5'],
     ['WEBHOOK_RETRY_SCHEDULE', '0,2592001'],
@@ -156,11 +160,17 @@ describe('loadConfig', () => {
     const c = loadConfig({
       ...secrets,
       DATA_DIR: dataDir(),
-      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8, ::1/128',
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8, ::1/128,0.0.0.0/0,10.20.30.40/32,::ffff:127.0.0.1/128',
       WEBHOOK_RETRY_SCHEDULE: '0, 1,2',
       ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
     });
-    expect(c.webhooks.allowedCidrs).toEqual(['127.0.0.0/8', '::1/128']);
+    expect(c.webhooks.allowedCidrs).toEqual([
+      '127.0.0.0/8',
+      '::1/128',
+      '0.0.0.0/0',
+      '10.20.30.40/32',
+      '::ffff:127.0.0.1/128',
+    ]);
     expect(c.webhooks.retrySchedule).toEqual([0, 1, 2]);
     expect(c.secrets.encryptionKey.equals(Buffer.alloc(32, 7))).toBe(true);
   });

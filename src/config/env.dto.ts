@@ -34,15 +34,17 @@ class CidrListConstraint implements ValidatorConstraintInterface {
     if (typeof value !== 'string') return false;
     return splitList(value).every((c) => {
       try {
-        ipaddr.parseCIDR(c);
-        return true;
+        const [address] = ipaddr.parseCIDR(c);
+        // the parser also takes the legacy IPv4 forms, where 010.0.0.0 is 8.0.0.0 and 10.1 is 10.0.0.1: a range
+        // meant as 10.0.0.0/8 would quietly open another one
+        return address.kind() === 'ipv6' || ipaddr.IPv4.isValidFourPartDecimal(c.slice(0, c.indexOf('/')));
       } catch {
         return false;
       }
     });
   }
   defaultMessage(): string {
-    return 'WEBHOOK_ALLOWED_CIDRS must be a comma-separated list of CIDR ranges such as 127.0.0.0/8,::1/128';
+    return 'WEBHOOK_ALLOWED_CIDRS must be a comma-separated list of CIDR ranges such as 127.0.0.0/8,::1/128 (IPv4 as four decimal numbers without leading zeros)';
   }
 }
 
