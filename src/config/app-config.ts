@@ -148,15 +148,20 @@ function redisTarget(dto: EnvDto): { url?: string; cluster?: ClusterTarget } {
   if (!value) return { url: value };
   if (name === 'REDIS_URL' && !isClusterUrl(value)) {
     // the path names the database; anything else would quietly mean database 0, which another application may use
-    let path: string;
+    let url: URL;
     try {
-      path = new URL(value).pathname;
+      url = new URL(value);
     } catch {
       throw new ConfigError('Invalid configuration:\n  REDIS_URL: is not a URL');
     }
-    if (!/^(\/(0|[1-9][0-9]{0,4})?)?$/.test(path))
+    if (!/^(\/(0|[1-9][0-9]{0,4})?)?$/.test(url.pathname))
       throw new ConfigError(
         'Invalid configuration:\n  REDIS_URL: its path, if any, is the database number (redis://host:6379/0)',
+      );
+    // options in a query (?db=2, ?password=...) would be ignored: database 0, no password
+    if (url.search || url.hash)
+      throw new ConfigError(
+        'Invalid configuration:\n  REDIS_URL: takes no query or fragment; the database number is the path (redis://host:6379/2) and credentials go before the host (redis://user:password@host:6379)',
       );
     return { url: value };
   }
