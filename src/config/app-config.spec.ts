@@ -58,6 +58,10 @@ describe('loadConfig', () => {
     ['DASHBOARD_PAGE_SIZE', '0'],
     ['DASHBOARD_PAGE_SIZE', '1001'],
     ['GATEWAY_SECRET', 'tiny'],
+    ['GATEWAY_SECRET', ' '.repeat(20)],
+    ['ADMIN_SECRET', ' admin-secret-with-blanks '],
+    ['PORTAL_API_TOKEN', 'portal-token-0123456789\t'],
+    ['PORTAL_API_TOKEN', 'portal-tökén-0123456789'],
     ['REDIS_CLUSTER_NODES', 'localhost'],
     ['REDIS_CLUSTER_NODES', '127.0.0.1:70000'],
     ['REDIS_URL', 'redis-cluster://'],
@@ -104,6 +108,11 @@ describe('loadConfig', () => {
     });
     expect(c.dcr.registrationEndpoint).toBe('https://[::1]:8443/realms/x/clients-registrations/openid-connect');
     expect(c.dcr.initialAccessToken).toBe('eyJhbGciOi.J9.x-_~+/=');
+  });
+
+  it('takes credentials of printable ASCII with blanks inside', () => {
+    const c = loadConfig({ ...secrets, DATA_DIR: dataDir(), ADMIN_SECRET: 'correct horse battery staple ~!"#$%' });
+    expect(c.secrets.admin).toBe('correct horse battery staple ~!"#$%');
   });
 
   it('gives one true reason for a value of the wrong form, not every rule it also fails', () => {

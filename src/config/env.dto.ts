@@ -23,6 +23,13 @@ export const ROLES = ['api', 'worker', 'all'] as const;
 const MAX_RETRY_DELAY_SECONDS = 30 * 24 * 60 * 60;
 export type Role = (typeof ROLES)[number];
 
+/**
+ * A credential callers send in a header: printable ASCII, no blank at either end. A header's value is read without
+ * its outer blanks and its bytes as Latin-1, so a secret with either could be configured but never presented.
+ */
+const HEADER_SAFE = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
+const HEADER_SAFE_RULE = 'must be printable ASCII characters without a blank at either end (it is sent in a header)';
+
 /** Plain decimal digits (with a sign) as a number; anything else (`3e3`, `0x10`, `10.0`, `ten`) as NaN. */
 const toInt = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : /^\s*-?\d+\s*$/.test(String(value)) ? Number(value) : NaN;
@@ -150,18 +157,21 @@ export class EnvDto {
   @Transform(emptyToUndefined)
   @IsString()
   @MinLength(16, { message: 'GATEWAY_SECRET must be at least 16 characters' })
+  @Matches(HEADER_SAFE, { message: `GATEWAY_SECRET ${HEADER_SAFE_RULE}` })
   GATEWAY_SECRET?: string;
 
   @IsOptional()
   @Transform(emptyToUndefined)
   @IsString()
   @MinLength(16, { message: 'ADMIN_SECRET must be at least 16 characters' })
+  @Matches(HEADER_SAFE, { message: `ADMIN_SECRET ${HEADER_SAFE_RULE}` })
   ADMIN_SECRET?: string;
 
   @IsOptional()
   @Transform(emptyToUndefined)
   @IsString()
   @MinLength(16, { message: 'PORTAL_API_TOKEN must be at least 16 characters' })
+  @Matches(HEADER_SAFE, { message: `PORTAL_API_TOKEN ${HEADER_SAFE_RULE}` })
   PORTAL_API_TOKEN?: string;
 
   @IsOptional()
