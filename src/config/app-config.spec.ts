@@ -40,6 +40,12 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'postgres://postgres:p#ss@127.0.0.1:5432/db'],
     ['REDIS_URL', 'http://x'],
     ['ENCRYPTION_KEY', 'short'],
+    ['ENCRYPTION_KEY', 'ab'.repeat(31)],
+    ['ENCRYPTION_KEY', 'ab'.repeat(33)],
+    ['ENCRYPTION_KEY', Buffer.alloc(31, 7).toString('base64')],
+    ['ENCRYPTION_KEY', Buffer.alloc(33, 7).toString('base64')],
+    ['ENCRYPTION_KEY', 'a'.repeat(32)],
+    ['ENCRYPTION_KEY', Buffer.alloc(32, 0xfb).toString('base64').replace('+', '-')],
     ['WEBHOOK_ALLOWED_CIDRS', '10.0.0.0/99'],
     ['WEBHOOK_ALLOWED_CIDRS', '127.0.0.0/8,010.0.0.0/8'],
     ['WEBHOOK_ALLOWED_CIDRS', '10.1/16'],
@@ -108,6 +114,16 @@ describe('loadConfig', () => {
     });
     expect(c.dcr.registrationEndpoint).toBe('https://[::1]:8443/realms/x/clients-registrations/openid-connect');
     expect(c.dcr.initialAccessToken).toBe('eyJhbGciOi.J9.x-_~+/=');
+  });
+
+  it.each([
+    ['base64', Buffer.alloc(32, 0xfb).toString('base64')],
+    ['base64 without its padding', Buffer.alloc(32, 0xfb).toString('base64').replace(/=$/, '')],
+    ['base64url', Buffer.alloc(32, 0xfb).toString('base64url')],
+    ['hex in capitals', Buffer.alloc(32, 0xfb).toString('hex').toUpperCase()],
+  ])('takes a 32-byte ENCRYPTION_KEY as %s', (_form, value) => {
+    const c = loadConfig({ ...secrets, DATA_DIR: dataDir(), ENCRYPTION_KEY: value });
+    expect(c.secrets.encryptionKey.equals(Buffer.alloc(32, 0xfb))).toBe(true);
   });
 
   it('takes credentials of printable ASCII with blanks inside', () => {

@@ -176,8 +176,10 @@ export class EnvDto {
 
   @IsOptional()
   @Transform(emptyToUndefined)
-  @Matches(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, {
-    message: 'ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or 44 base64 characters',
+  // base64 with or without its padding, in the standard or the URL-safe alphabet (crypto's 'base64url' has none)
+  @Matches(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=?|[A-Za-z0-9_-]{43}=?)$/, {
+    message:
+      'ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64 (44 characters, or 43 without the padding =)',
   })
   ENCRYPTION_KEY?: string;
 
