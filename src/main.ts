@@ -94,9 +94,11 @@ async function explained<T>(step: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
-    const code = String((err as { code?: unknown }).code ?? '');
+    const code = String((err as { code?: unknown } | undefined)?.code ?? '');
     // pg's time limit on opening a connection says so in its message alone, without a code
-    const unanswered = /timeout exceeded when trying to connect|connection timeout/.test((err as Error).message);
+    const unanswered = /timeout exceeded when trying to connect|connection timeout/.test(
+      String((err as Error)?.message),
+    );
     if (!PLAIN_ERRORS.test(code) && !unanswered) throw err;
     let hint = code === '3D000' ? ' (create it, e.g. with createdb, or name one that exists)' : '';
     if (unanswered) hint = ` (nothing answered within ${CONNECT_TIMEOUT_MS / 1000} s: is a PostgreSQL server there?)`;

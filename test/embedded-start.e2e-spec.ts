@@ -40,6 +40,29 @@ describe('npm start with no DATABASE_URL', () => {
       expect(list.statusCode).toBe(200);
       expect(await list.body.json()).toEqual([]);
 
+      // a second service on the same data directory says why it cannot start, without a stack trace
+      const second = await ServiceProcess.start(
+        {
+          DATA_DIR: dataDir,
+          PORT: '0',
+          HOST: '127.0.0.1',
+          REDIS_URL: process.env[ENV_REDIS_URL]!,
+          QUEUE_PREFIX: queuePrefix,
+          LOG_LEVEL: 'warn',
+        },
+        60_000,
+      ).then(
+        async (started) => {
+          await started.kill('SIGTERM');
+          return 'started';
+        },
+        (err: Error) => err.message,
+      );
+      expect(second).toContain('failed to start: PostgreSQL (DATABASE_URL unset): the embedded PostgreSQL in ');
+      expect(second).toContain('lock file "postmaster.pid" already exists');
+      expect(second).toContain('a second `npm start` from this folder?');
+      expect(second).not.toMatch(/^\s+at /m);
+
       // stopping closes the outbox listener, the workers and the pools before the embedded database
       await svc.kill('SIGTERM');
       stopped = true;

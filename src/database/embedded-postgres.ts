@@ -18,6 +18,7 @@ import {
 import { createServer } from 'node:net';
 import { arch, platform } from 'node:os';
 import { dirname, join } from 'node:path';
+import { ConfigError } from '../config';
 
 export interface EmbeddedPostgresHandle {
   url: string;
@@ -65,6 +66,8 @@ export async function startEmbeddedPostgres(
   for (const s of signals)
     for (const l of process.listeners(s)) if (!before.get(s)!.has(l)) process.removeListener(s, l);
   const port = (await portIsFree(EMBEDDED_PORT)) ? EMBEDDED_PORT : await freePort();
+  // what the server says, kept to explain a start that fails: the package then rejects with nothing at all
+  const said: string[] = [];
   const pg = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -72,17 +75,36 @@ export async function startEmbeddedPostgres(
     password: EMBEDDED_PASSWORD,
     persistent: true,
     createPostgresUser: asRoot,
-    onLog: () => undefined,
+    onLog: (message: string) => said.push(...message.split('\n').filter((line) => line.trim())),
     onError: (e: unknown) => log(`embedded postgres: ${String(e)}`.trim()),
   });
   if (!existsSync(join(databaseDir, 'PG_VERSION'))) {
     log(`initialising embedded PostgreSQL in ${databaseDir}`);
     await pg.initialise();
   }
-  await pg.start();
+  try {
+    await pg.start();
+  } catch (err) {
+    throw new ConfigError(notStarted(databaseDir, err, said));
+  }
   log(`embedded PostgreSQL listening on 127.0.0.1:${port} (data in ${databaseDir})`);
   const url = `postgres://postgres:${EMBEDDED_PASSWORD}@127.0.0.1:${port}/postgres`;
   return { url, stop: () => pg.stop() };
+}
+
+/** Why the embedded server did not start, in one message naming what to change. */
+function notStarted(databaseDir: string, err: unknown, said: string[]): string {
+  // the server's own words ("... FATAL:  lock file "postmaster.pid" already exists"), without its log prefix
+  const told = said.map((line) => /\b(?:FATAL|PANIC|HINT):\s+(.*)$/.exec(line)?.[1]).filter(Boolean);
+  const reason = (
+    told.join('; ') ||
+    (err instanceof Error ? err.message : said.slice(-3).join(' ')) ||
+    'the server exited'
+  ).replace(/\s+/g, ' ');
+  const hint = /lock file .* already exists/.test(reason)
+    ? 'another service (a second `npm start` from this folder?) runs it: stop that one, or set DATA_DIR or DATABASE_URL'
+    : 'set DATABASE_URL to use a PostgreSQL of your own, or DATA_DIR to keep the embedded one elsewhere';
+  return `PostgreSQL (DATABASE_URL unset): the embedded PostgreSQL in ${databaseDir} did not start: ${reason} (${hint})`;
 }
 
 /*
