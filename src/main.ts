@@ -77,7 +77,9 @@ async function main(): Promise<void> {
   );
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  say(`role ${config.role} listening on http://${config.host}:${port}${config.runsApi ? ' (docs at /docs)' : ''}`);
+  // an IPv6 address in a URL is bracketed: http://[::1]:3000, not http://::1:3000
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  say(`role ${config.role} listening on http://${host}:${port}${config.runsApi ? ' (docs at /docs)' : ''}`);
 }
 
 /** How long a stop (SIGTERM, SIGINT) may take: deliveries under way finish, then the process exits regardless. */
