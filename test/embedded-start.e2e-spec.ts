@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -75,4 +75,56 @@ describe('npm start with no DATABASE_URL', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it('after a service was killed (SIGKILL), the next start stops the PostgreSQL it left running and keeps the data', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gwm-embedded-'));
+    const queuePrefix = `${testQueuePrefix(process.env[ENV_RUN_ID]!)}orphan`;
+    const vars = {
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      REDIS_URL: process.env[ENV_REDIS_URL]!,
+      QUEUE_PREFIX: queuePrefix,
+      LOG_LEVEL: 'warn',
+    };
+    let last: ServiceProcess | undefined;
+    try {
+      const first = await ServiceProcess.start(vars, 90_000);
+      last = first;
+      const token = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8')).PORTAL_API_TOKEN;
+      const created = await request(`http://127.0.0.1:${first.port}/portal-api/apps`, {
+        method: 'POST',
+        headers: { authorization: token, 'content-type': 'application/json' },
+        body: JSON.stringify({ Name: 'kept across the crash' }),
+      });
+      expect(created.statusCode).toBe(200);
+      await created.body.text();
+      await first.kill('SIGKILL');
+
+      const second = await ServiceProcess.start(vars, 90_000);
+      last = second;
+      expect(second.output).toContain('stopping the embedded PostgreSQL (pid ');
+      const apps = await request(`http://127.0.0.1:${second.port}/portal-api/apps`, {
+        headers: { authorization: token },
+      });
+      expect(apps.statusCode).toBe(200);
+      expect((await apps.body.json()) as { Name: string }[]).toMatchObject([{ Name: 'kept across the crash' }]);
+    } finally {
+      await last?.kill('SIGTERM');
+      // a server a failed run left behind is stopped here, as the service would
+      for (const dir of [join(dataDir, 'postgres'), join(relocatedHome(dataDir), 'data')]) {
+        const lock = join(dir, 'postmaster.pid');
+        if (existsSync(lock)) {
+          try {
+            process.kill(Number(readFileSync(lock, 'utf8').split('\n')[0]), 'SIGINT');
+          } catch {
+            // already gone
+          }
+        }
+      }
+      await deleteQueueKeys(process.env[ENV_REDIS_URL]!, queuePrefix);
+      rmSync(relocatedHome(dataDir), { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 240_000);
 });

@@ -65,6 +65,7 @@ export async function startEmbeddedPostgres(
   ).default;
   for (const s of signals)
     for (const l of process.listeners(s)) if (!before.get(s)!.has(l)) process.removeListener(s, l);
+  await stopOrphanedServer(databaseDir, log);
   const port = (await portIsFree(EMBEDDED_PORT)) ? EMBEDDED_PORT : await freePort();
   // what the server says, kept to explain a start that fails: the package then rejects with nothing at all
   const said: string[] = [];
@@ -90,6 +91,49 @@ export async function startEmbeddedPostgres(
   log(`embedded PostgreSQL listening on 127.0.0.1:${port} (data in ${databaseDir})`);
   const url = `postgres://postgres:${EMBEDDED_PASSWORD}@127.0.0.1:${port}/postgres`;
   return { url, stop: () => pg.stop() };
+}
+
+/**
+ * A service that dies without stopping its embedded PostgreSQL (SIGKILL, out of memory, its terminal closed) leaves
+ * the server running, holding the data directory's lock: every later start would fail on it. A server the lock
+ * names whose parent is no longer a node process is such an orphan, and is stopped (fast shutdown) first. One that
+ * a live service started is left alone, and this start says so.
+ */
+async function stopOrphanedServer(databaseDir: string, log: (msg: string) => void): Promise<void> {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(databaseDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return;
+  }
+  const server = Number.isInteger(pid) && pid > 0 ? processInfo(pid) : undefined;
+  // no such process (a stale lock, which PostgreSQL clears itself), or not a PostgreSQL server
+  if (!server || !/postgres/.test(server.name)) return;
+  const parent = server.parent > 1 ? processInfo(server.parent) : undefined;
+  if (parent && /node/.test(parent.name)) return;
+  log(`stopping the embedded PostgreSQL (pid ${pid}) that a service which did not stop left running in ${databaseDir}`);
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch {
+    return;
+  }
+  for (let waited = 0; waited < 30_000 && processInfo(pid); waited += 100) await new Promise((r) => setTimeout(r, 100));
+}
+
+/** A process's name and parent, or undefined if there is none: from /proc on Linux, else from ps. */
+function processInfo(pid: number): { name: string; parent: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "<pid> (<name>) <state> <parent> ...": the name may itself hold spaces and parentheses
+    const [state, parent] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (state === 'Z') return undefined;
+    return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), parent: Number(parent) };
+  } catch {
+    if (existsSync('/proc/self')) return undefined;
+  }
+  const ps = spawnSync('ps', ['-o', 'ppid=', '-o', 'comm=', '-p', String(pid)], { encoding: 'utf8' });
+  const match = /^\s*(\d+)\s+(.+?)\s*$/.exec(ps.stdout ?? '');
+  return match ? { name: match[2], parent: Number(match[1]) } : undefined;
 }
 
 /** Why the embedded server did not start, in one message naming what to change. */
