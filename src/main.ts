@@ -2,6 +2,7 @@
 import { stopTracing } from './tracing';
 import 'reflect-metadata';
 import { createApp } from './bootstrap';
+import { checkEncryptionKey } from './common/crypto/key-check';
 import { ConfigError, loadConfigFromEnvironment } from './config';
 import { CONNECT_TIMEOUT_MS, runMigrations } from './database/data-source';
 import { resolveInfrastructure } from './database/infrastructure';
@@ -28,7 +29,9 @@ async function main(): Promise<void> {
   }
   const { infra, applied } = await explained('PostgreSQL (DATABASE_URL)', async () => {
     const infra = await resolveInfrastructure(config, say);
-    return { infra, applied: await runMigrations(config.database.url!) };
+    const applied = await runMigrations(config.database.url!);
+    await checkEncryptionKey(config);
+    return { infra, applied };
   });
   if (applied.length) say(`applied migrations: ${applied.join(', ')}`);
 

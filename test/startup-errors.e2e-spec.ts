@@ -1,4 +1,5 @@
 import { createServer, Socket } from 'node:net';
+import { request } from 'undici';
 import { ServiceProcess } from './helpers/service-process';
 import { useTestEnv } from './helpers/use-service';
 
@@ -59,4 +60,29 @@ describe('start-up failures', () => {
     expect(credentials).toContain('REDIS_URL: the server refuses it: WRONGPASS');
     expect(credentials).not.toContain('secret');
   });
+
+  it('names ENCRYPTION_KEY when it does not open the secrets the database holds', async () => {
+    const first = await ServiceProcess.start({ ...env.vars, ROLE: 'api' });
+    try {
+      // a user's access key is kept sealed with the key
+      const created = await request(`http://127.0.0.1:${first.port}/admin/users`, {
+        method: 'POST',
+        headers: { 'admin-auth': env.vars.ADMIN_SECRET, 'content-type': 'application/json' },
+        body: JSON.stringify({ email_address: 'sealed@example.com', first_name: 'Se', last_name: 'Aled' }),
+      });
+      expect(created.statusCode).toBe(200);
+      await created.body.text();
+    } finally {
+      await first.close();
+    }
+
+    const other = await failure({ ENCRYPTION_KEY: 'ff'.repeat(32) });
+    expect(other).toContain('failed to start: Invalid configuration:');
+    expect(other).toContain('ENCRYPTION_KEY: this key does not open the secrets the database holds');
+    expect(other).not.toMatch(/^\s+at /m);
+
+    // the key they were written with starts as before
+    const again = env.adopt(await ServiceProcess.start({ ...env.vars, ROLE: 'api' }));
+    expect(again.output).toContain('role api listening on');
+  }, 60_000);
 });
