@@ -89,8 +89,21 @@ async function main(): Promise<void> {
 const STOP_GRACE_MS = 60_000;
 
 /** Errors of the outside world that say all there is to say: their message, without a stack. */
-const PLAIN_ERRORS =
-  /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EADDRINUSE|EADDRNOTAVAIL|EACCES|ETIMEDOUT|EHOSTUNREACH|3D000|28P01|28000|42501)$/;
+const PLAIN_ERRORS = new RegExp(
+  '^(' +
+    [
+      'ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EADDRINUSE|EADDRNOTAVAIL|EACCES|ETIMEDOUT|EHOSTUNREACH|ECONNRESET|EPROTO',
+      // TLS to the database (sslmode): a certificate the client does not trust
+      'DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+      'CERT_HAS_EXPIRED|ERR_TLS_CERT_ALTNAME_INVALID',
+      // PostgreSQL refusing the connection: no such database, authentication, no permission, too many clients,
+      // shutting down or starting up, a bad setting given in DATABASE_URL's options
+      '3D000|28[0-9A-Z]{3}|42501|08[0-9A-Z]{3}|53[0-9A-Z]{3}|57P[0-9A-Z]{2}|22023|42704',
+    ].join('|') +
+    ')$',
+);
+/** The same, known by their message alone (pg gives them no code). */
+const PLAIN_MESSAGES = /does not support SSL connections/;
 
 class StartupError extends Error {}
 
@@ -104,7 +117,7 @@ async function explained<T>(step: string, run: () => Promise<T>): Promise<T> {
     const unanswered = /timeout exceeded when trying to connect|connection timeout/.test(
       String((err as Error)?.message),
     );
-    if (!PLAIN_ERRORS.test(code) && !unanswered) throw err;
+    if (!PLAIN_ERRORS.test(code) && !unanswered && !PLAIN_MESSAGES.test(String((err as Error)?.message))) throw err;
     let hint = code === '3D000' ? ' (create it, e.g. with createdb, or name one that exists)' : '';
     if (unanswered) hint = ` (nothing answered within ${CONNECT_TIMEOUT_MS / 1000} s: is a PostgreSQL server there?)`;
     throw new StartupError(`${step}: ${(err as Error).message}${hint}`);

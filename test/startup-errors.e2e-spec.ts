@@ -49,6 +49,31 @@ describe('start-up failures', () => {
     }
   }, 40_000);
 
+  it('names DATABASE_URL, without a stack trace, when PostgreSQL refuses a setting it gives or TLS it asks for', async () => {
+    const withQuery = (query: string) =>
+      env.vars.DATABASE_URL + (env.vars.DATABASE_URL.includes('?') ? '&' : '?') + query;
+    const setting = await failure({ DATABASE_URL: withQuery('options=-c%20statement_timeout%3Dabc') });
+    expect(setting).toContain('failed to start: PostgreSQL (DATABASE_URL): invalid value for parameter');
+    expect(setting).not.toMatch(/^\s+at /m);
+
+    // a server that answers the client's request for TLS with "no", as one without TLS does
+    const sockets: Socket[] = [];
+    const plain = createServer((socket) => {
+      sockets.push(socket);
+      socket.once('data', () => socket.write('N'));
+    });
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    const { port } = plain.address() as { port: number };
+    try {
+      const tls = await failure({ DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/any?sslmode=no-verify` });
+      expect(tls).toContain('failed to start: PostgreSQL (DATABASE_URL): The server does not support SSL connections');
+      expect(tls).not.toMatch(/^\s+at /m);
+    } finally {
+      sockets.forEach((s) => s.destroy());
+      await new Promise((resolve) => plain.close(resolve));
+    }
+  }, 40_000);
+
   it('names REDIS_URL when the server refuses its database number or its credentials', async () => {
     // ioredis alone carries on after a refused SELECT, on database 0: another application's keys
     const database = await failure({ REDIS_URL: 'redis://127.0.0.1:6379/99' });
