@@ -14,6 +14,18 @@ import { WebhookStore } from './webhook.store';
 
 /** How long a scrape waits for the queue's counts; past it (Redis unreachable) the depth is left out of that scrape. */
 const QUEUE_DEPTH_WAIT_MS = 1000;
+/**
+ * How long a scrape waits for a gauge read from Postgres. Unanswered (the database down or hung), the gauge reads
+ * NaN in that scrape (unknown: neither a stale value nor a reassuring 0; one with labels is left out, as the queue
+ * depth is without Redis), rather than the whole scrape failing after the pool's 10 s wait for a connection: the HTTP
+ * and process metrics of an outage are what one needs to see.
+ */
+const DATABASE_GAUGE_WAIT_MS = 1000;
+
+/** The value `read` gives within DATABASE_GAUGE_WAIT_MS, or undefined (the gauge then has no sample). */
+async function bounded<T>(read: () => Promise<T>): Promise<T | undefined> {
+  return withDeadline(read(), DATABASE_GAUGE_WAIT_MS).catch(() => undefined);
+}
 
 /**
  * The dispatcher's counters, defined once for every role: attempts by outcome and their latency, rate-limit holds
@@ -145,7 +157,8 @@ export class DispatchGauges implements OnModuleInit {
       help: 'Age of the oldest delivery still pending (0 when none)',
       registers: [this.registry],
       collect: async function (this: Gauge) {
-        this.set(await store.oldestPendingAge());
+        const value = await bounded(() => store.oldestPendingAge());
+        this.set(value ?? NaN);
       },
     });
     new Gauge({
@@ -153,7 +166,8 @@ export class DispatchGauges implements OnModuleInit {
       help: 'Pending deliveries waiting for their turn under their webhook rate limit',
       registers: [this.registry],
       collect: async function (this: Gauge) {
-        this.set(await store.rateLimitedCount());
+        const value = await bounded(() => store.rateLimitedCount());
+        this.set(value ?? NaN);
       },
     });
     new Gauge({
@@ -161,7 +175,8 @@ export class DispatchGauges implements OnModuleInit {
       help: 'Ordered webhooks whose oldest pending delivery has failed at least once while later deliveries wait behind it',
       registers: [this.registry],
       collect: async function (this: Gauge) {
-        this.set(await store.orderedBlockedCount());
+        const value = await bounded(() => store.orderedBlockedCount());
+        this.set(value ?? NaN);
       },
     });
     new Gauge({
@@ -170,9 +185,10 @@ export class DispatchGauges implements OnModuleInit {
       labelNames: ['reason'],
       registers: [this.registry],
       collect: async function (this: Gauge) {
-        const rows = await webhooks.disabledCounts();
         this.reset();
-        for (const reason of DISABLED_REASONS) this.set({ reason }, rows.find((r) => r.reason === reason)?.n ?? 0);
+        const rows = await bounded(() => webhooks.disabledCounts());
+        if (rows)
+          for (const reason of DISABLED_REASONS) this.set({ reason }, rows.find((r) => r.reason === reason)?.n ?? 0);
       },
     });
     new Gauge({
@@ -180,7 +196,8 @@ export class DispatchGauges implements OnModuleInit {
       help: 'Events committed but not yet turned into deliveries',
       registers: [this.registry],
       collect: async function (this: Gauge) {
-        this.set(await outbox.unrelayedCount(sql));
+        const value = await bounded(() => outbox.unrelayedCount(sql));
+        this.set(value ?? NaN);
       },
     });
   }
