@@ -97,9 +97,10 @@ export async function startEmbeddedPostgres(
  * A service that dies without stopping its embedded PostgreSQL (SIGKILL, out of memory, its terminal closed) leaves
  * the server running, holding the data directory's lock: every later start would fail on it. A server the lock
  * names whose parent is no longer a node process is such an orphan, and is stopped (fast shutdown) first. One that
- * a live service started is left alone, and this start says so.
+ * a live service started is left alone, and this start says so. The process must be serving this very directory: a
+ * stale lock's pid may since have gone to another PostgreSQL server (the machine's own, after a reboot).
  */
-async function stopOrphanedServer(databaseDir: string, log: (msg: string) => void): Promise<void> {
+export async function stopOrphanedServer(databaseDir: string, log: (msg: string) => void): Promise<void> {
   let pid: number;
   try {
     pid = Number(readFileSync(join(databaseDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
@@ -108,7 +109,7 @@ async function stopOrphanedServer(databaseDir: string, log: (msg: string) => voi
   }
   const server = Number.isInteger(pid) && pid > 0 ? processInfo(pid) : undefined;
   // no such process (a stale lock, which PostgreSQL clears itself), or not a PostgreSQL server
-  if (!server || !/postgres/.test(server.name)) return;
+  if (!server || !/postgres/.test(server.name) || !servesDirectory(pid, databaseDir)) return;
   const parent = server.parent > 1 ? processInfo(server.parent) : undefined;
   if (parent && /node/.test(parent.name)) return;
   log(`stopping the embedded PostgreSQL (pid ${pid}) that a service which did not stop left running in ${databaseDir}`);
@@ -134,6 +135,20 @@ function processInfo(pid: number): { name: string; parent: number } | undefined 
   const ps = spawnSync('ps', ['-o', 'ppid=', '-o', 'comm=', '-p', String(pid)], { encoding: 'utf8' });
   const match = /^\s*(\d+)\s+(.+?)\s*$/.exec(ps.stdout ?? '');
   return match ? { name: match[2], parent: Number(match[1]) } : undefined;
+}
+
+/**
+ * Whether PostgreSQL server `pid` runs on data directory `dir`: it works in its data directory (its cwd, from /proc on
+ * Linux); elsewhere its command line (`postgres -D <dir>`) names it.
+ */
+function servesDirectory(pid: number, dir: string): boolean {
+  try {
+    return realpathSync(`/proc/${pid}/cwd`) === realpathSync(dir);
+  } catch {
+    if (existsSync('/proc/self')) return false;
+  }
+  const ps = spawnSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' });
+  return (ps.stdout ?? '').includes(realpathSync(dir));
 }
 
 /** Why the embedded server did not start, in one message naming what to change. */
