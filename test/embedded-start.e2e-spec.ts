@@ -7,22 +7,22 @@ import { deleteQueueKeys } from './helpers/test-env';
 import { relocatedHome } from '../src/database/embedded-postgres';
 import { ENV_REDIS_URL, ENV_RUN_ID, testQueuePrefix } from './setup/test-infra';
 
+/** A service with no DATABASE_URL on `dataDir`, on a port of its own. */
+const serviceVars = (dataDir: string, queuePrefix: string) => ({
+  DATA_DIR: dataDir,
+  PORT: '0',
+  HOST: '127.0.0.1',
+  REDIS_URL: process.env[ENV_REDIS_URL]!,
+  QUEUE_PREFIX: queuePrefix,
+  LOG_LEVEL: 'warn',
+});
+
 describe('npm start with no DATABASE_URL', () => {
   it('runs an embedded PostgreSQL under the data directory, generates secrets, is ready, and stops without a warning', async () => {
     // mode 700, as mkdtemp makes it: as root, PostgreSQL runs as the postgres user, who cannot enter it
     const dataDir = mkdtempSync(join(tmpdir(), 'gwm-embedded-'));
     const queuePrefix = `${testQueuePrefix(process.env[ENV_RUN_ID]!)}embedded`;
-    const svc = await ServiceProcess.start(
-      {
-        DATA_DIR: dataDir,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        REDIS_URL: process.env[ENV_REDIS_URL]!,
-        QUEUE_PREFIX: queuePrefix,
-        LOG_LEVEL: 'warn',
-      },
-      90_000,
-    );
+    const svc = await ServiceProcess.start(serviceVars(dataDir, queuePrefix), 90_000);
     let stopped = false;
     try {
       expect(svc.output).toContain('embedded PostgreSQL listening');
@@ -41,17 +41,7 @@ describe('npm start with no DATABASE_URL', () => {
       expect(await list.body.json()).toEqual([]);
 
       // a second service on the same data directory says why it cannot start, without a stack trace
-      const second = await ServiceProcess.start(
-        {
-          DATA_DIR: dataDir,
-          PORT: '0',
-          HOST: '127.0.0.1',
-          REDIS_URL: process.env[ENV_REDIS_URL]!,
-          QUEUE_PREFIX: queuePrefix,
-          LOG_LEVEL: 'warn',
-        },
-        60_000,
-      ).then(
+      const second = await ServiceProcess.start(serviceVars(dataDir, queuePrefix), 60_000).then(
         async (started) => {
           await started.kill('SIGTERM');
           return 'started';
@@ -79,14 +69,7 @@ describe('npm start with no DATABASE_URL', () => {
   it('after a service was killed (SIGKILL), the next start stops the PostgreSQL it left running and keeps the data', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gwm-embedded-'));
     const queuePrefix = `${testQueuePrefix(process.env[ENV_RUN_ID]!)}orphan`;
-    const vars = {
-      DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      REDIS_URL: process.env[ENV_REDIS_URL]!,
-      QUEUE_PREFIX: queuePrefix,
-      LOG_LEVEL: 'warn',
-    };
+    const vars = serviceVars(dataDir, queuePrefix);
     let last: ServiceProcess | undefined;
     try {
       const first = await ServiceProcess.start(vars, 90_000);
