@@ -572,12 +572,19 @@ describe('the OpenAPI document (/docs-json)', () => {
 
   it("states PATCH's listenPath and customDomain as the route reads them", async () => {
     const parameters = doc.paths['/gateway/apis/oas/{apiID}'].patch.parameters ?? [];
-    const pattern = (name: string) => new RegExp(parameters.find((p) => p.name === name)!.schema.pattern, 'u');
+    const schema = (name: string) => parameters.find((p) => p.name === name)!.schema;
+    // the pattern, and the length in characters (code points) where one is given
+    const pattern = (name: string) => ({
+      test: (value: string) =>
+        new RegExp(schema(name).pattern, 'u').test(value) && [...value].length <= (schema(name).maxLength ?? Infinity),
+    });
     const id = await createApi(t, oasDoc({ id: 'patch-parameters' }));
     const body = oasDoc({ id });
     const wrong: string[] = [];
     const cases: [string, string[]][] = [
       ['listenPath', ['/', '/a/', '/ü', '/a%b', '', 'a', '/a b', '/a\u00a0b', '/\ufeff', '/a\u007f']],
+      // 1025 characters in 2049 UTF-16 units (within the maxLength), and one character over it
+      ['listenPath', [`/${'😀'.repeat(1024)}`, `/${'a'.repeat(2048)}`]],
       ['customDomain', ['', 'api.example.com', '*.example.com:8080', '{sub}.example.com', 'a b', 'ü.example', 'a/b']],
     ];
     for (const [name, values] of cases)

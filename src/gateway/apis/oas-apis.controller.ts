@@ -17,7 +17,7 @@ import { OasWriteResponseDto } from './dto/oas-write-response.dto';
 import { EXTENSION } from './oas-document';
 import { OasApisService } from './oas-apis.service';
 import { CUSTOM_DOMAIN } from './oas-patch';
-import { LISTEN_PATH_PATTERN } from './oas.validator';
+import { LISTEN_PATH_PATTERN, MAX_URL_LENGTH } from './oas.validator';
 import { VALIDATION_LIMITS } from './oas-validation.pool';
 
 const OAS_DOCUMENT_SCHEMA = {
@@ -131,6 +131,7 @@ export class OasApisController {
     type: String,
     required: false,
     description: 'sets upstream.url: an absolute http(s) URL, no whitespace or control characters',
+    maxLength: MAX_URL_LENGTH,
   })
   @ApiQuery({
     name: 'listenPath',
@@ -138,6 +139,7 @@ export class OasApisController {
     required: false,
     description: 'sets server.listenPath.value: starts with /, no whitespace or control characters',
     pattern: LISTEN_PATH_PATTERN,
+    maxLength: MAX_URL_LENGTH,
   })
   @ApiQuery({
     name: 'customDomain',

@@ -6,6 +6,7 @@ import {
   parseBooleanParam,
   parseImportParams,
 } from './oas-patch';
+import { validateExtension } from './oas.validator';
 
 const stored: OasDocument = {
   openapi: '3.0.3',
@@ -221,5 +222,31 @@ describe('import query parameters', () => {
     expect(errors).toHaveLength(21);
     expect(errors[19]).toMatch(/ for GET \/p19, /);
     expect(errors[20]).toBe('and 30 more error(s)');
+  });
+});
+
+describe('upstreamURL and listenPath length', () => {
+  // 2048 characters (code points) as the document's maxLength counts them, in 4095 UTF-16 units
+  const path = `/${'😀'.repeat(2047)}`;
+  const url = `http://up/${'😀'.repeat(2038)}`;
+
+  it('takes 2048 characters written in more UTF-16 units, in the query and in the extension', () => {
+    const { params, errors } = parseImportParams({ listenPath: path, upstreamURL: url });
+    expect(errors).toEqual([]);
+    expect(params).toEqual({ listenPath: path, upstreamURL: url });
+    const ext = {
+      info: { name: 'n', state: { active: true } },
+      upstream: { url },
+      server: { listenPath: { value: path } },
+    };
+    expect(validateExtension(ext)).toEqual([]);
+  });
+
+  it('refuses one character more, naming the query parameter, as the document says (maxLength 2048)', () => {
+    const { errors } = parseImportParams({ listenPath: `${path}a`, upstreamURL: `${url}a` });
+    expect(errors).toEqual([
+      'query parameter upstreamURL must be at most 2048 characters',
+      'query parameter listenPath must be at most 2048 characters',
+    ]);
   });
 });

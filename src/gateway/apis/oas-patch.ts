@@ -10,7 +10,8 @@ import {
 } from './oas-document';
 import { firstReasons } from '../../common/errors/reasons';
 import { isRefusedMember } from '../../common/http/input-policy';
-import { listenPathProblem, upstreamUrlProblem } from './oas.validator';
+import { listenPathProblem, MAX_URL_LENGTH, upstreamUrlProblem } from './oas.validator';
+import { codePointLength } from '../../common/http/max-length.decorator';
 
 /** Query parameters of PATCH /gateway/apis/oas/{apiID} that configure the extension "in the manner of an import". */
 export interface ImportParams {
@@ -60,15 +61,20 @@ export function parseImportParams(query: Record<string, unknown>): { params: Imp
     return raw;
   };
 
+  // the extension's own limit on upstream.url and listenPath.value, said of the query parameter that sets it
+  const tooLong = (value: string) =>
+    codePointLength(value) > MAX_URL_LENGTH ? `must be at most ${MAX_URL_LENGTH} characters` : undefined;
   const upstreamURL = single('upstreamURL');
   if (upstreamURL !== undefined) {
-    const problem = upstreamUrlProblem(upstreamURL);
+    const problem = tooLong(upstreamURL) ?? upstreamUrlProblem(upstreamURL);
     if (problem) errors.push(`query parameter upstreamURL ${problem}`);
     else params.upstreamURL = upstreamURL;
   }
   const listenPath = single('listenPath');
   if (listenPath !== undefined) {
-    const problem = listenPath.startsWith('/') ? listenPathProblem(listenPath) : 'must be a path starting with /';
+    const problem =
+      tooLong(listenPath) ??
+      (listenPath.startsWith('/') ? listenPathProblem(listenPath) : 'must be a path starting with /');
     if (problem) errors.push(`query parameter listenPath ${problem}`);
     else params.listenPath = listenPath;
   }

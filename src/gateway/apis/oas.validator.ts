@@ -1,5 +1,6 @@
 import { validate } from '@readme/openapi-parser';
 import { firstReasons, MAX_REASONS } from '../../common/errors/reasons';
+import { codePointLength } from '../../common/http/max-length.decorator';
 import { bmpCharacterClass } from '../../common/http/pattern';
 import { EXTENSION, isObject, Json, resolveRef } from './oas-document';
 import { locateErrors } from './oas-error-location';
@@ -109,6 +110,9 @@ export function listenPathProblem(value: string): string | undefined {
   return BLANK_OR_CONTROL.test(value) ? NO_BLANK_OR_CONTROL : undefined;
 }
 
+/** The longest upstream.url and server.listenPath.value, in characters (code points). */
+export const MAX_URL_LENGTH = 2048;
+
 function checkString(
   errors: string[],
   value: Json | undefined,
@@ -121,7 +125,7 @@ function checkString(
   }
   if (typeof value !== 'string') errors.push(`${path} must be a string`);
   else if (opts.nonEmpty && value.trim() === '') errors.push(`${path} must not be empty`);
-  else if (opts.max && value.length > opts.max) errors.push(`${path} must be at most ${opts.max} characters`);
+  else if (opts.max && codePointLength(value) > opts.max) errors.push(`${path} must be at most ${opts.max} characters`);
   else if (opts.noControl && CONTROL.test(value)) errors.push(`${path} ${NO_CONTROL}`);
 }
 
@@ -204,8 +208,8 @@ export function validateExtension(ext: Json | undefined): string[] {
     const server = ext.server;
     if (checkObject(errors, server.listenPath, `${p}.server.listenPath`)) {
       const lp = server.listenPath;
-      checkString(errors, lp.value, `${p}.server.listenPath.value`, { max: 2048 });
-      if (typeof lp.value === 'string' && lp.value.length <= 2048) {
+      checkString(errors, lp.value, `${p}.server.listenPath.value`, { max: MAX_URL_LENGTH });
+      if (typeof lp.value === 'string' && codePointLength(lp.value) <= MAX_URL_LENGTH) {
         const problem = lp.value.startsWith('/') ? listenPathProblem(lp.value) : 'must start with /';
         if (problem) errors.push(`${p}.server.listenPath.value ${problem}`);
       }
@@ -222,8 +226,9 @@ export function validateExtension(ext: Json | undefined): string[] {
 
   if (checkObject(errors, ext.upstream, `${p}.upstream`)) {
     const url = ext.upstream.url;
-    checkString(errors, url, `${p}.upstream.url`, { max: 2048 });
-    const problem = typeof url === 'string' && url.length <= 2048 ? upstreamUrlProblem(url) : undefined;
+    checkString(errors, url, `${p}.upstream.url`, { max: MAX_URL_LENGTH });
+    const problem =
+      typeof url === 'string' && codePointLength(url) <= MAX_URL_LENGTH ? upstreamUrlProblem(url) : undefined;
     if (problem) errors.push(`${p}.upstream.url ${problem}`);
   }
   return errors;
