@@ -113,11 +113,10 @@ async function explained<T>(step: string, run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (err) {
     const code = String((err as { code?: unknown } | undefined)?.code ?? '');
+    const message = String((err as Error | undefined)?.message);
     // pg's time limit on opening a connection says so in its message alone, without a code
-    const unanswered = /timeout exceeded when trying to connect|connection timeout/.test(
-      String((err as Error)?.message),
-    );
-    if (!PLAIN_ERRORS.test(code) && !unanswered && !PLAIN_MESSAGES.test(String((err as Error)?.message))) throw err;
+    const unanswered = /timeout exceeded when trying to connect|connection timeout/.test(message);
+    if (!PLAIN_ERRORS.test(code) && !unanswered && !PLAIN_MESSAGES.test(message)) throw err;
     let hint = code === '3D000' ? ' (create it, e.g. with createdb, or name one that exists)' : '';
     if (unanswered) hint = ` (nothing answered within ${CONNECT_TIMEOUT_MS / 1000} s: is a PostgreSQL server there?)`;
     throw new StartupError(`${step}: ${(err as Error).message}${hint}`);

@@ -27,6 +27,11 @@ async function bounded<T>(read: () => Promise<T>): Promise<T | undefined> {
   return withDeadline(read(), DATABASE_GAUGE_WAIT_MS).catch(() => undefined);
 }
 
+/** A number read within DATABASE_GAUGE_WAIT_MS, or NaN (unknown) in this scrape. */
+async function boundedNumber(read: () => Promise<number>): Promise<number> {
+  return (await bounded(read)) ?? NaN;
+}
+
 /**
  * The dispatcher's counters, defined once for every role: attempts by outcome and their latency, rate-limit holds
  * and rows removed by retention (worker), and switch-offs (worker: gone, failing; API: manual). Each process counts
@@ -157,8 +162,7 @@ export class DispatchGauges implements OnModuleInit {
       help: 'Age of the oldest delivery still pending (0 when none)',
       registers: [this.registry],
       collect: async function (this: Gauge) {
-        const value = await bounded(() => store.oldestPendingAge());
-        this.set(value ?? NaN);
+        this.set(await boundedNumber(() => store.oldestPendingAge()));
       },
     });
     new Gauge({
@@ -166,8 +170,7 @@ export class DispatchGauges implements OnModuleInit {
       help: 'Pending deliveries waiting for their turn under their webhook rate limit',
       registers: [this.registry],
       collect: async function (this: Gauge) {
-        const value = await bounded(() => store.rateLimitedCount());
-        this.set(value ?? NaN);
+        this.set(await boundedNumber(() => store.rateLimitedCount()));
       },
     });
     new Gauge({
@@ -175,8 +178,7 @@ export class DispatchGauges implements OnModuleInit {
       help: 'Ordered webhooks whose oldest pending delivery has failed at least once while later deliveries wait behind it',
       registers: [this.registry],
       collect: async function (this: Gauge) {
-        const value = await bounded(() => store.orderedBlockedCount());
-        this.set(value ?? NaN);
+        this.set(await boundedNumber(() => store.orderedBlockedCount()));
       },
     });
     new Gauge({
@@ -196,8 +198,7 @@ export class DispatchGauges implements OnModuleInit {
       help: 'Events committed but not yet turned into deliveries',
       registers: [this.registry],
       collect: async function (this: Gauge) {
-        const value = await bounded(() => outbox.unrelayedCount(sql));
-        this.set(value ?? NaN);
+        this.set(await boundedNumber(() => outbox.unrelayedCount(sql)));
       },
     });
   }
