@@ -6,6 +6,7 @@ import { checkEncryptionKey } from './common/crypto/key-check';
 import { ConfigError, loadConfigFromEnvironment } from './config';
 import { CONNECT_TIMEOUT_MS, runMigrations } from './database/data-source';
 import { resolveInfrastructure } from './database/infrastructure';
+import { settleQueuePrefix } from './queue/queue-prefix';
 
 const say = (msg: string) => process.stderr.write(`[gateway-management] ${msg}\n`);
 
@@ -27,13 +28,15 @@ async function main(): Promise<void> {
     const file = `${config.dataDir}/secrets.json`;
     say(`  read them with: cat ${file}   (set the variables, or NODE_ENV=production, to stop this)`);
   }
-  const { infra, applied } = await explained('PostgreSQL (DATABASE_URL)', async () => {
+  const { infra, applied, prefix } = await explained('PostgreSQL (DATABASE_URL)', async () => {
     const infra = await resolveInfrastructure(config, say);
     const applied = await runMigrations(config.database.url!);
     await checkEncryptionKey(config);
-    return { infra, applied };
+    const prefix = await settleQueuePrefix(config);
+    return { infra, applied, prefix };
   });
   if (applied.length) say(`applied migrations: ${applied.join(', ')}`);
+  if (prefix) say(`Redis keys start with ${prefix}, this database's own (QUEUE_PREFIX is not set)`);
 
   const app = await createApp(config, [], { closeOnSignals: false });
   // Shutdown in order: the app first (HTTP, the outbox listener, queue workers, then the connection pools),

@@ -17,7 +17,9 @@ describe('loadConfig', () => {
     const c = loadConfig({ ...secrets, DATA_DIR: dataDir() });
     expect(c.port).toBe(3000);
     expect(c.role).toBe('all');
+    // until the start settles the database's own (settleQueuePrefix)
     expect(c.redis.prefix).toBe('{gwm}');
+    expect(c.redis.prefixFromDatabase).toBe(true);
     expect(c.redis.cluster).toBeUndefined();
     expect(c.webhooks.retentionDays).toBe(30);
     expect(c.dashboard.pageSize).toBe(10);
@@ -263,6 +265,7 @@ describe('loadConfig', () => {
       tls: false,
     });
     expect(a.redis.prefix).toBe('{gw}');
+    expect(a.redis.prefixFromDatabase).toBe(false);
     const b = loadConfig({
       ...secrets,
       DATA_DIR: dataDir(),

@@ -4,7 +4,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { ClusterTarget, hashTaggedPrefix, isClusterUrl, parseClusterTarget } from '../queue/redis-connection';
+import {
+  ClusterTarget,
+  SHARED_QUEUE_PREFIX,
+  hashTaggedPrefix,
+  isClusterUrl,
+  parseClusterTarget,
+} from '../queue/redis-connection';
 import { EnvDto, parseDuration, Role, splitList } from './env.dto';
 
 export const DEFAULT_RETRY_SCHEDULE = [0, 5, 300, 1800, 7200, 18000, 36000, 36000];
@@ -26,7 +32,11 @@ export class AppConfig {
    * Redis: one server (`url`) or a cluster (`cluster`); `prefix` starts every key and is a cluster hash tag
    * such as `{gwm}`.
    */
-  redis: { url?: string; cluster?: ClusterTarget; prefix: string };
+  /**
+   * `prefix` starts every Redis key. With no QUEUE_PREFIX it is `{gwm}` until the start settles it to the database's
+   * own (`prefixFromDatabase`: see settleQueuePrefix).
+   */
+  redis: { url?: string; cluster?: ClusterTarget; prefix: string; prefixFromDatabase: boolean };
   secrets: { gateway: string; admin: string; portal: string; encryptionKey: Buffer };
   dashboard: { pageSize: number };
   webhooks: {
@@ -97,7 +107,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   config.dataDir = dataDir;
   config.logLevel = dto.LOG_LEVEL ?? 'info';
   config.database = { url: dto.DATABASE_URL };
-  config.redis = { ...redisTarget(dto), prefix: hashTaggedPrefix(dto.QUEUE_PREFIX ?? 'gwm') };
+  config.redis = {
+    ...redisTarget(dto),
+    prefix: hashTaggedPrefix(dto.QUEUE_PREFIX ?? SHARED_QUEUE_PREFIX),
+    prefixFromDatabase: dto.QUEUE_PREFIX === undefined,
+  };
   config.secrets = {
     gateway: secretValues.GATEWAY_SECRET!,
     admin: secretValues.ADMIN_SECRET!,

@@ -68,6 +68,9 @@ export function parseClusterTarget(value: string): ClusterTarget {
   return target;
 }
 
+/** The prefix of a deployment with no QUEUE_PREFIX whose database predates its own (see settleQueuePrefix). */
+export const SHARED_QUEUE_PREFIX = 'gwm';
+
 /**
  * Every key this service writes starts with this prefix. It is a Redis Cluster hash tag (`{gwm}`), so all
  * keys of a queue live in one slot and BullMQ's multi-key scripts work on a cluster; a single server

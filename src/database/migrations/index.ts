@@ -16,6 +16,7 @@ import { CredentialsKeyedByRequest1763802000000 } from './1763802000000-credenti
 import { DeliveryClaimsHeapOnly1763802100000 } from './1763802100000-delivery-claims-heap-only';
 import { ReprojectRefSecuritySchemes1763802200000 } from './1763802200000-reproject-ref-security-schemes';
 import { WebhookSubscriptionHistory1763802300000 } from './1763802300000-webhook-subscription-history';
+import { DeploymentIdentity1763802400000 } from './1763802400000-deployment-identity';
 
 /** Every migration, in order. Add new ones at the end (raw SQL up/down). */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   DeliveryClaimsHeapOnly1763802100000,
   ReprojectRefSecuritySchemes1763802200000,
   WebhookSubscriptionHistory1763802300000,
+  DeploymentIdentity1763802400000,
 ];

@@ -1,0 +1,54 @@
+import { AppConfig, loadConfig } from '../config';
+import { DeploymentIdentity1763802400000 } from '../database/migrations/1763802400000-deployment-identity';
+import { TEST_SECRETS } from '../../test/helpers/test-env';
+import { useDataSource } from '../../test/helpers/use-service';
+import { settleQueuePrefix } from './queue-prefix';
+
+/** The queue prefix a deployment without QUEUE_PREFIX takes from its database (DeploymentIdentity migration). */
+describe('settleQueuePrefix', () => {
+  const fixture = useDataSource();
+  const migration = new DeploymentIdentity1763802400000();
+  const config = (vars: Record<string, string> = {}): AppConfig =>
+    loadConfig({ ...TEST_SECRETS, DATABASE_URL: fixture.env.databaseUrl, ...vars });
+  /** Runs the migration down and up again, as on a database that holds what `before` leaves. */
+  const remigrate = async (before: () => Promise<unknown> = async () => undefined) => {
+    const runner = fixture.db.createQueryRunner();
+    try {
+      await migration.down(runner);
+      await before();
+      await migration.up(runner);
+    } finally {
+      await runner.release();
+    }
+  };
+
+  it("gives a database its own prefix, the same on every start, and leaves QUEUE_PREFIX's alone", async () => {
+    const first = config();
+    const prefix = await settleQueuePrefix(first);
+    expect(prefix).toMatch(/^\{gwm-[0-9a-f]{8}\}$/);
+    expect(first.redis.prefix).toBe(prefix);
+    expect(await settleQueuePrefix(config())).toBe(prefix);
+    const chosen = config({ QUEUE_PREFIX: 'mine' });
+    expect(await settleQueuePrefix(chosen)).toBeUndefined();
+    expect(chosen.redis.prefix).toBe('{mine}');
+    // the identity is made anew by the migration: another id, another prefix
+    await remigrate();
+    const again = await settleQueuePrefix(config());
+    expect(again).toMatch(/^\{gwm-[0-9a-f]{8}\}$/);
+    expect(again).not.toBe(prefix);
+  });
+
+  it('keeps {gwm} for a database that held webhooks before it had its own, and the migration goes down and up', async () => {
+    await remigrate(() =>
+      fixture.db.query(
+        `INSERT INTO webhooks (id, name, url, events, secret_encrypted)
+         VALUES (gen_random_uuid(), 'w', 'http://127.0.0.1:9/', '{AccessRequestApproved}', 'x')`,
+      ),
+    );
+    expect(await settleQueuePrefix(config())).toBe('{gwm}');
+    await fixture.db.query('DELETE FROM webhooks');
+    await remigrate();
+    expect(await settleQueuePrefix(config())).toMatch(/^\{gwm-[0-9a-f]{8}\}$/);
+    expect(await fixture.db.query('SELECT count(*)::int AS n FROM deployment')).toEqual([{ n: 1 }]);
+  });
+});
