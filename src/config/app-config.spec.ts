@@ -229,6 +229,20 @@ describe('loadConfig', () => {
     expect(c.dashboard.pageSize).toBe(10);
   });
 
+  it('reads NODE_ENV, ROLE and LOG_LEVEL whatever their case and surrounding spaces', () => {
+    const c = loadConfig({
+      ...secrets,
+      DATA_DIR: dataDir(),
+      NODE_ENV: 'Production',
+      ROLE: ' Worker ',
+      LOG_LEVEL: 'INFO',
+    });
+    expect([c.env, c.role, c.logLevel]).toEqual(['production', 'worker', 'info']);
+    expect(loadConfig({ ...secrets, DATA_DIR: dataDir(), ROLE: '  ' }).role).toBe('all');
+    expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), ROLE: 'apis' })).toThrow('ROLE');
+    expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), LOG_LEVEL: 'verbose' })).toThrow('LOG_LEVEL');
+  });
+
   it('reads WEBHOOK_DISABLE_AFTER as a duration with its unit, 5 days when unset', () => {
     const base = { ...secrets, DATA_DIR: dataDir() };
     expect(loadConfig(base).webhooks.disableAfterMs).toBe(5 * 24 * 3600 * 1000);

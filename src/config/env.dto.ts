@@ -34,6 +34,9 @@ const HEADER_SAFE_RULE = 'must be printable ASCII characters without a blank at 
 const toInt = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : /^\s*-?\d+\s*$/.test(String(value)) ? Number(value) : NaN;
 const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+/** A word from a list (NODE_ENV, ROLE, LOG_LEVEL): `Worker`, ` api` or `INFO` is meant as the word, and read so. */
+const keyword = ({ value }: { value: unknown }) =>
+  typeof value === 'string' ? value.trim().toLowerCase() || undefined : value;
 
 @ValidatorConstraint({ name: 'cidrList' })
 class CidrListConstraint implements ValidatorConstraintInterface {
@@ -100,7 +103,7 @@ export function splitList(value: string | undefined): string[] {
 /** The raw environment, as strings, validated once at boot. Only src/config reads process.env. */
 export class EnvDto {
   @IsOptional()
-  @Transform(emptyToUndefined)
+  @Transform(keyword)
   @IsIn(['production', 'development', 'test'])
   NODE_ENV?: string;
 
@@ -117,7 +120,7 @@ export class EnvDto {
   HOST?: string;
 
   @IsOptional()
-  @Transform(emptyToUndefined)
+  @Transform(keyword)
   @IsIn(ROLES)
   ROLE?: Role;
 
@@ -253,7 +256,7 @@ export class EnvDto {
   DCR_INITIAL_ACCESS_TOKEN?: string;
 
   @IsOptional()
-  @Transform(emptyToUndefined)
+  @Transform(keyword)
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL?: string;
 
