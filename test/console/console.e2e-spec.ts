@@ -413,7 +413,8 @@ describe('operator console in a browser', () => {
       await page.locator('tr[data-status=failed] a').click();
       const attempts = page.getByTestId('attempts');
       await attempts.waitFor();
-      expect(await attempts.locator('th', { hasText: "Broker's answer" }).count()).toBe(1);
+      // (named once the webhook is read, which may come after the delivery)
+      await attempts.locator('th', { hasText: "Broker's answer" }).waitFor();
       expect(await attempts.locator('tr[data-attempt]').count()).toBe(2);
       for (const n of [1, 2]) {
         const a = attempts.locator(`tr[data-attempt="${n}"]`);

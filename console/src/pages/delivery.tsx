@@ -38,8 +38,12 @@ export function DeliveryPage({ webhookId, deliveryId }: { webhookId: string; del
   if (delivery.error && !delivery.data) return <ErrorBox error={delivery.error} onRetry={delivery.reload} />;
   if (!delivery.data) return <Loading what="the delivery" />;
   const d = delivery.data;
-  // a broker answers with a confirmation or a reason, not an HTTP body
-  const broker = !!hook.data?.Type && hook.data.Type !== 'http';
+  // a broker answers with a confirmation or a reason, not an HTTP body (a neutral name until the webhook is read)
+  const answerName = !hook.data
+    ? 'Answer'
+    : hook.data.Type && hook.data.Type !== 'http'
+      ? "Broker's answer"
+      : 'Response body';
   return (
     <section>
       <nav aria-label="breadcrumb">
@@ -119,7 +123,7 @@ export function DeliveryPage({ webhookId, deliveryId }: { webhookId: string; del
                 <th>Status code</th>
                 <th>Duration</th>
                 <th>Error</th>
-                <th>{broker ? "Broker's answer" : 'Response body'}</th>
+                <th>{answerName}</th>
               </tr>
             </thead>
             <tbody>
@@ -139,7 +143,7 @@ export function DeliveryPage({ webhookId, deliveryId }: { webhookId: string; del
                       <span class="ok">—</span>
                     )}
                   </td>
-                  <td data-label={broker ? "Broker's answer" : 'Response body'} class="body-cell">
+                  <td data-label={answerName} class="body-cell">
                     {a.ResponseBody ? <pre>{plain(a.ResponseBody)}</pre> : <span class="muted">empty</span>}
                   </td>
                 </tr>
