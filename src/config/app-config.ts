@@ -34,9 +34,9 @@ export class AppConfig {
    */
   /**
    * `prefix` starts every Redis key. With no QUEUE_PREFIX it is `{gwm}` until the start settles it to the database's
-   * own (`prefixFromDatabase`: see settleQueuePrefix).
+   * own (`prefixFromDatabase`), and `deployment` to the database's identity (see settleQueuePrefix).
    */
-  redis: { url?: string; cluster?: ClusterTarget; prefix: string; prefixFromDatabase: boolean };
+  redis: { url?: string; cluster?: ClusterTarget; prefix: string; prefixFromDatabase: boolean; deployment?: string };
   secrets: { gateway: string; admin: string; portal: string; encryptionKey: Buffer };
   dashboard: { pageSize: number };
   webhooks: {

@@ -16,11 +16,11 @@ import { SHARED_QUEUE_PREFIX, hashTaggedPrefix } from './redis-connection';
  *
  * A database that held webhooks before the migration keeps `{gwm}` (its jobs are there).
  *
- * Run once per start, after the migrations and before the application (and its queues) is made. Answers the prefix
- * it settled, or undefined when QUEUE_PREFIX chose it.
+ * The digest is kept as `config.redis.deployment` whatever the prefix: workers say by it, under the prefix, that
+ * their deployment is there (PrefixNeighbours). Run once per start, after the migrations and before the application
+ * (and its queues) is made. Answers the prefix it settled, or undefined when QUEUE_PREFIX chose it.
  */
 export async function settleQueuePrefix(config: AppConfig): Promise<string | undefined> {
-  if (!config.redis.prefixFromDatabase) return undefined;
   const client = new Client({ connectionString: config.database.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   await client.connect();
   try {
@@ -39,8 +39,9 @@ export async function settleQueuePrefix(config: AppConfig): Promise<string | und
         () => '',
       );
     const identity = `${row.id}:${server}:${row.oid}:${row.name}`;
-    const digest = createHash('sha256').update(identity).digest('hex').slice(0, 8);
-    const prefix = row.keeps_shared_prefix ? SHARED_QUEUE_PREFIX : `${SHARED_QUEUE_PREFIX}-${digest}`;
+    config.redis.deployment = createHash('sha256').update(identity).digest('hex').slice(0, 8);
+    if (!config.redis.prefixFromDatabase) return undefined;
+    const prefix = row.keeps_shared_prefix ? SHARED_QUEUE_PREFIX : `${SHARED_QUEUE_PREFIX}-${config.redis.deployment}`;
     config.redis.prefix = hashTaggedPrefix(prefix);
     return config.redis.prefix;
   } finally {

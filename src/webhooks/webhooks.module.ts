@@ -24,6 +24,7 @@ import { Reconciler } from './worker/reconciler';
 import { SigningKeyEraser } from './worker/signing-key-eraser';
 import { WebhookHealth } from './worker/webhook-health';
 import { DeliveryRetention } from './worker/delivery-retention';
+import { PrefixNeighbours } from './worker/prefix-neighbours';
 
 /**
  * The webhook dispatcher. API side: subscriptions, their headers and the delivery log (portal routes).
@@ -61,6 +62,7 @@ export class WebhooksModule {
         SigningKeyEraser,
         RateLimits,
         WebhookHealth,
+        PrefixNeighbours,
       );
     return {
       module: WebhooksModule,
