@@ -31,6 +31,8 @@ describe('settleQueuePrefix', () => {
     const chosen = config({ QUEUE_PREFIX: 'mine' });
     expect(await settleQueuePrefix(chosen)).toBeUndefined();
     expect(chosen.redis.prefix).toBe('{mine}');
+    // the database's identity is settled either way (PrefixNeighbours tells deployments apart by it)
+    expect(chosen.redis.deployment).toBe(prefix!.slice('{gwm-'.length, -1));
     // the identity is made anew by the migration: another id, another prefix
     await remigrate();
     const again = await settleQueuePrefix(config());
