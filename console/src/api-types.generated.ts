@@ -575,7 +575,7 @@ export interface components {
              */
             Timestamp: string;
         };
-        /** @description Delivered when an access request was created (status pending). Sent with the webhook's Method to its URL, with its Headers, Content-Type: application/json and the Standard Webhooks headers webhook-id (the same on every retry), webhook-timestamp and webhook-signature: one signature per key, space-separated, over "id.timestamp.body": `v1,<base64 HMAC-SHA256 under the whsec_ secret>` for SignatureScheme v1, `v1a,<base64 Ed25519 signature, verified with the whpk_ public key>` for v1a; during a key rotation's grace period the previous key signs too. A GET or DELETE delivery carries no body and is signed over the empty string. */
+        /** @description Delivered when an access request was created (status pending, or approved with ProvisionImmediately). Sent with the webhook's Method to its URL, with its Headers, Content-Type: application/json and the Standard Webhooks headers webhook-id (the same on every retry), webhook-timestamp and webhook-signature: one signature per key, space-separated, over "id.timestamp.body": `v1,<base64 HMAC-SHA256 under the whsec_ secret>` for SignatureScheme v1, `v1a,<base64 Ed25519 signature, verified with the whpk_ public key>` for v1a; during a key rotation's grace period the previous key signs too. A GET or DELETE delivery carries no body and is signed over the empty string. */
         AccessRequestCreatedEvent: {
             /**
              * @example AccessRequestCreated

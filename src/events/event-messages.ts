@@ -233,7 +233,7 @@ export const EVENT_MESSAGES: Record<EmittedEvent, Type> = {
 };
 
 const WHEN: Record<EmittedEvent, string> = {
-  AccessRequestCreated: 'an access request was created (status pending)',
+  AccessRequestCreated: 'an access request was created (status pending, or approved with ProvisionImmediately)',
   AccessRequestApproved: 'an access request was approved (its credentials are issued in the same change)',
   AccessRequestRejected: 'an access request was rejected (its credentials, if any, are revoked)',
   ApplicationRegistered: 'an application was created',

@@ -148,6 +148,16 @@ describe('portal access requests', () => {
     expect(names.map((r) => r.name)).toEqual(['AccessRequestCreated', 'AccessRequestApproved', 'CredentialRegistered']);
   });
 
+  it('tells AccessRequestCreated the status the request was created with: approved with ProvisionImmediately', async () => {
+    // a request provisioned at once is never pending, so a receiver must not be told it is awaiting approval
+    const provisioned = await createAccessRequest(t.portal, { AppID: t.portalApp.ID, ProvisionImmediately: true });
+    const waiting = await createAccessRequest(t.portal, { AppID: t.portalApp.ID });
+    const createdStatus = async (id: number) =>
+      (await outboxRows(t, 'AccessRequestCreated', 'ID', id)).map((r) => r.payload.Status);
+    expect(await createdStatus(provisioned.ID)).toEqual(['approved']);
+    expect(await createdStatus(waiting.ID)).toEqual(['pending']);
+  });
+
   it('keeps credentials encrypted at rest: the raw row holds no secret in clear', async () => {
     const token = await createAccessRequest(t.portal, { AppID: t.portalApp.ID, ProvisionImmediately: true });
     const oauth = await createAccessRequest(t.portal, {

@@ -193,9 +193,10 @@ describe('a webhook receiver subscribed to every event reads typed Messages', ()
       Products: ['maps-api'],
       AuthType: 'oauth2.0',
     };
+    // provisioned at once: created approved, never pending
     expect(of('AccessRequestCreated', isOauth).Message).toEqual({
       ...oauthBase,
-      Status: 'pending',
+      Status: 'approved',
       UpdatedAt: oauthRow.created_at.toISOString(),
     });
     expect(of('AccessRequestApproved', isOauth).Message).toEqual({

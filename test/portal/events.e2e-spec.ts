@@ -158,7 +158,8 @@ describe('portal events: written with the change, relayed into one queued job pe
     };
     const created = await outboxRows(t, 'AccessRequestCreated', 'ID', ar.ID);
     expect(created.map((r) => r.payload)).toEqual([
-      { ...base, Status: 'pending', UpdatedAt: row.created_at.toISOString() },
+      // provisioned at once: created approved, never pending
+      { ...base, Status: 'approved', UpdatedAt: row.created_at.toISOString() },
     ]);
     const rejectedRows = await outboxRows(t, 'AccessRequestRejected', 'ID', ar.ID);
     expect(rejectedRows.map((r) => r.payload)).toEqual([

@@ -100,8 +100,9 @@ export class AccessRequestsService {
       const insert = this.requests.insert({ ...draft, status: credential ? 'approved' : 'pending' }, 'ar');
       const ar = this.requests.fromJson((await tx.query(insert.text, insert.params))[0].row);
       const issued = credential ? await this.insertCredential(tx, ar, credential) : null;
+      // Created carries the status the request was created with: one provisioned at once is never pending
       const events: { name: EmittedEvent; message: Record<string, unknown> }[] = [
-        { name: 'AccessRequestCreated', message: accessRequestMessage({ ...ar, status: 'pending' }, app) },
+        { name: 'AccessRequestCreated', message: accessRequestMessage(ar, app) },
       ];
       if (issued) {
         events.push({ name: 'AccessRequestApproved', message: accessRequestMessage(ar, app) });
