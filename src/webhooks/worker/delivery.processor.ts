@@ -2,6 +2,7 @@ import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { BeforeApplicationShutdown, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DelayedError, Job } from 'bullmq';
 import { AppConfig } from '../../config';
+import { withDeadline } from '../../common/deadline';
 import { DELIVERY_QUEUE, DeliveryJobData, DeliveryQueue, isDeliveryJobData, settled } from '../delivery.queue';
 import { AttemptRecord, ClaimedDelivery, DeliveryKey, DeliveryStore, RecordOutcome } from '../delivery.store';
 import { DestinationRegistry } from '../send/destination-registry';
@@ -26,6 +27,8 @@ const BODYLESS = new Set(['GET', 'DELETE']);
  * aside costs queue round trips and seconds of delay), short enough that a slow one steps aside at once.
  */
 const MAX_SLOT_WAIT_MS = 1000;
+/** How long a stop waits for the worker's Redis connection to be set up before it counts Redis as unreachable. */
+const REDIS_CHECK_MS = 500;
 
 /**
  * Sends one attempt of one delivery: claim in Postgres, sign, send with the webhook's method, headers and
@@ -39,6 +42,8 @@ const MAX_SLOT_WAIT_MS = 1000;
 export class DeliveryProcessor extends WorkerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(DeliveryProcessor.name);
   private closing = false;
+  /** The jobs this process is running, awaited at shutdown when BullMQ cannot wait for them itself. */
+  private readonly underWay = new Set<Promise<void>>();
   private readonly gate: WebhookGate;
   private readonly claims: Batcher<DeliveryKey, ClaimedDelivery | null>;
   private readonly records: Batcher<AttemptRecord, RecordOutcome | Error>;
@@ -72,14 +77,45 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     this.worker.concurrency = this.config.webhooks.concurrency;
   }
 
-  /** Lets the attempts in flight finish and record themselves while the database is still there. */
+  /**
+   * Lets the attempts in flight finish and record themselves while the database is still there. With Redis
+   * unreachable (refused, not merely slow), BullMQ's own close never ends (it waits for its blocking connection to
+   * end, which a reconnecting client never does, and for its jobs to be marked done in Redis): then its connections
+   * are dropped at once and the attempts under way are awaited here. Their jobs stay active in Redis; the claims in
+   * Postgres make them harmless, and the reconciler queues whatever is still due.
+   */
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
     await settled(this.worker);
-    await this.worker.close();
+    if (await this.redisConnected()) {
+      await this.worker.close();
+      return;
+    }
+    await this.worker.close(true);
+    await Promise.allSettled([...this.underWay]);
+  }
+
+  /** Whether the worker's Redis connection is up (a frozen server still counts: its socket is open). */
+  private async redisConnected(): Promise<boolean> {
+    try {
+      const client = await withDeadline(this.worker.client, REDIS_CHECK_MS);
+      return client.status === 'ready';
+    } catch {
+      return false;
+    }
   }
 
   async process(job: Job<DeliveryJobData>, token?: string): Promise<void> {
+    const run = this.run(job, token);
+    this.underWay.add(run);
+    try {
+      await run;
+    } finally {
+      this.underWay.delete(run);
+    }
+  }
+
+  private async run(job: Job<DeliveryJobData>, token?: string): Promise<void> {
     if (!isDeliveryJobData(job.data)) {
       // added or edited by hand on the queue board: Postgres is the record, and it holds no such delivery
       this.logger.warn({ jobId: job.id, jobName: job.name }, 'a job that names no delivery was dropped');
