@@ -73,6 +73,9 @@ export function deliveryJobOptions(jobId: string, delayMs?: number): JobsOptions
  */
 const COMMITTED_ENQUEUE_WAIT_MS = 2000;
 
+/** How long `connected()` waits for the queue's connection to be set up before it counts Redis as unreachable. */
+const REDIS_CHECK_MS = 500;
+
 /** Jobs queued by one addBulk at most (see DeliveryQueue.enqueue). */
 export const ENQUEUE_CHUNK = 100;
 
@@ -101,6 +104,20 @@ export class DeliveryQueue implements BeforeApplicationShutdown {
   private readonly logger = new Logger(DeliveryQueue.name);
 
   constructor(@InjectQueue(DELIVERY_QUEUE) readonly queue: Queue<DeliveryJobData>) {}
+
+  /**
+   * Whether the queue's Redis connection is up (a server that accepts connections but does not answer counts as
+   * up). While it is not, commands wait in the client until Redis is back: work that can wait for the next pass
+   * asks this first rather than pile up commands and hold up a stop.
+   */
+  async connected(): Promise<boolean> {
+    try {
+      const client = await withDeadline(this.queue.client, REDIS_CHECK_MS);
+      return client.status === 'ready';
+    } catch {
+      return false;
+    }
+  }
 
   /** Before the queue is closed (by BullModule, at application shutdown): see BULL_READY_WAIT_MS. */
   async beforeApplicationShutdown(): Promise<void> {

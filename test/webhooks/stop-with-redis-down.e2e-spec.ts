@@ -1,4 +1,7 @@
+import { RECONCILE_GRACE_SECONDS, RECONCILE_INTERVAL_MS } from '../../src/webhooks/worker/reconciler';
+import { eventually } from '../helpers/eventually';
 import { OwnRedis } from '../helpers/own-redis';
+import { ServiceProcess } from '../helpers/service-process';
 import { closeAfterEach } from '../helpers/use-fixture';
 import { startService } from '../helpers/use-service';
 
@@ -40,5 +43,51 @@ describe('a worker stopped while Redis is down', () => {
     const delivery = await t.portal.get(`/portal-api/webhooks/${w.ID}/deliveries/${sent.body.DeliveryID}`);
     expect(delivery.body).toMatchObject({ Status: 'delivered', AttemptCount: 1 });
     expect(delivery.body.Attempts).toMatchObject([{ Number: 1, StatusCode: 200, Error: null }]);
+  }, 150_000);
+
+  it('is not held up by deliveries overdue for the queue, which it delivers once Redis is back', async () => {
+    const redis = await OwnRedis.start();
+    closer.adopt({ close: () => redis.down() });
+    const t = closer.adopt(
+      await startService({
+        envVars: { REDIS_URL: redis.url },
+        vars: { ROLE: 'api' },
+        receiver: true,
+        processes: [{ ROLE: 'worker' }],
+      }),
+    );
+    let down = false;
+    closer.adopt({ close: async () => (down ? redis.up() : undefined) });
+    const [worker] = t.processes;
+    const w = await t.webhook();
+    // up: the worker's queue connections are set up
+    expect((await t.portal.post(`/portal-api/webhooks/${w.ID}/test`, { Note: 'before' })).status).toBe(202);
+    await t.sink.waitFor((r) => r.length >= 1, 30_000, 'the delivery before the outage');
+
+    await redis.down();
+    down = true;
+    // committed while Redis is down: only the reconciler can queue it, and its passes find it overdue
+    const sent = await t.portal.post(`/portal-api/webhooks/${w.ID}/test`, { Note: 'during the outage' });
+    expect(sent.status).toBe(202);
+    await eventually(
+      async () =>
+        (
+          await t.db.query(
+            `SELECT 1 FROM webhook_deliveries WHERE id = $1 AND next_attempt_at < now() - make_interval(secs => $2 + 2 * $3 / 1000.0)`,
+            [sent.body.DeliveryID, RECONCILE_GRACE_SECONDS, RECONCILE_INTERVAL_MS],
+          )
+        ).length > 0,
+      30_000,
+      'the reconciler to have had passes over the overdue delivery',
+    );
+    const code = await worker.signalAndWait('SIGTERM');
+    expect(worker.output).not.toContain('did not stop');
+    expect(code).toBeNull();
+
+    await redis.up();
+    down = false;
+    const again = closer.adopt(await ServiceProcess.start({ ...t.env.vars, ROLE: 'worker' }));
+    await t.sink.waitFor((r) => r.some((x) => x.body.includes('during the outage')), 30_000, 'the overdue delivery');
+    await again.close();
   }, 150_000);
 });

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '../../config';
+import { withDeadline } from '../../common/deadline';
 import { PeriodicRunner } from '../../common/periodic/periodic.runner';
 import { RedisConnection } from '../../queue/queue.module';
 
@@ -7,6 +8,8 @@ import { RedisConnection } from '../../queue/queue.module';
 export const NEIGHBOURS_INTERVAL_MS = 10_000;
 /** A deployment not heard of for this long has stopped. */
 const GONE_AFTER_MS = 3 * NEIGHBOURS_INTERVAL_MS;
+/** How long a pass waits for Redis. */
+const PASS_WAIT_MS = 2000;
 /** The warning is repeated this often while the prefix stays shared. */
 const WARN_EVERY_MS = 10 * 60_000;
 
@@ -44,13 +47,18 @@ export class PrefixNeighbours implements OnApplicationBootstrap {
   async pass(me: string): Promise<string[]> {
     const key = `${this.config.redis.prefix}:deployments`;
     const now = Date.now();
-    const replies = await this.redis.client
-      .multi()
-      .zadd(key, now, me)
-      .zremrangebyscore(key, '-inf', now - GONE_AFTER_MS)
-      .zrange(key, 0, -1)
-      .pexpire(key, GONE_AFTER_MS)
-      .exec();
+    // bounded: while Redis is unreachable the client holds the commands until it is back, and a pass waiting for
+    // them would hold up a stop
+    const replies = await withDeadline(
+      this.redis.client
+        .multi()
+        .zadd(key, now, me)
+        .zremrangebyscore(key, '-inf', now - GONE_AFTER_MS)
+        .zrange(key, 0, -1)
+        .pexpire(key, GONE_AFTER_MS)
+        .exec(),
+      PASS_WAIT_MS,
+    );
     const [error, members] = replies?.[2] ?? [new Error('no reply')];
     if (error) throw error;
     const others = (members as string[]).filter((m) => m !== me);

@@ -42,6 +42,9 @@ export class Reconciler implements OnApplicationBootstrap {
   }
 
   private async pass(): Promise<{ deliveries: number }> {
+    // with Redis unreachable nothing can be queued: a pass would wait for it (holding up a stop) while its
+    // commands piled up in the client; the first pass once it is back does the work
+    if (!(await this.queue.connected())) return { deliveries: 0 };
     const overdue = await this.store.overdueDeliveries(RECONCILE_GRACE_SECONDS, BATCH);
     const deliveries = await this.queue.requeueOverdue(overdue);
     if (deliveries) this.logger.log({ deliveries }, 're-queued overdue deliveries');
