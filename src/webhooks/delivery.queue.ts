@@ -73,7 +73,7 @@ export function deliveryJobOptions(jobId: string, delayMs?: number): JobsOptions
  */
 const COMMITTED_ENQUEUE_WAIT_MS = 2000;
 
-/** How long `connected()` waits for the queue's connection to be set up before it counts Redis as unreachable. */
+/** How long redisReady waits for a connection to be set up before it counts Redis as unreachable. */
 const REDIS_CHECK_MS = 500;
 
 /** Jobs queued by one addBulk at most (see DeliveryQueue.enqueue). */
@@ -98,6 +98,18 @@ export async function settled(bull: { waitUntilReady(): Promise<unknown> }): Pro
   await withDeadline(bull.waitUntilReady(), BULL_READY_WAIT_MS).catch(() => undefined);
 }
 
+/**
+ * Whether a BullMQ queue's or worker's Redis connection is up: set up within REDIS_CHECK_MS and ready. A server that
+ * accepts connections but does not answer counts as up (its socket is open); one that refuses them does not.
+ */
+export async function redisReady(bull: { client: Promise<{ status: string }> }): Promise<boolean> {
+  try {
+    return (await withDeadline(bull.client, REDIS_CHECK_MS)).status === 'ready';
+  } catch {
+    return false;
+  }
+}
+
 /** The one place that puts delivery work on the queue. */
 @Injectable()
 export class DeliveryQueue implements BeforeApplicationShutdown {
@@ -106,17 +118,12 @@ export class DeliveryQueue implements BeforeApplicationShutdown {
   constructor(@InjectQueue(DELIVERY_QUEUE) readonly queue: Queue<DeliveryJobData>) {}
 
   /**
-   * Whether the queue's Redis connection is up (a server that accepts connections but does not answer counts as
-   * up). While it is not, commands wait in the client until Redis is back: work that can wait for the next pass
-   * asks this first rather than pile up commands and hold up a stop.
+   * Whether the queue's Redis connection is up (see redisReady). While it is not, commands wait in the client until
+   * Redis is back: work that can wait for the next pass asks this first, rather than pile up commands and hold up
+   * a stop.
    */
-  async connected(): Promise<boolean> {
-    try {
-      const client = await withDeadline(this.queue.client, REDIS_CHECK_MS);
-      return client.status === 'ready';
-    } catch {
-      return false;
-    }
+  connected(): Promise<boolean> {
+    return redisReady(this.queue);
   }
 
   /** Before the queue is closed (by BullModule, at application shutdown): see BULL_READY_WAIT_MS. */

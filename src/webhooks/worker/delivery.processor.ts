@@ -2,8 +2,14 @@ import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { BeforeApplicationShutdown, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DelayedError, Job } from 'bullmq';
 import { AppConfig } from '../../config';
-import { withDeadline } from '../../common/deadline';
-import { DELIVERY_QUEUE, DeliveryJobData, DeliveryQueue, isDeliveryJobData, settled } from '../delivery.queue';
+import {
+  DELIVERY_QUEUE,
+  DeliveryJobData,
+  DeliveryQueue,
+  isDeliveryJobData,
+  redisReady,
+  settled,
+} from '../delivery.queue';
 import { AttemptRecord, ClaimedDelivery, DeliveryKey, DeliveryStore, RecordOutcome } from '../delivery.store';
 import { DestinationRegistry } from '../send/destination-registry';
 import { OutgoingMessage } from '../send/destination';
@@ -27,8 +33,6 @@ const BODYLESS = new Set(['GET', 'DELETE']);
  * aside costs queue round trips and seconds of delay), short enough that a slow one steps aside at once.
  */
 const MAX_SLOT_WAIT_MS = 1000;
-/** How long a stop waits for the worker's Redis connection to be set up before it counts Redis as unreachable. */
-const REDIS_CHECK_MS = 500;
 
 /**
  * Sends one attempt of one delivery: claim in Postgres, sign, send with the webhook's method, headers and
@@ -87,22 +91,12 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
     await settled(this.worker);
-    if (await this.redisConnected()) {
+    if (await redisReady(this.worker)) {
       await this.worker.close();
       return;
     }
     await this.worker.close(true);
     await Promise.allSettled([...this.underWay]);
-  }
-
-  /** Whether the worker's Redis connection is up (a frozen server still counts: its socket is open). */
-  private async redisConnected(): Promise<boolean> {
-    try {
-      const client = await withDeadline(this.worker.client, REDIS_CHECK_MS);
-      return client.status === 'ready';
-    } catch {
-      return false;
-    }
   }
 
   async process(job: Job<DeliveryJobData>, token?: string): Promise<void> {
