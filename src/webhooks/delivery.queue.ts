@@ -126,9 +126,18 @@ export class DeliveryQueue implements BeforeApplicationShutdown {
     return redisReady(this.queue);
   }
 
-  /** Before the queue is closed (by BullModule, at application shutdown): see BULL_READY_WAIT_MS. */
+  /**
+   * Before the queue is closed (by BullModule, at application shutdown): see BULL_READY_WAIT_MS. With Redis
+   * unreachable, that close would send QUIT, which waits in the client behind the commands held there while Redis is
+   * away (jobs enqueueCommitted gave up waiting for) and never ends: the connection is dropped instead, without
+   * waiting. Postgres holds those deliveries, and the reconciler queues them once Redis is back.
+   */
   async beforeApplicationShutdown(): Promise<void> {
     await settled(this.queue);
+    if (await redisReady(this.queue)) return;
+    // (BullMQ 5.x: a queue's close takes no `force`; its connection's does, and the queue's close then finds it closed)
+    const { connection } = this.queue as unknown as { connection: { close(force: boolean): Promise<void> } };
+    await connection.close(true);
   }
 
   /**

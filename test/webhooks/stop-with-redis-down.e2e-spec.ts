@@ -1,4 +1,5 @@
 import { RECONCILE_GRACE_SECONDS, RECONCILE_INTERVAL_MS } from '../../src/webhooks/worker/reconciler';
+import { emitEvent } from '../helpers/events';
 import { eventually } from '../helpers/eventually';
 import { OwnRedis } from '../helpers/own-redis';
 import { ServiceProcess } from '../helpers/service-process';
@@ -88,6 +89,49 @@ describe('a worker stopped while Redis is down', () => {
     down = false;
     const again = closer.adopt(await ServiceProcess.start({ ...t.env.vars, ROLE: 'worker' }));
     await t.sink.waitFor((r) => r.some((x) => x.body.includes('during the outage')), 30_000, 'the overdue delivery');
+    await again.close();
+  }, 150_000);
+
+  it('is not held up by the jobs its relay could not queue, which wait in the queue client for Redis', async () => {
+    const redis = await OwnRedis.start();
+    closer.adopt({ close: () => redis.down() });
+    const t = closer.adopt(
+      await startService({
+        envVars: { REDIS_URL: redis.url },
+        vars: { ROLE: 'api' },
+        receiver: true,
+        processes: [{ ROLE: 'worker' }],
+      }),
+    );
+    let down = false;
+    closer.adopt({ close: async () => (down ? redis.up() : undefined) });
+    const [worker] = t.processes;
+    const w = await t.webhook();
+    expect((await t.portal.post(`/portal-api/webhooks/${w.ID}/test`, { Note: 'before' })).status).toBe(202);
+    await t.sink.waitFor((r) => r.length >= 1, 30_000, 'the delivery before the outage');
+
+    await redis.down();
+    down = true;
+    // relayed while Redis is down: the relay gives up queueing the job after 2 s, but the client keeps the commands
+    const event = await emitEvent(t, 'AccessRequestApproved', { ID: 1 });
+    await eventually(
+      async () => (await t.db.query(`SELECT 1 FROM webhook_deliveries WHERE event_id = $1`, [event])).length > 0,
+      30_000,
+      'the relay to have made the delivery',
+    );
+    await new Promise((r) => setTimeout(r, 3000));
+    const code = await worker.signalAndWait('SIGTERM');
+    expect(worker.output).not.toContain('did not stop');
+    expect(code).toBeNull();
+
+    await redis.up();
+    down = false;
+    const again = closer.adopt(await ServiceProcess.start({ ...t.env.vars, ROLE: 'worker' }));
+    await t.sink.waitFor(
+      (r) => r.some((x) => x.body.includes('AccessRequestApproved')),
+      60_000,
+      'the relayed delivery',
+    );
     await again.close();
   }, 150_000);
 });
