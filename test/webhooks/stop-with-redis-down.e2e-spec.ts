@@ -14,7 +14,11 @@ import { startService } from '../helpers/use-service';
 describe('a worker stopped while Redis is down', () => {
   const closer = closeAfterEach();
 
-  it('lets the delivery under way finish and record itself, then exits of the signal', async () => {
+  /**
+   * An API in process and a worker process on a Redis of the spec's own, and `redisDown`, which stops that Redis until
+   * the spec ends (the service's own stop and the clean-up of queue keys need it back: brought up first).
+   */
+  const onOwnRedis = async () => {
     const redis = await OwnRedis.start();
     closer.adopt({ close: () => redis.down() });
     const t = closer.adopt(
@@ -25,18 +29,28 @@ describe('a worker stopped while Redis is down', () => {
         processes: [{ ROLE: 'worker' }],
       }),
     );
-    // the service's own stop and the spec's clean-up of queue keys need Redis back (this runs first)
     let down = false;
     closer.adopt({ close: async () => (down ? redis.up() : undefined) });
-    const [worker] = t.processes;
+    const redisDown = async () => {
+      await redis.down();
+      down = true;
+    };
+    const redisUp = async () => {
+      await redis.up();
+      down = false;
+    };
+    return { t, worker: t.processes[0], redisDown, redisUp };
+  };
+
+  it('lets the delivery under way finish and record itself, then exits of the signal', async () => {
+    const { t, worker, redisDown } = await onOwnRedis();
     const w = await t.webhook({ Timeout: 30 });
     t.sink.responder = () => ({ status: 200, body: 'ok', delayMs: 3000 });
     const sent = await t.portal.post(`/portal-api/webhooks/${w.ID}/test`, { Note: 'under way' });
     expect(sent.status).toBe(202);
     await t.sink.waitFor((r) => r.length >= 1, 30_000, 'the delivery to be under way');
 
-    await redis.down();
-    down = true;
+    await redisDown();
     const code = await worker.signalAndWait('SIGTERM');
 
     expect(worker.output).not.toContain('did not stop');
@@ -47,26 +61,13 @@ describe('a worker stopped while Redis is down', () => {
   }, 150_000);
 
   it('is not held up by deliveries overdue for the queue, which it delivers once Redis is back', async () => {
-    const redis = await OwnRedis.start();
-    closer.adopt({ close: () => redis.down() });
-    const t = closer.adopt(
-      await startService({
-        envVars: { REDIS_URL: redis.url },
-        vars: { ROLE: 'api' },
-        receiver: true,
-        processes: [{ ROLE: 'worker' }],
-      }),
-    );
-    let down = false;
-    closer.adopt({ close: async () => (down ? redis.up() : undefined) });
-    const [worker] = t.processes;
+    const { t, worker, redisDown, redisUp } = await onOwnRedis();
     const w = await t.webhook();
     // up: the worker's queue connections are set up
     expect((await t.portal.post(`/portal-api/webhooks/${w.ID}/test`, { Note: 'before' })).status).toBe(202);
     await t.sink.waitFor((r) => r.length >= 1, 30_000, 'the delivery before the outage');
 
-    await redis.down();
-    down = true;
+    await redisDown();
     // committed while Redis is down: only the reconciler can queue it, and its passes find it overdue
     const sent = await t.portal.post(`/portal-api/webhooks/${w.ID}/test`, { Note: 'during the outage' });
     expect(sent.status).toBe(202);
@@ -85,33 +86,19 @@ describe('a worker stopped while Redis is down', () => {
     expect(worker.output).not.toContain('did not stop');
     expect(code).toBeNull();
 
-    await redis.up();
-    down = false;
+    await redisUp();
     const again = closer.adopt(await ServiceProcess.start({ ...t.env.vars, ROLE: 'worker' }));
     await t.sink.waitFor((r) => r.some((x) => x.body.includes('during the outage')), 30_000, 'the overdue delivery');
     await again.close();
   }, 150_000);
 
   it('is not held up by the jobs its relay could not queue, which wait in the queue client for Redis', async () => {
-    const redis = await OwnRedis.start();
-    closer.adopt({ close: () => redis.down() });
-    const t = closer.adopt(
-      await startService({
-        envVars: { REDIS_URL: redis.url },
-        vars: { ROLE: 'api' },
-        receiver: true,
-        processes: [{ ROLE: 'worker' }],
-      }),
-    );
-    let down = false;
-    closer.adopt({ close: async () => (down ? redis.up() : undefined) });
-    const [worker] = t.processes;
+    const { t, worker, redisDown, redisUp } = await onOwnRedis();
     const w = await t.webhook();
     expect((await t.portal.post(`/portal-api/webhooks/${w.ID}/test`, { Note: 'before' })).status).toBe(202);
     await t.sink.waitFor((r) => r.length >= 1, 30_000, 'the delivery before the outage');
 
-    await redis.down();
-    down = true;
+    await redisDown();
     // relayed while Redis is down: the relay gives up queueing the job after 2 s, but the client keeps the commands
     const event = await emitEvent(t, 'AccessRequestApproved', { ID: 1 });
     await eventually(
@@ -124,8 +111,7 @@ describe('a worker stopped while Redis is down', () => {
     expect(worker.output).not.toContain('did not stop');
     expect(code).toBeNull();
 
-    await redis.up();
-    down = false;
+    await redisUp();
     const again = closer.adopt(await ServiceProcess.start({ ...t.env.vars, ROLE: 'worker' }));
     await t.sink.waitFor(
       (r) => r.some((x) => x.body.includes('AccessRequestApproved')),
