@@ -1,6 +1,7 @@
 // first: tracing must be set up before the modules it instruments are loaded
 import { stopTracing } from './tracing';
 import 'reflect-metadata';
+import { Client } from 'pg';
 import { createApp } from './bootstrap';
 import { checkEncryptionKey } from './common/crypto/key-check';
 import { STOP_SIGNALS } from './common/stop-signals';
@@ -32,9 +33,15 @@ async function main(): Promise<void> {
   const { infra, applied, prefix } = await explained('PostgreSQL (DATABASE_URL)', async () => {
     const infra = await resolveInfrastructure(config, say);
     const applied = await runMigrations(config.database.url!);
-    await checkEncryptionKey(config);
-    const prefix = await settleQueuePrefix(config);
-    return { infra, applied, prefix };
+    // what the start reads of the database before the application, on one connection
+    const db = new Client({ connectionString: config.database.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    await db.connect();
+    try {
+      await checkEncryptionKey(config, db);
+      return { infra, applied, prefix: await settleQueuePrefix(config, db) };
+    } finally {
+      await db.end();
+    }
   });
   if (applied.length) say(`applied migrations: ${applied.join(', ')}`);
   if (prefix) say(`Redis keys start with ${prefix}, this database's own (QUEUE_PREFIX is not set)`);

@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { AppConfig, loadConfig } from '../config';
 import { DeploymentIdentity1763802400000 } from '../database/migrations/1763802400000-deployment-identity';
 import { TEST_SECRETS } from '../../test/helpers/test-env';
@@ -8,6 +9,14 @@ import { settleQueuePrefix } from './queue-prefix';
 describe('settleQueuePrefix', () => {
   const fixture = useDataSource();
   const migration = new DeploymentIdentity1763802400000();
+  let client: Client;
+  beforeAll(async () => {
+    const c = (client = new Client({ connectionString: fixture.env.databaseUrl }));
+    await c.connect();
+    fixture.adopt({ close: () => c.end() });
+  });
+  /** As the start settles it, on a connection of its own. */
+  const settle = (config: AppConfig) => settleQueuePrefix(config, client);
   const config = (vars: Record<string, string> = {}): AppConfig =>
     loadConfig({ ...TEST_SECRETS, DATABASE_URL: fixture.env.databaseUrl, ...vars });
   /** Runs the migration down and up again, as on a database that holds what `before` leaves. */
@@ -24,18 +33,18 @@ describe('settleQueuePrefix', () => {
 
   it("gives a database its own prefix, the same on every start, and leaves QUEUE_PREFIX's alone", async () => {
     const first = config();
-    const prefix = await settleQueuePrefix(first);
+    const prefix = await settle(first);
     expect(prefix).toMatch(/^\{gwm-[0-9a-f]{8}\}$/);
     expect(first.redis.prefix).toBe(prefix);
-    expect(await settleQueuePrefix(config())).toBe(prefix);
+    expect(await settle(config())).toBe(prefix);
     const chosen = config({ QUEUE_PREFIX: 'mine' });
-    expect(await settleQueuePrefix(chosen)).toBeUndefined();
+    expect(await settle(chosen)).toBeUndefined();
     expect(chosen.redis.prefix).toBe('{mine}');
     // the database's identity is settled either way (PrefixNeighbours tells deployments apart by it)
     expect(chosen.redis.deployment).toBe(prefix!.slice('{gwm-'.length, -1));
     // the identity is made anew by the migration: another id, another prefix
     await remigrate();
-    const again = await settleQueuePrefix(config());
+    const again = await settle(config());
     expect(again).toMatch(/^\{gwm-[0-9a-f]{8}\}$/);
     expect(again).not.toBe(prefix);
   });
@@ -47,10 +56,10 @@ describe('settleQueuePrefix', () => {
          VALUES (gen_random_uuid(), 'w', 'http://127.0.0.1:9/', '{AccessRequestApproved}', 'x')`,
       ),
     );
-    expect(await settleQueuePrefix(config())).toBe('{gwm}');
+    expect(await settle(config())).toBe('{gwm}');
     await fixture.db.query('DELETE FROM webhooks');
     await remigrate();
-    expect(await settleQueuePrefix(config())).toMatch(/^\{gwm-[0-9a-f]{8}\}$/);
+    expect(await settle(config())).toMatch(/^\{gwm-[0-9a-f]{8}\}$/);
     expect(await fixture.db.query('SELECT count(*)::int AS n FROM deployment')).toEqual([{ n: 1 }]);
   });
 });

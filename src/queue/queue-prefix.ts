@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Client } from 'pg';
+import type { ClientBase } from 'pg';
 import type { AppConfig } from '../config';
-import { CONNECT_TIMEOUT_MS } from '../database/data-source';
 import { SHARED_QUEUE_PREFIX, hashTaggedPrefix } from './redis-connection';
 
 /**
@@ -18,33 +17,25 @@ import { SHARED_QUEUE_PREFIX, hashTaggedPrefix } from './redis-connection';
  *
  * The digest is kept as `config.redis.deployment` whatever the prefix: workers say by it, under the prefix, that
  * their deployment is there (PrefixNeighbours). Run once per start, after the migrations and before the application
- * (and its queues) is made. Answers the prefix it settled, or undefined when QUEUE_PREFIX chose it.
+ * (and its queues) is made, on `db`. Answers the prefix it settled, or undefined when QUEUE_PREFIX chose it.
  */
-export async function settleQueuePrefix(config: AppConfig): Promise<string | undefined> {
-  const client = new Client({ connectionString: config.database.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ id: string; keeps_shared_prefix: boolean; oid: string; name: string }>(
-      `SELECT d.id, d.keeps_shared_prefix, db.oid::text AS oid, db.datname AS name
-         FROM deployment d, pg_database db WHERE db.datname = current_database()`,
-    );
-    if (rows.length !== 1) throw new Error(`the deployment table holds ${rows.length} rows, not one`);
-    const [row] = rows;
-    // (readable by any role on a stock server; a managed one may withhold it, and the oid and name still tell
-    // the databases of one server apart)
-    const server = await client
-      .query<{ id: string }>('SELECT system_identifier::text AS id FROM pg_control_system()')
-      .then(
-        (r) => r.rows[0]?.id ?? '',
-        () => '',
-      );
-    const identity = `${row.id}:${server}:${row.oid}:${row.name}`;
-    config.redis.deployment = createHash('sha256').update(identity).digest('hex').slice(0, 8);
-    if (!config.redis.prefixFromDatabase) return undefined;
-    const prefix = row.keeps_shared_prefix ? SHARED_QUEUE_PREFIX : `${SHARED_QUEUE_PREFIX}-${config.redis.deployment}`;
-    config.redis.prefix = hashTaggedPrefix(prefix);
-    return config.redis.prefix;
-  } finally {
-    await client.end();
-  }
+export async function settleQueuePrefix(config: AppConfig, db: ClientBase): Promise<string | undefined> {
+  const { rows } = await db.query<{ id: string; keeps_shared_prefix: boolean; oid: string; name: string }>(
+    `SELECT d.id, d.keeps_shared_prefix, db.oid::text AS oid, db.datname AS name
+       FROM deployment d, pg_database db WHERE db.datname = current_database()`,
+  );
+  if (rows.length !== 1) throw new Error(`the deployment table holds ${rows.length} rows, not one`);
+  const [row] = rows;
+  // (readable by any role on a stock server; a managed one may withhold it, and the oid and name still tell the
+  // databases of one server apart)
+  const server = await db.query<{ id: string }>('SELECT system_identifier::text AS id FROM pg_control_system()').then(
+    (r) => r.rows[0]?.id ?? '',
+    () => '',
+  );
+  const identity = `${row.id}:${server}:${row.oid}:${row.name}`;
+  config.redis.deployment = createHash('sha256').update(identity).digest('hex').slice(0, 8);
+  if (!config.redis.prefixFromDatabase) return undefined;
+  const prefix = row.keeps_shared_prefix ? SHARED_QUEUE_PREFIX : `${SHARED_QUEUE_PREFIX}-${config.redis.deployment}`;
+  config.redis.prefix = hashTaggedPrefix(prefix);
+  return config.redis.prefix;
 }

@@ -1,27 +1,19 @@
-import { Client } from 'pg';
+import type { ClientBase } from 'pg';
 import { AppConfig, ConfigError } from '../../config';
-import { CONNECT_TIMEOUT_MS } from '../../database/data-source';
 import { SecretBox } from './secret-box';
 
 /**
  * Stops a start whose ENCRYPTION_KEY cannot open the secrets the database already holds (the key was changed, or
  * a generated one replaced): otherwise every route and delivery that needs one fails on its own, as a 500 or a
  * delivery that never goes. A user and a webhook always carry a sealed value; one of each is tried, and the start
- * goes on if any opens (or there is none yet). Read only, once, before the application starts.
+ * goes on if any opens (or there is none yet). Read only, once, before the application starts, on `db`.
  */
-export async function checkEncryptionKey(config: AppConfig): Promise<void> {
-  const client = new Client({ connectionString: config.database.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-  await client.connect();
-  let sealed: string[];
-  try {
-    const { rows } = await client.query<{ sealed: string }>(
-      `(SELECT access_key_encrypted AS sealed FROM dashboard_users LIMIT 1)
-       UNION ALL (SELECT secret_encrypted FROM webhooks LIMIT 1)`,
-    );
-    sealed = rows.map((r) => r.sealed);
-  } finally {
-    await client.end();
-  }
+export async function checkEncryptionKey(config: AppConfig, db: ClientBase): Promise<void> {
+  const { rows } = await db.query<{ sealed: string }>(
+    `(SELECT access_key_encrypted AS sealed FROM dashboard_users LIMIT 1)
+     UNION ALL (SELECT secret_encrypted FROM webhooks LIMIT 1)`,
+  );
+  const sealed = rows.map((r) => r.sealed);
   const box = new SecretBox(config);
   const opens = (value: string) => {
     try {
