@@ -1,3 +1,4 @@
+import { request } from 'undici';
 import { RECONCILE_GRACE_SECONDS, RECONCILE_INTERVAL_MS } from '../../src/webhooks/worker/reconciler';
 import { emitEvent } from '../helpers/events';
 import { eventually } from '../helpers/eventually';
@@ -51,6 +52,17 @@ describe('a worker stopped while Redis is down', () => {
     await t.sink.waitFor((r) => r.length >= 1, 30_000, 'the delivery to be under way');
 
     await redisDown();
+    // stopped once the worker has seen Redis go (its readiness says so): a stop within moments of Redis dying, before
+    // the worker's client has seen the socket close, still takes the 60 s bound (see the README)
+    await eventually(
+      async () => {
+        const ready = await request(`http://127.0.0.1:${worker.port}/health/ready`);
+        await ready.body.dump();
+        return ready.statusCode === 503;
+      },
+      30_000,
+      'the worker to see Redis down',
+    );
     const code = await worker.signalAndWait('SIGTERM');
 
     expect(worker.output).not.toContain('did not stop');
