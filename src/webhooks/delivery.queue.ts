@@ -1,5 +1,5 @@
 import { InjectQueue } from '@nestjs/bullmq';
-import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { JobsOptions, Queue } from 'bullmq';
 import { withDeadline } from '../common/deadline';
 import { isUuidId } from '../common/http/ids';
@@ -112,7 +112,7 @@ export async function redisReady(bull: { client: Promise<{ status: string }> }):
 
 /** The one place that puts delivery work on the queue. */
 @Injectable()
-export class DeliveryQueue implements BeforeApplicationShutdown {
+export class DeliveryQueue implements OnApplicationShutdown {
   private readonly logger = new Logger(DeliveryQueue.name);
 
   constructor(@InjectQueue(DELIVERY_QUEUE) readonly queue: Queue<DeliveryJobData>) {}
@@ -127,12 +127,13 @@ export class DeliveryQueue implements BeforeApplicationShutdown {
   }
 
   /**
-   * Before the queue is closed (by BullModule, at application shutdown): see BULL_READY_WAIT_MS. With Redis
-   * unreachable, that close would send QUIT, which waits in the client behind the commands held there while Redis is
-   * away (jobs enqueueCommitted gave up waiting for) and never ends: the connection is dropped instead, without
-   * waiting. Postgres holds those deliveries, and the reconciler queues them once Redis is back.
+   * Just before the queue is closed (by BullModule, whose module's shutdown hooks run after this one's), once every
+   * attempt under way has finished (their retries are queued here): see BULL_READY_WAIT_MS. With Redis unreachable,
+   * that close would send QUIT, which waits in the client behind the commands held there while Redis is away (jobs
+   * enqueueCommitted gave up waiting for) and never ends: the connection is dropped instead, without waiting.
+   * Postgres holds those deliveries, and the reconciler queues them once Redis is back.
    */
-  async beforeApplicationShutdown(): Promise<void> {
+  async onApplicationShutdown(): Promise<void> {
     await settled(this.queue);
     if (await redisReady(this.queue)) return;
     // (BullMQ 5.x: a queue's close takes no `force`; its connection's does, and the queue's close then finds it closed)

@@ -82,21 +82,31 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   }
 
   /**
-   * Lets the attempts in flight finish and record themselves while the database is still there. With Redis
-   * unreachable (refused, not merely slow), BullMQ's own close never ends (it waits for its blocking connection to
-   * end, which a reconnecting client never does, and for its jobs to be marked done in Redis): then its connections
-   * are dropped at once and the attempts under way are awaited here. Their jobs stay active in Redis; the claims in
-   * Postgres make them harmless, and the reconciler queues whatever is still due.
+   * Lets the attempts in flight finish and record themselves while the database is still there: the worker takes no
+   * new job, and its attempts under way are awaited here (they need Postgres and their receivers, not Redis). Only
+   * then is BullMQ's own close chosen: with Redis up, the normal one (the finished jobs are marked done in Redis);
+   * with Redis unreachable (refused, not merely slow), where the normal one would never end (it waits for its
+   * blocking connection to end, which a reconnecting client never does, and for its jobs to be marked done), its
+   * connections are dropped at once. Their jobs then stay active in Redis; the claims in Postgres make them harmless,
+   * and the reconciler queues whatever is still due. Choosing after the attempts, not before, means Redis dying
+   * while they run (a stop during an outage's first seconds) no longer holds the stop up until its bound.
    */
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
     await settled(this.worker);
+    await this.worker.pause(true);
+    await this.attemptsFinished();
     if (await redisReady(this.worker)) {
       await this.worker.close();
       return;
     }
     await this.worker.close(true);
-    await Promise.allSettled([...this.underWay]);
+    await this.attemptsFinished();
+  }
+
+  /** Resolves once no attempt is under way (one taken while it waits is waited for too). */
+  private async attemptsFinished(): Promise<void> {
+    while (this.underWay.size) await Promise.allSettled([...this.underWay]);
   }
 
   async process(job: Job<DeliveryJobData>, token?: string): Promise<void> {
