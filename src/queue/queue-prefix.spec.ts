@@ -49,6 +49,17 @@ describe('settleQueuePrefix', () => {
     expect(again).not.toBe(prefix);
   });
 
+  it('makes a new identity when the deployment table was emptied by hand', async () => {
+    const before = await settle(config());
+    await fixture.db.query('DELETE FROM deployment');
+    // two starts at once, on one connection: both find it empty, one makes the row
+    const [a, b] = await Promise.all([settle(config()), settle(config())]);
+    expect(a).toMatch(/^\{gwm-[0-9a-f]{8}\}$/);
+    expect(a).not.toBe(before);
+    expect(b).toBe(a);
+    expect(await fixture.db.query('SELECT count(*)::int AS n FROM deployment')).toEqual([{ n: 1 }]);
+  });
+
   it('keeps {gwm} for a database that held webhooks before it had its own, and the migration goes down and up', async () => {
     await remigrate(() =>
       fixture.db.query(
