@@ -44,13 +44,19 @@ describe('a worker stopped while Redis is down', () => {
     return { t, worker: t.processes[0], redisDown, redisUp };
   };
 
-  it('lets the delivery under way finish and record itself, then exits of the signal', async () => {
-    const { t, worker, redisDown } = await onOwnRedis();
-    const w = await t.webhook({ Timeout: 30 });
-    t.sink.responder = () => ({ status: 200, body: 'ok', delayMs: 3000 });
-    const sent = await t.portal.post(`/portal-api/webhooks/${w.ID}/test`, { Note: 'under way' });
+  /** As onOwnRedis, with a delivery under way: its receiver answers after 3 s. */
+  const withDeliveryUnderWay = async () => {
+    const own = await onOwnRedis();
+    const w = await own.t.webhook({ Timeout: 30 });
+    own.t.sink.responder = () => ({ status: 200, body: 'ok', delayMs: 3000 });
+    const sent = await own.t.portal.post(`/portal-api/webhooks/${w.ID}/test`, { Note: 'under way' });
     expect(sent.status).toBe(202);
-    await t.sink.waitFor((r) => r.length >= 1, 30_000, 'the delivery to be under way');
+    await own.t.sink.waitFor((r) => r.length >= 1, 30_000, 'the delivery to be under way');
+    return { ...own, w, sent };
+  };
+
+  it('lets the delivery under way finish and record itself, then exits of the signal', async () => {
+    const { t, worker, redisDown, w, sent } = await withDeliveryUnderWay();
 
     await redisDown();
     // stopped once the worker has seen Redis go (its readiness says so); Redis dying during the stop is the next test
@@ -73,12 +79,7 @@ describe('a worker stopped while Redis is down', () => {
   }, 150_000);
 
   it('lets the delivery under way finish when Redis dies during the stop, then exits of the signal', async () => {
-    const { t, worker, redisDown } = await onOwnRedis();
-    const w = await t.webhook({ Timeout: 30 });
-    t.sink.responder = () => ({ status: 200, body: 'ok', delayMs: 3000 });
-    const sent = await t.portal.post(`/portal-api/webhooks/${w.ID}/test`, { Note: 'under way' });
-    expect(sent.status).toBe(202);
-    await t.sink.waitFor((r) => r.length >= 1, 30_000, 'the delivery to be under way');
+    const { t, worker, redisDown, w, sent } = await withDeliveryUnderWay();
 
     // the stop begins with Redis up (BullMQ's own close, which waits for the job to be marked done in Redis), and
     // Redis dies while the delivery is still under way
