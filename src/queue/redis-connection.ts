@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import IORedis, { Cluster, ClusterOptions, RedisOptions } from 'ioredis';
 import { withDeadline } from '../common/deadline';
+import { makeDataDirectory } from '../config';
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -194,7 +194,7 @@ export async function resolveRedisUrl(
   if (configured) return configured;
   if (await redisAnswers(DEFAULT_REDIS_URL)) return DEFAULT_REDIS_URL;
   const dir = join(dataDir, 'redis');
-  mkdirSync(dir, { recursive: true });
+  makeDataDirectory(dir, 'the Redis it starts', 'REDIS_URL');
   log(`nothing answers on ${DEFAULT_REDIS_URL}; starting redis-server with its data in ${dir}`);
   const started = await new Promise<boolean>((resolve) => {
     const child = spawn(
