@@ -709,6 +709,12 @@ describe('the OpenAPI document (/docs-json)', () => {
       for (const family of Object.keys(FAMILIES)) expect(familyOps.some((o) => o.family === family)).toBe(true);
     });
 
+    it('lists 404 only on operations whose path names a resource that may not exist', () => {
+      // a route without a path parameter (a create, a list, a filter test) has nothing to look up and be missing
+      const listing = familyOps.filter((o) => !o.path.includes('{') && o.op.responses?.['404']);
+      expect(listing.map((o) => o.name)).toEqual([]);
+    });
+
     it('answers every operation without its credential as it lists', async () => {
       const wrong: string[] = [];
       for (const o of familyOps) {

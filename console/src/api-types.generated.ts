@@ -5412,15 +5412,6 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description no such webhook (or header) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PortalErrorBody"];
-                };
-            };
             /** @description the request did not arrive in time: its headers within 60 s, all of it within 120 s */
             408: {
                 headers: {
@@ -5496,15 +5487,6 @@ export interface operations {
             };
             /** @description missing or wrong portal API token */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PortalErrorBody"];
-                };
-            };
-            /** @description no such webhook (or header) */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5605,7 +5587,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description no such webhook (or header) */
+            /** @description no such webhook */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5707,7 +5689,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description no such webhook (or header) */
+            /** @description no such webhook */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5823,7 +5805,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description no such webhook (or header) */
+            /** @description no such webhook */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6245,7 +6227,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description no such webhook (or header) */
+            /** @description no such webhook */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6347,7 +6329,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description no such webhook (or header) */
+            /** @description no such webhook */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6459,7 +6441,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description no such webhook (or header) */
+            /** @description no such webhook or header */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6562,7 +6544,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description no such webhook (or header) */
+            /** @description no such webhook or header */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6679,7 +6661,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description no such webhook (or header) */
+            /** @description no such webhook or header */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6910,7 +6892,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description no such webhook (or header) */
+            /** @description no such webhook */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7013,7 +6995,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description no such webhook (or header) */
+            /** @description no such webhook */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7230,7 +7212,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description no such webhook (or header) */
+            /** @description no such webhook */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7341,15 +7323,6 @@ export interface operations {
             };
             /** @description missing or wrong portal API token */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PortalErrorBody"];
-                };
-            };
-            /** @description no such webhook (or header) */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };

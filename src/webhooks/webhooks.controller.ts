@@ -35,12 +35,15 @@ import {
 import { WebhooksService } from './webhooks.service';
 import { HEADER_LIMITS } from './send/header-fields';
 
+/** The 404 of the routes that name a webhook (and a header of it); a create or a list has nothing to miss. */
+const WebhookNotFound = () => ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such webhook' });
+const HeaderNotFound = () => ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such webhook or header' });
+
 const OVER_HEADER_LIMITS = `the webhook would have more than ${HEADER_LIMITS.count} headers or more than ${HEADER_LIMITS.total} characters of header names and values together`;
 
 @ApiTags('portal webhooks')
 @PortalAuth()
 @ApiUnauthorizedResponse({ type: PortalErrorBody, description: 'missing or wrong portal API token' })
-@ApiNotFoundResponse({ type: PortalErrorBody, description: 'no such webhook (or header)' })
 @Controller('portal-api/webhooks')
 export class WebhooksController {
   constructor(private readonly service: WebhooksService) {}
@@ -80,6 +83,7 @@ export class WebhooksController {
   }
 
   @Get(':id')
+  @WebhookNotFound()
   @ApiOperation({ operationId: 'getWebhook', summary: 'Get a webhook' })
   @ApiOkResponse({ type: WebhookResponse })
   get(@Param('id') id: string) {
@@ -87,6 +91,7 @@ export class WebhooksController {
   }
 
   @Put(':id')
+  @WebhookNotFound()
   @ApiOperation({ operationId: 'updateWebhook', summary: 'Update a webhook (fields given replace stored ones)' })
   @ApiOkResponse({ type: SavedWebhookResponse })
   @ApiUnprocessableEntityResponse({
@@ -98,6 +103,7 @@ export class WebhooksController {
   }
 
   @Delete(':id')
+  @WebhookNotFound()
   @ApiOperation({ operationId: 'deleteWebhook', summary: 'Delete a webhook' })
   @ApiOkResponse({ type: PortalDeleteResponse })
   remove(@Param('id') id: string) {
@@ -105,6 +111,7 @@ export class WebhooksController {
   }
 
   @Get(':id/secret')
+  @WebhookNotFound()
   @ApiOperation({
     operationId: 'getWebhookSecret',
     summary: 'The key receivers verify with, and when a rotated-out key stops being used',
@@ -115,6 +122,7 @@ export class WebhooksController {
   }
 
   @Post(':id/secret/rotate')
+  @WebhookNotFound()
   @HttpCode(200)
   @ApiOperation({
     operationId: 'rotateWebhookSecret',
@@ -131,6 +139,7 @@ export class WebhooksController {
   }
 
   @Post(':id/test')
+  @WebhookNotFound()
   @HttpCode(202)
   @ApiOperation({
     operationId: 'sendWebhookTest',
@@ -156,6 +165,7 @@ export class WebhooksController {
   }
 
   @Get(':id/headers')
+  @WebhookNotFound()
   @ApiOperation({ operationId: 'listWebhookHeaders', summary: 'List the headers sent with every delivery' })
   @ApiOkResponse({ type: [WebhookHeaderShowResponse] })
   listHeaders(@Param('id') id: string) {
@@ -163,6 +173,7 @@ export class WebhooksController {
   }
 
   @Post(':id/headers')
+  @WebhookNotFound()
   @ApiOperation({ operationId: 'createWebhookHeader', summary: 'Add a header sent with every delivery' })
   @ApiCreatedResponse({ type: WebhookHeaderShowResponse })
   @ApiUnprocessableEntityResponse({
@@ -178,6 +189,7 @@ export class WebhooksController {
   }
 
   @Get(':id/headers/:headerId')
+  @HeaderNotFound()
   @ApiOperation({ operationId: 'getWebhookHeader', summary: 'Get one header of a webhook' })
   @ApiOkResponse({ type: WebhookHeaderShowResponse })
   getHeader(@Param('id') id: string, @Param('headerId') headerId: string) {
@@ -185,6 +197,7 @@ export class WebhooksController {
   }
 
   @Put(':id/headers/:headerId')
+  @HeaderNotFound()
   @ApiOperation({ operationId: 'updateWebhookHeader', summary: 'Replace one header of a webhook' })
   @ApiOkResponse({ type: WebhookHeaderShowResponse })
   @ApiUnprocessableEntityResponse({
@@ -201,6 +214,7 @@ export class WebhooksController {
   }
 
   @Delete(':id/headers/:headerId')
+  @HeaderNotFound()
   @ApiOperation({ operationId: 'deleteWebhookHeader', summary: 'Delete one header of a webhook' })
   @HttpCode(200)
   @ApiOkResponse({ type: PortalDeleteResponse })
