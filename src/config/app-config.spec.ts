@@ -83,6 +83,10 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'redis://127.0.0.1:6379/#2'],
     ['DELIVERY_RETENTION_DAYS', '0'],
     ['DELIVERY_RETENTION_DAYS', 'week'],
+    ['DELIVERY_RETENTION_DAYS', '36501'],
+    ['WEBHOOK_CONCURRENCY', '0'],
+    ['WEBHOOK_CONCURRENCY', '1001'],
+    ['PORT', '65536'],
     ['IDEMPOTENCY_KEY_TTL', '24'],
     ['IDEMPOTENCY_KEY_TTL', '500ms'],
   ])('fails start-up naming %s when it is %p', (name, value) => {
@@ -155,6 +159,12 @@ describe('loadConfig', () => {
       expect(
         loadConfig({ ...secrets, DATA_DIR: dataDir(), DASHBOARD_PAGE_SIZE: String(size) }).dashboard.pageSize,
       ).toBe(size);
+  });
+
+  it('takes a WEBHOOK_CONCURRENCY from 1 to 1000 and a DELIVERY_RETENTION_DAYS from 1 to 36500', () => {
+    const load = (env: Record<string, string>) => loadConfig({ ...secrets, DATA_DIR: dataDir(), ...env }).webhooks;
+    for (const n of [1, 1000]) expect(load({ WEBHOOK_CONCURRENCY: String(n) }).concurrency).toBe(n);
+    for (const n of [1, 36500]) expect(load({ DELIVERY_RETENTION_DAYS: String(n) }).retentionDays).toBe(n);
   });
 
   it('names DATA_DIR when the generated secrets cannot be read or kept', () => {
