@@ -377,6 +377,26 @@ describe('portal applications', () => {
       expect((await t.portal.get(`/portal-api/apps/${app.ID}`)).body.Name).toBe('Visible');
     });
 
+    it('names each refusal of required text as the README does: empty, blank, or holding a control character', async () => {
+      const hook = { URL: 'https://example.com/hooks', Events: ['AccessRequestApproved'] };
+      const answers: [string, string[]][] = [];
+      for (const Name of ['', ' ', 'a\nb']) {
+        answers.push([Name, (await t.portal.post('/portal-api/apps', { Name })).body.errors]);
+        answers.push([Name, (await t.portal.post('/portal-api/webhooks', { ...hook, Name })).body.errors]);
+      }
+      const blank = 'Name must not be blank (only whitespace or invisible characters)';
+      const control =
+        'Name must not contain control characters (line breaks, tabs, U+0000-U+001F, U+007F-U+009F, U+2028, U+2029)';
+      expect(answers).toEqual([
+        ['', ['Name should not be empty']],
+        ['', ['Name is required']],
+        [' ', [blank]],
+        [' ', [blank]],
+        ['a\nb', [control]],
+        ['a\nb', [control]],
+      ]);
+    });
+
     it('validates updates the same way, refusing a null Name', async () => {
       const app = await createApp(t.portal, { Name: 'Valid' });
       for (const body of [{ Name: null }, { Name: '' }, { Visibility: 'x' }, { UserID: '1' }]) {
