@@ -487,6 +487,20 @@ describe('the OpenAPI document (/docs-json)', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('states the e-mail addresses the user routes take, beyond what format email promises', async () => {
+    const schema = doc.components.schemas.CreateUserDto.properties.email_address;
+    const described = (address: string) => schema.description.includes(`\`${address}\``);
+    const refused = ['a@b.c', 'a@localhost', 'a@[127.0.0.1]'];
+    const taken = ['ümlaut@example.com', '"a b"@example.com'];
+    expect([...refused, ...taken].filter((a) => !described(a))).toEqual([]);
+    const answers: [string, number][] = [];
+    for (const address of [...refused, ...taken]) {
+      const res = await t.http.post('/admin/users', { ...newUser('mail'), email_address: address }, ADMIN);
+      answers.push([address, res.status]);
+    }
+    expect(answers).toEqual([...refused.map((a) => [a, 400]), ...taken.map((a) => [a, 200])]);
+  });
+
   it('refuses just past each limit it states for the analytics batch, and takes what is at it', async () => {
     const record = doc.components.schemas.AnalyticsIngestRecordDto;
     const good: Record<string, unknown> = {

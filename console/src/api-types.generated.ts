@@ -1084,6 +1084,7 @@ export interface components {
             };
             /**
              * Format: email
+             * @description an e-mail address whose domain is a name with a dot and a last label of two or more letters (or `xn--...`): `a@b.c`, `a@localhost` and `a@[127.0.0.1]` are refused; a local part of at most 64 characters, which may hold letters beyond ASCII (`ümlaut@example.com`) or be quoted (`"a b"@example.com`), and a domain that may too
              * @example jane@example.com
              */
             email_address: string;
@@ -1370,6 +1371,7 @@ export interface components {
             };
             /**
              * Format: email
+             * @description an e-mail address whose domain is a name with a dot and a last label of two or more letters (or `xn--...`): `a@b.c`, `a@localhost` and `a@[127.0.0.1]` are refused; a local part of at most 64 characters, which may hold letters beyond ASCII (`ümlaut@example.com`) or be quoted (`"a b"@example.com`), and a domain that may too
              * @example jane@example.com
              */
             email_address: string;
