@@ -1,15 +1,49 @@
+import { createServer, Socket } from 'node:net';
 import { request } from 'undici';
 import { OwnRedis } from './helpers/own-redis';
 import { ServiceProcess } from './helpers/service-process';
 import { useTestEnv } from './helpers/use-service';
 
 /**
- * A stop that cannot finish (here: its Redis froze, so the queue workers never close) still ends: 60 s after
- * SIGTERM the process says so and exits with 1, so a supervisor is not left waiting on it for ever. Nor does a
- * Redis frozen from the start hold up the start, or turn the stop into a crash: BullMQ's connections, still being
- * set up, are closed under it.
+ * A TCP relay to `target` (host:port) that can go silent: from then on it forwards nothing either way and closes
+ * nothing, as a host cut off by the network (or frozen) looks to its peers.
  */
-describe('a frozen Redis', () => {
+async function silentableRelay(target: { host: string; port: number }) {
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = new Socket();
+    upstream.connect(target.port, target.host);
+    client.pipe(upstream).pipe(client);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => undefined);
+      s.on('close', () => sockets.delete(s));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    silence(): void {
+      for (const s of sockets) {
+        s.unpipe();
+        s.pause();
+      }
+    },
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+/**
+ * A stop that cannot finish still ends: 60 s after SIGTERM the process says so and exits with 1, so a supervisor is
+ * not left waiting on it for ever (here: its PostgreSQL is cut off, connections open, so its pools never close). A
+ * Redis that freezes does not hold a stop up that long: BullMQ's closes wait 5 s for it, then drop its connections.
+ * Nor does a Redis frozen from the start hold up the start, or turn the stop into a crash: BullMQ's connections,
+ * still being set up, are closed under it.
+ */
+describe('a stop held up by a peer that does not answer', () => {
   const env = useTestEnv();
 
   it('neither holds up the start nor crashes the stop', async () => {
@@ -25,17 +59,28 @@ describe('a frozen Redis', () => {
     expect(code).toBeNull(); // it died of the signal, as without a handler: a clean stop
   }, 90_000);
 
-  it('freezing under a running service: the stop ends 60 s after SIGTERM, saying why, with exit code 1', async () => {
+  it('freezing under a running service: the stop drops its connections and exits of the signal', async () => {
     const redis = env.adopt(await OwnRedis.start());
     const service = env.adopt(await ServiceProcess.start({ ...env.vars, REDIS_URL: redis.url, ROLE: 'all' }));
-    // the queue's connections are set up once /metrics can count its jobs
-    for (let i = 0; i < 100; i++) {
-      const res = await request(`http://127.0.0.1:${service.port}/metrics`);
-      if ((await res.body.text()).includes('webhook_queue_depth{')) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    await new Promise((r) => setTimeout(r, 1000));
+    await queueConnected(service);
     redis.freeze();
+    const stopping = Date.now();
+    const code = await service.signalAndWait('SIGTERM');
+    const tookMs = Date.now() - stopping;
+    expect(service.output).not.toContain('did not stop');
+    expect(code).toBeNull(); // it died of the signal, as without a handler: a clean stop
+    // each of the process's three BullMQ closes (worker, queue, queue board) waits 5 s, then 2 s for its drop
+    expect(tookMs).toBeLessThan(40_000);
+  }, 150_000);
+
+  it('a PostgreSQL cut off under a running service: the stop ends 60 s after SIGTERM, saying why, with exit code 1', async () => {
+    const url = new URL(env.vars.DATABASE_URL);
+    const relay = env.adopt(await silentableRelay({ host: url.hostname, port: Number(url.port || 5432) }));
+    url.hostname = '127.0.0.1';
+    url.port = String(relay.port);
+    const service = env.adopt(await ServiceProcess.start({ ...env.vars, DATABASE_URL: url.href, ROLE: 'all' }));
+    await queueConnected(service);
+    relay.silence();
     const stopping = Date.now();
     const code = await service.signalAndWait('SIGTERM');
     const tookMs = Date.now() - stopping;
@@ -45,3 +90,13 @@ describe('a frozen Redis', () => {
     expect(tookMs).toBeLessThan(80_000);
   }, 150_000);
 });
+
+/** Waits until the service's queue connections are set up (/metrics can count its jobs), and a moment more. */
+async function queueConnected(service: ServiceProcess): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const res = await request(`http://127.0.0.1:${service.port}/metrics`);
+    if ((await res.body.text()).includes('webhook_queue_depth{')) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await new Promise((r) => setTimeout(r, 1000));
+}

@@ -4,14 +4,14 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter as BullBoardFastifyAdapter } from '@bull-board/fastify';
 import { BullModule, InjectQueue } from '@nestjs/bullmq';
-import { Logger, Module, OnModuleInit } from '@nestjs/common';
+import { Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { contentSecurityPolicy, cspHash, pageSecurityHeaders } from '../common/http/page-security';
 import { AppConfig } from '../config';
 import { QueueModule } from '../queue/queue.module';
-import { DELIVERY_QUEUE } from '../webhooks/delivery.queue';
+import { closeQueueAtStop, DELIVERY_QUEUE } from '../webhooks/delivery.queue';
 import { requireAdminSecret } from './basic-auth';
 import { refuseCrossSiteWrites } from './same-origin';
 import { BOARD_FONTS_DIR, BOARD_FONTS_STYLESHEET, boardFonts } from './board-fonts';
@@ -50,7 +50,7 @@ export function bullBoardStyleHashes(uiBasePath = bullBoardUiPath()): string[] {
 @Module({
   imports: [QueueModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
 })
-export class QueueBoardModule implements OnModuleInit {
+export class QueueBoardModule implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(QueueBoardModule.name);
 
   constructor(
@@ -58,6 +58,11 @@ export class QueueBoardModule implements OnModuleInit {
     private readonly config: AppConfig,
     @InjectQueue(DELIVERY_QUEUE) private readonly deliveries: Queue,
   ) {}
+
+  /** The board's own connection to the queue, closed before BullModule would (see closeQueueAtStop). */
+  async onApplicationShutdown(): Promise<void> {
+    await closeQueueAtStop(this.deliveries, this.logger);
+  }
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();

@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { JobsOptions, Queue } from 'bullmq';
-import { withDeadline } from '../common/deadline';
+import { DeadlineExceeded, withDeadline } from '../common/deadline';
 import { isUuidId } from '../common/http/ids';
 import { TraceCarrier, traceCarrier } from './trace-context';
 
@@ -110,6 +110,54 @@ export async function redisReady(bull: { client: Promise<{ status: string }> }):
   }
 }
 
+/**
+ * How long a stop waits for BullMQ's normal close (the finished jobs marked done in Redis, then QUIT) from a Redis
+ * that is connected. One that does not answer within it, frozen or cut off by the network with its connections still
+ * open, would hold the stop until its 60 s bound: its connection is dropped instead.
+ */
+export const REDIS_CLOSE_WAIT_MS = 5000;
+
+/**
+ * Closes a BullMQ queue or worker the normal way; should its Redis not answer within REDIS_CLOSE_WAIT_MS, its
+ * connection is dropped, which fails at once what the close still waits for (and so ends it). Jobs it had not yet
+ * marked done stay active in Redis until their locks lapse; the claims in Postgres make them harmless.
+ */
+export async function closeWithin(
+  bull: { close(): Promise<void>; client: Promise<{ disconnect(): void }> },
+  dropping: () => void,
+): Promise<void> {
+  const closed = bull.close();
+  try {
+    await withDeadline(closed, REDIS_CLOSE_WAIT_MS);
+  } catch (err) {
+    if (!(err instanceof DeadlineExceeded)) throw err;
+    dropping();
+    (await bull.client).disconnect();
+    await closed;
+  }
+}
+
+/**
+ * Closes a BullMQ queue at a stop, from a shutdown hook that runs before BullModule's own (whose close then finds it
+ * closed), once every attempt under way has finished (their retries are queued): see BULL_READY_WAIT_MS. With Redis
+ * connected, within REDIS_CLOSE_WAIT_MS (closeWithin). With Redis unreachable, BullMQ's close would send QUIT, which
+ * waits in the client behind the commands held there while Redis is away (jobs enqueueCommitted gave up waiting for)
+ * and never ends: the connection is dropped instead, without waiting. Postgres holds those deliveries, and the
+ * reconciler queues them once Redis is back.
+ */
+export async function closeQueueAtStop(queue: Queue, logger: Logger): Promise<void> {
+  await settled(queue);
+  if (await redisReady(queue)) {
+    await closeWithin(queue, () =>
+      logger.warn(`Redis did not answer the queue's close within ${REDIS_CLOSE_WAIT_MS} ms: dropping it`),
+    );
+    return;
+  }
+  // (BullMQ 5.x: a queue's close takes no `force`; its connection's does, and the queue's close then finds it closed)
+  const { connection } = queue as unknown as { connection: { close(force: boolean): Promise<void> } };
+  await connection.close(true);
+}
+
 /** The one place that puts delivery work on the queue. */
 @Injectable()
 export class DeliveryQueue implements OnApplicationShutdown {
@@ -126,19 +174,9 @@ export class DeliveryQueue implements OnApplicationShutdown {
     return redisReady(this.queue);
   }
 
-  /**
-   * Just before the queue is closed (by BullModule, whose module's shutdown hooks run after this one's), once every
-   * attempt under way has finished (their retries are queued here): see BULL_READY_WAIT_MS. With Redis unreachable,
-   * that close would send QUIT, which waits in the client behind the commands held there while Redis is away (jobs
-   * enqueueCommitted gave up waiting for) and never ends: the connection is dropped instead, without waiting.
-   * Postgres holds those deliveries, and the reconciler queues them once Redis is back.
-   */
+  /** Just before BullModule closes the queue: see closeQueueAtStop. */
   async onApplicationShutdown(): Promise<void> {
-    await settled(this.queue);
-    if (await redisReady(this.queue)) return;
-    // (BullMQ 5.x: a queue's close takes no `force`; its connection's does, and the queue's close then finds it closed)
-    const { connection } = this.queue as unknown as { connection: { close(force: boolean): Promise<void> } };
-    await connection.close(true);
+    await closeQueueAtStop(this.queue, this.logger);
   }
 
   /**

@@ -8,6 +8,8 @@ import {
   DeliveryQueue,
   isDeliveryJobData,
   redisReady,
+  closeWithin,
+  REDIS_CLOSE_WAIT_MS,
   settled,
 } from '../delivery.queue';
 import { AttemptRecord, ClaimedDelivery, DeliveryKey, DeliveryStore, RecordOutcome } from '../delivery.store';
@@ -97,7 +99,9 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     await this.worker.pause(true);
     await this.attemptsFinished();
     if (await redisReady(this.worker)) {
-      await this.worker.close();
+      await closeWithin(this.worker, () =>
+        this.logger.warn(`Redis did not answer the worker's close within ${REDIS_CLOSE_WAIT_MS} ms: dropping it`),
+      );
       return;
     }
     await this.worker.close(true);
