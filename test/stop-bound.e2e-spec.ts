@@ -64,9 +64,7 @@ describe('a stop held up by a peer that does not answer', () => {
     const service = env.adopt(await ServiceProcess.start({ ...env.vars, REDIS_URL: redis.url, ROLE: 'all' }));
     await queueConnected(service);
     redis.freeze();
-    const stopping = Date.now();
-    const code = await service.signalAndWait('SIGTERM');
-    const tookMs = Date.now() - stopping;
+    const { code, tookMs } = await stopped(service);
     expect(service.output).not.toContain('did not stop');
     expect(code).toBeNull(); // it died of the signal, as without a handler: a clean stop
     // each of the process's three BullMQ closes (worker, queue, queue board) waits 5 s, then 2 s for its drop
@@ -81,15 +79,20 @@ describe('a stop held up by a peer that does not answer', () => {
     const service = env.adopt(await ServiceProcess.start({ ...env.vars, DATABASE_URL: url.href, ROLE: 'all' }));
     await queueConnected(service);
     relay.silence();
-    const stopping = Date.now();
-    const code = await service.signalAndWait('SIGTERM');
-    const tookMs = Date.now() - stopping;
+    const { code, tookMs } = await stopped(service);
     expect(service.output).toContain('did not stop within 60 s: exiting');
     expect(code).toBe(1);
     expect(tookMs).toBeGreaterThanOrEqual(59_000);
     expect(tookMs).toBeLessThan(80_000);
   }, 150_000);
 });
+
+/** SIGTERM, then its exit code (null when the signal ended it) and how long it took to come. */
+async function stopped(service: ServiceProcess): Promise<{ code: number | null; tookMs: number }> {
+  const stopping = Date.now();
+  const code = await service.signalAndWait('SIGTERM');
+  return { code, tookMs: Date.now() - stopping };
+}
 
 /** Waits until the service's queue connections are set up (/metrics can count its jobs), and a moment more. */
 async function queueConnected(service: ServiceProcess): Promise<void> {

@@ -86,12 +86,13 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   /**
    * Lets the attempts in flight finish and record themselves while the database is still there: the worker takes no
    * new job, and its attempts under way are awaited here (they need Postgres and their receivers, not Redis). Only
-   * then is BullMQ's own close chosen: with Redis up, the normal one (the finished jobs are marked done in Redis);
-   * with Redis unreachable (refused, not merely slow), where the normal one would never end (it waits for its
-   * blocking connection to end, which a reconnecting client never does, and for its jobs to be marked done), its
-   * connections are dropped at once. Their jobs then stay active in Redis; the claims in Postgres make them harmless,
-   * and the reconciler queues whatever is still due. Choosing after the attempts, not before, means Redis dying
-   * while they run (a stop during an outage's first seconds) no longer holds the stop up until its bound.
+   * then is BullMQ's own close chosen. With Redis up, the normal one (the finished jobs are marked done in Redis),
+   * its connection dropped should Redis not answer it within REDIS_CLOSE_WAIT_MS (closeWithin). With Redis
+   * unreachable (refused, not merely slow), where the normal one would never end (it waits for its blocking
+   * connection to end, which a reconnecting client never does, and for its jobs to be marked done), its connections
+   * are dropped at once. Their jobs then stay active in Redis; the claims in Postgres make them harmless, and the
+   * reconciler queues whatever is still due. Choosing after the attempts, not before, means Redis dying while they
+   * run (a stop during an outage's first seconds) no longer holds the stop up until its bound.
    */
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
