@@ -13,6 +13,9 @@ import {
 } from '../queue/redis-connection';
 import { EnvDto, parseDuration, Role, splitList } from './env.dto';
 import { makeDirectory } from '../common/files/make-directory';
+import { ConfigError } from './data-directory';
+
+export { ConfigError, makeDataDirectory } from './data-directory';
 
 export const DEFAULT_RETRY_SCHEDULE = [0, 5, 300, 1800, 7200, 18000, 36000, 36000];
 /** A webhook whose every attempt has failed for this long is switched off. */
@@ -58,23 +61,6 @@ export class AppConfig {
 
   get runsWorker(): boolean {
     return this.role === 'worker' || this.role === 'all';
-  }
-}
-
-export class ConfigError extends Error {}
-
-/**
- * Makes `dir`, under DATA_DIR, for `what`; one that cannot be made is a ConfigError naming DATA_DIR and `orSet`, the
- * variable that does without it.
- */
-export function makeDataDirectory(dir: string, what: string, orSet: string): void {
-  try {
-    makeDirectory(dir);
-  } catch (err) {
-    throw new ConfigError(
-      `DATA_DIR: cannot make ${dir} for ${what} (${(err as Error).message}): set DATA_DIR to a writable directory, ` +
-        `or set ${orSet}`,
-    );
   }
 }
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import IORedis, { Cluster, ClusterOptions, RedisOptions } from 'ioredis';
 import { withDeadline } from '../common/deadline';
-import { makeDataDirectory } from '../config';
+import { makeDataDirectory } from '../config/data-directory';
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
