@@ -118,20 +118,22 @@ export async function redisReady(bull: { client: Promise<{ status: string }> }):
 export const REDIS_CLOSE_WAIT_MS = 5000;
 
 /**
- * Closes a BullMQ queue or worker the normal way; should its Redis not answer within REDIS_CLOSE_WAIT_MS, its
- * connection is dropped, which fails at once what the close still waits for (and so ends it). Jobs it had not yet
- * marked done stay active in Redis until their locks lapse; the claims in Postgres make them harmless.
+ * Closes a BullMQ queue or worker (`what`, for the warning) the normal way; should its Redis not answer within
+ * REDIS_CLOSE_WAIT_MS, its connection is dropped, which fails at once what the close still waits for (and so ends
+ * it). Jobs it had not yet marked done stay active in Redis until their locks lapse; the claims in Postgres make
+ * them harmless.
  */
 export async function closeWithin(
   bull: { close(): Promise<void>; client: Promise<{ disconnect(): void }> },
-  dropping: () => void,
+  what: string,
+  logger: Logger,
 ): Promise<void> {
   const closed = bull.close();
   try {
     await withDeadline(closed, REDIS_CLOSE_WAIT_MS);
   } catch (err) {
     if (!(err instanceof DeadlineExceeded)) throw err;
-    dropping();
+    logger.warn(`Redis did not answer the ${what}'s close within ${REDIS_CLOSE_WAIT_MS} ms: dropping it`);
     (await bull.client).disconnect();
     await closed;
   }
@@ -148,9 +150,7 @@ export async function closeWithin(
 export async function closeQueueAtStop(queue: Queue, logger: Logger): Promise<void> {
   await settled(queue);
   if (await redisReady(queue)) {
-    await closeWithin(queue, () =>
-      logger.warn(`Redis did not answer the queue's close within ${REDIS_CLOSE_WAIT_MS} ms: dropping it`),
-    );
+    await closeWithin(queue, 'queue', logger);
     return;
   }
   // (BullMQ 5.x: a queue's close takes no `force`; its connection's does, and the queue's close then finds it closed)

@@ -55,6 +55,24 @@ describe('a worker stopped while Redis is down', () => {
     return { ...own, w, sent };
   };
 
+  /** As onOwnRedis, with one delivery made while Redis was up (the worker's queue connections set up), then down. */
+  const withOutage = async () => {
+    const own = await onOwnRedis();
+    const w = await own.t.webhook();
+    expect((await own.t.portal.post(`/portal-api/webhooks/${w.ID}/test`, { Note: 'before' })).status).toBe(202);
+    await own.t.sink.waitFor((r) => r.length >= 1, 30_000, 'the delivery before the outage');
+    await own.redisDown();
+    return { ...own, w };
+  };
+
+  /** Brings Redis back and waits, with a fresh worker process, for a delivery whose body holds `text`. */
+  const deliveredOnceBack = async (own: Awaited<ReturnType<typeof onOwnRedis>>, text: string, what: string) => {
+    await own.redisUp();
+    const again = closer.adopt(await ServiceProcess.start({ ...own.t.env.vars, ROLE: 'worker' }));
+    await own.t.sink.waitFor((r) => r.some((x) => x.body.includes(text)), 60_000, what);
+    await again.close();
+  };
+
   it('lets the delivery under way finish and record itself, then exits of the signal', async () => {
     const { t, worker, redisDown, w, sent } = await withDeliveryUnderWay();
 
@@ -69,10 +87,7 @@ describe('a worker stopped while Redis is down', () => {
       30_000,
       'the worker to see Redis down',
     );
-    const code = await worker.signalAndWait('SIGTERM');
-
-    expect(worker.output).not.toContain('did not stop');
-    expect(code).toBeNull(); // it died of the signal, as a clean stop does (1: the 60 s bound ended it)
+    await stopsCleanly(worker, worker.signalAndWait('SIGTERM'));
     const delivery = await t.portal.get(`/portal-api/webhooks/${w.ID}/deliveries/${sent.body.DeliveryID}`);
     expect(delivery.body).toMatchObject({ Status: 'delivered', AttemptCount: 1 });
     expect(delivery.body.Attempts).toMatchObject([{ Number: 1, StatusCode: 200, Error: null }]);
@@ -86,22 +101,14 @@ describe('a worker stopped while Redis is down', () => {
     const exited = worker.signalAndWait('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));
     await redisDown();
-    const code = await exited;
-
-    expect(worker.output).not.toContain('did not stop');
-    expect(code).toBeNull();
+    await stopsCleanly(worker, exited);
     const delivery = await t.portal.get(`/portal-api/webhooks/${w.ID}/deliveries/${sent.body.DeliveryID}`);
     expect(delivery.body).toMatchObject({ Status: 'delivered', AttemptCount: 1 });
   }, 150_000);
 
   it('is not held up by deliveries overdue for the queue, which it delivers once Redis is back', async () => {
-    const { t, worker, redisDown, redisUp } = await onOwnRedis();
-    const w = await t.webhook();
-    // up: the worker's queue connections are set up
-    expect((await t.portal.post(`/portal-api/webhooks/${w.ID}/test`, { Note: 'before' })).status).toBe(202);
-    await t.sink.waitFor((r) => r.length >= 1, 30_000, 'the delivery before the outage');
-
-    await redisDown();
+    const own = await withOutage();
+    const { t, worker, w } = own;
     // committed while Redis is down: only the reconciler can queue it, and its passes find it overdue
     const sent = await t.portal.post(`/portal-api/webhooks/${w.ID}/test`, { Note: 'during the outage' });
     expect(sent.status).toBe(202);
@@ -116,23 +123,13 @@ describe('a worker stopped while Redis is down', () => {
       30_000,
       'the reconciler to have had passes over the overdue delivery',
     );
-    const code = await worker.signalAndWait('SIGTERM');
-    expect(worker.output).not.toContain('did not stop');
-    expect(code).toBeNull();
-
-    await redisUp();
-    const again = closer.adopt(await ServiceProcess.start({ ...t.env.vars, ROLE: 'worker' }));
-    await t.sink.waitFor((r) => r.some((x) => x.body.includes('during the outage')), 30_000, 'the overdue delivery');
-    await again.close();
+    await stopsCleanly(worker, worker.signalAndWait('SIGTERM'));
+    await deliveredOnceBack(own, 'during the outage', 'the overdue delivery');
   }, 150_000);
 
   it('is not held up by the jobs its relay could not queue, which wait in the queue client for Redis', async () => {
-    const { t, worker, redisDown, redisUp } = await onOwnRedis();
-    const w = await t.webhook();
-    expect((await t.portal.post(`/portal-api/webhooks/${w.ID}/test`, { Note: 'before' })).status).toBe(202);
-    await t.sink.waitFor((r) => r.length >= 1, 30_000, 'the delivery before the outage');
-
-    await redisDown();
+    const own = await withOutage();
+    const { t, worker } = own;
     // relayed while Redis is down: the relay gives up queueing the job after 2 s, but the client keeps the commands
     const event = await emitEvent(t, 'AccessRequestApproved', { ID: 1 });
     await eventually(
@@ -141,17 +138,14 @@ describe('a worker stopped while Redis is down', () => {
       'the relay to have made the delivery',
     );
     await new Promise((r) => setTimeout(r, 3000));
-    const code = await worker.signalAndWait('SIGTERM');
-    expect(worker.output).not.toContain('did not stop');
-    expect(code).toBeNull();
-
-    await redisUp();
-    const again = closer.adopt(await ServiceProcess.start({ ...t.env.vars, ROLE: 'worker' }));
-    await t.sink.waitFor(
-      (r) => r.some((x) => x.body.includes('AccessRequestApproved')),
-      60_000,
-      'the relayed delivery',
-    );
-    await again.close();
+    await stopsCleanly(worker, worker.signalAndWait('SIGTERM'));
+    await deliveredOnceBack(own, 'AccessRequestApproved', 'the relayed delivery');
   }, 150_000);
 });
+
+/** The stop `exited` ended as a clean stop does: of the signal (1 would be the 60 s bound ending it), in time. */
+async function stopsCleanly(worker: ServiceProcess, exited: Promise<number | null>): Promise<void> {
+  const code = await exited;
+  expect(worker.output).not.toContain('did not stop');
+  expect(code).toBeNull();
+}

@@ -9,7 +9,6 @@ import {
   isDeliveryJobData,
   redisReady,
   closeWithin,
-  REDIS_CLOSE_WAIT_MS,
   settled,
 } from '../delivery.queue';
 import { AttemptRecord, ClaimedDelivery, DeliveryKey, DeliveryStore, RecordOutcome } from '../delivery.store';
@@ -100,9 +99,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     await this.worker.pause(true);
     await this.attemptsFinished();
     if (await redisReady(this.worker)) {
-      await closeWithin(this.worker, () =>
-        this.logger.warn(`Redis did not answer the worker's close within ${REDIS_CLOSE_WAIT_MS} ms: dropping it`),
-      );
+      await closeWithin(this.worker, 'worker', this.logger);
       return;
     }
     await this.worker.close(true);
