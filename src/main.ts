@@ -76,12 +76,13 @@ async function main(): Promise<void> {
     if (stopping && reason instanceof Error && reason.message === 'Connection is closed.') return;
     throw reason;
   });
-  // a stop that hangs (a peer that never answers) still ends: past the grace period the process exits
+  // a stop that hangs (a peer that never answers) still ends: past SHUTDOWN_TIMEOUT the process exits
+  const limit = config.shutdownTimeoutMs;
   const bounded = () =>
     setTimeout(() => {
-      say(`did not stop within ${STOP_GRACE_MS / 1000} s: exiting`);
+      say(`did not stop within ${limit / 1000} s (SHUTDOWN_TIMEOUT): exiting`);
       process.exit(1);
-    }, STOP_GRACE_MS).unref();
+    }, limit).unref();
   for (const name of STOP_SIGNALS) process.once(name, bounded);
   await explained(`listening on ${config.host}:${config.port} (HOST, PORT)`, () =>
     app.listen(config.port, config.host),
@@ -92,9 +93,6 @@ async function main(): Promise<void> {
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   say(`role ${config.role} listening on http://${host}:${port}${config.runsApi ? ' (docs at /docs)' : ''}`);
 }
-
-/** How long a stop (a STOP_SIGNALS signal) may take: deliveries under way finish, then the process exits regardless. */
-const STOP_GRACE_MS = 60_000;
 
 /** Errors of the outside world that say all there is to say: their message, without a stack. */
 const PLAIN_ERRORS = new RegExp(

@@ -89,6 +89,10 @@ describe('loadConfig', () => {
     ['PORT', '65536'],
     ['IDEMPOTENCY_KEY_TTL', '24'],
     ['IDEMPOTENCY_KEY_TTL', '500ms'],
+    ['SHUTDOWN_TIMEOUT', '30'],
+    ['SHUTDOWN_TIMEOUT', '500ms'],
+    ['SHUTDOWN_TIMEOUT', '2h'],
+    ['SHUTDOWN_TIMEOUT', '30d'],
   ])('fails start-up naming %s when it is %p', (name, value) => {
     expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), [name]: value })).toThrow(name);
@@ -276,6 +280,18 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...base, IDEMPOTENCY_KEY_TTL: '' }).idempotency.keyTtlMs).toBe(24 * 3600 * 1000);
     expect(loadConfig({ ...base, IDEMPOTENCY_KEY_TTL: '48h' }).idempotency.keyTtlMs).toBe(48 * 3600 * 1000);
     expect(loadConfig({ ...base, IDEMPOTENCY_KEY_TTL: '2s' }).idempotency.keyTtlMs).toBe(2000);
+  });
+
+  it('reads SHUTDOWN_TIMEOUT as a duration from 1s to 1h, 60 seconds when unset', () => {
+    const base = { ...secrets, DATA_DIR: dataDir() };
+    expect(loadConfig(base).shutdownTimeoutMs).toBe(60_000);
+    expect(loadConfig({ ...base, SHUTDOWN_TIMEOUT: '' }).shutdownTimeoutMs).toBe(60_000);
+    expect(loadConfig({ ...base, SHUTDOWN_TIMEOUT: '25s' }).shutdownTimeoutMs).toBe(25_000);
+    expect(loadConfig({ ...base, SHUTDOWN_TIMEOUT: '1.5m' }).shutdownTimeoutMs).toBe(90_000);
+    expect(loadConfig({ ...base, SHUTDOWN_TIMEOUT: '1h' }).shutdownTimeoutMs).toBe(3600_000);
+    expect(() => loadConfig({ ...base, SHUTDOWN_TIMEOUT: '61m' })).toThrow(
+      'SHUTDOWN_TIMEOUT must be a duration from 1s to 1h with its unit',
+    );
   });
 
   it('names a Redis Cluster by REDIS_CLUSTER_NODES or a redis-cluster:// URL, with a hash-tagged key prefix', () => {

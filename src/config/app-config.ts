@@ -22,6 +22,8 @@ export const DEFAULT_RETRY_SCHEDULE = [0, 5, 300, 1800, 7200, 18000, 36000, 3600
 export const DEFAULT_DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
 /** How long an idempotency key's answer is kept (and the key refused for another request). */
 export const DEFAULT_IDEMPOTENCY_KEY_TTL_MS = 24 * 3600 * 1000;
+/** How long a stop may take before the process exits regardless (exit code 1). */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 60 * 1000;
 
 /** The one typed configuration object. Everything else injects this; nothing else reads process.env. */
 export class AppConfig {
@@ -52,6 +54,8 @@ export class AppConfig {
   };
   dcr: { registrationEndpoint?: string; initialAccessToken?: string };
   idempotency: { keyTtlMs: number };
+  /** How long a stop (SIGTERM, SIGINT, SIGHUP) may take; past it the process says so and exits with 1. */
+  shutdownTimeoutMs: number;
   /** Names of secrets that were generated into dataDir because the environment had none. */
   generatedSecrets: string[];
 
@@ -135,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     initialAccessToken: dto.DCR_INITIAL_ACCESS_TOKEN,
   };
   config.idempotency = { keyTtlMs: parseDuration(dto.IDEMPOTENCY_KEY_TTL) ?? DEFAULT_IDEMPOTENCY_KEY_TTL_MS };
+  config.shutdownTimeoutMs = parseDuration(dto.SHUTDOWN_TIMEOUT) ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
   config.generatedSecrets = generated;
   return config;
 }

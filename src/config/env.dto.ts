@@ -75,14 +75,21 @@ export function parseDuration(value: string | undefined): number | null {
 
 @ValidatorConstraint({ name: 'duration' })
 class DurationConstraint implements ValidatorConstraintInterface {
-  validate(value: unknown): boolean {
+  validate(value: unknown, args: ValidationArguments): boolean {
     const parsed = parseDuration(value as string);
-    return parsed !== null && parsed >= 1000;
+    const [maxMs] = args.constraints ?? [];
+    return parsed !== null && parsed >= 1000 && (maxMs === undefined || parsed <= maxMs);
   }
   defaultMessage(args: ValidationArguments): string {
-    return `${args.property} must be a duration of at least 1s with its unit, e.g. 5d, 12h, 30m or 90s`;
+    const [maxMs, maxText] = args.constraints ?? [];
+    return maxMs === undefined
+      ? `${args.property} must be a duration of at least 1s with its unit, e.g. 5d, 12h, 30m or 90s`
+      : `${args.property} must be a duration from 1s to ${maxText} with its unit, e.g. 30s, 90s or 2m`;
   }
 }
+
+/** The longest SHUTDOWN_TIMEOUT: a stop is not meant to take longer, and timers cannot wait past about 24 days. */
+export const MAX_SHUTDOWN_TIMEOUT_MS = 3600 * 1000;
 
 /**
  * Whether the Postgres client can read a connection URL as it does: it percent-encodes spaces and stray `%` first,
@@ -235,6 +242,11 @@ export class EnvDto {
   @Transform(emptyToUndefined)
   @Validate(DurationConstraint)
   IDEMPOTENCY_KEY_TTL?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Validate(DurationConstraint, [MAX_SHUTDOWN_TIMEOUT_MS, '1h'])
+  SHUTDOWN_TIMEOUT?: string;
 
   @IsOptional()
   @Transform(emptyToUndefined)

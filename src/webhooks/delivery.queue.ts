@@ -113,7 +113,7 @@ export async function redisReady(bull: { client: Promise<{ status: string }> }):
 /**
  * How long a stop waits for BullMQ's normal close (the finished jobs marked done in Redis, then QUIT) from a Redis
  * that is connected. One that does not answer within it, frozen or cut off by the network with its connections still
- * open, would hold the stop until its 60 s bound: its connection is dropped instead.
+ * open, would hold the stop until its bound (SHUTDOWN_TIMEOUT): its connection is dropped instead.
  */
 export const REDIS_CLOSE_WAIT_MS = 5000;
 

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2019 from 'ajv/dist/2019';
 import { parse, parseAllDocuments } from 'yaml';
+import { parseDuration } from '../../src/config/env.dto';
 import { useService } from '../helpers/use-service';
 
 const ROOT = join(__dirname, '..', '..');
@@ -82,6 +83,13 @@ describe('docker-compose.yml', () => {
     for (const s of Object.values<Obj>(compose.services)) expect(s.restart).toBeDefined();
   });
 
+  it('gives api and worker a stop bound (SHUTDOWN_TIMEOUT) within their stop_grace_period', () => {
+    for (const role of ['api', 'worker']) {
+      const s = compose.services[role];
+      expect(parseDuration(s.environment.SHUTDOWN_TIMEOUT)).toBeLessThan(parseDuration(s.stop_grace_period)!);
+    }
+  });
+
   describe('its health check command', () => {
     const t = useService();
 
@@ -137,6 +145,12 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     expect(c.envFrom).toEqual([{ configMapRef: { name: 'gateway-management' } }, { secretRef: { name: 'gateway-management' } }]);
     expect(kustomization.images.map((i: Obj) => i.name)).toContain(c.image);
     expect(pod.spec.securityContext.runAsNonRoot).toBe(true);
+  });
+
+  it.each(['api', 'worker'])('bounds the %s role\'s stop (SHUTDOWN_TIMEOUT) within its terminationGracePeriodSeconds', (role) => {
+    const pod = deployment(role).spec.template.spec;
+    const bound = pod.containers[0].env.find((e: Obj) => e.name === 'SHUTDOWN_TIMEOUT');
+    expect(parseDuration(bound.value)).toBeLessThan(pod.terminationGracePeriodSeconds * 1000);
   });
 
   it.each(['api', 'worker'])('scales the %s deployment with its own autoscaler', (role) => {

@@ -73,8 +73,9 @@ export class ServiceProcess {
   }
 
   /**
-   * SIGTERM: shuts down as a deployment stops it (the end of a spec). A stop that runs into the service's own 60 s
-   * bound fails the spec with what the process said last, rather than as a hook that timed out saying nothing.
+   * SIGTERM: shuts down as a deployment stops it (the end of a spec). A stop that runs into the service's own bound
+   * (SHUTDOWN_TIMEOUT, 60 s) fails the spec with what the process said last, rather than as a hook that timed out
+   * saying nothing.
    */
   async close(): Promise<void> {
     const running = this.child.exitCode === null && this.child.signalCode === null;

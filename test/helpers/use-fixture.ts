@@ -27,7 +27,8 @@ export function useFixture<T extends Closable & object>(start: () => Promise<T>)
   beforeAll(async () => {
     made = await start();
   });
-  // beyond a service process's own 60 s bound on its stop, so that a stop running into it says why (ServiceProcess)
+  // beyond a service process's own bound on its stop (SHUTDOWN_TIMEOUT, 60 s), so that a stop running into it says
+  // why (ServiceProcess)
   afterAll(async () => {
     await made?.close();
   }, 120_000);
