@@ -133,6 +133,17 @@ export class OutboxStore {
     );
   }
 
+  /**
+   * Age in seconds of the oldest event committed but not relayed yet (0 when none): the relay takes an event within
+   * moments of its commit, so one waiting for minutes means no relay runs (no worker) or it cannot keep up.
+   */
+  async oldestUnrelayedAge(q: TransactionQuery): Promise<number> {
+    const [row] = (await q.query(
+      `SELECT coalesce(extract(epoch FROM now() - min(occurred_at)), 0)::float8 AS age FROM outbox_events WHERE relayed_at IS NULL`,
+    )) as { age: number }[];
+    return Number(row.age);
+  }
+
   /** Events committed but not relayed yet. */
   async unrelayedCount(q: TransactionQuery): Promise<number> {
     const [row] = (await q.query(`SELECT count(*)::int AS n FROM outbox_events WHERE relayed_at IS NULL`)) as {

@@ -758,6 +758,25 @@ export class DeliveryStore {
     return Number(row.age);
   }
 
+  /**
+   * How many seconds the most overdue delivery is past due (0 when none): pending, unclaimed, due before now, and
+   * of an ordered webhook only the oldest pending one, as the reconciler sees them (OVERDUE_SQL). Workers take a
+   * delivery within moments of its due time, and the reconciler queues one they missed within seconds; one overdue
+   * for minutes means nothing is taking them. The `due` index in due order: it stops at the first such delivery.
+   */
+  async oldestOverdueAge(): Promise<number> {
+    const [row] = await this.sql.scan<{ age: number }>(
+      `SELECT extract(epoch FROM now() - d.next_attempt_at)::float8 AS age FROM webhook_deliveries d
+         JOIN webhooks w ON w.id = d.webhook_id
+        WHERE d.status = 'pending' AND d.next_attempt_at < now()
+          AND (d.locked_until IS NULL OR d.locked_until < now())
+          AND (NOT w.ordered OR NOT EXISTS (
+                SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq))
+        ORDER BY d.next_attempt_at LIMIT 1`,
+    );
+    return row ? Number(row.age) : 0;
+  }
+
   /** Pending deliveries waiting for their turn under their webhook's rate limit. */
   async rateLimitedCount(): Promise<number> {
     const [row] = await this.sql.scan<{ n: number }>(

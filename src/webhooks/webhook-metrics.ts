@@ -166,6 +166,14 @@ export class DispatchGauges implements OnModuleInit {
       },
     });
     new Gauge({
+      name: 'webhook_oldest_overdue_delivery_seconds',
+      help: 'How long the most overdue delivery (pending, due, not being sent) has been due (0 when none)',
+      registers: [this.registry],
+      collect: async function (this: Gauge) {
+        this.set(await boundedNumber(() => store.oldestOverdueAge()));
+      },
+    });
+    new Gauge({
       name: 'webhook_deliveries_rate_limited',
       help: 'Pending deliveries waiting for their turn under their webhook rate limit',
       registers: [this.registry],
@@ -199,6 +207,14 @@ export class DispatchGauges implements OnModuleInit {
       registers: [this.registry],
       collect: async function (this: Gauge) {
         this.set(await boundedNumber(() => outbox.unrelayedCount(sql)));
+      },
+    });
+    new Gauge({
+      name: 'outbox_oldest_unrelayed_event_age_seconds',
+      help: 'Age of the oldest event committed but not yet turned into deliveries (0 when none)',
+      registers: [this.registry],
+      collect: async function (this: Gauge) {
+        this.set(await boundedNumber(() => outbox.oldestUnrelayedAge(sql)));
       },
     });
   }

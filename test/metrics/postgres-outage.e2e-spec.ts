@@ -35,6 +35,8 @@ describe('/metrics while Postgres hangs', () => {
       // prom-client writes Nan, which Prometheus reads as NaN (any case)
       expect(during.text).toMatch(/^outbox_unrelayed_events NaN$/im);
       expect(during.text).toMatch(/^webhook_oldest_pending_delivery_age_seconds NaN$/im);
+      expect(during.text).toMatch(/^webhook_oldest_overdue_delivery_seconds NaN$/im);
+      expect(during.text).toMatch(/^outbox_oldest_unrelayed_event_age_seconds NaN$/im);
       expect(during.text).not.toMatch(/^webhooks_disabled\{/m);
       expect(during.text).toContain('http_requests_total');
       expect(during.text).toContain('process_cpu_seconds_total');
