@@ -46,6 +46,10 @@ export function relayClaim(named: boolean, table = 'outbox_events'): string {
             RETURNING id, name, occurred_at, seq, trace_context, target_webhook_id, payload->>'WebhookID' AS about, payload)`;
 }
 
+/** Age in seconds of the oldest unrelayed event (0 when none), from the partial `unrelayed` index. */
+export const OLDEST_UNRELAYED_SQL = `SELECT coalesce(extract(epoch FROM now() - min(occurred_at)), 0)::float8 AS age
+  FROM outbox_events WHERE relayed_at IS NULL`;
+
 /**
  * The outbox's statements: the one writer of outbox rows (events are recorded in the transaction of the change
  * they report, with a NOTIFY that wakes the relay on commit) and its reads. Marking events relayed belongs to
@@ -138,9 +142,7 @@ export class OutboxStore {
    * moments of its commit, so one waiting for minutes means no relay runs (no worker) or it cannot keep up.
    */
   async oldestUnrelayedAge(q: TransactionQuery): Promise<number> {
-    const [row] = (await q.query(
-      `SELECT coalesce(extract(epoch FROM now() - min(occurred_at)), 0)::float8 AS age FROM outbox_events WHERE relayed_at IS NULL`,
-    )) as { age: number }[];
+    const [row] = (await q.query(OLDEST_UNRELAYED_SQL)) as { age: number }[];
     return Number(row.age);
   }
 

@@ -173,12 +173,27 @@ export const DELIVERY_LOG_SQL = {
  * The reconciler's scan: pending, past due by $1 seconds, unclaimed; at most $2; of an ordered webhook only
  * the oldest pending one (the others wait for it, not for a job). Reads the partial `due` index of each partition.
  */
-export const OVERDUE_SQL = `SELECT d.id, ${keyText('d.event_occurred_at')} AS at, d.webhook_id, d.attempt_count, d.event_id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-        WHERE d.status = 'pending' AND d.next_attempt_at < now() - make_interval(secs => $1)
+export const OVERDUE_SQL = `SELECT d.id, ${keyText('d.event_occurred_at')} AS at, d.webhook_id, d.attempt_count, d.event_id
+        ${overdue('now() - make_interval(secs => $1)')} ORDER BY d.next_attempt_at LIMIT $2`;
+
+/**
+ * How many seconds the most overdue delivery is past due (no row when none): the reconciler's overdue deliveries
+ * with no grace, read from the `due` index in due order, so it stops at the first.
+ */
+export const OLDEST_OVERDUE_SQL = `SELECT extract(epoch FROM now() - d.next_attempt_at)::float8 AS age ${overdue('now()')}
+        ORDER BY d.next_attempt_at LIMIT 1`;
+
+/**
+ * The overdue deliveries `d` (with their webhook `w`), from FROM on: pending, due before `dueBefore`, unclaimed; of an
+ * ordered webhook only the oldest pending one.
+ */
+function overdue(dueBefore: string): string {
+  return `FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+        WHERE d.status = 'pending' AND d.next_attempt_at < ${dueBefore}
           AND (d.locked_until IS NULL OR d.locked_until < now())
           AND (NOT w.ordered OR NOT EXISTS (
-                SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq))
-        ORDER BY d.next_attempt_at LIMIT $2`;
+                SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq))`;
+}
 
 /**
  * The trace contexts of the events $1 (at their times $2, so only their days' partitions are read), of those
@@ -759,21 +774,12 @@ export class DeliveryStore {
   }
 
   /**
-   * How many seconds the most overdue delivery is past due (0 when none): pending, unclaimed, due before now, and
-   * of an ordered webhook only the oldest pending one, as the reconciler sees them (OVERDUE_SQL). Workers take a
+   * How many seconds the most overdue delivery is past due (0 when none; OLDEST_OVERDUE_SQL). Workers take a
    * delivery within moments of its due time, and the reconciler queues one they missed within seconds; one overdue
-   * for minutes means nothing is taking them. The `due` index in due order: it stops at the first such delivery.
+   * for minutes means nothing is taking them.
    */
   async oldestOverdueAge(): Promise<number> {
-    const [row] = await this.sql.scan<{ age: number }>(
-      `SELECT extract(epoch FROM now() - d.next_attempt_at)::float8 AS age FROM webhook_deliveries d
-         JOIN webhooks w ON w.id = d.webhook_id
-        WHERE d.status = 'pending' AND d.next_attempt_at < now()
-          AND (d.locked_until IS NULL OR d.locked_until < now())
-          AND (NOT w.ordered OR NOT EXISTS (
-                SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq))
-        ORDER BY d.next_attempt_at LIMIT 1`,
-    );
+    const [row] = await this.sql.scan<{ age: number }>(OLDEST_OVERDUE_SQL);
     return row ? Number(row.age) : 0;
   }
 

@@ -3,9 +3,11 @@ import {
   claimSql,
   DELIVERY_LOG_SQL,
   EVENT_TRACES_SQL,
+  OLDEST_OVERDUE_SQL,
   OVERDUE_SQL,
   recordSql,
 } from '../../src/webhooks/delivery.store';
+import { OLDEST_UNRELAYED_SQL } from '../../src/events/outbox.store';
 import { useTestEnv } from '../helpers/use-service';
 
 // the hot statements through the partitioned tables (as for a day whose partition is not known yet)
@@ -97,8 +99,8 @@ describe(`delivery log at ${ATTEMPTS.toLocaleString('en')} attempts`, () => {
     await db.query(`SET plan_cache_mode = force_generic_plan`);
     try {
       await db.query(`PREPARE scale_check AS ${sql}`);
-      const values = params.map((v) => db.escapeLiteral(String(v))).join(', ');
-      const generic = (await db.query(`EXPLAIN (FORMAT JSON) EXECUTE scale_check(${values})`)).rows[0]['QUERY PLAN'][0];
+      const values = params.length ? `(${params.map((v) => db.escapeLiteral(String(v))).join(', ')})` : '';
+      const generic = (await db.query(`EXPLAIN (FORMAT JSON) EXECUTE scale_check${values}`)).rows[0]['QUERY PLAN'][0];
       return { custom: scans(analyzed.Plan), generic: scans(generic.Plan), ms: analyzed['Execution Time'] };
     } finally {
       await db.query(`DEALLOCATE ALL`);
@@ -159,6 +161,13 @@ describe(`delivery log at ${ATTEMPTS.toLocaleString('en')} attempts`, () => {
       `{${overdue.map((r) => r.event_id).join(',')}}`,
       `{${overdue.map((r) => `"${r.at}"`).join(',')}}`,
     ]);
+  });
+
+  it('the gauges of a stalled dispatch read the partial indexes, never a big partition whole', async () => {
+    await check('most overdue delivery', OLDEST_OVERDUE_SQL, []);
+    const [overdue] = (await db.query(OLDEST_OVERDUE_SQL)).rows;
+    expect(overdue.age).toBeGreaterThan(0);
+    await check('oldest unrelayed event', OLDEST_UNRELAYED_SQL, []);
   });
 
   it('claims and records a delivery in its one partition: the hot statements read nothing else', async () => {
