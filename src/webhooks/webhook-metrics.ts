@@ -153,42 +153,37 @@ export class DispatchGauges implements OnModuleInit {
         if (counts) for (const [state, n] of Object.entries(counts)) this.set({ queue: DELIVERY_QUEUE, state }, n);
       },
     });
-    const store = this.store;
-    const webhooks = this.webhooks;
-    const outbox = this.outbox;
-    const sql = this.sql;
-    new Gauge({
-      name: 'webhook_oldest_pending_delivery_age_seconds',
-      help: 'Age of the oldest delivery still pending (0 when none)',
-      registers: [this.registry],
-      collect: async function (this: Gauge) {
-        this.set(await boundedNumber(() => store.oldestPendingAge()));
-      },
-    });
-    new Gauge({
-      name: 'webhook_oldest_overdue_delivery_seconds',
-      help: 'How long the most overdue delivery (pending, due, not being sent) has been due (0 when none)',
-      registers: [this.registry],
-      collect: async function (this: Gauge) {
-        this.set(await boundedNumber(() => store.oldestOverdueAge()));
-      },
-    });
-    new Gauge({
-      name: 'webhook_deliveries_rate_limited',
-      help: 'Pending deliveries waiting for their turn under their webhook rate limit',
-      registers: [this.registry],
-      collect: async function (this: Gauge) {
-        this.set(await boundedNumber(() => store.rateLimitedCount()));
-      },
-    });
-    new Gauge({
-      name: 'webhook_ordered_blocked',
-      help: 'Ordered webhooks whose oldest pending delivery has failed at least once while later deliveries wait behind it',
-      registers: [this.registry],
-      collect: async function (this: Gauge) {
-        this.set(await boundedNumber(() => store.orderedBlockedCount()));
-      },
-    });
+    const { store, webhooks, outbox, sql } = this;
+    /** A gauge read from Postgres at scrape time: NaN when it has no answer within DATABASE_GAUGE_WAIT_MS. */
+    const fromDatabase = (name: string, help: string, read: () => Promise<number>) =>
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect: async function (this: Gauge) {
+          this.set(await boundedNumber(read));
+        },
+      });
+    fromDatabase(
+      'webhook_oldest_pending_delivery_age_seconds',
+      'Age of the oldest delivery still pending (0 when none)',
+      () => store.oldestPendingAge(),
+    );
+    fromDatabase(
+      'webhook_oldest_overdue_delivery_seconds',
+      'How long the most overdue delivery (pending, due, not being sent) has been due (0 when none)',
+      () => store.oldestOverdueAge(),
+    );
+    fromDatabase(
+      'webhook_deliveries_rate_limited',
+      'Pending deliveries waiting for their turn under their webhook rate limit',
+      () => store.rateLimitedCount(),
+    );
+    fromDatabase(
+      'webhook_ordered_blocked',
+      'Ordered webhooks whose oldest pending delivery has failed at least once while later deliveries wait behind it',
+      () => store.orderedBlockedCount(),
+    );
     new Gauge({
       name: 'webhooks_disabled',
       help: 'Inactive webhooks by reason (gone, failing, manual)',
@@ -201,21 +196,13 @@ export class DispatchGauges implements OnModuleInit {
           for (const reason of DISABLED_REASONS) this.set({ reason }, rows.find((r) => r.reason === reason)?.n ?? 0);
       },
     });
-    new Gauge({
-      name: 'outbox_unrelayed_events',
-      help: 'Events committed but not yet turned into deliveries',
-      registers: [this.registry],
-      collect: async function (this: Gauge) {
-        this.set(await boundedNumber(() => outbox.unrelayedCount(sql)));
-      },
-    });
-    new Gauge({
-      name: 'outbox_oldest_unrelayed_event_age_seconds',
-      help: 'Age of the oldest event committed but not yet turned into deliveries (0 when none)',
-      registers: [this.registry],
-      collect: async function (this: Gauge) {
-        this.set(await boundedNumber(() => outbox.oldestUnrelayedAge(sql)));
-      },
-    });
+    fromDatabase('outbox_unrelayed_events', 'Events committed but not yet turned into deliveries', () =>
+      outbox.unrelayedCount(sql),
+    );
+    fromDatabase(
+      'outbox_oldest_unrelayed_event_age_seconds',
+      'Age of the oldest event committed but not yet turned into deliveries (0 when none)',
+      () => outbox.oldestUnrelayedAge(sql),
+    );
   }
 }
