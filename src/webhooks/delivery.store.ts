@@ -776,7 +776,7 @@ export class DeliveryStore {
   /**
    * How many seconds the most overdue delivery is past due (0 when none; OLDEST_OVERDUE_SQL). Workers take a
    * delivery within moments of its due time, and the reconciler queues one they missed within seconds; one overdue
-   * for minutes means nothing is taking them.
+   * for minutes means nothing is taking them, or the workers are behind a backlog.
    */
   async oldestOverdueAge(): Promise<number> {
     const [row] = await this.sql.scan<{ age: number }>(OLDEST_OVERDUE_SQL);
