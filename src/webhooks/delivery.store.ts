@@ -173,26 +173,31 @@ export const DELIVERY_LOG_SQL = {
  * The reconciler's scan: pending, past due by $1 seconds, unclaimed; at most $2; of an ordered webhook only
  * the oldest pending one (the others wait for it, not for a job). Reads the partial `due` index of each partition.
  */
-export const OVERDUE_SQL = `SELECT d.id, ${keyText('d.event_occurred_at')} AS at, d.webhook_id, d.attempt_count, d.event_id
-        ${overdue('now() - make_interval(secs => $1)')} ORDER BY d.next_attempt_at LIMIT $2`;
+export const OVERDUE_SQL = `SELECT o.id, ${keyText('o.event_occurred_at')} AS at, o.webhook_id, o.attempt_count, o.event_id
+        FROM (${overdue('now() - make_interval(secs => $1)', '$2')}) o ORDER BY o.next_attempt_at LIMIT $2`;
+
+/** How many seconds the most overdue delivery is past due (0 when none): the reconciler's overdue ones, no grace. */
+export const OLDEST_OVERDUE_SQL = `SELECT coalesce(extract(epoch FROM now() - min(o.next_attempt_at)), 0)::float8 AS age
+        FROM (${overdue('now()', '1')}) o`;
 
 /**
- * How many seconds the most overdue delivery is past due (no row when none): the reconciler's overdue deliveries
- * with no grace, read from the `due` index in due order, so it stops at the first.
+ * The overdue deliveries (at most `limit` of unordered webhooks, and the head of each ordered one): pending, due
+ * before `dueBefore`, unclaimed; of an ordered webhook only the oldest pending one. The unordered ones come from
+ * the `due` index in due order, so the scan stops at `limit`; an ordered webhook's head from its `pending_order`
+ * index, one probe per ordered webhook. (Asking of every due row whether an older one of its webhook is pending
+ * made a blocked ordered webhook's backlog cost its square: 200 000 rows behind one head ran for minutes.)
  */
-export const OLDEST_OVERDUE_SQL = `SELECT extract(epoch FROM now() - d.next_attempt_at)::float8 AS age ${overdue('now()')}
-        ORDER BY d.next_attempt_at LIMIT 1`;
-
-/**
- * The overdue deliveries `d` (with their webhook `w`), from FROM on: pending, due before `dueBefore`, unclaimed; of an
- * ordered webhook only the oldest pending one.
- */
-function overdue(dueBefore: string): string {
-  return `FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-        WHERE d.status = 'pending' AND d.next_attempt_at < ${dueBefore}
-          AND (d.locked_until IS NULL OR d.locked_until < now())
-          AND (NOT w.ordered OR NOT EXISTS (
-                SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq))`;
+function overdue(dueBefore: string, limit: string): string {
+  const columns = 'id, event_occurred_at, webhook_id, attempt_count, event_id, next_attempt_at';
+  const unclaimed = (d: string) => `(${d}.locked_until IS NULL OR ${d}.locked_until < now())`;
+  return `(SELECT ${columns.replace(/(\w+)/g, 'd.$1')} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+           WHERE d.status = 'pending' AND d.next_attempt_at < ${dueBefore} AND ${unclaimed('d')} AND NOT w.ordered
+           ORDER BY d.next_attempt_at LIMIT ${limit})
+        UNION ALL
+        (SELECT ${columns.replace(/(\w+)/g, 'h.$1')} FROM webhooks w
+           CROSS JOIN LATERAL (SELECT ${columns}, locked_until FROM webhook_deliveries
+                                WHERE webhook_id = w.id AND status = 'pending' ORDER BY event_seq LIMIT 1) h
+          WHERE w.ordered AND h.next_attempt_at < ${dueBefore} AND ${unclaimed('h')})`;
 }
 
 /**
@@ -776,11 +781,12 @@ export class DeliveryStore {
   /**
    * How many seconds the most overdue delivery is past due (0 when none; OLDEST_OVERDUE_SQL). Workers take a
    * delivery within moments of its due time, and the reconciler queues one they missed within seconds; one overdue
-   * for minutes means nothing is taking them, or the workers are behind a backlog.
+   * for minutes means nothing is taking them, the workers are behind a backlog, or a slow receiver holds its own
+   * webhook's deliveries back (they wait for its share of a worker's concurrency).
    */
   async oldestOverdueAge(): Promise<number> {
     const [row] = await this.sql.scan<{ age: number }>(OLDEST_OVERDUE_SQL);
-    return row ? Number(row.age) : 0;
+    return Number(row.age);
   }
 
   /** Pending deliveries waiting for their turn under their webhook's rate limit. */

@@ -163,6 +163,41 @@ describe(`delivery log at ${ATTEMPTS.toLocaleString('en')} attempts`, () => {
     ]);
   });
 
+  it('the reconciler’s scan takes an ordered webhook’s head alone, with no question asked of each row behind it', async () => {
+    // an ordered webhook blocked behind its head, 20 000 deliveries waiting behind it, all due before any other
+    // overdue delivery of the log (rolled back)
+    const blocked = `00000000-0000-4000-8000-${(9).toString(16).padStart(12, '0')}`;
+    const BEHIND = 20_000;
+    await db.query('BEGIN');
+    try {
+      await db.query(`UPDATE webhooks SET ordered = true WHERE id = $1`, [blocked]);
+      await db.query(
+        `INSERT INTO outbox_events (id, name, payload, occurred_at, relayed_at)
+         SELECT ${uuid('00000000-0000-4000-b000-', 'i')}, 'AccessRequestApproved', '{"ID":1}', now() - interval '1 day', now()
+           FROM generate_series(1, ${BEHIND}) i`,
+      );
+      await db.query(
+        `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, status, attempt_count, next_attempt_at, created_at, updated_at, event_occurred_at, event_seq)
+         SELECT ${uuid('00000000-0000-4000-c000-', 'i')}, $1, ${uuid('00000000-0000-4000-b000-', 'i')}, 'AccessRequestApproved', 'pending',
+                0, now() - interval '60 days', now(), now(), now() - interval '1 day', i
+           FROM generate_series(1, ${BEHIND}) i`,
+        [blocked],
+      );
+      const rows = (await db.query(OVERDUE_SQL, [3, 2000])).rows.filter((r) => r.webhook_id === blocked);
+      expect(rows.map((r) => r.id)).toEqual([`00000000-0000-4000-c000-${(1).toString(16).padStart(12, '0')}`]);
+      const [{ age }] = (await db.query(OLDEST_OVERDUE_SQL)).rows;
+      expect(age).toBeGreaterThanOrEqual(3600);
+      for (const sql of [OVERDUE_SQL, OLDEST_OVERDUE_SQL]) {
+        const params = sql === OVERDUE_SQL ? [3, 2000] : [];
+        const plan = JSON.stringify((await db.query(`EXPLAIN (FORMAT JSON) ${sql}`, params)).rows[0]['QUERY PLAN']);
+        // a subquery run per delivery row (NOT EXISTS an older pending one) made this backlog cost its square
+        expect(plan).not.toContain('"Parent Relationship":"SubPlan"');
+      }
+    } finally {
+      await db.query('ROLLBACK');
+    }
+  });
+
   it('the gauges of a stalled dispatch read the partial indexes, never a big partition whole', async () => {
     await check('most overdue delivery', OLDEST_OVERDUE_SQL, []);
     const [overdue] = (await db.query(OLDEST_OVERDUE_SQL)).rows;
