@@ -81,10 +81,10 @@ class DurationConstraint implements ValidatorConstraintInterface {
     return parsed !== null && parsed >= 1000 && (maxMs === undefined || parsed <= maxMs);
   }
   defaultMessage(args: ValidationArguments): string {
-    const [maxMs, maxText] = args.constraints ?? [];
+    const [maxMs] = args.constraints ?? [];
     return maxMs === undefined
       ? `${args.property} must be a duration of at least 1s with its unit, e.g. 5d, 12h, 30m or 90s`
-      : `${args.property} must be a duration from 1s to ${maxText} with its unit, e.g. 30s, 90s or 2m`;
+      : `${args.property} must be a duration from 1s to ${ms(maxMs)} with its unit, e.g. 30s, 90s or 2m`;
   }
 }
 
@@ -245,7 +245,7 @@ export class EnvDto {
 
   @IsOptional()
   @Transform(emptyToUndefined)
-  @Validate(DurationConstraint, [MAX_SHUTDOWN_TIMEOUT_MS, '1h'])
+  @Validate(DurationConstraint, [MAX_SHUTDOWN_TIMEOUT_MS])
   SHUTDOWN_TIMEOUT?: string;
 
   @IsOptional()

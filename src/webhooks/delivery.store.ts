@@ -171,7 +171,7 @@ export const DELIVERY_LOG_SQL = {
 
 /**
  * The reconciler's scan: pending, past due by $1 seconds, unclaimed; at most $2; of an ordered webhook only
- * the oldest pending one (the others wait for it, not for a job). Reads the partial `due` index of each partition.
+ * the oldest pending one (the others wait for it, not for a job). See overdue() for the indexes it reads.
  */
 export const OVERDUE_SQL = `SELECT o.id, ${keyText('o.event_occurred_at')} AS at, o.webhook_id, o.attempt_count, o.event_id
         FROM (${overdue('now() - make_interval(secs => $1)', '$2')}) o ORDER BY o.next_attempt_at LIMIT $2`;
@@ -188,14 +188,15 @@ export const OLDEST_OVERDUE_SQL = `SELECT coalesce(extract(epoch FROM now() - mi
  * made a blocked ordered webhook's backlog cost its square: 200 000 rows behind one head ran for minutes.)
  */
 function overdue(dueBefore: string, limit: string): string {
-  const columns = 'id, event_occurred_at, webhook_id, attempt_count, event_id, next_attempt_at';
+  const columns = ['id', 'event_occurred_at', 'webhook_id', 'attempt_count', 'event_id', 'next_attempt_at'];
+  const of = (d: string) => columns.map((c) => `${d}.${c}`).join(', ');
   const unclaimed = (d: string) => `(${d}.locked_until IS NULL OR ${d}.locked_until < now())`;
-  return `(SELECT ${columns.replace(/(\w+)/g, 'd.$1')} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+  return `(SELECT ${of('d')} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
            WHERE d.status = 'pending' AND d.next_attempt_at < ${dueBefore} AND ${unclaimed('d')} AND NOT w.ordered
            ORDER BY d.next_attempt_at LIMIT ${limit})
         UNION ALL
-        (SELECT ${columns.replace(/(\w+)/g, 'h.$1')} FROM webhooks w
-           CROSS JOIN LATERAL (SELECT ${columns}, locked_until FROM webhook_deliveries
+        (SELECT ${of('h')} FROM webhooks w
+           CROSS JOIN LATERAL (SELECT ${columns.join(', ')}, locked_until FROM webhook_deliveries
                                 WHERE webhook_id = w.id AND status = 'pending' ORDER BY event_seq LIMIT 1) h
           WHERE w.ordered AND h.next_attempt_at < ${dueBefore} AND ${unclaimed('h')})`;
 }
