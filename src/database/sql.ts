@@ -36,6 +36,16 @@ export function pgCode(err: unknown): string | undefined {
   return (err as { code?: string } | null)?.code;
 }
 
+/** How Sql.scan runs a statement. */
+export interface ScanOptions {
+  /**
+   * How long the statement may run in Postgres (its statement_timeout, waiting for locks included) before Postgres
+   * cancels it: for a reader that gives up on its answer by then (a scrape's gauges), so that its statement does not
+   * go on holding a connection, or wait in a lock queue, after nobody wants it. Unset: no limit.
+   */
+  timeoutMs?: number;
+}
+
 /** Connections of the keyed pool (Sql.keyed): a worker's claims and records, one statement of each in flight. */
 export const KEYED_POOL_MAX = 4;
 
@@ -213,16 +223,22 @@ export class Sql implements Queryable, OnApplicationShutdown {
    * first executions on a connection are planned anew each time (custom plans). So it runs with a generic plan,
    * made once per connection and kept with the statement; partitions are then pruned as it runs.
    */
-  async scan<R = Record<string, any>>(text: string, params: unknown[] = []): Promise<R[]> {
+  async scan<R = Record<string, any>>(text: string, params: unknown[] = [], opts: ScanOptions = {}): Promise<R[]> {
+    const settings = ['SET plan_cache_mode = force_generic_plan'];
+    const resets = ['RESET plan_cache_mode'];
+    if (opts.timeoutMs !== undefined) {
+      settings.push(`SET statement_timeout = ${Math.max(1, Math.round(opts.timeoutMs))}`);
+      resets.push('RESET statement_timeout');
+    }
     const client = await this.checkout();
     let broken = false;
     try {
-      await client.query(`SET plan_cache_mode = force_generic_plan`);
+      await client.query(settings.join('; '));
       try {
         // prepared by name even without parameters, so that the plan is kept
         return (await client.query({ name: PreparingClient.statementName(text), text, values: params })).rows;
       } finally {
-        await client.query(`RESET plan_cache_mode`).catch(() => (broken = true));
+        await client.query(resets.join('; ')).catch(() => (broken = true));
       }
     } finally {
       client.release(broken);

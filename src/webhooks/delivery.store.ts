@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DayPartitions } from '../database/day-partitions';
-import { pgCode, PG_ERRORS, Queryable, Sql } from '../database/sql';
+import { pgCode, PG_ERRORS, Queryable, ScanOptions, Sql } from '../database/sql';
 import { relayClaim } from '../events/outbox.store';
 import { OPERATIONAL_EVENTS } from '../events/event-names';
 import { DueDelivery } from './delivery.queue';
@@ -772,9 +772,11 @@ export class DeliveryStore {
   }
 
   /** Age in seconds of the oldest pending delivery (0 when none). */
-  async oldestPendingAge(): Promise<number> {
+  async oldestPendingAge(opts: ScanOptions): Promise<number> {
     const [row] = await this.sql.scan<{ age: number }>(
       `SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM webhook_deliveries WHERE status = 'pending'`,
+      [],
+      opts,
     );
     return Number(row.age);
   }
@@ -785,27 +787,31 @@ export class DeliveryStore {
    * for minutes means nothing is taking them, the workers are behind a backlog, or a slow receiver holds its own
    * webhook's deliveries back (they wait for its share of a worker's concurrency).
    */
-  async oldestOverdueAge(): Promise<number> {
-    const [row] = await this.sql.scan<{ age: number }>(OLDEST_OVERDUE_SQL);
+  async oldestOverdueAge(opts: ScanOptions): Promise<number> {
+    const [row] = await this.sql.scan<{ age: number }>(OLDEST_OVERDUE_SQL, [], opts);
     return Number(row.age);
   }
 
   /** Pending deliveries waiting for their turn under their webhook's rate limit. */
-  async rateLimitedCount(): Promise<number> {
+  async rateLimitedCount(opts: ScanOptions): Promise<number> {
     const [row] = await this.sql.scan<{ n: number }>(
       `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND held = 'rate_limit'`,
+      [],
+      opts,
     );
     return row.n;
   }
 
   /** Ordered webhooks whose oldest pending delivery has failed at least once while later ones wait behind it. */
-  async orderedBlockedCount(): Promise<number> {
+  async orderedBlockedCount(opts: ScanOptions): Promise<number> {
     const [row] = await this.sql.scan<{ n: number }>(
       `SELECT count(*)::int AS n FROM webhooks w
          CROSS JOIN LATERAL (SELECT attempt_count, event_seq FROM webhook_deliveries
                               WHERE webhook_id = w.id AND status = 'pending' ORDER BY event_seq LIMIT 1) head
         WHERE w.ordered AND w.active AND head.attempt_count > 0
           AND EXISTS (SELECT 1 FROM webhook_deliveries b WHERE b.webhook_id = w.id AND b.status = 'pending' AND b.event_seq > head.event_seq)`,
+      [],
+      opts,
     );
     return row.n;
   }

@@ -3,7 +3,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { withDeadline } from '../common/deadline';
-import { Sql } from '../database/sql';
+import { ScanOptions, Sql } from '../database/sql';
 import { OutboxStore } from '../events/outbox.store';
 import { MetricsRegistry } from '../metrics/metrics.registry';
 import { AttemptError, AttemptOutcome, NO_ERROR } from './attempt-outcome';
@@ -18,7 +18,9 @@ const QUEUE_DEPTH_WAIT_MS = 1000;
  * How long a scrape waits for a gauge read from Postgres. Unanswered (the database down or hung), the gauge reads
  * NaN in that scrape (unknown: neither a stale value nor a reassuring 0; one with labels is left out, as the queue
  * depth is without Redis), rather than the whole scrape failing after the pool's 10 s wait for a connection: the HTTP
- * and process metrics of an outage are what one needs to see.
+ * and process metrics of an outage are what one needs to see. Postgres ends the statement then too (its
+ * statement_timeout): one left running behind a lock would hold its pooled connection, and a few scrapes would take
+ * the pool from the users' requests.
  */
 const DATABASE_GAUGE_WAIT_MS = 1000;
 
@@ -154,6 +156,8 @@ export class DispatchGauges implements OnModuleInit {
       },
     });
     const { store, webhooks, outbox, sql } = this;
+    const within: ScanOptions = { timeoutMs: DATABASE_GAUGE_WAIT_MS };
+    const outboxReads = { query: (text: string, params?: unknown[]) => sql.scan(text, params, within) };
     /** A gauge read from Postgres at scrape time: NaN when it has no answer within DATABASE_GAUGE_WAIT_MS. */
     const fromDatabase = (name: string, help: string, read: () => Promise<number>) =>
       new Gauge({
@@ -167,22 +171,22 @@ export class DispatchGauges implements OnModuleInit {
     fromDatabase(
       'webhook_oldest_pending_delivery_age_seconds',
       'Age of the oldest delivery still pending (0 when none)',
-      () => store.oldestPendingAge(),
+      () => store.oldestPendingAge(within),
     );
     fromDatabase(
       'webhook_oldest_overdue_delivery_seconds',
       'How long the most overdue delivery (pending, due, not being sent) has been due (0 when none)',
-      () => store.oldestOverdueAge(),
+      () => store.oldestOverdueAge(within),
     );
     fromDatabase(
       'webhook_deliveries_rate_limited',
       'Pending deliveries waiting for their turn under their webhook rate limit',
-      () => store.rateLimitedCount(),
+      () => store.rateLimitedCount(within),
     );
     fromDatabase(
       'webhook_ordered_blocked',
       'Ordered webhooks whose oldest pending delivery has failed at least once while later deliveries wait behind it',
-      () => store.orderedBlockedCount(),
+      () => store.orderedBlockedCount(within),
     );
     new Gauge({
       name: 'webhooks_disabled',
@@ -191,18 +195,18 @@ export class DispatchGauges implements OnModuleInit {
       registers: [this.registry],
       collect: async function (this: Gauge) {
         this.reset();
-        const rows = await bounded(() => webhooks.disabledCounts());
+        const rows = await bounded(() => webhooks.disabledCounts(within));
         if (rows)
           for (const reason of DISABLED_REASONS) this.set({ reason }, rows.find((r) => r.reason === reason)?.n ?? 0);
       },
     });
     fromDatabase('outbox_unrelayed_events', 'Events committed but not yet turned into deliveries', () =>
-      outbox.unrelayedCount(sql),
+      outbox.unrelayedCount(outboxReads),
     );
     fromDatabase(
       'outbox_oldest_unrelayed_event_age_seconds',
       'Age of the oldest event committed but not yet turned into deliveries (0 when none)',
-      () => outbox.oldestUnrelayedAge(sql),
+      () => outbox.oldestUnrelayedAge(outboxReads),
     );
   }
 }

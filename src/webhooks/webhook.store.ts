@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Queryable, Sql, SqlTransaction } from '../database/sql';
+import { Queryable, ScanOptions, Sql, SqlTransaction } from '../database/sql';
 import { DisabledReason, WebhookSummary } from './operational-events';
 import { HeaderUsage } from './send/header-fields';
 import { SignatureScheme } from './send/signing';
@@ -314,9 +314,11 @@ export class WebhookStore {
   }
 
   /** Inactive webhooks by reason. */
-  async disabledCounts(): Promise<{ reason: string; n: number }[]> {
-    return this.sql.query<{ reason: string; n: number }>(
+  async disabledCounts(opts: ScanOptions): Promise<{ reason: string; n: number }[]> {
+    return this.sql.scan<{ reason: string; n: number }>(
       `SELECT coalesce(disabled_reason, 'manual') AS reason, count(*)::int AS n FROM webhooks WHERE NOT active GROUP BY 1`,
+      [],
+      opts,
     );
   }
 }
