@@ -202,6 +202,23 @@ function overdue(dueBefore: string, limit: string): string {
 }
 
 /**
+ * The oldest pending delivery of ordered webhook $1, the one to send next, from its `pending_order` index (one probe
+ * a partition). In event order, as the claims' order check (releaseNotHeadSql) and the reconciler take it; a delivery
+ * of an event from before event sequences existed (NULL) is outside the order, sent without waiting, and comes last
+ * here. (`NULLS FIRST`, which that index cannot answer, sorted every pending delivery of the webhook each time one
+ * finished: a backlog of N cost N² to drain.)
+ */
+export const NEXT_IN_ORDER_SQL = `SELECT id, ${keyText('event_occurred_at')} AS at, webhook_id, attempt_count, next_attempt_at
+        FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending' ORDER BY event_seq LIMIT 1`;
+
+/** Age in seconds of the oldest pending delivery (0 when none), from the `pending_created` index. */
+export const OLDEST_PENDING_SQL = `SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age
+        FROM webhook_deliveries WHERE status = 'pending'`;
+
+/** Pending deliveries waiting for their turn under their webhook's rate limit, from the `held` index. */
+export const RATE_LIMITED_SQL = `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND held = 'rate_limit'`;
+
+/**
  * The trace contexts of the events $1 (at their times $2, so only their days' partitions are read), of those
  * recorded while traced: one statement for a whole reconciler pass.
  */
@@ -673,7 +690,7 @@ export class DeliveryStore {
     );
   }
 
-  /** The oldest pending delivery of an ordered webhook (the one to send next), if any. */
+  /** The oldest pending delivery of an ordered webhook (the one to send next), if any (NEXT_IN_ORDER_SQL). */
   async nextInOrder(webhookId: string): Promise<(DueDelivery & { nextAttemptAt: Date | null }) | null> {
     const [r] = await this.sql.query<{
       id: string;
@@ -681,11 +698,7 @@ export class DeliveryStore {
       webhook_id: string;
       attempt_count: number;
       next_attempt_at: Date | null;
-    }>(
-      `SELECT id, ${keyText('event_occurred_at')} AS at, webhook_id, attempt_count, next_attempt_at FROM webhook_deliveries
-        WHERE webhook_id = $1 AND status = 'pending' ORDER BY event_seq NULLS FIRST LIMIT 1`,
-      [webhookId],
-    );
+    }>(NEXT_IN_ORDER_SQL, [webhookId]);
     return r ? { ...pending(r), nextAttemptAt: r.next_attempt_at } : null;
   }
 
@@ -773,11 +786,7 @@ export class DeliveryStore {
 
   /** Age in seconds of the oldest pending delivery (0 when none). */
   async oldestPendingAge(opts: ScanOptions): Promise<number> {
-    const [row] = await this.sql.scan<{ age: number }>(
-      `SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM webhook_deliveries WHERE status = 'pending'`,
-      [],
-      opts,
-    );
+    const [row] = await this.sql.scan<{ age: number }>(OLDEST_PENDING_SQL, [], opts);
     return Number(row.age);
   }
 
@@ -794,11 +803,7 @@ export class DeliveryStore {
 
   /** Pending deliveries waiting for their turn under their webhook's rate limit. */
   async rateLimitedCount(opts: ScanOptions): Promise<number> {
-    const [row] = await this.sql.scan<{ n: number }>(
-      `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND held = 'rate_limit'`,
-      [],
-      opts,
-    );
+    const [row] = await this.sql.scan<{ n: number }>(RATE_LIMITED_SQL, [], opts);
     return row.n;
   }
 

@@ -3,8 +3,11 @@ import {
   claimSql,
   DELIVERY_LOG_SQL,
   EVENT_TRACES_SQL,
+  NEXT_IN_ORDER_SQL,
   OLDEST_OVERDUE_SQL,
+  OLDEST_PENDING_SQL,
   OVERDUE_SQL,
+  RATE_LIMITED_SQL,
   recordSql,
 } from '../../src/webhooks/delivery.store';
 import { OLDEST_UNRELAYED_SQL } from '../../src/events/outbox.store';
@@ -140,6 +143,14 @@ describe(`delivery log at ${ATTEMPTS.toLocaleString('en')} attempts`, () => {
     expect(JSON.stringify(plan)).not.toMatch(/"Node Type":"Append"/); // pruned to the one partition
   });
 
+  /** The rows the scans of an analyzed plan read (returned, or thrown away by their filters), over all loops. */
+  const rowsRead = (node: any): number =>
+    (/Scan$/.test(node['Node Type'])
+      ? ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0)) * (node['Actual Loops'] ?? 1)
+      : 0) + (node.Plans ?? []).reduce((sum: number, child: any) => sum + rowsRead(child), 0);
+  const analyzed = async (sql: string, params: unknown[] = []) =>
+    (await db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, params)).rows[0]['QUERY PLAN'][0].Plan;
+
   /** The partitions of `table` an analyzed plan read (nodes that ran; pruned and unused ones did not). */
   const partitionsRead = (plan: any, table: string): string[] => {
     const read = new Set<string>();
@@ -183,6 +194,12 @@ describe(`delivery log at ${ATTEMPTS.toLocaleString('en')} attempts`, () => {
            FROM generate_series(1, ${BEHIND}) i`,
         [blocked],
       );
+      // as each delivery of it finishes, the worker asks for the next in order: one index probe a partition, not a
+      // sort of the backlog (a backlog of N then cost N² to drain)
+      expect(rowsRead(await analyzed(NEXT_IN_ORDER_SQL, [blocked]))).toBeLessThan(DAYS * 2);
+      expect((await db.query(NEXT_IN_ORDER_SQL, [blocked])).rows.map((r) => r.id)).toEqual([
+        `00000000-0000-4000-c000-${(1).toString(16).padStart(12, '0')}`,
+      ]);
       const rows = (await db.query(OVERDUE_SQL, [3, 2000])).rows.filter((r) => r.webhook_id === blocked);
       expect(rows.map((r) => r.id)).toEqual([`00000000-0000-4000-c000-${(1).toString(16).padStart(12, '0')}`]);
       const [{ age }] = (await db.query(OLDEST_OVERDUE_SQL)).rows;
@@ -203,6 +220,27 @@ describe(`delivery log at ${ATTEMPTS.toLocaleString('en')} attempts`, () => {
     const [overdue] = (await db.query(OLDEST_OVERDUE_SQL)).rows;
     expect(overdue.age).toBeGreaterThan(0);
     await check('oldest unrelayed event', OLDEST_UNRELAYED_SQL, []);
+  });
+
+  it('the gauges of the backlog read only a few index entries a partition, not every pending delivery', async () => {
+    await check('oldest pending delivery', OLDEST_PENDING_SQL, []);
+    expect(rowsRead(await analyzed(OLDEST_PENDING_SQL))).toBeLessThan(DAYS * 2);
+    const [pending] = (await db.query(OLDEST_PENDING_SQL)).rows;
+    expect(pending.age).toBeGreaterThan((DAYS - 1) * 86_400);
+
+    // ten deliveries waiting for their webhook's rate limit (rolled back)
+    await db.query('BEGIN');
+    try {
+      await db.query(
+        `UPDATE webhook_deliveries SET held = 'rate_limit'
+          WHERE id IN (SELECT id FROM webhook_deliveries WHERE status = 'pending' ORDER BY id LIMIT 10)`,
+      );
+      await check('rate-limited deliveries', RATE_LIMITED_SQL, []);
+      expect((await db.query(RATE_LIMITED_SQL)).rows).toEqual([{ n: 10 }]);
+      expect(rowsRead(await analyzed(RATE_LIMITED_SQL))).toBeLessThanOrEqual(10);
+    } finally {
+      await db.query('ROLLBACK');
+    }
   });
 
   it('claims and records a delivery in its one partition: the hot statements read nothing else', async () => {

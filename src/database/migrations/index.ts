@@ -17,6 +17,7 @@ import { DeliveryClaimsHeapOnly1763802100000 } from './1763802100000-delivery-cl
 import { ReprojectRefSecuritySchemes1763802200000 } from './1763802200000-reproject-ref-security-schemes';
 import { WebhookSubscriptionHistory1763802300000 } from './1763802300000-webhook-subscription-history';
 import { DeploymentIdentity1763802400000 } from './1763802400000-deployment-identity';
+import { DeliveryLogGaugeIndexes1763802500000 } from './1763802500000-delivery-log-gauge-indexes';
 
 /** Every migration, in order. Add new ones at the end (raw SQL up/down). */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   ReprojectRefSecuritySchemes1763802200000,
   WebhookSubscriptionHistory1763802300000,
   DeploymentIdentity1763802400000,
+  DeliveryLogGaugeIndexes1763802500000,
 ];
