@@ -4,6 +4,7 @@ import {
   isRefusedMember,
   isStorableText,
   MAX_INPUT_DEPTH,
+  MAX_OBJECT_MEMBERS,
   queryEncodingViolation,
   repeatedQueryParameters,
   requestInputViolation,
@@ -49,6 +50,15 @@ describe('input policy', () => {
     expect(inputViolation(nest(MAX_INPUT_DEPTH), '')).toBeUndefined();
     expect(inputViolation(nest(MAX_INPUT_DEPTH + 1), '')).toBe(`body is nested deeper than ${MAX_INPUT_DEPTH} levels`);
     expect(inputViolation(nest(1_000_000), '')).toBe(`body is nested deeper than ${MAX_INPUT_DEPTH} levels`);
+  });
+
+  it(`refuses an object of more than the members it is given (MAX_OBJECT_MEMBERS outside the gateway), naming it`, () => {
+    const wide = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+    expect(inputViolation(wide(MAX_OBJECT_MEMBERS), '', MAX_OBJECT_MEMBERS)).toBeUndefined();
+    expect(inputViolation({ Event: { Message: wide(MAX_OBJECT_MEMBERS + 1) } }, '', MAX_OBJECT_MEMBERS)).toBe(
+      `Event.Message has more than ${MAX_OBJECT_MEMBERS} members`,
+    );
+    expect(inputViolation(wide(200_000), '')).toBeUndefined();
   });
 
   it('checks path parameters and query values too', () => {
