@@ -26,6 +26,9 @@ export const MAX_INPUT_DEPTH = 64;
  */
 export const MAX_OBJECT_MEMBERS = 1000;
 
+/** MAX_OBJECT_MEMBERS in the description of a free-form object in the OpenAPI document (maxProperties: its top). */
+export const OBJECT_MEMBERS_NOTE = `this object, and each object inside it, holds at most ${MAX_OBJECT_MEMBERS} members`;
+
 /**
  * A NUL character cannot be stored in a PostgreSQL text or jsonb value, and a lone UTF-16 surrogate has
  * no UTF-8 form: neither can be kept faithfully, so a string holding one is refused, naming the field.

@@ -22,6 +22,7 @@ import { codePointLength, MaxLength } from '../../common/http/max-length.decorat
 import { OptionalBody } from '../../common/http/optional-body.decorator';
 import { IsOptionalNotNull } from '../../common/http/optional-not-null.decorator';
 import { IsRequiredText } from '../../common/http/required-text.decorator';
+import { MAX_OBJECT_MEMBERS, OBJECT_MEMBERS_NOTE } from '../../common/http/input-policy';
 import { WEBHOOK_EVENTS } from '../../events/event-names';
 import { SIGNATURE_SCHEMES } from '../send/signing';
 import { DESTINATION_TYPES, DestinationType } from '../send/destination-registry';
@@ -117,8 +118,9 @@ function FilterField(): PropertyDecorator {
     ApiPropertyOptional({
       type: 'object',
       additionalProperties: true,
+      maxProperties: MAX_OBJECT_MEMBERS,
       nullable: true,
-      description: FILTER_DESCRIPTION,
+      description: `${FILTER_DESCRIPTION}; ${OBJECT_MEMBERS_NOTE}`,
       example: {
         all: [
           { path: 'Message.Plan.Name', in: ['Gold', 'Platinum'] },
@@ -580,7 +582,8 @@ export class FilterTestDto {
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
-    description: `the filter to try (as a webhook's Filter). ${FILTER_DESCRIPTION}`,
+    maxProperties: MAX_OBJECT_MEMBERS,
+    description: `the filter to try (as a webhook's Filter). ${FILTER_DESCRIPTION}; ${OBJECT_MEMBERS_NOTE}`,
     example: { path: 'Message.Plan.Name', eq: 'Gold' },
   })
   @ValidateBy({
@@ -596,7 +599,8 @@ export class FilterTestDto {
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
-    description: 'a sample event as it is delivered: {"Event": "...", "Message": {...}, "Timestamp": "..."}',
+    maxProperties: MAX_OBJECT_MEMBERS,
+    description: `a sample event as it is delivered: {"Event": "...", "Message": {...}, "Timestamp": "..."}; ${OBJECT_MEMBERS_NOTE}`,
     example: {
       Event: 'AccessRequestApproved',
       Message: { ID: 7, Plan: { Name: 'Gold' } },

@@ -11,6 +11,7 @@ import {
   Min,
   MinLength,
 } from 'class-validator';
+import { MAX_OBJECT_MEMBERS, OBJECT_MEMBERS_NOTE } from '../../../common/http/input-policy';
 import { MaxLength } from '../../../common/http/max-length.decorator';
 import { ADMIN_FLAGS, ADMIN_LEVELS, AREA_LEVELS, PERMISSION_AREAS } from '../../../common/auth/permissions';
 import { PRINTABLE_TEXT_PATTERN } from '../../../common/http/required-text.decorator';
@@ -106,7 +107,13 @@ export class CreateUserDto {
   @IsString()
   group_id?: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, default: {} })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    maxProperties: MAX_OBJECT_MEMBERS,
+    default: {},
+    description: OBJECT_MEMBERS_NOTE,
+  })
   @IsOptional()
   @IsObject()
   api_model?: Record<string, unknown>;
