@@ -1078,7 +1078,10 @@ export interface components {
              * @default false
              */
             active: boolean;
-            /** @default {} */
+            /**
+             * @description this object, and each object inside it, holds at most 1000 members
+             * @default {}
+             */
             api_model: {
                 [key: string]: unknown;
             };
@@ -1171,7 +1174,7 @@ export interface components {
              */
             Events: ("AccessRequestCreated" | "AccessRequestApproved" | "AccessRequestRejected" | "ApplicationRegistered" | "CredentialRegistered" | "OrganisationRequestCreated" | "OrganisationRequestApproved" | "OrganisationRequestRejected" | "OrganisationRegistered" | "UserRegistered" | "UserAccountActivated" | "UserAccountDeactivated" | "PasswordReset" | "RegisterInvite" | "WebhookDisabled" | "DeliveryFailed" | "WebhookEnabled")[];
             /**
-             * @description only events this filter accepts are delivered (null: every event of Events). A rule: {"path": "Message.Plan.Name", "eq": "gold"} with one of eq, in, gt, gte, lt, lte, exists, prefix, regex (+ ignoreCase), over the delivered event (paths start with Event, Message or Timestamp); combine with {"all": [...]}, {"any": [...]}, {"not": rule}
+             * @description only events this filter accepts are delivered (null: every event of Events). A rule: {"path": "Message.Plan.Name", "eq": "gold"} with one of eq, in, gt, gte, lt, lte, exists, prefix, regex (+ ignoreCase), over the delivered event (paths start with Event, Message or Timestamp); combine with {"all": [...]}, {"any": [...]}, {"not": rule}; this object, and each object inside it, holds at most 1000 members
              * @example {
              *       "all": [
              *         {
@@ -1365,7 +1368,10 @@ export interface components {
              * @default false
              */
             active: boolean;
-            /** @default {} */
+            /**
+             * @description this object, and each object inside it, holds at most 1000 members
+             * @default {}
+             */
             api_model: {
                 [key: string]: unknown;
             };
@@ -1559,7 +1565,7 @@ export interface components {
         };
         FilterTestDto: {
             /**
-             * @description a sample event as it is delivered: {"Event": "...", "Message": {...}, "Timestamp": "..."}
+             * @description a sample event as it is delivered: {"Event": "...", "Message": {...}, "Timestamp": "..."}; this object, and each object inside it, holds at most 1000 members
              * @example {
              *       "Event": "AccessRequestApproved",
              *       "Message": {
@@ -1575,7 +1581,7 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
-             * @description the filter to try (as a webhook's Filter). only events this filter accepts are delivered (null: every event of Events). A rule: {"path": "Message.Plan.Name", "eq": "gold"} with one of eq, in, gt, gte, lt, lte, exists, prefix, regex (+ ignoreCase), over the delivered event (paths start with Event, Message or Timestamp); combine with {"all": [...]}, {"any": [...]}, {"not": rule}
+             * @description the filter to try (as a webhook's Filter). only events this filter accepts are delivered (null: every event of Events). A rule: {"path": "Message.Plan.Name", "eq": "gold"} with one of eq, in, gt, gte, lt, lte, exists, prefix, regex (+ ignoreCase), over the delivered event (paths start with Event, Message or Timestamp); combine with {"all": [...]}, {"any": [...]}, {"not": rule}; this object, and each object inside it, holds at most 1000 members
              * @example {
              *       "path": "Message.Plan.Name",
              *       "eq": "Gold"
@@ -1819,7 +1825,7 @@ export interface components {
             Active?: boolean;
             Events?: ("AccessRequestCreated" | "AccessRequestApproved" | "AccessRequestRejected" | "ApplicationRegistered" | "CredentialRegistered" | "OrganisationRequestCreated" | "OrganisationRequestApproved" | "OrganisationRequestRejected" | "OrganisationRegistered" | "UserRegistered" | "UserAccountActivated" | "UserAccountDeactivated" | "PasswordReset" | "RegisterInvite" | "WebhookDisabled" | "DeliveryFailed" | "WebhookEnabled")[];
             /**
-             * @description only events this filter accepts are delivered (null: every event of Events). A rule: {"path": "Message.Plan.Name", "eq": "gold"} with one of eq, in, gt, gte, lt, lte, exists, prefix, regex (+ ignoreCase), over the delivered event (paths start with Event, Message or Timestamp); combine with {"all": [...]}, {"any": [...]}, {"not": rule}
+             * @description only events this filter accepts are delivered (null: every event of Events). A rule: {"path": "Message.Plan.Name", "eq": "gold"} with one of eq, in, gt, gte, lt, lte, exists, prefix, regex (+ ignoreCase), over the delivered event (paths start with Event, Message or Timestamp); combine with {"all": [...]}, {"any": [...]}, {"not": rule}; this object, and each object inside it, holds at most 1000 members
              * @example {
              *       "all": [
              *         {
@@ -2311,6 +2317,17 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
         };
     };
     getOAuthClientAnalytics: {
@@ -2411,6 +2428,17 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
         };
     };
     listApis: {
@@ -2503,6 +2531,17 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
         };
     };
     listApiGroups: {
@@ -2572,6 +2611,17 @@ export interface operations {
             /** @description an unexpected error: `Internal server error`, the details are logged only */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2648,6 +2698,17 @@ export interface operations {
             /** @description an unexpected error: `Internal server error`, the details are logged only */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2763,6 +2824,17 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
         };
     };
     getUser: {
@@ -2851,6 +2923,17 @@ export interface operations {
             /** @description an unexpected error: `Internal server error`, the details are logged only */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2983,6 +3066,17 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardErrorBody"];
+                };
+            };
         };
     };
     ingestAnalytics: {
@@ -3055,6 +3149,17 @@ export interface operations {
             /** @description an unexpected error: `Internal server error`, the details are logged only */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3144,6 +3249,17 @@ export interface operations {
             /** @description an unexpected error: `Internal server error`, the details are logged only */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3287,7 +3403,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
-            /** @description the service is busy validating other OpenAPI documents (no thread freed within 10 s, or 64 documents already wait): send the request again after Retry-After */
+            /** @description the service is busy validating other OpenAPI documents (no thread freed within 10 s, or 64 documents already wait): send the request again after Retry-After; or the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait */
@@ -3402,6 +3518,17 @@ export interface operations {
             /** @description an unexpected error: `Internal server error`, the details are logged only */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3557,7 +3684,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
-            /** @description the service is busy validating other OpenAPI documents (no thread freed within 10 s, or 64 documents already wait): send the request again after Retry-After */
+            /** @description the service is busy validating other OpenAPI documents (no thread freed within 10 s, or 64 documents already wait): send the request again after Retry-After; or the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait */
@@ -3656,6 +3783,17 @@ export interface operations {
             /** @description an unexpected error: `Internal server error`, the details are logged only */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayErrorBody"];
+                };
+            };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3826,7 +3964,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
-            /** @description the service is busy validating other OpenAPI documents (no thread freed within 10 s, or 64 documents already wait): send the request again after Retry-After */
+            /** @description the service is busy validating other OpenAPI documents (no thread freed within 10 s, or 64 documents already wait): send the request again after Retry-After; or the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait */
@@ -4163,6 +4301,17 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
         };
     };
     createAccessRequest: {
@@ -4273,6 +4422,17 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
         };
     };
     getAccessRequest: {
@@ -4361,6 +4521,17 @@ export interface operations {
             /** @description an unexpected error: `Internal server error`, the details are logged only */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4479,6 +4650,17 @@ export interface operations {
             /** @description an unexpected error: `Internal server error`, the details are logged only */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4615,6 +4797,17 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
         };
     };
     approveAccessRequest: {
@@ -4742,6 +4935,17 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
         };
     };
     rejectAccessRequest: {
@@ -4860,6 +5064,17 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
         };
     };
     listApps: {
@@ -4932,6 +5147,17 @@ export interface operations {
             /** @description an unexpected error: `Internal server error`, the details are logged only */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5039,6 +5265,17 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
         };
     };
     getApp: {
@@ -5127,6 +5364,17 @@ export interface operations {
             /** @description an unexpected error: `Internal server error`, the details are logged only */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5254,6 +5502,17 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
         };
     };
     deleteApp: {
@@ -5372,6 +5631,17 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
         };
     };
     listWebhooks: {
@@ -5444,6 +5714,17 @@ export interface operations {
             /** @description an unexpected error: `Internal server error`, the details are logged only */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5550,6 +5831,17 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
         };
     };
     getWebhook: {
@@ -5637,6 +5929,17 @@ export interface operations {
             /** @description an unexpected error: `Internal server error`, the details are logged only */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5763,6 +6066,17 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
         };
     };
     deleteWebhook: {
@@ -5879,6 +6193,17 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
         };
     };
     listWebhookDeliveries: {
@@ -5979,6 +6304,17 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
         };
     };
     getWebhookDelivery: {
@@ -6067,6 +6403,17 @@ export interface operations {
             /** @description an unexpected error: `Internal server error`, the details are logged only */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6190,6 +6537,17 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
         };
     };
     listWebhookHeaders: {
@@ -6277,6 +6635,17 @@ export interface operations {
             /** @description an unexpected error: `Internal server error`, the details are logged only */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6403,6 +6772,17 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
         };
     };
     getWebhookHeader: {
@@ -6491,6 +6871,17 @@ export interface operations {
             /** @description an unexpected error: `Internal server error`, the details are logged only */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6618,6 +7009,17 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
         };
     };
     deleteWebhookHeader: {
@@ -6729,6 +7131,17 @@ export interface operations {
             /** @description an unexpected error: `Internal server error`, the details are logged only */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6855,6 +7268,17 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
         };
     };
     getWebhookSecret: {
@@ -6942,6 +7366,17 @@ export interface operations {
             /** @description an unexpected error: `Internal server error`, the details are logged only */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7069,6 +7504,17 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
         };
     };
     getWebhookStats: {
@@ -7159,6 +7605,17 @@ export interface operations {
             /** @description an unexpected error: `Internal server error`, the details are logged only */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7286,6 +7743,17 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
         };
     };
     testWebhookFilter: {
@@ -7380,6 +7848,17 @@ export interface operations {
             /** @description an unexpected error: `Internal server error`, the details are logged only */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalErrorBody"];
+                };
+            };
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before sending the request again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

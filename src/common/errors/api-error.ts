@@ -29,3 +29,21 @@ export class ValidationFailed extends ApiError {
     super(400, messages, 'validation_failed');
   }
 }
+
+/** How long a client told the service is busy is asked to wait before it sends the request again. */
+export const BUSY_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Every connection of the database pool stayed taken for the pool's whole wait (10 s): the service is overloaded, not
+ * broken, and the request did nothing. A 503 with Retry-After, so that clients and proxies retry it later.
+ */
+export class ServiceBusy extends ApiError {
+  constructor() {
+    super(
+      503,
+      `the service is busy: no database connection came free in time; send the request again in ${BUSY_RETRY_AFTER_SECONDS} s`,
+      'service_busy',
+      { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) },
+    );
+  }
+}

@@ -76,12 +76,28 @@ export function documentErrorResponses(document: OpenAPIObject, bodyLimit: (path
       add(408, TOO_SLOW);
       add(431, `the request line and headers are over ${size(maxHeaderSize)}`);
       add(500, 'an unexpected error: `Internal server error`, the details are logged only');
+      addBusy(responses);
       for (const [status, response] of Object.entries(responses)) {
         if (/^[45]\d\d$/.test(status))
           response.content = { 'application/json': { schema: { $ref: getSchemaPath(body) } } };
       }
     }
   }
+}
+
+const BUSY = `the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After`;
+
+/** The 503 of an overloaded service, beside a route's own 503 where it has one; with its Retry-After header. */
+function addBusy(responses: Record<string, ResponseObject>): void {
+  const own = responses[503];
+  responses[503] = {
+    ...own,
+    description: own?.description ? `${own.description}; or ${BUSY}` : BUSY,
+    headers: {
+      'Retry-After': { description: 'seconds to wait before sending the request again', schema: { type: 'integer' } },
+      ...own?.headers,
+    },
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, ValidationFailed } from './api-error';
+import { ApiError, ServiceBusy, ValidationFailed } from './api-error';
 import { Family, familyOf, renderErrorBody, validationStatus } from './families';
 import { answeredByIdempotency } from '../idempotency/keyed-request';
 
@@ -10,6 +10,24 @@ interface ErrorReply {
 }
 
 const logger = new Logger('Errors');
+
+/**
+ * pg-pool's errors when no connection came within its wait (connectionTimeoutMillis): none of the pool's came free, or
+ * a new one was not opened in time.
+ */
+const POOL_WAIT_EXCEEDED = new Set([
+  'timeout exceeded when trying to connect',
+  'Connection terminated due to connection timeout',
+]);
+
+/** The error a caller is told of: a wait for a database connection that ran out is the service's overload (503). */
+function asAnswered(error: unknown): unknown {
+  if (error instanceof Error && POOL_WAIT_EXCEEDED.has(error.message) && !(error instanceof HttpException)) {
+    logger.warn('a request waited for a database connection in vain: the service is overloaded (503)');
+    return new ServiceBusy();
+  }
+  return error;
+}
 
 /** Maps anything thrown to the status and reasons a caller may see. Unexpected errors: generic 500, details logged. */
 export function describeError(error: unknown, family: Family): ErrorReply {
@@ -52,8 +70,9 @@ function fastifyClientError(status: number, message: string, family: Family): Er
   return { status, messages: [message] };
 }
 
-export function sendFamilyError(request: FastifyRequest, reply: FastifyReply, error: unknown): void {
+export function sendFamilyError(request: FastifyRequest, reply: FastifyReply, thrown: unknown): void {
   const family = familyOf(request.url);
+  const error = asAnswered(thrown);
   if (family === 'other' && error instanceof HttpException && typeof error.getResponse() === 'object') {
     // health checks and the like keep their own structured body
     void reply.status(error.getStatus()).send(error.getResponse());
