@@ -6,6 +6,7 @@ import {
   ENV_REDIS_URL,
   ENV_RUN_ID,
   ENV_TEMPLATE,
+  notePrefixOwner,
   testQueuePrefix,
   withAdminClient,
 } from '../setup/test-infra';
@@ -35,6 +36,9 @@ export async function createTestEnv(extra: Record<string, string> = {}): Promise
   const name = `gwm_test_${required(ENV_RUN_ID)}_${suffix}`;
   await withAdminClient(adminUrl, (c) => c.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`));
   const queuePrefix = `${testQueuePrefix(required(ENV_RUN_ID))}${suffix}`;
+  // so that a key left under this prefix names its spec in the teardown's report
+  if (typeof expect !== 'undefined' && expect.getState().testPath)
+    notePrefixOwner(required(ENV_RUN_ID), queuePrefix, expect.getState().testPath!);
   const dbUrl = databaseUrl(adminUrl, name);
   return {
     databaseUrl: dbUrl,

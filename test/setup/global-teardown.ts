@@ -2,7 +2,16 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import IORedis from 'ioredis';
 import { takeLeftoverRabbitObjects, takeLeftoverStreams, takeRabbitNames } from '../helpers/brokers';
-import { ENV_ADMIN_URL, ENV_REDIS_URL, ENV_RUN_ID, ENV_TEMPLATE, testQueuePrefix, withAdminClient } from './test-infra';
+import {
+  dropPrefixOwners,
+  ENV_ADMIN_URL,
+  ENV_REDIS_URL,
+  ENV_RUN_ID,
+  ENV_TEMPLATE,
+  prefixOwnerOf,
+  testQueuePrefix,
+  withAdminClient,
+} from './test-infra';
 
 const SUMMARY = join(__dirname, '..', '..', 'test-results', 'summary.json');
 
@@ -26,6 +35,13 @@ export default async function globalTeardown(): Promise<void> {
       { stop(): Promise<void> } | undefined;
     await embedded?.stop();
   }
+  const runId = process.env[ENV_RUN_ID];
+  const owned = (key: string) => {
+    const spec = runId ? prefixOwnerOf(runId, key) : undefined;
+    return spec ? `${key} (made by ${spec})` : key;
+  };
+  const shown = leftovers.slice(0, 20).map(owned).join('\n  ');
+  if (runId) dropPrefixOwners(runId);
   if (rabbit.length) {
     markSummaryFailed('exchanges or queues left in RabbitMQ');
     throw new Error(`the tests left ${rabbit.length} RabbitMQ object(s) (deleted now): ${rabbit.join(', ')}`);
@@ -36,7 +52,6 @@ export default async function globalTeardown(): Promise<void> {
   }
   if (leftovers.length) {
     markSummaryFailed('keys left in Redis');
-    const shown = leftovers.slice(0, 20).join('\n  ');
     throw new Error(
       `the tests left ${leftovers.length} key(s) in Redis (deleted now); every spec must drop its queue prefix:\n  ${shown}`,
     );

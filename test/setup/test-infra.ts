@@ -1,3 +1,4 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 
@@ -15,6 +16,33 @@ export const TEST_DATA_DIR = join(__dirname, '..', '..', '.data', 'test');
  */
 export function testQueuePrefix(runId: string): string {
   return `gwmt_${runId}_`;
+}
+
+/** Where a run notes which spec file made each of its queue prefixes (a file per prefix, holding the spec's path). */
+function prefixOwners(runId: string): string {
+  return join(TEST_DATA_DIR, `prefixes-${runId}`);
+}
+
+/** Notes that `spec` made queue prefix `prefix`, so that a key left under it can be traced to its spec. */
+export function notePrefixOwner(runId: string, prefix: string, spec: string): void {
+  mkdirSync(prefixOwners(runId), { recursive: true });
+  writeFileSync(join(prefixOwners(runId), prefix), spec);
+}
+
+/** The spec file that made the queue prefix of `key` (a key of the run), if it was noted. */
+export function prefixOwnerOf(runId: string, key: string): string | undefined {
+  const prefix = /^\{?([^}:]+)/.exec(key)?.[1];
+  if (!prefix) return undefined;
+  try {
+    return readFileSync(join(prefixOwners(runId), prefix), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Forgets the run's notes. */
+export function dropPrefixOwners(runId: string): void {
+  rmSync(prefixOwners(runId), { recursive: true, force: true });
 }
 
 export function databaseUrl(adminUrl: string, name: string): string {
