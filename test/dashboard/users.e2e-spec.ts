@@ -150,7 +150,7 @@ describe('dashboard users', () => {
       expect(reasons).toHaveLength(21);
       expect(reasons[0]).toMatch(/^user_permissions\.area0 is not a permission area/);
       expect(reasons[20]).toBe('and 980 more error(s)');
-      // one member more is refused before validation: class-transformer copies an object in time quadratic in its members
+      // one member more is refused before validation: class-transformer copies an object in time quadratic in its size
       const wider = await t.http.post(
         '/admin/users',
         {
