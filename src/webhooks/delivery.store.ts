@@ -192,7 +192,8 @@ function overdue(dueBefore: string, limit: string): string {
   const of = (d: string) => columns.map((c) => `${d}.${c}`).join(', ');
   const unclaimed = (d: string) => `(${d}.locked_until IS NULL OR ${d}.locked_until < now())`;
   return `(SELECT ${of('d')} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-           WHERE d.status = 'pending' AND d.next_attempt_at < ${dueBefore} AND ${unclaimed('d')} AND NOT w.ordered
+           WHERE d.status = 'pending' AND d.held IS DISTINCT FROM 'order' AND d.next_attempt_at < ${dueBefore}
+             AND ${unclaimed('d')} AND NOT w.ordered
            ORDER BY d.next_attempt_at LIMIT ${limit})
         UNION ALL
         (SELECT ${of('h')} FROM webhooks w
@@ -286,12 +287,17 @@ export const cutOffSql = (deliveries: string, attempts: string) => `WITH lapsed 
 /**
  * An ordered webhook's deliveries go one at a time, in event order: of the claims just made ($1 ids, $2 keys,
  * $3 leases) for ordered webhooks, those with an older pending delivery of the same webhook are given back at
- * once (unsent), whether that one is out (claimed) or waiting for a retry. Returns the ids given back.
+ * once (unsent), whether that one is out (claimed) or waiting for a retry. Returns the ids given back. Each waits,
+ * marked `held = 'order'` and so out of the `due` index, until the one before it is done (nextInOrder) and it is
+ * claimed again. The webhook must still be ordered, under a share lock: a change of the webhook (which takes
+ * its row for update, and clears the mark when it makes the webhook unordered) then either comes after this
+ * statement and sees its marks, or before, and this one releases nothing.
  */
-export const releaseNotHeadSql = (deliveries: string) => `UPDATE ${deliveries} d SET locked_until = NULL
+export const releaseNotHeadSql = (deliveries: string) => `UPDATE ${deliveries} d SET locked_until = NULL, held = 'order'
          FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS c(id, at, lease)
         WHERE d.id = c.id AND d.event_occurred_at = c.at AND d.event_occurred_at = ANY($2::timestamptz[]) AND d.locked_until = c.lease
           AND EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id AND p.status = 'pending' AND p.event_seq < d.event_seq)
+          AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.ordered FOR SHARE)
       RETURNING d.id`;
 
 /**
@@ -495,6 +501,20 @@ export class DeliveryStore {
       [deliveryId, webhookId],
     );
     return rows[0] ?? null;
+  }
+
+  /**
+   * The deliveries of webhook $1, made unordered in `tx` (which holds the webhook's row), that were waiting for their
+   * turn (`held = 'order'`): unmarked, so that they are due again as any other. None has a job (the one before it
+   * would have queued it when done): the caller queues them once `tx` has committed.
+   */
+  async unmarkWaitingInOrder(tx: Queryable, webhookId: string): Promise<DueDelivery[]> {
+    const rows = await tx.query<{ id: string; at: string; webhook_id: string; attempt_count: number }>(
+      `UPDATE webhook_deliveries SET held = NULL WHERE webhook_id = $1 AND status = 'pending' AND held = 'order'
+       RETURNING id, ${keyText('event_occurred_at')} AS at, webhook_id, attempt_count`,
+      [webhookId],
+    );
+    return rows.map(pending);
   }
 
   /** Makes every failed delivery of the webhook created since `since` pending for one manual attempt now. */

@@ -123,8 +123,13 @@ export class WebhooksService {
 
   async update(id: string, dto: UpdateWebhookDto): Promise<SavedWebhookResponse> {
     const filter = dto.Filter !== undefined ? await this.compileFilter(dto.Filter) : undefined;
-    const { w: webhook, switchedOff } = await this.sql.transaction(async (tx) => {
+    const {
+      w: webhook,
+      switchedOff,
+      unordered,
+    } = await this.sql.transaction(async (tx) => {
       const w = await this.find(id, tx);
+      const wasOrdered = w.ordered;
       const now = new Date();
       if (dto.Name !== undefined) w.name = dto.Name;
       if (dto.URL !== undefined || dto.Type !== undefined || dto.Options !== undefined) {
@@ -165,10 +170,14 @@ export class WebhooksService {
       } else {
         w.headers = headers;
       }
-      return { w, switchedOff: switched && !w.active };
+      // its deliveries that waited for their turn go as any other now (with the webhook's row held since find)
+      const unordered = wasOrdered && !w.ordered ? await this.store.unmarkWaitingInOrder(tx, id) : [];
+      return { w, switchedOff: switched && !w.active, unordered };
     });
     // counted like the WebhookDisabled event it recorded: once per switch-off, once it has committed
     if (switchedOff) await this.sql.afterCommit(() => this.metrics.disabled('manual'));
+    if (unordered.length > 0)
+      await this.sql.afterCommit(() => this.queue.requeueCommitted(unordered, 'deliveries no longer in order'));
     return { ...this.toResponse(webhook), ...this.warnings(this.clearUrl(webhook)) };
   }
 

@@ -114,5 +114,26 @@ describe('flow control across worker processes (API and two workers apart)', () 
     const stats = (await api.portal.get(`/portal-api/webhooks/${stuckId}/stats`)).body;
     expect(stats).toMatchObject({ Retrying: 1, Pending: 19 });
     expect(await gauge(api, 'webhook_ordered_blocked')).toBe(1);
+    // each of the 19 behind the head was claimed, found not to be the head and given back: it waits marked, out of the
+    // index the reconciler reads in due order
+    const waiting = async () =>
+      (
+        await api.db.query(
+          `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending' AND held = 'order'`,
+          [stuckId],
+        )
+      )[0].n;
+    await eventually(async () => (await waiting()) === 19, 10_000, 'the 19 behind the head marked as waiting');
+
+    // made unordered, the webhook sends them at once, each on its own (the head still waits for its retry)
+    stuck.responder = () => ({ status: 200 });
+    expect((await api.portal.put(`/portal-api/webhooks/${stuckId}`, { Ordered: false })).status).toBe(200);
+    expect(await waiting()).toBe(0);
+    await stuck.waitFor((r) => distinct(r).length >= 20, 30_000, 'the 19 behind the head');
+    expect(
+      distinct(stuck.received)
+        .map(messageId)
+        .sort((a, b) => a - b),
+    ).toEqual([...Array(20).keys()]);
   }, 90_000);
 });

@@ -18,6 +18,7 @@ import { ReprojectRefSecuritySchemes1763802200000 } from './1763802200000-reproj
 import { WebhookSubscriptionHistory1763802300000 } from './1763802300000-webhook-subscription-history';
 import { DeploymentIdentity1763802400000 } from './1763802400000-deployment-identity';
 import { DeliveryLogGaugeIndexes1763802500000 } from './1763802500000-delivery-log-gauge-indexes';
+import { DeliveriesWaitingInOrder1763802600000 } from './1763802600000-deliveries-waiting-in-order';
 
 /** Every migration, in order. Add new ones at the end (raw SQL up/down). */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   WebhookSubscriptionHistory1763802300000,
   DeploymentIdentity1763802400000,
   DeliveryLogGaugeIndexes1763802500000,
+  DeliveriesWaitingInOrder1763802600000,
 ];
