@@ -51,8 +51,11 @@ describe('idempotencyKeyOf', () => {
       expect(reason(bad)).toMatch(/^Idempotency-Key: /);
   });
 
-  it('refuses a key sent twice', () => {
+  it('refuses a key sent twice, also as one field that a client or proxy joined', () => {
     expect(reason('a', 'a')).toBe('Idempotency-Key: send one key, in one header field');
+    expect(reason('key-1, key-2')).toBe('Idempotency-Key: send one key, in one header field (this one holds a list)');
+    // a quoted key may hold a comma and a space
+    expect(key('"key-1, key-2"')).toBe('key-1, key-2');
   });
 });
 

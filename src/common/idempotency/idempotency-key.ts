@@ -40,6 +40,8 @@ export function idempotencyKeyOf(rawHeaders: string[]): string | undefined {
       throw invalid('a quoted key must be one string of printable ASCII characters, with \\" and \\\\ escapes');
     key = parsed;
   } else {
+    // two fields joined by a client or proxy (`a, b`): as many keys, not one with a space in it
+    if (/,\s/.test(value)) throw invalid('send one key, in one header field (this one holds a list)');
     if (!BARE_KEY.test(value))
       throw invalid('must be printable ASCII: a bare key without spaces or quotes, or a quoted string');
     key = value;
