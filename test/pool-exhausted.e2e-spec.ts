@@ -1,6 +1,6 @@
-import { Client } from 'pg';
 import { BUSY_RETRY_AFTER_SECONDS } from '../src/common/errors';
 import { eventually } from './helpers/eventually';
+import { lockTables } from './helpers/locks';
 import { useService } from './helpers/use-service';
 
 /** The connections of the service's pool (src/database/data-source.ts). */
@@ -15,28 +15,15 @@ describe('a request that gets no database connection in time', () => {
   const t = useService({ vars: { ROLE: 'api' } });
 
   it('is answered 503 with Retry-After in its family body, and the requests ahead of it complete', async () => {
-    const locker = new Client({ connectionString: t.env.databaseUrl });
-    const watcher = new Client({ connectionString: t.env.databaseUrl });
-    await locker.connect();
-    await watcher.connect();
     let held: Promise<number[]> | undefined;
+    const lock = await lockTables(t.env.databaseUrl, ['portal_apps']);
     try {
-      await locker.query('BEGIN');
-      await locker.query('LOCK TABLE portal_apps IN ACCESS EXCLUSIVE MODE');
       // every connection of the pool waits for the lock, under a request each
       held = Promise.all(
         Array.from({ length: POOL_SIZE }, async () => (await t.portal.get('/portal-api/apps')).status),
       );
       await eventually(
-        async () =>
-          Number(
-            (
-              await watcher.query(
-                `SELECT count(*) AS n FROM pg_stat_activity
-                  WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
-              )
-            ).rows[0].n,
-          ) === POOL_SIZE,
+        async () => (await lock.waiting()) === POOL_SIZE,
         10_000,
         'every connection of the pool to wait for the lock',
       );
@@ -54,9 +41,7 @@ describe('a request that gets no database connection in time', () => {
       expect(portal.headers['retry-after']).toBe(String(BUSY_RETRY_AFTER_SECONDS));
       expect(portal.body).toEqual({ status: 'error', errors: [message] });
     } finally {
-      await locker.query('ROLLBACK').catch(() => undefined);
-      await locker.end();
-      await watcher.end();
+      await lock.release();
     }
     expect(await held).toEqual(Array.from({ length: POOL_SIZE }, () => 200));
     expect((await t.portal.get('/portal-api/webhooks')).status).toBe(200);
