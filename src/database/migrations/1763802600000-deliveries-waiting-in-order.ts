@@ -1,14 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * A delivery of an ordered webhook that waits behind an older one is marked (`held = 'order'`) and left out of the
- * `due` index: it keeps its due time, which is the oldest of all, and the reconciler's scan and the overdue gauge
- * walked that index in due order past every such delivery before reaching any other (a blocked backlog of 200 000
- * read whole every 2 s, and a scrape past its 1 s). An ordered webhook's head is found through `pending_order`, as
- * before. The constraint allows the new value for rows written from now on (NOT VALID: the rows there are hold
- * only NULL and 'rate_limit', so there is nothing to check, and the log is not read for it).
- */
-/**
  * Drops the check of `held` (named webhook_deliveries_held_check, or with a digit after it where the log was
  * partitioned anew: the old table held the name then).
  */
@@ -22,6 +14,14 @@ const DROP_HELD_CHECK = `DO $$
     END LOOP;
   END $$`;
 
+/**
+ * A delivery of an ordered webhook that waits behind an older one is marked (`held = 'order'`) and left out of the
+ * `due` index: it keeps its due time, which is the oldest of all, and the reconciler's scan and the overdue gauge
+ * walked that index in due order past every such delivery before reaching any other (a blocked backlog of 200 000
+ * read whole every 2 s, and a scrape past its 1 s). An ordered webhook's head is found through `pending_order`, as
+ * before. The constraint allows the new value for rows written from now on (NOT VALID: the rows there hold only
+ * NULL and 'rate_limit', so there is nothing to check, and the log is not read for it).
+ */
 export class DeliveriesWaitingInOrder1763802600000 implements MigrationInterface {
   name = 'DeliveriesWaitingInOrder1763802600000';
 
