@@ -356,7 +356,10 @@ export interface paths {
         /** Update a webhook (fields given replace stored ones) */
         put: operations["updateWebhook"];
         post?: never;
-        /** Delete a webhook */
+        /**
+         * Delete a webhook
+         * @description At once: from this answer on, no route finds the webhook and nothing more is sent to it. Its delivery history (deliveries and attempts) is removed afterwards by the workers, in batches.
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;

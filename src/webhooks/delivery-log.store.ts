@@ -39,8 +39,53 @@ const TRIM: Record<LogTable, string> = {
 };
 
 /**
+ * The purge of a deleted webhook's history, one batch a statement ($1 the webhook, $2 the batch): its pending
+ * deliveries first (so no gauge counts them for long), then the others, then its attempts (the two partial indexes
+ * on the webhook together hold every attempt). Each reads a batch from an index on the webhook, then deletes it
+ * by primary key and partition key as arrays, so only the partitions that hold the batch are read.
+ */
+const purgeBatchSql = (table: LogTable, batch: string, key: string) => `WITH b AS MATERIALIZED (${batch})
+  DELETE FROM ${table} t WHERE t.webhook_id = $1
+     AND t.${key} = ANY (ARRAY(SELECT ${key} FROM b)) AND t.event_occurred_at = ANY (ARRAY(SELECT event_occurred_at FROM b))`;
+const PURGE: { table: LogTable; sql: string }[] = [
+  {
+    table: 'webhook_deliveries',
+    sql: purgeBatchSql(
+      'webhook_deliveries',
+      `SELECT id, event_occurred_at FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending' LIMIT $2`,
+      'id',
+    ),
+  },
+  {
+    table: 'webhook_deliveries',
+    sql: purgeBatchSql(
+      'webhook_deliveries',
+      `SELECT id, event_occurred_at FROM webhook_deliveries WHERE webhook_id = $1 LIMIT $2`,
+      'id',
+    ),
+  },
+  {
+    table: 'webhook_delivery_attempts',
+    sql: purgeBatchSql(
+      'webhook_delivery_attempts',
+      `(SELECT delivery_id, event_occurred_at FROM webhook_delivery_attempts WHERE webhook_id = $1 AND error IS NULL LIMIT $2)
+       UNION ALL
+       (SELECT delivery_id, event_occurred_at FROM webhook_delivery_attempts WHERE webhook_id = $1 AND error IS NOT NULL LIMIT $2)`,
+      'delivery_id',
+    ),
+  },
+];
+
+/** What one batch of a deleted webhook's purge removed; `done` when nothing of its history is left. */
+export interface PurgeBatch {
+  deliveries: number;
+  attempts: number;
+  done: boolean;
+}
+
+/**
  * The partitions of the delivery log (outbox events, deliveries, attempts): the statements of retention, which
- * creates the coming days and drops whole past ones.
+ * creates the coming days and drops whole past ones, and of the purge of deleted webhooks' history.
  */
 @Injectable()
 export class DeliveryLogStore {
@@ -125,6 +170,20 @@ export class DeliveryLogStore {
       total += n;
       if (n < DELETE_BATCH) return total;
     }
+  }
+
+  /**
+   * One batch of the purge of deleted webhook `webhookId`: at most `batch` rows of the first of its history's
+   * statements (PURGE) that finds any, each statement a transaction of its own.
+   */
+  async purgeBatch(webhookId: string, batch: number): Promise<PurgeBatch> {
+    for (const step of PURGE) {
+      const n = await this.sql.execute(step.sql, [webhookId, batch]);
+      if (n === 0) continue;
+      const deliveries = step.table === 'webhook_deliveries' ? n : 0;
+      return { deliveries, attempts: n - deliveries, done: false };
+    }
+    return { deliveries: 0, attempts: 0, done: true };
   }
 
   /** Runs `work` in its own transaction whose lock waits end after LOCK_TIMEOUT. */

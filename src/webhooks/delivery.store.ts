@@ -7,6 +7,7 @@ import { DueDelivery } from './delivery.queue';
 import { TraceCarrier } from './trace-context';
 import { SignatureScheme } from './send/signing';
 import { FILTER_ACCEPTS } from './filter/filter-sql';
+import { LIVE } from './webhook.store';
 
 /**
  * A delivery's address: its id and its partition key (the time of its event, as Postgres text: exact to the
@@ -182,24 +183,29 @@ export const OLDEST_OVERDUE_SQL = `SELECT coalesce(extract(epoch FROM now() - mi
 
 /**
  * The overdue deliveries (at most `limit` of unordered webhooks, and the head of each ordered one): pending, due
- * before `dueBefore`, unclaimed; of an ordered webhook only the oldest pending one. The unordered ones come from
- * the `due` index in due order, so the scan stops at `limit`; an ordered webhook's head from its `pending_order`
- * index, one probe per ordered webhook. (Asking of every due row whether an older one of its webhook is pending
- * made a blocked ordered webhook's backlog cost its square: 200 000 rows behind one head ran for minutes.)
+ * before `dueBefore`, unclaimed, of a webhook not deleted; of an ordered webhook only the oldest pending one. The
+ * unordered ones come from the `due` index in due order, so the scan stops at `limit`; an ordered webhook's head
+ * from its `pending_order` index, one probe per ordered webhook. (Asking of every due row whether an older one of
+ * its webhook is pending made a blocked ordered webhook's backlog cost its square: 200 000 rows behind one head ran
+ * for minutes.) Deleted webhooks' deliveries are dropped after the limit: asked in the join, the liveness of a
+ * webhook, which Postgres cannot estimate before it has statistics of the column, made it drive the join from the
+ * webhooks and read the whole due index once for each. The purge takes those deliveries within seconds.
  */
 function overdue(dueBefore: string, limit: string): string {
   const columns = ['id', 'event_occurred_at', 'webhook_id', 'attempt_count', 'event_id', 'next_attempt_at'];
   const of = (d: string) => columns.map((c) => `${d}.${c}`).join(', ');
   const unclaimed = (d: string) => `(${d}.locked_until IS NULL OR ${d}.locked_until < now())`;
-  return `(SELECT ${of('d')} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-           WHERE d.status = 'pending' AND d.held IS DISTINCT FROM 'order' AND d.next_attempt_at < ${dueBefore}
-             AND ${unclaimed('d')} AND NOT w.ordered
-           ORDER BY d.next_attempt_at LIMIT ${limit})
+  return `(SELECT ${of('o')} FROM
+           (SELECT ${of('d')}, ${LIVE('w')} AS live FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+             WHERE d.status = 'pending' AND d.held IS DISTINCT FROM 'order' AND d.next_attempt_at < ${dueBefore}
+               AND ${unclaimed('d')} AND NOT w.ordered
+             ORDER BY d.next_attempt_at LIMIT ${limit}) o
+          WHERE o.live)
         UNION ALL
         (SELECT ${of('h')} FROM webhooks w
            CROSS JOIN LATERAL (SELECT ${columns.join(', ')}, locked_until FROM webhook_deliveries
                                 WHERE webhook_id = w.id AND status = 'pending' ORDER BY event_seq LIMIT 1) h
-          WHERE w.ordered AND h.next_attempt_at < ${dueBefore} AND ${unclaimed('h')})`;
+          WHERE w.ordered AND ${LIVE('w')} AND h.next_attempt_at < ${dueBefore} AND ${unclaimed('h')})`;
 }
 
 /**
@@ -232,13 +238,14 @@ export const EVENT_TRACES_SQL = `SELECT id, trace_context FROM outbox_events
  * the attempt needs, webhook, headers and the event's payload included. Every table it reads is named with the
  * partition keys, so Postgres plans it for those partitions alone; the order of an ordered webhook, which needs
  * all of its pending deliveries, is checked apart (RELEASE_NOT_HEAD_SQL), for the few claims that need it. A claim
- * that lapsed is settled first (cutOffSql) and its delivery claimed afresh.
+ * that lapsed is settled first (cutOffSql) and its delivery claimed afresh. A delivery of a deleted webhook is not
+ * claimed: it waits, unsent, for the purge.
  */
 export const claimSql = (deliveries: string, events: string) => `UPDATE ${deliveries} d
           SET locked_until = now() + make_interval(secs => w.timeout_seconds + ${CLAIM_SLACK_SECONDS}), held = NULL
          FROM webhooks w
         WHERE d.id = ANY($1::uuid[]) AND d.event_occurred_at = ANY($2::timestamptz[]) AND w.id = d.webhook_id
-          AND ${BY_KEY_PENDING('d')}
+          AND ${LIVE('w')} AND ${BY_KEY_PENDING('d')}
           AND d.locked_until IS NULL
           AND d.next_attempt_at <= now() + interval '1 second'
       RETURNING d.id, ${keyText('d.event_occurred_at')} AS at, d.attempt_count, d.next_trigger, d.locked_until::text AS lease, d.event_seq,
@@ -335,7 +342,8 @@ const MAY_RECEIVE = `e.target_webhook_id IS NULL AND w.created_at <= e.occurred_
 
 /**
  * The webhooks subscribed to event `e` by their own columns (active, its name among their events): those whose
- * subscription has not changed since the event happened.
+ * subscription has not changed since the event happened. A deleted webhook is inactive too (WebhookStore.delete):
+ * the relay's hot statement asks nothing more of it.
  */
 const SUBSCRIBED = `${MAY_RECEIVE} AND w.active AND w.events @> ARRAY[e.name]
                     AND (w.subscription_changed_at IS NULL OR w.subscription_changed_at <= e.occurred_at)`;
@@ -343,7 +351,8 @@ const SUBSCRIBED = `${MAY_RECEIVE} AND w.active AND w.events @> ARRAY[e.name]
 /**
  * The webhooks whose subscription has changed since event `e` happened, with the subscription each had then (`h`:
  * the first kept one that ended after it; see the migration WebhookSubscriptionHistory), so a relay that lags
- * delivers to the webhooks subscribed when the event happened, as a prompt one does, and to no other.
+ * delivers to the webhooks subscribed when the event happened, as a prompt one does, and to no other (and to none
+ * deleted since).
  */
 const SUBSCRIBED_THEN = `h AS MATERIALIZED (
             SELECT DISTINCT ON (e.id, s.webhook_id) e.id AS event_id, s.webhook_id, s.active, s.events, s.filter_path
@@ -351,7 +360,7 @@ const SUBSCRIBED_THEN = `h AS MATERIALIZED (
              ORDER BY e.id, s.webhook_id, s.valid_until, s.id)`;
 /** The (event, webhook) pairs of `SUBSCRIBED_THEN` whose subscription then took the event (active, and its name). */
 const SUBSCRIBED_THEN_PAIRS = `e JOIN h ON h.event_id = e.id AND h.active AND h.events @> ARRAY[e.name]
-              JOIN webhooks w ON w.id = h.webhook_id AND ${MAY_RECEIVE}`;
+              JOIN webhooks w ON w.id = h.webhook_id AND ${MAY_RECEIVE} AND ${LIVE('w')}`;
 
 /**
  * The relay statement: claims committed outbox events (the outbox's claim, `e`) and creates one delivery per
@@ -360,8 +369,8 @@ const SUBSCRIBED_THEN_PAIRS = `e JOIN h ON h.event_id = e.id AND h.active AND h.
  * A webhook with a filter gets the event only if its compiled filter accepts it: those pairs are judged apart
  * (`f`, which the partial index of filtered webhooks keeps empty and cheap when no webhook has a filter), so
  * that the pairs without a filter cost what they did, and the refused ones are counted, for the metric.
- * An event with a target_webhook_id (a test send) goes to that webhook alone, active or not (an inactive one
- * fails it without an attempt), filter or not, and never to the webhooks subscribed to its name.
+ * An event with a target_webhook_id (a test send) goes to that webhook alone (unless deleted), active or not (an
+ * inactive one fails it without an attempt), filter or not, and never to the webhooks subscribed to its name.
  * A delivery's first attempt is due after the schedule's first delay ($5, in seconds); a test send's at once.
  */
 function relayStatement(named: boolean, events: string, deliveries: string): string {
@@ -383,7 +392,7 @@ function relayStatement(named: boolean, events: string, deliveries: string): str
                     UNION ALL
                     SELECT f.webhook_id, f.event_id, f.event_name, f.occurred_at, f.seq, $5::float8 FROM f WHERE f.accepted
                     UNION ALL
-                    SELECT w.id, e.id, e.name, e.occurred_at, e.seq, 0::float8 FROM e JOIN webhooks w ON w.id = e.target_webhook_id) x
+                    SELECT w.id, e.id, e.name, e.occurred_at, e.seq, 0::float8 FROM e JOIN webhooks w ON w.id = e.target_webhook_id AND ${LIVE('w')}) x
              ORDER BY x.seq, x.occurred_at, x.event_id
             ON CONFLICT (event_id, webhook_id, event_occurred_at) DO NOTHING
             RETURNING id, ${keyText('event_occurred_at')} AS at, webhook_id, event_id)
@@ -833,7 +842,7 @@ export class DeliveryStore {
       `SELECT count(*)::int AS n FROM webhooks w
          CROSS JOIN LATERAL (SELECT attempt_count, event_seq FROM webhook_deliveries
                               WHERE webhook_id = w.id AND status = 'pending' ORDER BY event_seq LIMIT 1) head
-        WHERE w.ordered AND w.active AND head.attempt_count > 0
+        WHERE w.ordered AND w.active AND ${LIVE('w')} AND head.attempt_count > 0
           AND EXISTS (SELECT 1 FROM webhook_deliveries b WHERE b.webhook_id = w.id AND b.status = 'pending' AND b.event_seq > head.event_seq)`,
       [],
       opts,

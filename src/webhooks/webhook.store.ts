@@ -92,6 +92,11 @@ const SELECT_WEBHOOK = PROPERTIES.map((p) => `w.${WEBHOOK_COLUMNS[p]} AS "${p}"`
 const SELECT_HEADERS = `(SELECT coalesce(json_agg(json_build_object('id', h.id, 'webhookId', h.webhook_id, 'name', h.name, 'value', h.value,
                                       'createdAt', h.created_at, 'updatedAt', h.updated_at) ORDER BY h.created_at, h.id), '[]'::json)
            FROM webhook_headers h WHERE h.webhook_id = w.id) AS headers`;
+/**
+ * A webhook not deleted. DELETE only marks it (`deleted_at`): every read and change of webhooks asks this, and
+ * the workers' purge (WebhookPurge) deletes its deliveries and attempts in small batches, then the row.
+ */
+export const LIVE = (w = 'webhooks') => `${w}.deleted_at IS NULL`;
 const SELECT_HEADER = `id, webhook_id AS "webhookId", name, value, created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 /** Headers as json_agg returned them, with Dates. */
@@ -122,7 +127,7 @@ export class WebhookStore {
   /** A page of webhooks, oldest first, with their headers. */
   async list(skip: number, take: number): Promise<WebhookWithHeaders[]> {
     const rows = await this.sql.query(
-      `SELECT ${SELECT_WEBHOOK}, ${SELECT_HEADERS} FROM webhooks w ORDER BY w.created_at, w.id LIMIT $1 OFFSET $2`,
+      `SELECT ${SELECT_WEBHOOK}, ${SELECT_HEADERS} FROM webhooks w WHERE ${LIVE('w')} ORDER BY w.created_at, w.id LIMIT $1 OFFSET $2`,
       [take, skip],
     );
     return rows.map((r) => withHeaders(r as never));
@@ -134,9 +139,10 @@ export class WebhookStore {
    * wait, missing what a racing change of them committed meanwhile.
    */
   async get(id: string, tx?: SqlTransaction): Promise<WebhookWithHeaders | null> {
-    if (tx && (await tx.query(`SELECT 1 FROM webhooks WHERE id = $1 FOR UPDATE`, [id])).length === 0) return null;
+    if (tx && (await tx.query(`SELECT 1 FROM webhooks WHERE id = $1 AND ${LIVE()} FOR UPDATE`, [id])).length === 0)
+      return null;
     const [row] = await (tx ?? this.sql).query(
-      `SELECT ${SELECT_WEBHOOK}, ${SELECT_HEADERS} FROM webhooks w WHERE w.id = $1`,
+      `SELECT ${SELECT_WEBHOOK}, ${SELECT_HEADERS} FROM webhooks w WHERE w.id = $1 AND ${LIVE('w')}`,
       [id],
     );
     return row ? withHeaders(row as never) : null;
@@ -144,26 +150,51 @@ export class WebhookStore {
 
   /** Whether the webhook is active; null if it does not exist. */
   async isActive(id: string): Promise<boolean | null> {
-    const [w] = await this.sql.query<{ active: boolean }>(`SELECT active FROM webhooks WHERE id = $1`, [id]);
+    const [w] = await this.sql.query<{ active: boolean }>(`SELECT active FROM webhooks WHERE id = $1 AND ${LIVE()}`, [
+      id,
+    ]);
     return w ? w.active : null;
   }
 
-  /** Writes `changes` (and updated_at) to the webhook. */
+  /** Writes `changes` (and updated_at) to the webhook, unless it is deleted. */
   async update(tx: Queryable, id: string, changes: Partial<Webhook>): Promise<void> {
     const props = (Object.keys(changes) as (keyof Webhook)[]).filter((p) => p !== 'id' && changes[p] !== undefined);
     if (props.length === 0) return;
     await tx.query(
-      `UPDATE webhooks SET ${props.map((p, i) => `${WEBHOOK_COLUMNS[p]} = $${i + 2}`).join(', ')} WHERE id = $1`,
+      `UPDATE webhooks SET ${props.map((p, i) => `${WEBHOOK_COLUMNS[p]} = $${i + 2}`).join(', ')} WHERE id = $1 AND ${LIVE()}`,
       [id, ...props.map((p) => param(changes, p))],
     );
   }
 
   /**
-   * Deletes the webhook; its deliveries go by their foreign key's cascade, their attempts by trigger. False if
-   * there was none.
+   * Deletes the webhook as far as anyone can see: it is marked, one row written, and from then on no read finds it
+   * and no event or attempt goes to it. Its history goes later, in batches (`deleted`, `purge`). False if there was
+   * none. Takes the row for update: a change of the webhook or of its headers, which locks it first, then finds it
+   * deleted. It is made inactive too, so the relay's statement, which asks that already, need not ask more.
    */
   async delete(id: string): Promise<boolean> {
-    return (await this.sql.execute(`DELETE FROM webhooks WHERE id = $1`, [id])) > 0;
+    return (
+      (await this.sql.execute(`UPDATE webhooks SET deleted_at = now(), active = false WHERE id = $1 AND ${LIVE()}`, [
+        id,
+      ])) > 0
+    );
+  }
+
+  /** Webhooks marked deleted, the longest ago first, that the purge has still to remove. */
+  async deleted(limit: number): Promise<string[]> {
+    const rows = await this.sql.query<{ id: string }>(
+      `SELECT id FROM webhooks WHERE deleted_at IS NOT NULL ORDER BY deleted_at LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Removes a webhook marked deleted, once the purge has deleted its history: what is left (its headers, its kept
+   * subscriptions, a delivery a relay statement begun before the mark made) goes with it, by cascade and trigger.
+   */
+  async purge(id: string): Promise<boolean> {
+    return (await this.sql.execute(`DELETE FROM webhooks WHERE id = $1 AND deleted_at IS NOT NULL`, [id])) > 0;
   }
 
   async insertHeaders(tx: Queryable, headers: WebhookHeader[]): Promise<void> {
@@ -192,7 +223,7 @@ export class WebhookStore {
    * FOR KEY SHARE) be inserted meanwhile.
    */
   async lock(tx: SqlTransaction, id: string): Promise<boolean> {
-    return (await tx.query(`SELECT 1 FROM webhooks WHERE id = $1 FOR NO KEY UPDATE`, [id])).length > 0;
+    return (await tx.query(`SELECT 1 FROM webhooks WHERE id = $1 AND ${LIVE()} FOR NO KEY UPDATE`, [id])).length > 0;
   }
 
   /** The name of the webhook's header named `name` case-insensitively, other than `exceptId`; null if none. */
@@ -237,7 +268,7 @@ export class WebhookStore {
     const [h] = await tx.query<WebhookHeader>(
       `WITH h AS (UPDATE webhook_headers SET name = $3, value = $4, updated_at = $5 WHERE id = $1 AND webhook_id = $2
                   RETURNING ${SELECT_HEADER}),
-            w AS (UPDATE webhooks SET updated_at = $5 WHERE id = $2 AND EXISTS (SELECT 1 FROM h))
+            w AS (UPDATE webhooks SET updated_at = $5 WHERE id = $2 AND ${LIVE()} AND EXISTS (SELECT 1 FROM h))
        SELECT * FROM h`,
       [headerId, webhookId, change.name, change.value, now],
     );
@@ -248,7 +279,7 @@ export class WebhookStore {
   async deleteHeader(tx: SqlTransaction, webhookId: string, headerId: string, now: Date): Promise<boolean> {
     const rows = await tx.query(
       `WITH h AS (DELETE FROM webhook_headers WHERE id = $1 AND webhook_id = $2 RETURNING id),
-            w AS (UPDATE webhooks SET updated_at = $3 WHERE id = $2 AND EXISTS (SELECT 1 FROM h))
+            w AS (UPDATE webhooks SET updated_at = $3 WHERE id = $2 AND ${LIVE()} AND EXISTS (SELECT 1 FROM h))
        SELECT id FROM h`,
       [headerId, webhookId, now],
     );
@@ -258,7 +289,7 @@ export class WebhookStore {
   /** Adds a header to an existing webhook and touches it, in one statement; false if the webhook is gone. */
   async addHeader(tx: SqlTransaction, h: WebhookHeader): Promise<boolean> {
     const rows = await tx.query(
-      `WITH w AS (UPDATE webhooks SET updated_at = $6 WHERE id = $2 RETURNING id)
+      `WITH w AS (UPDATE webhooks SET updated_at = $6 WHERE id = $2 AND ${LIVE()} RETURNING id)
        INSERT INTO webhook_headers (id, webhook_id, name, value, created_at, updated_at)
        SELECT $1, w.id, $3, $4, $5, $6 FROM w RETURNING id`,
       [h.id, h.webhookId, h.name, h.value, h.createdAt, h.updatedAt],
@@ -269,7 +300,7 @@ export class WebhookStore {
   /**
    * Switches an active webhook off with its reason; `failing` only while its run of failures has lasted at
    * least `failingForMs` (a success meanwhile cancels it). The webhook when this call switched it off, else
-   * null (already off, or no longer failing): so only one caller reports it.
+   * null (already off, deleted, or no longer failing): so only one caller reports it.
    */
   async disable(
     tx: Queryable,
@@ -279,7 +310,7 @@ export class WebhookStore {
   ): Promise<(WebhookSummary & { disabledAt: Date }) | null> {
     const [w] = await tx.query<{ id: string; name: string; url: string; disabled_at: Date }>(
       `UPDATE webhooks SET active = false, disabled_reason = $2, disabled_at = now(), updated_at = now()
-        WHERE id = $1 AND active
+        WHERE id = $1 AND active AND ${LIVE()}
           AND ($2 <> 'failing' OR failing_since <= now() - make_interval(secs => $3::float8 / 1000))
         RETURNING id, name, url, disabled_at`,
       [webhookId, reason, failingForMs],
@@ -316,7 +347,7 @@ export class WebhookStore {
   /** Inactive webhooks by reason. */
   async disabledCounts(opts: ScanOptions): Promise<{ reason: string; n: number }[]> {
     return this.sql.scan<{ reason: string; n: number }>(
-      `SELECT coalesce(disabled_reason, 'manual') AS reason, count(*)::int AS n FROM webhooks WHERE NOT active GROUP BY 1`,
+      `SELECT coalesce(disabled_reason, 'manual') AS reason, count(*)::int AS n FROM webhooks WHERE NOT active AND ${LIVE()} GROUP BY 1`,
       [],
       opts,
     );

@@ -104,7 +104,13 @@ export class WebhooksController {
 
   @Delete(':id')
   @WebhookNotFound()
-  @ApiOperation({ operationId: 'deleteWebhook', summary: 'Delete a webhook' })
+  @ApiOperation({
+    operationId: 'deleteWebhook',
+    summary: 'Delete a webhook',
+    description:
+      'At once: from this answer on, no route finds the webhook and nothing more is sent to it. Its delivery ' +
+      'history (deliveries and attempts) is removed afterwards by the workers, in batches.',
+  })
   @ApiOkResponse({ type: PortalDeleteResponse })
   remove(@Param('id') id: string) {
     return this.service.remove(id);

@@ -25,14 +25,16 @@ import { SigningKeyEraser } from './worker/signing-key-eraser';
 import { WebhookHealth } from './worker/webhook-health';
 import { DeliveryRetention } from './worker/delivery-retention';
 import { PrefixNeighbours } from './worker/prefix-neighbours';
+import { WebhookPurge } from './worker/webhook-purge';
 
 /**
  * The webhook dispatcher. API side: subscriptions, their headers and the delivery log (portal routes).
  * Worker side: the outbox relay (events → deliveries → one job each), the delivery processor (sign, send,
- * record, retry), and the periodic work (reconciler, retention, signing-key eraser) on one runner. Both sides
- * share the stores (WebhookStore: webhooks and headers; DeliveryStore: deliveries and attempts; the outbox's
- * OutboxStore), each the only writer of its tables, and the delivery queue. Every statement is raw SQL on the
- * one pool (Sql); nothing here goes through TypeORM.
+ * record, retry), and the periodic work (reconciler, retention, the purge of deleted webhooks, signing-key eraser)
+ * on one runner. Both sides share the stores (WebhookStore: webhooks and headers; DeliveryStore: deliveries and
+ * attempts; the outbox's OutboxStore), each the only writer of its tables but for whole days and deleted webhooks'
+ * history, which DeliveryLogStore removes; and the delivery queue. Every statement is raw SQL on the one pool (Sql);
+ * nothing here goes through TypeORM.
  */
 @Module({})
 export class WebhooksModule {
@@ -58,6 +60,7 @@ export class WebhooksModule {
         DeliveryProcessor,
         Reconciler,
         DeliveryRetention,
+        WebhookPurge,
         DeliverySigner,
         SigningKeyEraser,
         RateLimits,

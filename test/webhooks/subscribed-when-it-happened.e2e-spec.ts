@@ -1,4 +1,5 @@
 import { emitEvent } from '../helpers/events';
+import { eventually } from '../helpers/eventually';
 import { createWebhook } from '../helpers/portal';
 import { ServiceProcess } from '../helpers/service-process';
 import { closeAfterEach } from '../helpers/use-fixture';
@@ -27,6 +28,7 @@ describe('an event goes to the webhooks subscribed when it happened', () => {
       enabledLater: await hook('enabledLater', { Active: false }),
       offAndOn: await hook('offAndOn'),
       renamed: await hook('renamed'),
+      deletedLater: await hook('deletedLater'),
     };
 
     await emitEvent(api, 'AccessRequestApproved', { ID: 1 });
@@ -39,6 +41,8 @@ describe('an event goes to the webhooks subscribed when it happened', () => {
     await put(hooks.offAndOn, { Events: ['AccessRequestRejected'] });
     await put(hooks.offAndOn, { Events: ['AccessRequestApproved', 'AccessRequestRejected'] });
     await put(hooks.renamed, { Name: 'renamed again' });
+    // deleted: no event goes to it any more, however subscribed it was when the event happened
+    expect((await api.portal.delete(`/portal-api/webhooks/${hooks.deletedLater}`)).status).toBe(200);
     await new Promise((r) => setTimeout(r, 20));
     await emitEvent(api, 'AccessRequestApproved', { ID: 2 });
 
@@ -51,6 +55,7 @@ describe('an event goes to the webhooks subscribed when it happened', () => {
       enabledLater: [2],
       offAndOn: [1, 2],
       renamed: [1, 2],
+      deletedLater: [],
     };
     const total = Object.values(expected).reduce((n, ids) => n + ids.length, 0);
     await api.sink.waitFor((r) => r.length >= total, 30_000, `${total} deliveries`);
@@ -87,8 +92,11 @@ describe('an event goes to the webhooks subscribed when it happened', () => {
     await api.db.query(`UPDATE outbox_events SET relayed_at = now() WHERE relayed_at IS NULL`);
     await api.portal.put(`/portal-api/webhooks/${id}`, { Active: true });
     expect(await kept()).toBe(2); // the oldest removed, the last two kept
-    // deleting the webhook deletes what it kept
+    // deleting the webhook ends its subscription like any change, and deletes what it kept, with the rest of it,
+    // once a worker purges it
     await api.portal.delete(`/portal-api/webhooks/${id}`);
-    expect(await kept()).toBe(0);
+    expect(await kept()).toBe(3);
+    closer.adopt(await ServiceProcess.start({ ...api.env.vars, ROLE: 'worker' }));
+    await eventually(async () => (await kept()) === 0 || null, 30_000, 'the purge of the deleted webhook');
   }, 60_000);
 });

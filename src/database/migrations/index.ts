@@ -19,6 +19,7 @@ import { WebhookSubscriptionHistory1763802300000 } from './1763802300000-webhook
 import { DeploymentIdentity1763802400000 } from './1763802400000-deployment-identity';
 import { DeliveryLogGaugeIndexes1763802500000 } from './1763802500000-delivery-log-gauge-indexes';
 import { DeliveriesWaitingInOrder1763802600000 } from './1763802600000-deliveries-waiting-in-order';
+import { WebhooksDeletedInTheBackground1763802700000 } from './1763802700000-webhooks-deleted-in-the-background';
 
 /** Every migration, in order. Add new ones at the end (raw SQL up/down). */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   DeploymentIdentity1763802400000,
   DeliveryLogGaugeIndexes1763802500000,
   DeliveriesWaitingInOrder1763802600000,
+  WebhooksDeletedInTheBackground1763802700000,
 ];
