@@ -93,8 +93,9 @@ const SELECT_HEADERS = `(SELECT coalesce(json_agg(json_build_object('id', h.id, 
                                       'createdAt', h.created_at, 'updatedAt', h.updated_at) ORDER BY h.created_at, h.id), '[]'::json)
            FROM webhook_headers h WHERE h.webhook_id = w.id) AS headers`;
 /**
- * A webhook not deleted. DELETE only marks it (`deleted_at`): every read and change of webhooks asks this, and
- * the workers' purge (WebhookPurge) deletes its deliveries and attempts in small batches, then the row.
+ * A webhook not deleted. DELETE only marks it (`deleted_at`, and inactive): every read and change of webhooks asks
+ * this, but the relay's statement, which asks `active` already (see `delete`), and the workers' purge
+ * (WebhookPurge) deletes its deliveries and attempts in small batches, then the row.
  */
 export const LIVE = (w = 'webhooks') => `${w}.deleted_at IS NULL`;
 const SELECT_HEADER = `id, webhook_id AS "webhookId", name, value, created_at AS "createdAt", updated_at AS "updatedAt"`;
