@@ -1,40 +1,8 @@
-import { createServer, Socket } from 'node:net';
 import { request } from 'undici';
 import { OwnRedis } from './helpers/own-redis';
+import { TcpRelay } from './helpers/tcp-relay';
 import { ServiceProcess } from './helpers/service-process';
 import { useTestEnv } from './helpers/use-service';
-
-/**
- * A TCP relay to `target` (host:port) that can go silent: from then on it forwards nothing either way and closes
- * nothing, as a host cut off by the network (or frozen) looks to its peers.
- */
-async function silentableRelay(target: { host: string; port: number }) {
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = new Socket();
-    upstream.connect(target.port, target.host);
-    client.pipe(upstream).pipe(client);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => undefined);
-      s.on('close', () => sockets.delete(s));
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as { port: number }).port,
-    silence(): void {
-      for (const s of sockets) {
-        s.unpipe();
-        s.pause();
-      }
-    },
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => server.close(r));
-    },
-  };
-}
 
 /**
  * A stop that cannot finish still ends: SHUTDOWN_TIMEOUT (60 s unless set) after SIGTERM the process says so and
@@ -73,7 +41,7 @@ describe('a stop held up by a peer that does not answer', () => {
 
   it('a PostgreSQL cut off under a running service: the stop ends SHUTDOWN_TIMEOUT after SIGTERM, saying why, with exit code 1', async () => {
     const url = new URL(env.vars.DATABASE_URL);
-    const relay = env.adopt(await silentableRelay({ host: url.hostname, port: Number(url.port || 5432) }));
+    const relay = env.adopt(await TcpRelay.start({ host: url.hostname, port: Number(url.port || 5432) }));
     url.hostname = '127.0.0.1';
     url.port = String(relay.port);
     const vars = { ...env.vars, DATABASE_URL: url.href, ROLE: 'all', SHUTDOWN_TIMEOUT: '10s' };
