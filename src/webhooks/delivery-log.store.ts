@@ -39,41 +39,32 @@ const TRIM: Record<LogTable, string> = {
 };
 
 /**
- * The purge of a deleted webhook's history, one batch a statement ($1 the webhook, $2 the batch): its pending
- * deliveries first (so no gauge counts them for long), then the others, then its attempts (the two partial indexes
- * on the webhook together hold every attempt). Each reads a batch from an index on the webhook, then deletes it
- * by primary key and partition key as arrays, so only the partitions that hold the batch are read.
+ * The purge of a deleted webhook's history ($1 the webhook, $2 the batch): its pending deliveries first (so no gauge
+ * counts them for long), then the others, then its attempts (the two partial indexes on the webhook together hold
+ * every attempt). Each step reads a batch of keys from an index on the webhook, grouped by the partition that holds
+ * them; each group is then deleted from that partition, named, by its primary key's first column. (Deleting through
+ * the partitioned table read every partition, and where Postgres underestimated the webhook's rows it took the
+ * `stats` index for the keys, walking the webhook's whole range once per key: seconds a batch.)
  */
-const purgeBatchSql = (table: LogTable, batch: string, key: string) => `WITH b AS MATERIALIZED (${batch})
-  DELETE FROM ${table} t WHERE t.webhook_id = $1
-     AND t.${key} = ANY (ARRAY(SELECT ${key} FROM b)) AND t.event_occurred_at = ANY (ARRAY(SELECT event_occurred_at FROM b))`;
-const PURGE: { table: LogTable; sql: string }[] = [
-  {
-    table: 'webhook_deliveries',
-    sql: purgeBatchSql(
-      'webhook_deliveries',
-      `SELECT id, event_occurred_at FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending' LIMIT $2`,
-      'id',
-    ),
-  },
-  {
-    table: 'webhook_deliveries',
-    sql: purgeBatchSql(
-      'webhook_deliveries',
-      `SELECT id, event_occurred_at FROM webhook_deliveries WHERE webhook_id = $1 LIMIT $2`,
-      'id',
-    ),
-  },
-  {
-    table: 'webhook_delivery_attempts',
-    sql: purgeBatchSql(
-      'webhook_delivery_attempts',
-      `(SELECT delivery_id, event_occurred_at FROM webhook_delivery_attempts WHERE webhook_id = $1 AND error IS NULL LIMIT $2)
-       UNION ALL
-       (SELECT delivery_id, event_occurred_at FROM webhook_delivery_attempts WHERE webhook_id = $1 AND error IS NOT NULL LIMIT $2)`,
-      'delivery_id',
-    ),
-  },
+const purgeStep = (table: LogTable, keys: string, key: string) => ({
+  table,
+  key,
+  select: `SELECT b.tableoid::regclass::text AS partition, array_agg(b.${key}) AS keys FROM (${keys}) b GROUP BY 1`,
+});
+const PURGE = [
+  purgeStep(
+    'webhook_deliveries',
+    `SELECT tableoid, id FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending' LIMIT $2`,
+    'id',
+  ),
+  purgeStep('webhook_deliveries', `SELECT tableoid, id FROM webhook_deliveries WHERE webhook_id = $1 LIMIT $2`, 'id'),
+  purgeStep(
+    'webhook_delivery_attempts',
+    `(SELECT tableoid, delivery_id FROM webhook_delivery_attempts WHERE webhook_id = $1 AND error IS NULL LIMIT $2)
+     UNION ALL
+     (SELECT tableoid, delivery_id FROM webhook_delivery_attempts WHERE webhook_id = $1 AND error IS NOT NULL LIMIT $2)`,
+    'delivery_id',
+  ),
 ];
 
 /** What one batch of a deleted webhook's purge removed; `done` when nothing of its history is left. */
@@ -173,13 +164,17 @@ export class DeliveryLogStore {
   }
 
   /**
-   * One batch of the purge of deleted webhook `webhookId`: at most `batch` rows of the first of its history's
-   * statements (PURGE) that finds any, each statement a transaction of its own.
+   * One batch of the purge of deleted webhook `webhookId`: the keys of at most `batch` rows of the first of its
+   * history's steps (PURGE) that finds any, then a delete from each partition that holds some, each statement a
+   * transaction of its own. (A key read here belongs to the webhook, and a row once in a partition stays there.)
    */
   async purgeBatch(webhookId: string, batch: number): Promise<PurgeBatch> {
     for (const step of PURGE) {
-      const n = await this.sql.execute(step.sql, [webhookId, batch]);
-      if (n === 0) continue;
+      const groups = await this.sql.query<{ partition: string; keys: string[] }>(step.select, [webhookId, batch]);
+      if (groups.length === 0) continue;
+      let n = 0;
+      for (const g of groups)
+        n += await this.sql.execute(`DELETE FROM ${g.partition} WHERE ${step.key} = ANY ($1::uuid[])`, [g.keys]);
       const deliveries = step.table === 'webhook_deliveries' ? n : 0;
       return { deliveries, attempts: n - deliveries, done: false };
     }

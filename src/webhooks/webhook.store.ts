@@ -181,6 +181,14 @@ export class WebhookStore {
     );
   }
 
+  /**
+   * Whether the webhook is there (not deleted), holding its row in share mode for the rest of `tx`, so that it
+   * cannot be deleted before `tx` commits what it says about it.
+   */
+  async holdLive(tx: SqlTransaction, id: string): Promise<boolean> {
+    return (await tx.query(`SELECT 1 FROM webhooks WHERE id = $1 AND ${LIVE()} FOR SHARE`, [id])).length > 0;
+  }
+
   /** Webhooks marked deleted, the longest ago first, that the purge has still to remove. */
   async deleted(limit: number): Promise<string[]> {
     const rows = await this.sql.query<{ id: string }>(

@@ -19,14 +19,20 @@ const PENDING = 300;
  * subscriptions go, and the webhook's row last; another webhook keeps all of its own.
  */
 describe('a deleted webhook and the purge of its history', () => {
-  const t = useService({ receiver: true });
+  // one attempt each: a failure is final at once
+  const t = useService({ receiver: true, vars: { WEBHOOK_RETRY_SCHEDULE: '0' } });
 
-  it('is gone for every route at once, reached by nothing, then purged whole', async () => {
+  /** Holds the purge's lock until release(): the workers' passes skip their work meanwhile. */
+  async function holdPurge(): Promise<{ release(): Promise<void> }> {
     const holder = new Client({ connectionString: t.env.databaseUrl });
     await holder.connect();
     t.adopt({ close: () => holder.end() });
     await holder.query(`SELECT pg_advisory_lock($1)`, [PURGE_LOCK]);
+    return { release: async () => void (await holder.query(`SELECT pg_advisory_unlock($1)`, [PURGE_LOCK])) };
+  }
 
+  it('is gone for every route at once, reached by nothing, then purged whole', async () => {
+    const purge = await holdPurge();
     const a = await t.webhook({ Events: [...WEBHOOK_EVENTS] });
     const b = await t.webhook({ Events: ['AccessRequestApproved'] });
     expect((await t.portal.post(`/portal-api/webhooks/${a.ID}/headers`, { Name: 'X-A', Value: '1' })).status).toBe(201);
@@ -139,7 +145,7 @@ describe('a deleted webhook and the purge of its history', () => {
     expect(attempted).toBe(0);
 
     // the workers' purge, let go, removes all of it, in batches, and the row last
-    await holder.query(`SELECT pg_advisory_unlock($1)`, [PURGE_LOCK]);
+    await purge.release();
     const none = { webhooks: 0, headers: 0, kept: 0, deliveries: 0, attempts: 0 };
     await eventually(
       async () => {
@@ -153,4 +159,31 @@ describe('a deleted webhook and the purge of its history', () => {
     expect(other).toEqual({ webhooks: 1, headers: 0, kept: 0, deliveries: 1, attempts: 1 });
     expect((await t.portal.get(`/portal-api/webhooks/${b.ID}`)).status).toBe(200);
   }, 120_000);
+
+  it('raises no DeliveryFailed about a webhook deleted while its last attempt was out', async () => {
+    const purge = await holdPurge();
+    const ops = await t.webhook({ Events: ['DeliveryFailed'] });
+    const a = await t.webhook({ Events: ['AccessRequestRejected'] });
+    t.sink.responder = (r) => (r.url === a.path ? { status: 500, body: 'no', delayMs: 1500 } : { status: 200 });
+    await emitEvent(t, 'AccessRequestRejected', { ID: 2 });
+    await t.sink.waitFor((r) => r.some((x) => x.url === a.path), 30_000, 'the attempt');
+    expect((await t.portal.delete(`/portal-api/webhooks/${a.ID}`)).status).toBe(200);
+
+    // the answer comes back after the deletion: the failure is recorded on the delivery, which is still there
+    await eventually(
+      async () =>
+        (await t.db.query(`SELECT 1 FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'failed'`, [a.ID]))
+          .length > 0 || null,
+      30_000,
+      'the failed attempt recorded',
+    );
+    const raised = await t.db.query(
+      `SELECT id FROM outbox_events WHERE name = 'DeliveryFailed' AND payload->>'WebhookID' = $1`,
+      [a.ID],
+    );
+    expect(raised).toEqual([]);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(t.sink.received.filter((x) => x.url === ops.path)).toEqual([]);
+    await purge.release();
+  }, 60_000);
 });

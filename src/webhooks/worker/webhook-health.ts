@@ -35,8 +35,9 @@ export class WebhookHealth {
   /**
    * Records an attempt that ends its delivery badly, in one transaction with what it causes: on 410 the
    * webhook is switched off (WebhookDisabled, reason gone, which says it all); a delivery that failed for
-   * good otherwise (its whole schedule used, or its address blocked) raises DeliveryFailed. A late answer
-   * of a claim another worker took over is not recorded and causes nothing (`superseded`).
+   * good otherwise (its whole schedule used, or its address blocked) raises DeliveryFailed, unless the webhook
+   * was deleted while the attempt was out (its delivery is still there until the purge). A late answer of a claim
+   * another worker took over is not recorded and causes nothing (`superseded`).
    */
   async recordClosing(d: ClaimedDelivery, a: AttemptRecord, gone: boolean): Promise<RecordOutcome> {
     let outcome: RecordOutcome = 'superseded';
@@ -45,7 +46,7 @@ export class WebhookHealth {
       if (outcome === 'superseded') return null;
       const events: { name: EmittedEvent; message: Record<string, unknown> }[] = [];
       const summary = { id: d.webhookId, name: d.webhookName, url: d.url };
-      if (!gone && failedForGood(d, a)) {
+      if (!gone && failedForGood(d, a) && (await this.webhooks.holdLive(tx, d.webhookId))) {
         events.push({
           name: 'DeliveryFailed',
           message: deliveryFailedMessage(
