@@ -4,7 +4,7 @@ import { WebhookStore } from '../webhook.store';
 import { PeriodicRunner, PeriodicTask } from '../../common/periodic/periodic.runner';
 
 export const PURGE_INTERVAL_MS = 2000;
-/** Rows deleted per statement: each batch is a short transaction of its own. */
+/** Rows of one table a batch deletes, in short statements of their own (one per day partition that holds some). */
 export const PURGE_BATCH = 2000;
 /** A pass stops starting batches after this long, so a stop waits at most about this for it. */
 const PASS_BUDGET_MS = 1500;
@@ -23,8 +23,9 @@ export interface PurgePass {
  * Removes what deleted webhooks leave: DELETE marks a webhook (one row written, so a webhook with millions of
  * deliveries is deleted as fast as an empty one, and the relay never waits on it), and this deletes its deliveries
  * and attempts in batches of PURGE_BATCH rows, pending ones first, then the webhook's row with its headers. Until
- * then nothing reads them: no route finds the webhook, no event is relayed to it, no delivery of it is claimed or
- * re-queued. A pass works for about PASS_BUDGET_MS and the next one goes on where it stopped. One worker at a time.
+ * then nothing acts on them: no route finds the webhook, no event is relayed to it, no delivery of it is claimed or
+ * re-queued (only the backlog gauges still count its pending deliveries). A pass starts no batch after
+ * PASS_BUDGET_MS, and the next one goes on where it stopped. One worker at a time.
  */
 @Injectable()
 export class WebhookPurge implements OnApplicationBootstrap {
