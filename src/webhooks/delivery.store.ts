@@ -137,7 +137,7 @@ export const CLAIM_SLACK_SECONDS = 5;
  * A partition key as text: UTC, to the microsecond (exact), so its day (the partition) is its first ten
  * characters, whatever the session's time zone.
  */
-const keyText = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+export const keyText = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /**
  * "Pending", for statements that address rows by their key: said so that no partial index of pending rows can

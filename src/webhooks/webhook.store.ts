@@ -202,8 +202,8 @@ export class WebhookStore {
    * Removes a webhook marked deleted, once the purge has deleted its history: what is left (its headers, its kept
    * subscriptions, a delivery a relay statement begun before the mark made) goes with it, by cascade and trigger.
    */
-  async purge(id: string): Promise<boolean> {
-    return (await this.sql.execute(`DELETE FROM webhooks WHERE id = $1 AND deleted_at IS NOT NULL`, [id])) > 0;
+  async purge(id: string): Promise<void> {
+    await this.sql.execute(`DELETE FROM webhooks WHERE id = $1 AND deleted_at IS NOT NULL`, [id]);
   }
 
   async insertHeaders(tx: Queryable, headers: WebhookHeader[]): Promise<void> {

@@ -9,6 +9,25 @@ export async function emitEvent(t: TestApp, name: EmittedEvent, message: Record<
   return e.id;
 }
 
+/**
+ * What is left of webhook `webhookId` in each table that holds it: its row, headers, kept subscriptions, deliveries
+ * and attempts (after a DELETE, until the workers' purge).
+ */
+export async function webhookRows(
+  db: { query(text: string, params: unknown[]): Promise<any[]> },
+  webhookId: string,
+): Promise<{ webhooks: number; headers: number; kept: number; deliveries: number; attempts: number }> {
+  const [rows] = await db.query(
+    `SELECT (SELECT count(*) FROM webhooks WHERE id = $1)::int AS webhooks,
+            (SELECT count(*) FROM webhook_headers WHERE webhook_id = $1)::int AS headers,
+            (SELECT count(*) FROM webhook_subscriptions_ended WHERE webhook_id = $1)::int AS kept,
+            (SELECT count(*) FROM webhook_deliveries WHERE webhook_id = $1)::int AS deliveries,
+            (SELECT count(*) FROM webhook_delivery_attempts WHERE webhook_id = $1)::int AS attempts`,
+    [webhookId],
+  );
+  return rows;
+}
+
 /** How many deliveries `webhookId` has (in `status`, if given). */
 export async function deliveryCount(
   t: TestApp,

@@ -1,6 +1,7 @@
 import { WEBHOOK_EVENTS } from '../../src/events/event-names';
 import { DeliveryQueue } from '../../src/webhooks/delivery.queue';
-import { DeliveryStore } from '../../src/webhooks/delivery.store';
+import { DeliveryStore, keyText } from '../../src/webhooks/delivery.store';
+import { webhookRows } from '../helpers/events';
 import { DeliveryRetention } from '../../src/webhooks/worker/delivery-retention';
 import { eventually } from '../helpers/eventually';
 import { useService } from '../helpers/use-service';
@@ -156,18 +157,11 @@ describe('concurrent transitions of the same delivery and webhook', () => {
     expect(answers.filter((a) => a.call === 'delete' && a.status === 200)).toHaveLength(1);
     expect((await t.portal.get(`/portal-api/webhooks/${w}`)).status).toBe(404);
     // its history goes with the workers' purge
-    for (const table of ['webhook_deliveries', 'webhook_delivery_attempts', 'webhooks'])
-      await eventually(
-        async () =>
-          (
-            await t.db.query(
-              `SELECT count(*)::int AS n FROM ${table} WHERE ${table === 'webhooks' ? 'id' : 'webhook_id'} = $1`,
-              [w],
-            )
-          )[0].n === 0 || null,
-        30_000,
-        `the purge of ${table}`,
-      );
+    await eventually(
+      async () => Object.values(await webhookRows(t.db, w)).every((n) => n === 0) || null,
+      30_000,
+      'the purge of the deleted webhook',
+    );
   });
 
   it('a finished delivery redelivered by many callers at once is sent once more, exactly once', async () => {
@@ -204,7 +198,7 @@ describe('concurrent transitions of the same delivery and webhook', () => {
       [d],
     );
     const [{ at }] = await t.db.query(
-      `SELECT to_char(event_occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at
+      `SELECT ${keyText('event_occurred_at')} AS at
          FROM webhook_deliveries WHERE id = $1`,
       [d],
     );

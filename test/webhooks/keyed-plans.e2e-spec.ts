@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/database/data-source';
 import { DayPartitions } from '../../src/database/day-partitions';
 import { KEYED_PLANNING, Sql } from '../../src/database/sql';
-import { claimSql, DeliveryStore } from '../../src/webhooks/delivery.store';
+import { claimSql, DeliveryStore, keyText } from '../../src/webhooks/delivery.store';
 import { useDataSource } from '../helpers/use-service';
 
 const EVENT = '00000000-0000-4000-9000-000000000001';
@@ -130,7 +130,7 @@ describe('the keyed connections of the claims and records', () => {
 
   it('claim a pending delivery of that day through the store', async () => {
     const [d] = await f.sql.query<{ id: string; at: string }>(
-      `SELECT id, to_char(event_occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at
+      `SELECT id, ${keyText('event_occurred_at')} AS at
          FROM webhook_deliveries_${partition(day)} WHERE status = 'pending' LIMIT 1`,
       [],
     );

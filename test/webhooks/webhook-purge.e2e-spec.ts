@@ -1,9 +1,9 @@
 import { Client } from 'pg';
 import { WEBHOOK_EVENTS } from '../../src/events/event-names';
 import { DeliveryQueue } from '../../src/webhooks/delivery.queue';
-import { DeliveryStore } from '../../src/webhooks/delivery.store';
+import { DeliveryStore, keyText } from '../../src/webhooks/delivery.store';
 import { PURGE_BATCH } from '../../src/webhooks/worker/webhook-purge';
-import { emitEvent } from '../helpers/events';
+import { emitEvent, webhookRows } from '../helpers/events';
 import { eventually } from '../helpers/eventually';
 import { useService } from '../helpers/use-service';
 
@@ -65,17 +65,7 @@ describe('a deleted webhook and the purge of its history', () => {
       `UPDATE webhook_delivery_attempts SET error = 'http_status' WHERE webhook_id = $1 AND status_code = 500`,
       [a.ID],
     );
-    const rows = async (id: string) => {
-      const [r] = await t.db.query(
-        `SELECT (SELECT count(*) FROM webhooks WHERE id = $1)::int AS webhooks,
-                (SELECT count(*) FROM webhook_headers WHERE webhook_id = $1)::int AS headers,
-                (SELECT count(*) FROM webhook_subscriptions_ended WHERE webhook_id = $1)::int AS kept,
-                (SELECT count(*) FROM webhook_deliveries WHERE webhook_id = $1)::int AS deliveries,
-                (SELECT count(*) FROM webhook_delivery_attempts WHERE webhook_id = $1)::int AS attempts`,
-        [id],
-      );
-      return r;
-    };
+    const rows = (id: string) => webhookRows(t.db, id);
     const before = await rows(a.ID);
     expect(before).toEqual({ webhooks: 1, headers: 1, kept: 2, deliveries: DELIVERED + PENDING, attempts: DELIVERED });
 
@@ -119,7 +109,7 @@ describe('a deleted webhook and the purge of its history', () => {
     const overdue = await store.overdueDeliveries(0, 10_000);
     expect(overdue.filter((d) => d.webhookId === a.ID)).toEqual([]);
     const due: { id: string; at: string }[] = await t.db.query(
-      `SELECT id, to_char(event_occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at
+      `SELECT id, ${keyText('event_occurred_at')} AS at
          FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending' LIMIT 5`,
       [a.ID],
     );

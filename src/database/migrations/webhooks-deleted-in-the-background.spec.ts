@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { QueryRunner } from 'typeorm';
+import { webhookRows } from '../../../test/helpers/events';
 import { useDataSource } from '../../../test/helpers/use-service';
 import { WebhooksDeletedInTheBackground1763802700000 } from './1763802700000-webhooks-deleted-in-the-background';
 
@@ -34,17 +35,9 @@ describe('migration WebhooksDeletedInTheBackground', () => {
       );
     return id;
   };
-  const left = async (id: string) =>
-    (
-      await runner.query(
-        `SELECT (SELECT count(*) FROM webhooks WHERE id = $1)::int AS webhooks,
-                (SELECT count(*) FROM webhook_deliveries WHERE webhook_id = $1)::int AS deliveries,
-                (SELECT count(*) FROM webhook_delivery_attempts WHERE webhook_id = $1)::int AS attempts`,
-        [id],
-      )
-    )[0];
-  const whole = { webhooks: 1, deliveries: 2, attempts: 2 };
-  const none = { webhooks: 0, deliveries: 0, attempts: 0 };
+  const left = (id: string) => webhookRows(runner, id);
+  const whole = { webhooks: 1, headers: 0, kept: 0, deliveries: 2, attempts: 2 };
+  const none = { webhooks: 0, headers: 0, kept: 0, deliveries: 0, attempts: 0 };
   const triggerBody = async () =>
     (await runner.query(`SELECT prosrc FROM pg_proc WHERE proname = 'webhooks_delete_attempts'`))[0].prosrc as string;
 
