@@ -18,7 +18,9 @@ describe('deployments given one QUEUE_PREFIX', () => {
     await new Promise((r) => setTimeout(r, 2500));
     for (const p of ofA) expect(p.output).not.toMatch(WARNING);
 
-    const ofB = b.adopt(await ServiceProcess.start({ ...b.vars, QUEUE_PREFIX: a.queuePrefix }));
+    // adopted by A: B works in A's queue prefix, so it must be stopped before A drops that prefix (fixtures close in
+    // the order they were declared), or its last writes leave keys behind
+    const ofB = a.adopt(await ServiceProcess.start({ ...b.vars, QUEUE_PREFIX: a.queuePrefix }));
     const warned = async (p: ServiceProcess) => {
       for (let i = 0; i < 150 && !WARNING.test(p.output); i++) await new Promise((r) => setTimeout(r, 100));
       return WARNING.exec(p.output)?.slice(1);
