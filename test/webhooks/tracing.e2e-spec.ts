@@ -2,7 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Queue } from 'bullmq';
 import { Client } from 'pg';
+import { hashTaggedPrefix, redisOptionsFromUrl } from '../../src/queue/redis-connection';
+import { deliveryJobId } from '../../src/webhooks/delivery.queue';
 import { HttpClient } from '../helpers/http-client';
 import { OtlpReceiver, ReceivedSpan } from '../helpers/otlp-receiver';
 import { ServiceProcess } from '../helpers/service-process';
@@ -219,7 +222,22 @@ describe.each(TOPOLOGIES)('OpenTelemetry tracing with $name', ({ roles }) => {
           [hook.ID],
         )
       ).rows[0];
-    await eventually(pendingAfterOne, 20_000, 'the first attempt recorded, the retry waiting');
+    const { id } = await eventually(pendingAfterOne, 20_000, 'the first attempt recorded, the retry waiting');
+    // the retry's job is queued just after the attempt's record commits: deleted before it is in, it would come in
+    // after the wipe, delayed ten minutes, and the reconciler rightly leaves a delayed job alone
+    const queue = new Queue('deliveries', {
+      connection: redisOptionsFromUrl(env.redisUrl),
+      prefix: hashTaggedPrefix(env.queuePrefix),
+    });
+    try {
+      await eventually(
+        async () => (await queue.getJobState(deliveryJobId(id, 2))) === 'delayed',
+        10_000,
+        "the retry's job in Redis",
+      );
+    } finally {
+      await queue.close();
+    }
     // Redis loses every job; Postgres still says the delivery is pending, and now due
     expect(await deleteQueueKeys(env.redisUrl, env.queuePrefix)).toBeGreaterThan(0);
     await db.query(
