@@ -46,6 +46,7 @@ export class DeliveryMetrics {
   private readonly disables: Counter<'reason'>;
   private readonly holds: Counter;
   private readonly retention: Counter<'table'>;
+  private readonly purge: Counter<'table'>;
   private readonly blocked: Gauge;
   private readonly refused: Counter;
 
@@ -87,6 +88,12 @@ export class DeliveryMetrics {
       labelNames: ['table'],
       registers: [registry],
     });
+    this.purge = new Counter({
+      name: 'webhook_purge_removed_rows_total',
+      help: 'Rows the purge of deleted webhooks removed, by table (webhook_deliveries, webhook_delivery_attempts, webhooks)',
+      labelNames: ['table'],
+      registers: [registry],
+    });
     this.blocked = new Gauge({
       name: 'webhook_retention_blocked_days',
       help: 'Days of the delivery log past DELIVERY_RETENTION_DAYS kept because they still hold pending deliveries or unrelayed events (as of the last retention pass)',
@@ -105,6 +112,10 @@ export class DeliveryMetrics {
 
   retentionRemoved(table: string, rows: number): void {
     this.retention.inc({ table }, rows);
+  }
+
+  purgeRemoved(table: 'webhook_deliveries' | 'webhook_delivery_attempts' | 'webhooks', rows: number): void {
+    if (rows > 0) this.purge.inc({ table }, rows);
   }
 
   disabled(reason: DisabledReason): void {
@@ -200,6 +211,16 @@ export class DispatchGauges implements OnModuleInit {
           for (const reason of DISABLED_REASONS) this.set({ reason }, rows.find((r) => r.reason === reason)?.n ?? 0);
       },
     });
+    fromDatabase(
+      'webhooks_awaiting_purge',
+      'Deleted webhooks whose history the purge has not yet removed (a worker process removes it)',
+      () => webhooks.awaitingPurge(within).then((p) => p.count),
+    );
+    fromDatabase(
+      'webhook_oldest_awaiting_purge_seconds',
+      'How long ago the longest-deleted webhook still awaiting the purge was deleted (0 when none)',
+      () => webhooks.awaitingPurge(within).then((p) => p.oldestAgeSeconds),
+    );
     fromDatabase('outbox_unrelayed_events', 'Events committed but not yet turned into deliveries', () =>
       outbox.unrelayedCount(outboxReads),
     );

@@ -354,6 +354,18 @@ export class WebhookStore {
   }
 
   /** Inactive webhooks by reason. */
+  /** Webhooks marked deleted and not yet purged, and how long ago the first of them was deleted (0 when none). */
+  async awaitingPurge(opts: ScanOptions): Promise<{ count: number; oldestAgeSeconds: number }> {
+    const [row] = await this.sql.scan<{ count: number; oldestAgeSeconds: number }>(
+      `SELECT count(*)::int AS count,
+              coalesce(extract(epoch FROM now() - min(deleted_at)), 0)::float8 AS "oldestAgeSeconds"
+         FROM webhooks WHERE deleted_at IS NOT NULL`,
+      [],
+      opts,
+    );
+    return row;
+  }
+
   async disabledCounts(opts: ScanOptions): Promise<{ reason: string; n: number }[]> {
     return this.sql.scan<{ reason: string; n: number }>(
       `SELECT coalesce(disabled_reason, 'manual') AS reason, count(*)::int AS n FROM webhooks WHERE NOT active AND ${LIVE()} GROUP BY 1`,

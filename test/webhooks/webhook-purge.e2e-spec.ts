@@ -31,6 +31,20 @@ describe('a deleted webhook and the purge of its history', () => {
     return { release: async () => void (await holder.query(`SELECT pg_advisory_unlock($1)`, [PURGE_LOCK])) };
   }
 
+  /** The purge's gauges and its counter, by table, from /metrics. */
+  async function metrics(): Promise<{ awaiting: number; oldest: number; removed: Record<string, number> }> {
+    const text = (await t.http.get('/metrics')).text;
+    const gauge = (name: string) => Number(new RegExp(`\\n${name} (\\S+)\\n`).exec(text)?.[1]);
+    const removed: Record<string, number> = {};
+    for (const [, table, n] of text.matchAll(/\nwebhook_purge_removed_rows_total\{table="(\w+)"\} (\d+)/g))
+      removed[table] = Number(n);
+    return {
+      awaiting: gauge('webhooks_awaiting_purge'),
+      oldest: gauge('webhook_oldest_awaiting_purge_seconds'),
+      removed,
+    };
+  }
+
   it('is gone for every route at once, reached by nothing, then purged whole', async () => {
     const purge = await holdPurge();
     const a = await t.webhook({ Events: [...WEBHOOK_EVENTS] });
@@ -99,6 +113,12 @@ describe('a deleted webhook and the purge of its history', () => {
     }
     const listed = (await t.portal.get('/portal-api/webhooks?per_page=100')).body as { ID: string }[];
     expect(listed.map((w) => w.ID)).toEqual([b.ID]);
+    // and the metrics say a deletion awaits the purge
+    await new Promise((r) => setTimeout(r, 1100));
+    const waiting = await metrics();
+    expect(waiting.awaiting).toBe(1);
+    expect(waiting.oldest).toBeGreaterThanOrEqual(1);
+    expect(waiting.removed).toEqual({});
 
     // its pending deliveries come due, and one is even queued (a job from before the deletion): none is claimed
     await t.db.query(
@@ -145,6 +165,12 @@ describe('a deleted webhook and the purge of its history', () => {
       60_000,
       "the purge of the deleted webhook's history",
     );
+    await eventually(async () => ((await metrics()).removed.webhooks === 1 ? true : null), 5_000, 'the purge counted');
+    expect(await metrics()).toEqual({
+      awaiting: 0,
+      oldest: 0,
+      removed: { webhook_deliveries: DELIVERED + PENDING, webhook_delivery_attempts: DELIVERED, webhooks: 1 },
+    });
     const other = await rows(b.ID);
     expect(other).toEqual({ webhooks: 1, headers: 0, kept: 0, deliveries: 1, attempts: 1 });
     expect((await t.portal.get(`/portal-api/webhooks/${b.ID}`)).status).toBe(200);

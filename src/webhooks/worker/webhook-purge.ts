@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DeliveryLogStore } from '../delivery-log.store';
+import { DeliveryMetrics } from '../webhook-metrics';
 import { WebhookStore } from '../webhook.store';
 import { PeriodicRunner, PeriodicTask } from '../../common/periodic/periodic.runner';
 
@@ -41,6 +42,7 @@ export class WebhookPurge implements OnApplicationBootstrap {
     private readonly webhooks: WebhookStore,
     private readonly log: DeliveryLogStore,
     private readonly runner: PeriodicRunner,
+    private readonly metrics: DeliveryMetrics,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -61,10 +63,13 @@ export class WebhookPurge implements OnApplicationBootstrap {
         const batch = await this.log.purgeBatch(id, PURGE_BATCH);
         result.deliveries += batch.deliveries;
         result.attempts += batch.attempts;
+        this.metrics.purgeRemoved('webhook_deliveries', batch.deliveries);
+        this.metrics.purgeRemoved('webhook_delivery_attempts', batch.attempts);
         done = batch.done;
       }
       if (!done) break;
       await this.webhooks.purge(id);
+      this.metrics.purgeRemoved('webhooks', 1);
       result.purged.push(id);
     }
     if (result.purged.length || result.deliveries || result.attempts)
