@@ -37,6 +37,8 @@ describe('/metrics while Postgres hangs', () => {
       expect(during.text).toMatch(/^webhook_oldest_pending_delivery_age_seconds NaN$/im);
       expect(during.text).toMatch(/^webhook_oldest_overdue_delivery_seconds NaN$/im);
       expect(during.text).toMatch(/^outbox_oldest_unrelayed_event_age_seconds NaN$/im);
+      expect(during.text).toMatch(/^webhooks_awaiting_purge NaN$/im);
+      expect(during.text).toMatch(/^webhook_oldest_awaiting_purge_seconds NaN$/im);
       expect(during.text).not.toMatch(/^webhooks_disabled\{/m);
       expect(during.text).toContain('http_requests_total');
       expect(during.text).toContain('process_cpu_seconds_total');
