@@ -1082,7 +1082,7 @@ export interface components {
              */
             active: boolean;
             /**
-             * @description this object, and each object inside it, holds at most 1000 members
+             * @description this object, and each object inside it, holds at most 1000 members; its JSON text takes at most 65536 bytes (UTF-8)
              * @default {}
              */
             api_model: {
@@ -1372,7 +1372,7 @@ export interface components {
              */
             active: boolean;
             /**
-             * @description this object, and each object inside it, holds at most 1000 members
+             * @description this object, and each object inside it, holds at most 1000 members; its JSON text takes at most 65536 bytes (UTF-8)
              * @default {}
              */
             api_model: {

@@ -1,3 +1,4 @@
+import { MAX_API_MODEL_BYTES } from '../../src/dashboard/users/dto/create-user.dto';
 import { useService } from '../helpers/use-service';
 import { ADMIN, bearer, seedUser, SeededUser } from '../helpers/dashboard';
 import { TEST_SECRETS } from '../helpers/test-env';
@@ -225,6 +226,35 @@ describe('dashboard users', () => {
         status: 'error',
         errors: ['Name must not contain NUL characters or unpaired UTF-16 surrogates'],
       });
+    });
+
+    it('takes an api_model of up to 64 KiB as JSON, and refuses a larger one on both creation routes', async () => {
+      // {"k":"…"} is 8 bytes around the value; é is two bytes in UTF-8
+      const model = (bytes: number) => ({ k: 'é'.repeat((bytes - 8) / 2) });
+      expect(Buffer.byteLength(JSON.stringify(model(MAX_API_MODEL_BYTES)))).toBe(MAX_API_MODEL_BYTES);
+      const creations = [
+        { path: '/admin/users', credential: ADMIN, more: { org_id: 'org1' } },
+        { path: '/api/users', credential: bearer(admin.key), more: { user_permissions: { apis: 'read' } } },
+      ];
+      for (const [i, { path, credential, more }] of creations.entries()) {
+        const create = (email: string, api_model: unknown) =>
+          t.http.post(path, { ...userBody(email), ...more, api_model }, credential);
+        const big = await create(`model-big-${i}@example.com`, model(MAX_API_MODEL_BYTES + 2));
+        expect([path, big.status, big.body]).toEqual([
+          path,
+          400,
+          {
+            Status: 'Error',
+            Message: `User object validation failed. api_model must take at most ${MAX_API_MODEL_BYTES} bytes as JSON`,
+            Meta: null,
+          },
+        ]);
+        const fits = await create(`model-fits-${i}@example.com`, model(MAX_API_MODEL_BYTES));
+        expect([path, fits.status]).toEqual([path, 200]);
+        const stored = (await t.http.get(`/api/users/${fits.body.ID}`, bearer(admin.key))).body.api_model;
+        // (compared as one boolean: a failure would print 64 KiB of é)
+        expect(JSON.stringify(stored) === JSON.stringify(model(MAX_API_MODEL_BYTES))).toBe(true);
+      }
     });
 
     it('refuses permission areas named after built-in object members, and keeps such members of api_model', async () => {

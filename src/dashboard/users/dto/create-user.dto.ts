@@ -13,6 +13,7 @@ import {
 } from 'class-validator';
 import { MAX_OBJECT_MEMBERS, OBJECT_MEMBERS_NOTE } from '../../../common/http/input-policy';
 import { MaxLength } from '../../../common/http/max-length.decorator';
+import { MaxJsonBytes } from '../../../common/http/max-json-bytes.decorator';
 import { ADMIN_FLAGS, ADMIN_LEVELS, AREA_LEVELS, PERMISSION_AREAS } from '../../../common/auth/permissions';
 import { PRINTABLE_TEXT_PATTERN } from '../../../common/http/required-text.decorator';
 
@@ -31,6 +32,9 @@ export const USER_PERMISSIONS_SCHEMA = {
     'each named area at read, write (which implies read) or deny (as is absence); IsAdmin and ResetPassword at admin ' +
     "or deny, IsAdmin admin granting every area in the user's organisation (with an empty org_id, in every one)",
 };
+
+/** The most api_model may take as JSON: every user is answered with it, ten to a page of GET /api/users. */
+export const MAX_API_MODEL_BYTES = 65_536;
 
 const PERMISSIONS_EXAMPLE = { apis: 'read', analytics: 'read', users: 'write' };
 
@@ -112,9 +116,10 @@ export class CreateUserDto {
     additionalProperties: true,
     maxProperties: MAX_OBJECT_MEMBERS,
     default: {},
-    description: OBJECT_MEMBERS_NOTE,
+    description: `${OBJECT_MEMBERS_NOTE}; its JSON text takes at most ${MAX_API_MODEL_BYTES} bytes (UTF-8)`,
   })
   @IsOptional()
+  @MaxJsonBytes(MAX_API_MODEL_BYTES)
   @IsObject()
   api_model?: Record<string, unknown>;
 
