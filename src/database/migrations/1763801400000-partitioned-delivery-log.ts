@@ -115,11 +115,17 @@ export class PartitionedDeliveryLog1763801400000 implements MigrationInterface {
     await q.query(`CREATE TABLE webhook_delivery_attempts_default PARTITION OF webhook_delivery_attempts DEFAULT`);
 
     await q.query(ENSURE_PARTITIONS_BY_FINISH);
-    // a partition for each day of the default retention (30 days) and a few ahead; older rows wait in the
-    // default partitions, which retention trims in batches
-    await q.query(
-      `SELECT delivery_log_ensure_partitions((now() AT TIME ZONE 'UTC')::date - 30, (now() AT TIME ZONE 'UTC')::date + 3)`,
-    );
+    // a partition for each day from yesterday back to the oldest row carried over, within the default retention
+    // (30 days), and a few ahead; older rows wait in the default partitions, which retention trims in batches. A
+    // fresh database gets only the days the workers' retention pass keeps ready (yesterday to three ahead), not
+    // thirty empty days of partitions and their indexes.
+    await q.query(`
+      SELECT delivery_log_ensure_partitions(
+               greatest(today - 30, least(today - 1,
+                 (SELECT min(occurred_at AT TIME ZONE 'UTC')::date FROM outbox_events_v1),
+                 (SELECT min(updated_at AT TIME ZONE 'UTC')::date FROM webhook_deliveries_v1 WHERE status <> 'pending'))),
+               today + 3)
+        FROM (SELECT (now() AT TIME ZONE 'UTC')::date AS today) t`);
 
     await q.query(`INSERT INTO outbox_events SELECT * FROM outbox_events_v1`);
     await q.query(

@@ -42,6 +42,42 @@ describe('migration PartitionedDeliveryLog', () => {
       )
     ).map((r: { d: string }) => r.d);
 
+  /** The days `table` has partitions for (YYYYMMDD), in order. */
+  const partitionDays = async (table: string): Promise<string[]> =>
+    (
+      await db.query(
+        `SELECT right(c.relname, 8) AS d FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+          WHERE i.inhparent = $1::regclass AND c.relname ~ '_p[0-9]{8}$' ORDER BY 1`,
+        [table],
+      )
+    ).map((r: { d: string }) => r.d);
+  /** The UTC days from `from` to `to` days from today (YYYYMMDD), in order. */
+  const utcDays = async (from: number, to: number): Promise<string[]> =>
+    (
+      await db.query(
+        `SELECT to_char(d, 'YYYYMMDD') AS d
+           FROM generate_series((now() AT TIME ZONE 'UTC')::date + $1::int, (now() AT TIME ZONE 'UTC')::date + $2::int,
+                                interval '1 day') d ORDER BY 1`,
+        [from, to],
+      )
+    ).map((r: { d: string }) => r.d);
+
+  it('makes a fresh log only the days the workers keep ready (yesterday to three ahead), not thirty empty ones', async () => {
+    const migration = new PartitionedDeliveryLog1763801400000();
+    const byEventTime = new DeliveryLogByEventTime1763801500000();
+    const runner = db.createQueryRunner();
+    try {
+      await byEventTime.down(runner);
+      await migration.down(runner);
+      await migration.up(runner);
+      await byEventTime.up(runner);
+      const expected = await utcDays(-1, 3);
+      for (const table of LOG_TABLES) expect([table, await partitionDays(table)]).toEqual([table, expected]);
+    } finally {
+      await runner.release();
+    }
+  });
+
   it('keeps every row, column value, default, check and index of the log; pending work lands in the open partitions', async () => {
     const migration = new PartitionedDeliveryLog1763801400000();
     const byEventTime = new DeliveryLogByEventTime1763801500000();
@@ -138,6 +174,9 @@ describe('migration PartitionedDeliveryLog', () => {
       expect(await part('webhook_delivery_attempts', 'delivery_id', pending)).toBe('webhook_delivery_attempts_open');
       expect(await part('webhook_deliveries', 'id', delivered)).toMatch(/^webhook_deliveries_p\d{8}$/);
       expect(await part('webhook_deliveries', 'id', ancient)).toBe('webhook_deliveries_default');
+      // days back to the oldest row carried over (40 days ago), within the default retention of 30
+      const expected = await utcDays(-30, 3);
+      for (const table of LOG_TABLES) expect([table, await partitionDays(table)]).toEqual([table, expected]);
 
       // the event order goes on from where it was; the relay's conflict target still exists
       const [next] = await runner.query(
