@@ -7,6 +7,7 @@ import {
   OLDEST_OVERDUE_SQL,
   OLDEST_PENDING_SQL,
   OVERDUE_SQL,
+  PENDING_READ_WHOLE,
   RATE_LIMITED_SQL,
   recordSql,
 } from '../../src/webhooks/delivery.store';
@@ -165,6 +166,75 @@ describe(`delivery log at ${ATTEMPTS.toLocaleString('en')} attempts`, () => {
     walk(plan.Plan);
     return [...read];
   };
+
+  it('pages a few pending deliveries behind another webhook’s backlog from their own index entries', async () => {
+    const few = '00000000-0000-4000-8000-0000000f0001';
+    const backlog = '00000000-0000-4000-8000-0000000f0002';
+    const BACKLOG = 20_000;
+    await db.query(
+      `INSERT INTO webhooks (id, name, url, events, secret_encrypted) VALUES
+         ($1, 'few', 'https://example.com/few', ARRAY['AccessRequestApproved'], 'x'),
+         ($2, 'backlog', 'https://example.com/backlog', ARRAY['AccessRequestApproved'], 'x')`,
+      [few, backlog],
+    );
+    try {
+      // three pending deliveries from twenty days ago among two thousand delivered ones; a newer backlog elsewhere
+      await db.query(
+        `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, status, attempt_count, next_attempt_at,
+                                         created_at, updated_at, event_occurred_at)
+         SELECT gen_random_uuid(), $1, gen_random_uuid(), 'AccessRequestApproved', st,
+                1, CASE WHEN st = 'pending' THEN now() + interval '1 hour' END, t, t, t
+           FROM (SELECT CASE WHEN i <= 3 THEN 'pending' ELSE 'delivered' END AS st,
+                        now() - interval '20 days' + i * interval '10 minutes' AS t FROM generate_series(1, 2000) i) s`,
+        [few],
+      );
+      await db.query(
+        `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, status, attempt_count, next_attempt_at,
+                                         created_at, updated_at, event_occurred_at)
+         SELECT gen_random_uuid(), $1, gen_random_uuid(), 'AccessRequestApproved', 'pending', 0,
+                now() + interval '1 hour', t, t, t
+           FROM (SELECT now() - i * interval '100 ms' AS t FROM generate_series(1, $2::int) i) s`,
+        [backlog, BACKLOG],
+      );
+      await db.query(`ANALYZE webhook_deliveries`);
+      // what the page must be: the plain newest-first statement's answer
+      const expected = async (id: string, skip: number) =>
+        (
+          await db.query(
+            `SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending'
+              ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET $2`,
+            [id, skip],
+          )
+        ).rows.map((r) => r.id);
+      const page = async (id: string, skip: number) =>
+        (await db.query(DELIVERY_LOG_SQL.byStatus.pending, [id, 20, skip])).rows.map((r) => r.id);
+
+      expect(await page(few, 0)).toEqual(await expected(few, 0));
+      expect(await page(few, 0)).toHaveLength(3);
+      expect(await page(few, 20)).toEqual([]);
+      const PLAIN = `SELECT * FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending'
+                      ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`;
+      const fewRead = rowsRead(await analyzed(DELIVERY_LOG_SQL.byStatus.pending, [few, 20, 0]));
+      const fewPlain = rowsRead(await analyzed(PLAIN, [few, 20, 0]));
+      figures.push(`3 pending behind a backlog of ${BACKLOG}: ${fewRead} rows read (the plain walk: ${fewPlain})`);
+      // (the plain newest-first statement walks the webhook's history or the other webhook's backlog, as the
+      // planner guesses: here 1 700 or 20 000 rows)
+      expect(fewRead).toBeLessThan(50);
+
+      // past PENDING_READ_WHOLE, the newest-first walk: what it read before, and the count's entries
+      for (const skip of [0, 40]) expect(await page(backlog, skip)).toEqual(await expected(backlog, skip));
+      const backlogRead = rowsRead(await analyzed(DELIVERY_LOG_SQL.byStatus.pending, [backlog, 20, 40]));
+      const backlogPlain = rowsRead(await analyzed(PLAIN, [backlog, 20, 40]));
+      figures.push(`a page of a backlog of ${BACKLOG}: ${backlogRead} rows read (the plain walk: ${backlogPlain})`);
+      expect(backlogRead).toBeLessThanOrEqual(backlogPlain + PENDING_READ_WHOLE + 1);
+      await check('list pending, few behind a backlog', DELIVERY_LOG_SQL.byStatus.pending, [few, 20, 0]);
+      await check('list pending, a backlog', DELIVERY_LOG_SQL.byStatus.pending, [backlog, 20, 0]);
+    } finally {
+      await db.query(`DELETE FROM webhook_deliveries WHERE webhook_id IN ($1, $2)`, [few, backlog]);
+      await db.query(`DELETE FROM webhooks WHERE id IN ($1, $2)`, [few, backlog]);
+      await db.query(`ANALYZE webhook_deliveries`);
+    }
+  });
 
   it('the reconciler’s scan reads pending deliveries from the partial index of each partition', async () => {
     await check('overdue scan', OVERDUE_SQL, [3, 2000]);

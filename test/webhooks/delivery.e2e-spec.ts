@@ -121,6 +121,32 @@ describe('webhook delivery', () => {
     expect(JSON.parse(got[0].body).Event).toBe('AccessRequestApproved');
   });
 
+  it('lists pending deliveries by status, newest first, a page at a time', async () => {
+    // each first attempt is told to come back in ten minutes: the deliveries stay pending
+    sink.responder = () => ({ status: 503, headers: { 'retry-after': '600' } });
+    const w = await webhook({});
+    for (let i = 0; i < 3; i++) await emitEvent(t, 'AccessRequestApproved', { ...MESSAGE, ID: 100 + i });
+    await sink.waitForCount(3);
+    const list = (query: string) =>
+      t.portal.get(`/portal-api/webhooks/${w.ID}/deliveries?${query}`).then((r) => r.body as any[]);
+    const all = await eventually(
+      async () => {
+        const l = await list('status=pending');
+        return l.length === 3 && l.every((d) => d.AttemptCount === 1) ? l : null;
+      },
+      10_000,
+      'three pending deliveries, each attempted once',
+    );
+    expect(all.map((d) => d.ID)).toEqual((await deliveries(w.ID)).map((d) => d.ID));
+    const times = all.map((d) => Date.parse(d.CreatedAt));
+    expect(times.every(Number.isFinite)).toBe(true);
+    expect([...times].sort((a, b) => b - a)).toEqual(times);
+    expect((await list('status=pending&per_page=2')).map((d) => d.ID)).toEqual(all.slice(0, 2).map((d) => d.ID));
+    expect((await list('status=pending&per_page=2&page=2')).map((d) => d.ID)).toEqual([all[2].ID]);
+    expect(await list('status=pending&per_page=2&page=3')).toEqual([]);
+    expect(await list('status=delivered')).toEqual([]);
+  });
+
   it('retries failures on the schedule with the same webhook-id, then fails; every attempt is logged', async () => {
     sink.responder = () => ({ status: 500, body: 'x'.repeat(5000) });
     const w = await webhook({});
