@@ -12,6 +12,9 @@ import { DISABLED_REASONS, DisabledReason } from './operational-events';
 import { DeliveryStore } from './delivery.store';
 import { WebhookStore } from './webhook.store';
 
+/** The tables the purge of deleted webhooks removes rows from. */
+const PURGED_TABLES = ['webhook_deliveries', 'webhook_delivery_attempts', 'webhooks'] as const;
+
 /** How long a scrape waits for the queue's counts; past it (Redis unreachable) the depth is left out of that scrape. */
 const QUEUE_DEPTH_WAIT_MS = 1000;
 /**
@@ -94,6 +97,8 @@ export class DeliveryMetrics {
       labelNames: ['table'],
       registers: [registry],
     });
+    // every table from the start, so a rate over the first purge has a series to start from
+    for (const table of PURGED_TABLES) this.purge.inc({ table }, 0);
     this.blocked = new Gauge({
       name: 'webhook_retention_blocked_days',
       help: 'Days of the delivery log past DELIVERY_RETENTION_DAYS kept because they still hold pending deliveries or unrelayed events (as of the last retention pass)',
@@ -114,7 +119,7 @@ export class DeliveryMetrics {
     this.retention.inc({ table }, rows);
   }
 
-  purgeRemoved(table: 'webhook_deliveries' | 'webhook_delivery_attempts' | 'webhooks', rows: number): void {
+  purgeRemoved(table: (typeof PURGED_TABLES)[number], rows: number): void {
     if (rows > 0) this.purge.inc({ table }, rows);
   }
 

@@ -353,7 +353,6 @@ export class WebhookStore {
     );
   }
 
-  /** Inactive webhooks by reason. */
   /** Webhooks marked deleted and not yet purged, and how long ago the first of them was deleted (0 when none). */
   async awaitingPurge(opts: ScanOptions): Promise<{ count: number; oldestAgeSeconds: number }> {
     const [row] = await this.sql.scan<{ count: number; oldestAgeSeconds: number }>(
@@ -366,6 +365,7 @@ export class WebhookStore {
     return row;
   }
 
+  /** Inactive webhooks by reason. */
   async disabledCounts(opts: ScanOptions): Promise<{ reason: string; n: number }[]> {
     return this.sql.scan<{ reason: string; n: number }>(
       `SELECT coalesce(disabled_reason, 'manual') AS reason, count(*)::int AS n FROM webhooks WHERE NOT active AND ${LIVE()} GROUP BY 1`,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import { RedisConnection } from '../../src/queue/queue.module';
+import { DeliveryQueue, deliveryJobId } from '../../src/webhooks/delivery.queue';
 import { DeliveryProcessor } from '../../src/webhooks/worker/delivery.processor';
 import { RateLimits } from '../../src/webhooks/worker/rate-limits';
 import { deliveryCount, emitEvent } from '../helpers/events';
@@ -119,6 +120,20 @@ describe('on a three-master Redis Cluster', () => {
       },
       15_000,
       'deliveries created',
+    );
+    // and all queued: the relay queues a batch's jobs just after its commit, and one queued after the wipe below would
+    // leave a key behind, and its delivery would not need the reconciler
+    const queue = t.app.get(DeliveryQueue).queue;
+    const deliveryIds: string[] = (
+      await t.db.query(`SELECT id FROM webhook_deliveries WHERE webhook_id = $1`, [webhookId])
+    ).map((r: { id: string }) => r.id);
+    await eventually(
+      async () =>
+        (await Promise.all(deliveryIds.map((id) => queue.getJobState(deliveryJobId(id, 1))))).every(
+          (s) => s !== 'unknown',
+        ),
+      15_000,
+      'the 20 jobs queued',
     );
     expect((await cluster.keys(`{${env.queuePrefix}}:deliveries:*`)).length).toBeGreaterThan(0);
 

@@ -118,7 +118,7 @@ describe('a deleted webhook and the purge of its history', () => {
     const waiting = await metrics();
     expect(waiting.awaiting).toBe(1);
     expect(waiting.oldest).toBeGreaterThanOrEqual(1);
-    expect(waiting.removed).toEqual({});
+    expect(waiting.removed).toEqual({ webhook_deliveries: 0, webhook_delivery_attempts: 0, webhooks: 0 });
 
     // its pending deliveries come due, and one is even queued (a job from before the deletion): none is claimed
     await t.db.query(

@@ -1,8 +1,9 @@
 import { buildMessage, ValidateBy, ValidationOptions } from 'class-validator';
 
 /**
- * A value whose JSON text takes at most `max` bytes of UTF-8, as it is stored (jsonb) and answered: a free-form object
- * the service keeps and returns in lists is bounded by what it says, not only by the request body's limit.
+ * A value whose JSON text takes at most `max` bytes of UTF-8, as the API answers it (Postgres's own text form of a
+ * jsonb adds spaces): a free-form object the service keeps and returns in lists is bounded by what it says, not only
+ * by the request body's limit.
  */
 export function MaxJsonBytes(max: number, options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
