@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, QueryRunner } from 'typeorm';
 import { useDataSource } from '../../../test/helpers/use-service';
 import { PartitionedDeliveryLog1763801400000 } from './1763801400000-partitioned-delivery-log';
 import { DeliveryLogByEventTime1763801500000 } from './1763801500000-delivery-log-by-event-time';
@@ -62,29 +62,34 @@ describe('migration PartitionedDeliveryLog', () => {
       )
     ).map((r: { d: string }) => r.d);
 
-  it('makes a fresh log only the days the workers keep ready (yesterday to three ahead), not thirty empty ones', async () => {
+  /**
+   * Takes the log back to before PartitionedDeliveryLog (and the later DeliveryLogByEventTime), runs `between` (which
+   * runs PartitionedDeliveryLog's up), then brings DeliveryLogByEventTime back.
+   */
+  async function fromBefore(
+    between: (runner: QueryRunner, migration: PartitionedDeliveryLog1763801400000) => Promise<void>,
+  ): Promise<void> {
     const migration = new PartitionedDeliveryLog1763801400000();
     const byEventTime = new DeliveryLogByEventTime1763801500000();
     const runner = db.createQueryRunner();
     try {
       await byEventTime.down(runner);
       await migration.down(runner);
-      await migration.up(runner);
+      await between(runner, migration);
       await byEventTime.up(runner);
-      const expected = await utcDays(-1, 3);
-      for (const table of LOG_TABLES) expect([table, await partitionDays(table)]).toEqual([table, expected]);
     } finally {
       await runner.release();
     }
+  }
+
+  it('makes a fresh log only the days the workers keep ready (yesterday to three ahead), not thirty empty ones', async () => {
+    await fromBefore((runner, migration) => migration.up(runner));
+    const expected = await utcDays(-1, 3);
+    for (const table of LOG_TABLES) expect([table, await partitionDays(table)]).toEqual([table, expected]);
   });
 
   it('keeps every row, column value, default, check and index of the log; pending work lands in the open partitions', async () => {
-    const migration = new PartitionedDeliveryLog1763801400000();
-    const byEventTime = new DeliveryLogByEventTime1763801500000();
-    const runner = db.createQueryRunner();
-    try {
-      await byEventTime.down(runner);
-      await migration.down(runner);
+    await fromBefore(async (runner, migration) => {
       const [cols, idx, chk] = [await columns(), await indexes(), await checks()];
       expect(cols.join('\n')).toMatch(/outbox_events\.seq bigint YES nextval\('outbox_events_seq'::regclass\)/);
 
@@ -203,9 +208,6 @@ describe('migration PartitionedDeliveryLog', () => {
       expect(
         (await runner.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1`, [webhook]))[0].n,
       ).toBe(0);
-      await byEventTime.up(runner);
-    } finally {
-      await runner.release();
-    }
+    });
   });
 });
