@@ -216,15 +216,22 @@ export class DispatchGauges implements OnModuleInit {
           for (const reason of DISABLED_REASONS) this.set({ reason }, rows.find((r) => r.reason === reason)?.n ?? 0);
       },
     });
+    // the two purge gauges come from one read a scrape: a registry collects its metrics together, so the second
+    // gauge joins the read the first began
+    let purgeRead: ReturnType<WebhookStore['awaitingPurge']> | undefined;
+    const awaitingPurge = () =>
+      (purgeRead ??= webhooks.awaitingPurge(within).finally(() => {
+        purgeRead = undefined;
+      }));
     fromDatabase(
       'webhooks_awaiting_purge',
       'Deleted webhooks whose history the purge has not yet removed (a worker process removes it)',
-      () => webhooks.awaitingPurge(within).then((p) => p.count),
+      () => awaitingPurge().then((p) => p.count),
     );
     fromDatabase(
       'webhook_oldest_awaiting_purge_seconds',
       'How long ago the longest-deleted webhook still awaiting the purge was deleted (0 when none)',
-      () => webhooks.awaitingPurge(within).then((p) => p.oldestAgeSeconds),
+      () => awaitingPurge().then((p) => p.oldestAgeSeconds),
     );
     fromDatabase('outbox_unrelayed_events', 'Events committed but not yet turned into deliveries', () =>
       outbox.unrelayedCount(outboxReads),
