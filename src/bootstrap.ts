@@ -11,6 +11,7 @@ import { FamilyAuthenticator } from './common/auth/auth.guard';
 import { registerAuthenticateFirst } from './common/auth/authenticate-first';
 import { ApiError, FamilyExceptionFilter, sendFamilyError } from './common/errors';
 import { documentErrorResponses, ERROR_BODIES } from './common/errors/error-responses.openapi';
+import { followQuietConnections } from './common/http/quiet-connections';
 import { setTraceRoute } from './common/http/trace-route';
 import {
   answerRefusedByRouter,
@@ -77,6 +78,12 @@ export async function createApp(
     fastify.server.emit('request', req, res),
   );
   fastify.server.on('connect', onConnect);
+  // a stop closes the connections that carry no request, as Node does not (see there)
+  const closeQuietConnections = followQuietConnections(fastify.server);
+  fastify.addHook('preClose', (done) => {
+    closeQuietConnections();
+    done();
+  });
   // Every request gets an id (the caller's X-Request-Id if sane), echoed on the response and used by the logs.
   // (hooks on every request take a callback rather than return a promise: one promise less per request)
   fastify.addHook('onRequest', (request, reply, done) => {

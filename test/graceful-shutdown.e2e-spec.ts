@@ -1,13 +1,16 @@
+import { connect, Socket } from 'node:net';
 import { Agent, request } from 'undici';
 import { seedUser } from './helpers/dashboard';
 import { useService } from './helpers/use-service';
 
 /**
  * SIGTERM while clients keep their connections busy: every request the service takes gets its route's answer
- * (the connection is closed after it), never a 5xx, and the process still exits promptly.
+ * (the connection is closed after it), never a 5xx, and the process still exits promptly. Connections that carry no
+ * request do not hold it up.
  */
 describe('graceful shutdown', () => {
-  const t = useService({ processes: [{ ROLE: 'api' }] });
+  // one process for each test, which stops it
+  const t = useService({ processes: [{ ROLE: 'api' }, { ROLE: 'api', SHUTDOWN_TIMEOUT: '30s' }] });
 
   it('answers the requests still arriving on open connections while it stops, then exits', async () => {
     const key = (await seedUser(t, { org: 'acme' })).key;
@@ -48,5 +51,36 @@ describe('graceful shutdown', () => {
     expect(fivexx).toEqual([]);
     expect(statuses['200']).toBeGreaterThan(20);
     expect(stopMs).toBeLessThan(10_000);
+  }, 60_000);
+
+  it('closes the connections that carry no request: opened and silent, half a request sent, idle after an answer', async () => {
+    const service = t.processes[1];
+    /** A connection to the service that has sent `first`. */
+    const open = (first?: string) =>
+      new Promise<Socket>((resolve, reject) => {
+        const socket = connect(service.port, '127.0.0.1', () => {
+          if (first) socket.write(first);
+          resolve(socket);
+        });
+        socket.once('error', reject);
+      });
+    const silent = await open();
+    const halfSent = await open('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    const idle = await open('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    expect(await new Promise<string>((resolve) => idle.once('data', (d) => resolve(String(d))))).toMatch(
+      /^HTTP\/1\.1 200 /,
+    );
+    const closed = [silent, halfSent, idle].map((socket) => {
+      socket.on('error', () => undefined); // reset by the service: closed all the same
+      return new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    });
+    const stopping = Date.now();
+    // before, the first two held the stop until SHUTDOWN_TIMEOUT (30 s here), which then exited with 1
+    const code = await service.signalAndWait('SIGTERM');
+    const stopMs = Date.now() - stopping;
+    expect(service.output).not.toContain('did not stop');
+    expect(code).toBeNull(); // it died of the signal, as without a handler: a clean stop
+    expect(stopMs).toBeLessThan(10_000);
+    await Promise.all(closed);
   }, 60_000);
 });
