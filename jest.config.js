@@ -31,6 +31,8 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   // generated data (embedded databases, copies of the project made by specs) is never test code
   modulePathIgnorePatterns: ['<rootDir>/.data/', '<rootDir>/test-results/'],
+  // jest's runtime with V8's code cache kept across a worker's spec files (see there)
+  runtime: '<rootDir>/test/setup/code-cache-runtime.js',
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   testTimeout: 60000,
