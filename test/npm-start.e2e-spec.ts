@@ -37,9 +37,10 @@ describe('npm start', () => {
       const npmExited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
       let servicePid = 0;
       try {
+        // the line it listens with comes on stderr, its log lines (with its pid) on stdout: either may be read first
         const deadline = Date.now() + 45_000;
-        while (!/listening on http:\/\/[^\s]*:\d+/.test(output) && Date.now() < deadline)
-          await new Promise((resolve) => setTimeout(resolve, 100));
+        const started = () => /listening on http:\/\/[^\s]*:\d+/.test(output) && /"pid":\d+/.test(output);
+        while (!started() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
         const port = Number(/listening on http:\/\/[^\s]*:(\d+)/.exec(output)?.[1]);
         servicePid = Number(/"pid":(\d+)/.exec(output)?.[1]);
         expect(port).toBeGreaterThan(0);

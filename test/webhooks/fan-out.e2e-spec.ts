@@ -18,8 +18,13 @@ describe('fan-out of one event to more webhooks than one addBulk queues', () => 
     // how many of the relay's addBulk calls for these webhooks were under way at once
     let inFlight = 0;
     let mostInFlight = 0;
+    // the relay's calls: on a loaded machine the reconciler may re-queue a few deliveries whose jobs a worker has
+    // taken but not yet claimed in Postgres (3 s after they were due), which that claim makes harmless
+    const relayCalls: Parameters<typeof queue.addBulk>[0][] = [];
     const addBulk = jest.spyOn(queue, 'addBulk').mockImplementation(async (jobs) => {
-      const mine = jobs.some((j) => ours.has(j.data.webhookId));
+      const relays = !new Error().stack?.includes('requeueOverdue');
+      if (relays) relayCalls.push(jobs);
+      const mine = relays && jobs.some((j) => ours.has(j.data.webhookId));
       if (mine) mostInFlight = Math.max(mostInFlight, ++inFlight);
       try {
         return await original(jobs);
@@ -43,8 +48,8 @@ describe('fan-out of one event to more webhooks than one addBulk queues', () => 
       expect(rows[0]).toEqual({ n: count, attempts: count });
 
       // the relay's jobs went in chunks, one after the other, each job once
-      const chunks = addBulk.mock.calls
-        .map(([jobs]) => jobs.filter((j) => ours.has(j.data.webhookId)))
+      const chunks = relayCalls
+        .map((jobs) => jobs.filter((j) => ours.has(j.data.webhookId)))
         .filter((jobs) => jobs.length > 0);
       expect(chunks.map((jobs) => jobs.length)).toEqual([ENQUEUE_CHUNK, ENQUEUE_CHUNK, 30]);
       const jobIds = chunks.flat().map((j) => j.opts?.jobId);
