@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /**
@@ -10,28 +10,26 @@ import type { Socket } from 'node:net';
  * spare connection, opened ahead of a request it never made, or a client that connects and waits. Such a connection
  * carries no request the service has taken; it is closed as the idle ones are. A connection whose request is being
  * received or answered is left to finish it (it is answered with Connection: close).
+ *
+ * It costs nothing per request: what is in progress is read from the connection at the stop.
  */
 export function followQuietConnections(server: Server): () => void {
   const open = new Set<Socket>();
-  /** Requests in progress on a connection (more than one when pipelined). */
-  const inProgress = new WeakMap<Socket, number>();
   server.on('connection', (socket: Socket) => {
     open.add(socket);
     socket.once('close', () => open.delete(socket));
   });
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const socket = req.socket;
-    inProgress.set(socket, (inProgress.get(socket) ?? 0) + 1);
-    let done = false;
-    const end = () => {
-      if (done) return;
-      done = true;
-      inProgress.set(socket, (inProgress.get(socket) ?? 1) - 1);
-    };
-    res.once('finish', end);
-    res.once('close', end);
-  });
   return () => {
-    for (const socket of open) if (!inProgress.get(socket)) socket.destroy();
+    for (const socket of open) if (!answering(socket)) socket.destroy();
   };
+}
+
+/**
+ * Whether a request is being answered on `socket`. Node attaches the response in progress to its connection from
+ * the moment the request's headers are in until the response is sent (and the next pipelined one after it): the
+ * field its own `closeIdleConnections` reads. An answer already sent whole but not yet flushed counts as in progress.
+ */
+function answering(socket: Socket): boolean {
+  const res = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  return !!res && !res.writableFinished;
 }
