@@ -78,10 +78,11 @@ export async function createApp(
     fastify.server.emit('request', req, res),
   );
   fastify.server.on('connect', onConnect);
-  // a stop closes the connections that carry no request, as Node does not (see there)
+  // a stop closes the connections once they carry no request, as Node does not (see there); the server stops
+  // accepting meanwhile
   const closeQuietConnections = followQuietConnections(fastify.server);
   fastify.addHook('preClose', (done) => {
-    closeQuietConnections();
+    void closeQuietConnections();
     done();
   });
   // Every request gets an id (the caller's X-Request-Id if sane), echoed on the response and used by the logs.
@@ -132,7 +133,8 @@ export async function createApp(
 
 function setupOpenApi(app: NestFastifyApplication): void {
   // built on the first request for it, and kept: scanning every route takes about 0.2 s of CPU, which a process that
-  // is never asked for its document (most of them) would spend at every start
+  // is never asked for its document (most of them) would spend at every start (the specs build it: bootstrap.spec,
+  // openapi.e2e-spec)
   const document = () => createOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', yamlDocumentUrl: 'docs-yaml' });
 }

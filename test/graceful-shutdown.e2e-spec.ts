@@ -1,6 +1,8 @@
-import { connect, Socket } from 'node:net';
+import { connect } from 'node:net';
 import { Agent, request } from 'undici';
 import { seedUser } from './helpers/dashboard';
+import { eventually } from './helpers/eventually';
+import { TEST_SECRETS } from './helpers/test-env';
 import { useService } from './helpers/use-service';
 
 /**
@@ -53,34 +55,52 @@ describe('graceful shutdown', () => {
     expect(stopMs).toBeLessThan(10_000);
   }, 60_000);
 
-  it('closes the connections that carry no request: opened and silent, half a request sent, idle after an answer', async () => {
+  it('closes the connections that carry no request, and one whose request was under way once it is answered', async () => {
     const service = t.processes[1];
-    /** A connection to the service that has sent `first`. */
-    const open = (first?: string) =>
-      new Promise<Socket>((resolve, reject) => {
-        const socket = connect(service.port, '127.0.0.1', () => {
-          if (first) socket.write(first);
-          resolve(socket);
-        });
-        socket.once('error', reject);
+    /** A connection to the service that has sent `first`, and what it has received. */
+    const open = async (first?: string) => {
+      const socket = connect(service.port, '127.0.0.1');
+      await new Promise<void>((resolve, reject) => {
+        socket.once('connect', () => resolve()).once('error', reject);
       });
+      socket.on('error', () => undefined); // reset by the service: closed all the same
+      let received = '';
+      socket.on('data', (d) => (received += String(d)));
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      if (first) socket.write(first);
+      return { socket, closed, received: () => received };
+    };
     const silent = await open();
     const halfSent = await open('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     const idle = await open('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    expect(await new Promise<string>((resolve) => idle.once('data', (d) => resolve(String(d))))).toMatch(
-      /^HTTP\/1\.1 200 /,
+    // a request under way at the stop: its headers and half its body now, the rest once the stop has begun
+    const underWay = await open(
+      'POST /gateway/apis/oas HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+        `X-Gateway-Authorization: ${TEST_SECRETS.GATEWAY_SECRET}\r\nContent-Length: 2\r\n\r\n{`,
     );
-    const closed = [silent, halfSent, idle].map((socket) => {
-      socket.on('error', () => undefined); // reset by the service: closed all the same
-      return new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    });
+    await eventually(async () => /^HTTP\/1\.1 200 /.test(idle.received()), 10_000, 'the idle one answered');
+
     const stopping = Date.now();
-    // before, the first two held the stop until SHUTDOWN_TIMEOUT (30 s here), which then exited with 1
-    const code = await service.signalAndWait('SIGTERM');
+    const exited = service.signalAndWait('SIGTERM');
+    // the stop has begun once the service takes no new connection
+    await eventually(
+      async () =>
+        !(await open()
+          .then(({ socket }) => (socket.destroy(), true))
+          .catch(() => false)),
+      10_000,
+      'no new connection taken',
+    );
+    underWay.socket.write('}');
+    // before, the first two held the stop until SHUTDOWN_TIMEOUT (30 s here), which then exited with 1; so did the
+    // one under way, answered with keep-alive (72 s)
+    const code = await exited;
     const stopMs = Date.now() - stopping;
     expect(service.output).not.toContain('did not stop');
     expect(code).toBeNull(); // it died of the signal, as without a handler: a clean stop
     expect(stopMs).toBeLessThan(10_000);
-    await Promise.all(closed);
+    await Promise.all([silent.closed, halfSent.closed, idle.closed, underWay.closed]);
+    // answered by its route (an empty document is not an API definition)
+    expect(underWay.received()).toMatch(/^HTTP\/1\.1 400 [^]*"status":"error"/);
   }, 60_000);
 });
