@@ -30,6 +30,8 @@ describe('npm start', () => {
         cwd: ROOT,
         env: { ...process.env, ...env.vars, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
         stdio: ['ignore', 'pipe', 'pipe'],
+        // a group of its own: whatever is left of npm, its shell and the service is killed at the end
+        detached: true,
       });
       let output = '';
       npm.stdout.on('data', (d) => (output += d));
@@ -55,7 +57,11 @@ describe('npm start', () => {
         while (alive(servicePid) && Date.now() < stopBy) await new Promise((resolve) => setTimeout(resolve, 100));
         expect(alive(servicePid)).toBe(false);
       } finally {
-        if (npm.exitCode === null && npm.signalCode === null) npm.kill('SIGKILL');
+        try {
+          process.kill(-npm.pid!, 'SIGKILL');
+        } catch {
+          // none of the group is left
+        }
         if (servicePid && alive(servicePid)) process.kill(servicePid, 'SIGKILL');
       }
     },
