@@ -72,16 +72,10 @@ describe('followQuietConnections', () => {
   });
 
   it('answers a request that has arrived but not been read yet when the stop begins', async () => {
-    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
-    sockets.push(socket);
-    let received = '';
-    socket.on('data', (d) => (received += String(d)));
-    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    await new Promise((resolve) => socket.once('connect', resolve));
-    // sent and the stop begun in one turn: the server has not read it yet
-    socket.write('GET /quick HTTP/1.1\r\nHost: x\r\n\r\n');
+    // sent, and the stop begun, in one turn of the event loop: the server has not read it yet
+    const late = await open('GET /quick HTTP/1.1\r\nHost: x\r\n\r\n');
     await closeQuiet();
-    await closed;
-    expect(received).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*quick$/);
+    await late.closed;
+    expect(late.received()).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*quick$/);
   });
 });
