@@ -1,7 +1,7 @@
-import { connect } from 'node:net';
 import { Agent, request } from 'undici';
 import { seedUser } from './helpers/dashboard';
 import { eventually } from './helpers/eventually';
+import { openRawConnection } from './helpers/raw-connection';
 import { TEST_SECRETS } from './helpers/test-env';
 import { useService } from './helpers/use-service';
 
@@ -57,19 +57,7 @@ describe('graceful shutdown', () => {
 
   it('closes the connections that carry no request, and one whose request was under way once it is answered', async () => {
     const service = t.processes[1];
-    /** A connection to the service that has sent `first`, and what it has received. */
-    const open = async (first?: string) => {
-      const socket = connect(service.port, '127.0.0.1');
-      await new Promise<void>((resolve, reject) => {
-        socket.once('connect', () => resolve()).once('error', reject);
-      });
-      socket.on('error', () => undefined); // reset by the service: closed all the same
-      let received = '';
-      socket.on('data', (d) => (received += String(d)));
-      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-      if (first) socket.write(first);
-      return { socket, closed, received: () => received };
-    };
+    const open = (first?: string) => openRawConnection(service.port, first);
     const silent = await open();
     const halfSent = await open('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     const idle = await open('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');

@@ -37,14 +37,13 @@ describe('npm start', () => {
       npm.stdout.on('data', (d) => (output += d));
       npm.stderr.on('data', (d) => (output += d));
       const npmExited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
-      let servicePid = 0;
       try {
         // the line it listens with comes on stderr, its log lines (with its pid) on stdout: either may be read first
         const deadline = Date.now() + 45_000;
         const started = () => /listening on http:\/\/[^\s]*:\d+/.test(output) && /"pid":\d+/.test(output);
         while (!started() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
         const port = Number(/listening on http:\/\/[^\s]*:(\d+)/.exec(output)?.[1]);
-        servicePid = Number(/"pid":(\d+)/.exec(output)?.[1]);
+        const servicePid = Number(/"pid":(\d+)/.exec(output)?.[1]);
         expect(port).toBeGreaterThan(0);
         expect(servicePid).toBeGreaterThan(0);
         const health = await request(`http://127.0.0.1:${port}/health`);
@@ -58,11 +57,10 @@ describe('npm start', () => {
         expect(alive(servicePid)).toBe(false);
       } finally {
         try {
-          process.kill(-npm.pid!, 'SIGKILL');
+          process.kill(-npm.pid!, 'SIGKILL'); // the service too: npm's script hands it npm's group
         } catch {
           // none of the group is left
         }
-        if (servicePid && alive(servicePid)) process.kill(servicePid, 'SIGKILL');
       }
     },
     90_000,

@@ -1,5 +1,6 @@
 import { createServer, Server } from 'node:http';
-import { AddressInfo, connect, Socket } from 'node:net';
+import { AddressInfo, Socket } from 'node:net';
+import { openRawConnection } from '../../../test/helpers/raw-connection';
 import { followQuietConnections } from './quiet-connections';
 
 describe('followQuietConnections', () => {
@@ -24,17 +25,11 @@ describe('followQuietConnections', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  /** A connection that has sent `first`, and what it has received so far. */
+  /** A connection that has sent `first`; closed after the test. */
   const open = async (first?: string) => {
-    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
-    sockets.push(socket);
-    socket.on('error', () => undefined);
-    let received = '';
-    socket.on('data', (d) => (received += String(d)));
-    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    await new Promise((resolve) => socket.once('connect', resolve));
-    if (first) socket.write(first);
-    return { socket, closed, received: () => received };
+    const connection = await openRawConnection((server.address() as AddressInfo).port, first);
+    sockets.push(connection.socket);
+    return connection;
   };
   const until = async (holds: () => boolean) => {
     for (let i = 0; i < 200 && !holds(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
