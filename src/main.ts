@@ -5,7 +5,7 @@ import { Client } from 'pg';
 import { createApp } from './bootstrap';
 import { checkEncryptionKey } from './common/crypto/key-check';
 import { STOP_SIGNALS } from './common/stop-signals';
-import { ConfigError, loadConfigFromEnvironment } from './config';
+import { ConfigError, loadConfigFromEnvironment, SHORT_CREDENTIAL } from './config';
 import { CONNECT_TIMEOUT_MS, runMigrations } from './database/data-source';
 import { resolveInfrastructure } from './database/infrastructure';
 import { settleQueuePrefix } from './queue/queue-prefix';
@@ -30,6 +30,11 @@ async function main(): Promise<void> {
     const file = `${config.dataDir}/secrets.json`;
     say(`  read them with: cat ${file}   (set the variables, or NODE_ENV=production, to stop this)`);
   }
+  if (config.shortCredentials.length > 0)
+    say(
+      `${config.shortCredentials.join(', ')} shorter than ${SHORT_CREDENTIAL} characters: easy to guess, ` +
+        `use longer ones outside tests (openssl rand -hex 24)`,
+    );
   const { infra, applied, prefix } = await explained('PostgreSQL (DATABASE_URL)', async () => {
     const infra = await resolveInfrastructure(config, say);
     const applied = await runMigrations(config.database.url!);

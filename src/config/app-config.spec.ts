@@ -65,7 +65,6 @@ describe('loadConfig', () => {
     ['WEBHOOK_DISABLE_AFTER', '10ms'],
     ['DASHBOARD_PAGE_SIZE', '0'],
     ['DASHBOARD_PAGE_SIZE', '1001'],
-    ['GATEWAY_SECRET', 'tiny'],
     ['GATEWAY_SECRET', ' '.repeat(20)],
     ['ADMIN_SECRET', ' admin-secret-with-blanks '],
     ['PORTAL_API_TOKEN', 'portal-token-0123456789\t'],
@@ -224,6 +223,22 @@ describe('loadConfig', () => {
     ]);
     expect(c.webhooks.retrySchedule).toEqual([0, 1, 2]);
     expect(c.secrets.encryptionKey.equals(Buffer.alloc(32, 7))).toBe(true);
+  });
+
+  it('outside production takes a credential of any length and names those shorter than 16 characters', () => {
+    const c = loadConfig({ ...secrets, ADMIN_SECRET: 'a', PORTAL_API_TOKEN: 'p'.repeat(15), DATA_DIR: dataDir() });
+    expect(c.secrets.admin).toBe('a');
+    expect(c.secrets.portal).toBe('p'.repeat(15));
+    expect(c.shortCredentials).toEqual(['ADMIN_SECRET', 'PORTAL_API_TOKEN']);
+    expect(loadConfig({ ...secrets, DATA_DIR: dataDir() }).shortCredentials).toEqual([]);
+  });
+
+  it('refuses in production a credential shorter than 16 characters, naming it', () => {
+    const production = { ...secrets, NODE_ENV: 'production', DATA_DIR: dataDir() };
+    expect(() => loadConfig({ ...production, ADMIN_SECRET: 'a'.repeat(15) })).toThrow(
+      /^Invalid configuration:\n {2}ADMIN_SECRET: must be at least 16 characters when NODE_ENV=production$/,
+    );
+    expect(loadConfig({ ...production, ADMIN_SECRET: 'a'.repeat(16) }).secrets.admin).toBe('a'.repeat(16));
   });
 
   it('refuses one value for the credentials of two families', () => {

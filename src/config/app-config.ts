@@ -58,6 +58,8 @@ export class AppConfig {
   shutdownTimeoutMs: number;
   /** Names of secrets that were generated into dataDir because the environment had none. */
   generatedSecrets: string[];
+  /** Names of the credentials shorter than SHORT_CREDENTIAL characters (outside production: taken, said at start). */
+  shortCredentials: string[];
 
   get runsApi(): boolean {
     return this.role === 'api' || this.role === 'all';
@@ -103,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
   const generated = missing.length > 0 ? fillGeneratedSecrets(dataDir, missing, secretValues) : [];
+  if (nodeEnv === 'production') refuseShortCredentials(secretValues);
   refuseSharedCredentials(secretValues);
 
   const config = new AppConfig();
@@ -141,11 +144,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   config.idempotency = { keyTtlMs: parseDuration(dto.IDEMPOTENCY_KEY_TTL) ?? DEFAULT_IDEMPOTENCY_KEY_TTL_MS };
   config.shutdownTimeoutMs = parseDuration(dto.SHUTDOWN_TIMEOUT) ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
   config.generatedSecrets = generated;
+  config.shortCredentials = CREDENTIAL_NAMES.filter((n) => secretValues[n]!.length < SHORT_CREDENTIAL);
   return config;
 }
 
+/**
+ * A credential shorter than this is easy to guess: refused with NODE_ENV=production; outside it taken all the same
+ * (the variables are optional there, and a local run or a test suite may start the service with `GATEWAY_SECRET=g`),
+ * and the start says so.
+ */
+export const SHORT_CREDENTIAL = 16;
+
 /** The credentials of the gateway, admin and portal families: one value would open two families. */
 const CREDENTIAL_NAMES: SecretName[] = ['GATEWAY_SECRET', 'ADMIN_SECRET', 'PORTAL_API_TOKEN'];
+
+function refuseShortCredentials(values: Record<SecretName, string | undefined>): void {
+  const lines = CREDENTIAL_NAMES.filter((name) => values[name]!.length < SHORT_CREDENTIAL).map(
+    (name) => `${name}: must be at least ${SHORT_CREDENTIAL} characters when NODE_ENV=production`,
+  );
+  if (lines.length) throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+}
 
 function refuseSharedCredentials(values: Record<SecretName, string | undefined>): void {
   const lines: string[] = [];

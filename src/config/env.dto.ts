@@ -7,7 +7,6 @@ import {
   Matches,
   Max,
   Min,
-  MinLength,
   Validate,
   ValidateBy,
   ValidatorConstraint,
@@ -166,21 +165,18 @@ export class EnvDto {
   @IsOptional()
   @Transform(emptyToUndefined)
   @IsString()
-  @MinLength(16, { message: 'GATEWAY_SECRET must be at least 16 characters' })
   @Matches(HEADER_SAFE, { message: `GATEWAY_SECRET ${HEADER_SAFE_RULE}` })
   GATEWAY_SECRET?: string;
 
   @IsOptional()
   @Transform(emptyToUndefined)
   @IsString()
-  @MinLength(16, { message: 'ADMIN_SECRET must be at least 16 characters' })
   @Matches(HEADER_SAFE, { message: `ADMIN_SECRET ${HEADER_SAFE_RULE}` })
   ADMIN_SECRET?: string;
 
   @IsOptional()
   @Transform(emptyToUndefined)
   @IsString()
-  @MinLength(16, { message: 'PORTAL_API_TOKEN must be at least 16 characters' })
   @Matches(HEADER_SAFE, { message: `PORTAL_API_TOKEN ${HEADER_SAFE_RULE}` })
   PORTAL_API_TOKEN?: string;
 
