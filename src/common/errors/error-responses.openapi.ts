@@ -26,7 +26,7 @@ const FAMILIES: Record<RouteFamily, { body: Type; credential: [number, string] }
 
 const INVALID_INPUT =
   'invalid input, every reason given: a path or query value the route refuses, a query parameter given twice, a ' +
-  'query string whose percent-escapes are not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates)';
+  'query string with a malformed percent-escape or one that is not UTF-8, or text that cannot be stored (NUL, unpaired UTF-16 surrogates)';
 const INVALID_BODY = `a body that is not JSON in UTF-8, is nested deeper than ${MAX_INPUT_DEPTH} levels, or that the route refuses`;
 /** What the router and the HTTP parser refuse before any route is chosen: 400 in every family. */
 const MALFORMED =

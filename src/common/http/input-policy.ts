@@ -190,8 +190,10 @@ export function bodyEncodingViolation(
 export function queryEncodingViolation(url: string): string | undefined {
   const q = url.indexOf('?');
   if (q < 0 || url.indexOf('%', q) < 0) return undefined;
+  const query = url.slice(q + 1);
+  if (/%(?![0-9A-Fa-f]{2})/.test(query)) return 'the query string holds a malformed percent-escape';
   try {
-    decodeURIComponent(url.slice(q + 1));
+    decodeURIComponent(query);
     return undefined;
   } catch {
     return 'the query string holds a percent-escape that is not UTF-8';
