@@ -3808,7 +3808,7 @@ export interface operations {
     patchOasApi: {
         parameters: {
             query?: {
-                /** @description allow-list every operation */
+                /** @description sets `middleware.operations.<operationId>.allow.enabled` on every operation (and turns off its `block`) */
                 allowList?: "true" | "false" | "1" | "0";
                 /** @description sets server.authentication.enabled */
                 authentication?: "true" | "false" | "1" | "0";
@@ -3816,11 +3816,11 @@ export interface operations {
                 customDomain?: string;
                 /** @description sets server.listenPath.value: starts with /, no whitespace or control characters */
                 listenPath?: string;
-                /** @description mock every operation from the OAS examples */
+                /** @description sets `middleware.operations.<operationId>.mockResponse` `{enabled, fromOASExamples: {enabled}}` on every operation with a response documenting an example, examples or a schema */
                 mockResponse?: "true" | "false" | "1" | "0";
                 /** @description sets upstream.url: an absolute http(s) URL, no whitespace or control characters */
                 upstreamURL?: string;
-                /** @description validate requests of every operation */
+                /** @description sets `middleware.operations.<operationId>.validateRequest` `{enabled, errorResponseCode: 422}` on every operation with a JSON request body or parameters (its own or its path's) */
                 validateRequest?: "true" | "false" | "1" | "0";
             };
             header?: never;

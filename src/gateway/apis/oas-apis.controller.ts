@@ -152,19 +152,24 @@ export class OasApisController {
     name: 'allowList',
     required: false,
     enum: ['true', 'false', '1', '0'],
-    description: 'allow-list every operation',
+    description:
+      'sets `middleware.operations.<operationId>.allow.enabled` on every operation (and turns off its `block`)',
   })
   @ApiQuery({
     name: 'validateRequest',
     required: false,
     enum: ['true', 'false', '1', '0'],
-    description: 'validate requests of every operation',
+    description:
+      'sets `middleware.operations.<operationId>.validateRequest` `{enabled, errorResponseCode: 422}` on every operation ' +
+      "with a JSON request body or parameters (its own or its path's)",
   })
   @ApiQuery({
     name: 'mockResponse',
     required: false,
     enum: ['true', 'false', '1', '0'],
-    description: 'mock every operation from the OAS examples',
+    description:
+      'sets `middleware.operations.<operationId>.mockResponse` `{enabled, fromOASExamples: {enabled}}` on every operation ' +
+      'with a response documenting an example, examples or a schema',
   })
   @ApiQuery({
     name: 'authentication',

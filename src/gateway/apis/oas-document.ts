@@ -51,16 +51,24 @@ export function operationIdOf(path: string, method: string, operation: JsonObjec
   return typeof given === 'string' && given !== '' ? given : `${path.replace(/^\//, '')}${method.toUpperCase()}`;
 }
 
+/** One operation of a document: its path, its method, itself and the path item holding it. */
+export interface OperationEntry {
+  path: string;
+  method: string;
+  operation: JsonObject;
+  item: JsonObject;
+}
+
 /** Every operation of the document's paths, in document order. */
-export function operationsOf(doc: OasDocument): { path: string; method: string; operation: JsonObject }[] {
-  const out: { path: string; method: string; operation: JsonObject }[] = [];
+export function operationsOf(doc: OasDocument): OperationEntry[] {
+  const out: OperationEntry[] = [];
   const paths = doc.paths;
   if (!isObject(paths)) return out;
   for (const [path, item] of Object.entries(paths)) {
     if (!isObject(item)) continue;
     for (const method of HTTP_METHODS) {
       const operation = item[method];
-      if (isObject(operation)) out.push({ path, method, operation });
+      if (isObject(operation)) out.push({ path, method, operation, item });
     }
   }
   return out;
@@ -105,4 +113,10 @@ export function resolveRef(doc: OasDocument, value: Json | undefined): { value: 
     if (cur === undefined) return { error: `its $ref ${ref} points at nothing in the document` };
   }
   return { value: cur };
+}
+
+/** What `value` stands for in `doc` (refs followed), or undefined when a ref of it leads nowhere. */
+export function derefOrUndefined(doc: OasDocument, value: Json | undefined): Json | undefined {
+  const resolved = resolveRef(doc, value);
+  return 'value' in resolved ? resolved.value : undefined;
 }

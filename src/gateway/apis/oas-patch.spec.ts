@@ -121,12 +121,52 @@ describe('import query parameters', () => {
     },
   );
 
-  it('applies parameters to the extension and every operation', () => {
+  it('applies parameters to the extension and, as the product imports them, to the operations they fit', () => {
+    const json = { 'application/json': { schema: { type: 'object' } } };
     const doc: OasDocument = {
       openapi: '3.0.3',
       info: { title: 't', version: '1' },
-      paths: { '/pets': { get: { operationId: 'listPets', responses: {} }, post: { responses: {} } } },
-      [EXTENSION]: { info: { name: 'n' }, server: { listenPath: { value: '/old/', strip: true } } },
+      paths: {
+        '/pets': {
+          get: {
+            operationId: 'listPets',
+            parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer' } }],
+            responses: { '200': { description: 'ok', content: json } },
+          },
+          post: {
+            requestBody: { $ref: '#/components/requestBodies/Pet' },
+            responses: { '201': { description: 'made' } },
+          },
+        },
+        '/pets/{id}': {
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          get: { operationId: 'showPet', responses: { default: { $ref: '#/components/responses/Err' } } },
+        },
+        '/health': {
+          get: { operationId: 'health', responses: { '200': { description: 'ok' } } },
+          put: { requestBody: { content: { 'text/plain': {} } }, responses: {} },
+        },
+      },
+      components: {
+        requestBodies: { Pet: { content: { 'application/*': { schema: { type: 'object' } } } } },
+        responses: {
+          Err: {
+            description: 'no',
+            content: { 'text/plain': { examples: { a: { $ref: '#/components/examples/A' } } } },
+          },
+        },
+        examples: { A: { value: 'gone' } },
+      },
+      [EXTENSION]: {
+        info: { name: 'n' },
+        server: { listenPath: { value: '/old/', strip: true } },
+        middleware: {
+          operations: {
+            health: { block: { enabled: true } },
+            listPets: { mockResponse: { enabled: false, fromOASExamples: { enabled: false, code: 418 } } },
+          },
+        },
+      },
     };
     const out = applyImportParams(doc, {
       upstreamURL: 'https://up',
@@ -137,6 +177,9 @@ describe('import query parameters', () => {
       mockResponse: true,
       authentication: true,
     });
+    const allow = { enabled: true };
+    const validateRequest = { enabled: false, errorResponseCode: 422 };
+    const mockResponse = { enabled: true, fromOASExamples: { enabled: true } };
     expect(out[EXTENSION]).toEqual({
       info: { name: 'n' },
       upstream: { url: 'https://up' },
@@ -147,20 +190,23 @@ describe('import query parameters', () => {
       },
       middleware: {
         operations: {
-          listPets: {
-            allow: { enabled: true },
-            validateRequest: { enabled: false },
-            mockResponse: { enabled: true, fromOASExamples: { enabled: true } },
-          },
-          petsPOST: {
-            allow: { enabled: true },
-            validateRequest: { enabled: false },
-            mockResponse: { enabled: true, fromOASExamples: { enabled: true } },
-          },
+          // parameters of its own; a response with a schema (the stored mock's other settings give way, as there)
+          listPets: { mockResponse, allow, validateRequest },
+          // a JSON request body through a ref; no response content
+          petsPOST: { allow, validateRequest },
+          // its path's parameters; a response with examples through refs
+          showPet: { allow, validateRequest, mockResponse },
+          // neither: allowed only, and no longer blocked
+          health: { block: { enabled: false }, allow },
+          healthPUT: { allow },
         },
       },
     });
     expect((doc[EXTENSION] as any).server.listenPath.value).toBe('/old/');
+    // without allowList, an operation none of the others fits gets no entry
+    const ops = (applyImportParams(doc, { validateRequest: true })[EXTENSION] as any).middleware.operations;
+    expect(Object.keys(ops)).toEqual(['health', 'listPets', 'petsPOST', 'showPet']);
+    expect(ops.health).toEqual({ block: { enabled: true } });
   });
 
   it('turns a custom domain off with an empty value, and stays inert without parameters', () => {
@@ -202,6 +248,12 @@ describe('import query parameters', () => {
       `${params} would store ${EXTENSION}.middleware.operations.__proto__ for GET /a, ` +
       'a member name a request body may not hold: give the operation another operationId';
     expect(operationKeyErrors(doc, { allowList: true })).toEqual([reason('query parameter allowList')]);
+    // validateRequest and mockResponse do not fit an operation without parameters, body or response content
+    expect(operationKeyErrors(doc, { validateRequest: false, mockResponse: true })).toEqual([]);
+    (doc.paths as any)['/a'].parameters = [{ name: 'q', in: 'query', schema: { type: 'string' } }];
+    (doc.paths as any)['/a'].get.responses = {
+      '200': { description: 'ok', content: { 'text/plain': { example: 'x' } } },
+    };
     expect(operationKeyErrors(doc, { validateRequest: false, mockResponse: true })).toEqual([
       reason('query parameters validateRequest, mockResponse'),
     ]);

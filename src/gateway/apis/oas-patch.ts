@@ -1,10 +1,12 @@
 import {
   deepCopy,
+  derefOrUndefined,
   ensureObject,
   EXTENSION,
   isObject,
   JsonObject,
   OasDocument,
+  OperationEntry,
   operationIdOf,
   operationsOf,
 } from './oas-document';
@@ -123,6 +125,79 @@ export function keepStoredOrg(stored: OasDocument, next: OasDocument): void {
 }
 
 const PER_OPERATION_PARAMS = ['allowList', 'validateRequest', 'mockResponse'] as const;
+type PerOperationParam = (typeof PER_OPERATION_PARAMS)[number];
+
+/** The status the gateway answers a request that fails validation with, as the product's import sets it. */
+const VALIDATION_ERROR_STATUS = 422;
+
+/** The media types under which a request body counts as JSON, as the product's import looks them up. */
+const JSON_MEDIA_KEYS = ['application/json', 'application/*', '*/*'];
+
+const isNonEmptyArray = (value: unknown) => Array.isArray(value) && value.length > 0;
+
+/** Whether an operation takes a JSON request body (refs followed). */
+function hasJsonBody(doc: OasDocument, operation: JsonObject): boolean {
+  const body = derefOrUndefined(doc, operation.requestBody);
+  const content = isObject(body) ? body.content : undefined;
+  return isObject(content) && JSON_MEDIA_KEYS.some((key) => Object.hasOwn(content, key) && content[key] != null);
+}
+
+/** Whether a response of an operation documents a body a mock can be made from: an example, examples or a schema. */
+function hasResponseExample(doc: OasDocument, operation: JsonObject): boolean {
+  const responses = operation.responses;
+  if (!isObject(responses)) return false;
+  return Object.values(responses).some((ref) => {
+    const response = derefOrUndefined(doc, ref);
+    const content = isObject(response) ? response.content : undefined;
+    return (
+      isObject(content) &&
+      Object.values(content).some(
+        (media) =>
+          isObject(media) &&
+          (media.example != null ||
+            media.schema != null ||
+            (isObject(media.examples) &&
+              Object.values(media.examples).some((example) => derefOrUndefined(doc, example) != null))),
+      )
+    );
+  });
+}
+
+/**
+ * The operations a per-operation parameter configures, as the gateway product's import chooses them (its
+ * documentation: allowList "for all endpoints", validateRequest "for all endpoints having a request body with media
+ * type application/json", which its import widens to operations with parameters, their own or their path's;
+ * mockResponse "for all endpoints having responses configured": with an example, examples or a schema).
+ */
+const CONFIGURES: Record<PerOperationParam, (doc: OasDocument, entry: OperationEntry) => boolean> = {
+  allowList: () => true,
+  validateRequest: (doc, { operation, item }) =>
+    isNonEmptyArray(operation.parameters) || isNonEmptyArray(item.parameters) || hasJsonBody(doc, operation),
+  mockResponse: (doc, { operation }) => hasResponseExample(doc, operation),
+};
+
+/** What each per-operation parameter writes into an operation's entry of `middleware.operations`. */
+const WRITE: Record<PerOperationParam, (op: JsonObject, value: boolean) => void> = {
+  allowList: (op, value) => {
+    ensureObject(op, 'allow').enabled = value;
+    // an allow list and a block list of one operation exclude each other
+    if (value && isObject(op.block) && op.block.enabled === true) op.block.enabled = false;
+  },
+  validateRequest: (op, value) => {
+    const validate = ensureObject(op, 'validateRequest');
+    validate.enabled = value;
+    validate.errorResponseCode = VALIDATION_ERROR_STATUS;
+  },
+  mockResponse: (op, value) => {
+    ensureObject(op, 'mockResponse').enabled = value;
+    (op.mockResponse as JsonObject).fromOASExamples = { enabled: value };
+  },
+};
+
+/** The given per-operation parameters that configure `entry`. */
+function paramsConfiguring(doc: OasDocument, params: ImportParams, entry: OperationEntry): PerOperationParam[] {
+  return PER_OPERATION_PARAMS.filter((name) => params[name] !== undefined && CONFIGURES[name](doc, entry));
+}
 
 /**
  * Why the per-operation parameters cannot be applied to `doc`: a key of `middleware.operations` they would write
@@ -130,12 +205,14 @@ const PER_OPERATION_PARAMS = ['allowList', 'validateRequest', 'mockResponse'] as
  * back as it is read. One reason per such operation, naming the parameters, the key and the operation.
  */
 export function operationKeyErrors(doc: OasDocument, params: ImportParams): string[] {
-  const given = PER_OPERATION_PARAMS.filter((name) => params[name] !== undefined);
-  if (!given.length) return [];
+  if (!PER_OPERATION_PARAMS.some((name) => params[name] !== undefined)) return [];
   const ext = doc[EXTENSION];
   const stored = isObject(ext) && isObject(ext.middleware) ? ext.middleware.operations : undefined;
   const errors: string[] = [];
-  for (const { path, method, operation } of operationsOf(doc)) {
+  for (const entry of operationsOf(doc)) {
+    const given = paramsConfiguring(doc, params, entry);
+    if (!given.length) continue;
+    const { path, method, operation } = entry;
     const key = operationIdOf(path, method, operation);
     const value = isObject(stored) && Object.hasOwn(stored, key) ? stored[key] : {};
     if (isRefusedMember(key, value))
@@ -149,8 +226,8 @@ export function operationKeyErrors(doc: OasDocument, params: ImportParams): stri
 
 /**
  * Applies the import parameters to the document's extension (which must be an object; created if
- * missing). Booleans that configure operations are set on every operation of `paths`, under
- * `middleware.operations.<operationId>`. Returns a new document.
+ * missing). Booleans that configure operations are set under `middleware.operations.<operationId>` of the
+ * operations of `paths` they apply to (CONFIGURES). Returns a new document.
  */
 export function applyImportParams(doc: OasDocument, params: ImportParams): OasDocument {
   const out = deepCopy(doc);
@@ -166,24 +243,11 @@ export function applyImportParams(doc: OasDocument, params: ImportParams): OasDo
   if (params.authentication !== undefined)
     ensureObject(ext, 'server', 'authentication').enabled = params.authentication;
 
-  const perOperation: [(typeof PER_OPERATION_PARAMS)[number], (op: JsonObject, value: boolean) => void][] = [
-    ['allowList', (op, value) => (ensureObject(op, 'allow').enabled = value)],
-    ['validateRequest', (op, value) => (ensureObject(op, 'validateRequest').enabled = value)],
-    [
-      'mockResponse',
-      (op, value) => {
-        const mock = ensureObject(op, 'mockResponse');
-        mock.enabled = value;
-        ensureObject(mock, 'fromOASExamples').enabled = value;
-      },
-    ],
-  ];
-  for (const [name, set] of perOperation) {
-    const value = params[name];
-    if (typeof value !== 'boolean') continue;
-    for (const { path, method, operation } of operationsOf(out)) {
-      set(ensureObject(ext, 'middleware', 'operations', operationIdOf(path, method, operation)), value);
-    }
+  for (const entry of operationsOf(out)) {
+    const given = paramsConfiguring(out, params, entry);
+    if (!given.length) continue;
+    const op = ensureObject(ext, 'middleware', 'operations', operationIdOf(entry.path, entry.method, entry.operation));
+    for (const name of given) WRITE[name](op, params[name]!);
   }
   return out;
 }
