@@ -11,6 +11,7 @@ import { FamilyAuthenticator } from './common/auth/auth.guard';
 import { registerAuthenticateFirst } from './common/auth/authenticate-first';
 import { ApiError, FamilyExceptionFilter, sendFamilyError } from './common/errors';
 import { documentErrorResponses, ERROR_BODIES } from './common/errors/error-responses.openapi';
+import { rewriteUrl } from './common/http/trailing-slash';
 import { followQuietConnections } from './common/http/quiet-connections';
 import { setTraceRoute } from './common/http/trace-route';
 import {
@@ -61,6 +62,8 @@ export async function createApp(
     logger: false,
     trustProxy: true,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // `/api/apis/` is `/api/apis`, as the product's own examples write it (`GET /api/apis/?p=1`)
+    rewriteUrl,
     // what the router and the HTTP parser refuse gets the family's error body too
     frameworkErrors: onFrameworkError,
     clientErrorHandler: onClientError,

@@ -524,4 +524,21 @@ describe('request envelope: JSON bodies, one credential', () => {
       body: { status: 'error', message: 'the request could not be parsed as HTTP' },
     });
   });
+
+  it("takes a path with a trailing slash as the route's own, as the product's examples write /api/apis/?p=1", async () => {
+    const dashboard: [string, string][] = [['authorization', `Bearer ${dashboardKey}`]];
+    expect(await send('GET', '/api/apis/?p=1', dashboard)).toEqual(await send('GET', '/api/apis?p=1', dashboard));
+    expect((await send('GET', '/api/apis/groups/', dashboard)).status).toBe(200);
+    const portal: [string, string][] = [['authorization', TEST_SECRETS.PORTAL_API_TOKEN]];
+    const made = await send(
+      'POST',
+      '/portal-api/apps/',
+      [...portal, ['content-type', 'application/json']],
+      '{"Name":"slash"}',
+    );
+    expect(made.status).toBe(200);
+    expect(await send('GET', `/portal-api/apps/${made.body.ID}/`, portal)).toEqual({ status: 200, body: made.body });
+    // one slash only: two are no route
+    expect((await send('GET', '/api/apis//', dashboard)).status).toBe(404);
+  });
 });
