@@ -131,14 +131,31 @@ describe('authentication comes before the body is parsed', () => {
     expect(bad.body).toEqual({ status: 'error', errors: ['request body is not valid JSON'] });
   });
 
-  it('a dashboard user without the permission still gets its 403 (the guard keeps checking permissions)', async () => {
+  it('a dashboard user without the permission gets its 403 before its body is parsed, or has even arrived', async () => {
     const reader = await seedUser(t, { org: 'acme', permissions: { apis: 'read' } });
-    const denied = await reader.http.post('/api/users', { email_address: 'x@example.com' });
-    expect(denied.status).toBe(403);
-    expect(denied.body).toEqual({
+    const forbidden = {
       Status: 'Error',
       Message: 'access denied: You do not have permission to access /api/users',
       Meta: null,
+    };
+    const denied = await reader.http.post('/api/users', { email_address: 'x@example.com' });
+    expect([denied.status, denied.body]).toEqual([403, forbidden]);
+    const auth = { authorization: `Bearer ${reader.key}` };
+    for (const raw of ['{bad', '['.repeat(100_000), '{"first_name":"\u0000"}']) {
+      const res = await t.http.send('POST', '/api/users', { raw, headers: { ...auth, 'content-type': 'text/plain' } });
+      expect([raw.slice(0, 10), res.status, res.body]).toEqual([raw.slice(0, 10), 403, forbidden]);
+    }
+    const early = await promiseABody(port, 'POST', '/api/users', auth, 30 * 1024 * 1024, '[{"a":');
+    expect([statusOf(early), bodyOf(early)]).toEqual([403, forbidden]);
+    // a route the user may use still reads (and refuses) what it was sent
+    const writer = await seedUser(t, { org: 'acme', permissions: { users: 'write' } });
+    const bad = await t.http.send('POST', '/api/users', {
+      raw: '{bad',
+      headers: { authorization: `Bearer ${writer.key}`, 'content-type': 'application/json' },
     });
+    expect([bad.status, bad.body]).toEqual([
+      400,
+      { Status: 'Error', Message: 'request body is not valid JSON', Meta: null },
+    ]);
   });
 });

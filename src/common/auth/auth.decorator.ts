@@ -1,4 +1,4 @@
-import { applyDecorators, SetMetadata, UseGuards } from '@nestjs/common';
+import { applyDecorators, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
 import {
   AdminAuthGuard,
@@ -9,6 +9,7 @@ import {
   RequiredPermission,
 } from './auth.guard';
 import { AccessLevel, PermissionArea } from './permissions';
+import { MergeRouteConfig } from '../http/route-config';
 
 /** Route belongs to the gateway family (X-Gateway-Authorization). */
 export const GatewayAuth = () => applyDecorators(UseGuards(GatewayAuthGuard), ApiSecurity('gateway'));
@@ -19,10 +20,13 @@ export const AdminAuth = () => applyDecorators(UseGuards(AdminAuthGuard), ApiSec
 /** Route belongs to the portal family (Authorization: <portal API token>). */
 export const PortalAuth = () => applyDecorators(UseGuards(PortalAuthGuard), ApiSecurity('portal'));
 
-/** Route belongs to the dashboard family and needs `area` at `level` (write implies read; IsAdmin grants all). */
+/**
+ * Route belongs to the dashboard family and needs `area` at `level` (write implies read; IsAdmin grants all). The
+ * permission is in the route's Fastify config, so it is checked with the credential, before the body is read.
+ */
 export const DashboardAuth = (area?: PermissionArea, level: AccessLevel = 'read') =>
   applyDecorators(
-    SetMetadata(DASHBOARD_PERMISSION_KEY, area ? ({ area, level } satisfies RequiredPermission) : undefined),
+    ...(area ? [MergeRouteConfig({ [DASHBOARD_PERMISSION_KEY]: { area, level } satisfies RequiredPermission })] : []),
     UseGuards(DashboardAuthGuard),
     ApiBearerAuth('dashboard'),
   );

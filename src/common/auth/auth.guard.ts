@@ -1,5 +1,4 @@
 import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -146,30 +145,34 @@ export interface RequiredPermission {
   level: AccessLevel;
 }
 
+/** The permission a dashboard route declares (DashboardAuth puts it in the route's Fastify config). */
+export function requiredPermission(request: Pick<FastifyRequest, 'routeOptions'>): RequiredPermission | undefined {
+  const config = request.routeOptions?.config as { [DASHBOARD_PERMISSION_KEY]?: RequiredPermission } | undefined;
+  return config?.[DASHBOARD_PERMISSION_KEY];
+}
+
+/** Throws the dashboard's 403 unless `user` holds what the route requested by `request` declares. */
+export function checkPermission(user: UserEntity, request: Pick<FastifyRequest, 'routeOptions' | 'url'>): void {
+  const required = requiredPermission(request);
+  if (required && !hasPermission(user.userPermissions, required.area, required.level)) {
+    throw new ForbiddenException(
+      `access denied: You do not have permission to access ${originForm(request.url).split('?')[0]}`,
+    );
+  }
+}
+
 /**
  * Dashboard family: `Authorization: Bearer <user access key>` of an active user (401 otherwise),
  * holding the permission the route declares (403 otherwise). Puts the DashboardActor on the request.
  */
 @Injectable()
 export class DashboardAuthGuard implements CanActivate {
-  constructor(
-    private readonly reflector: Reflector,
-    private readonly auth: FamilyAuthenticator,
-  ) {}
+  constructor(private readonly auth: FamilyAuthenticator) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const req = ctx.switchToHttp().getRequest<FastifyRequest & Record<string, unknown>>();
     const user = await this.auth.dashboardUser(req.headers, req.raw);
-
-    const required = this.reflector.getAllAndOverride<RequiredPermission | undefined>(DASHBOARD_PERMISSION_KEY, [
-      ctx.getHandler(),
-      ctx.getClass(),
-    ]);
-    if (required && !hasPermission(user.userPermissions, required.area, required.level)) {
-      throw new ForbiddenException(
-        `access denied: You do not have permission to access ${originForm(req.url).split('?')[0]}`,
-      );
-    }
+    checkPermission(user, req);
     const actor: DashboardActor = {
       userId: user.id,
       orgId: user.orgId,

@@ -2,12 +2,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { familyOf } from '../errors/families';
 import { sendFamilyError } from '../errors/family-exception.filter';
 import { privateAnswerHeaders } from '../http/page-security';
-import { FamilyAuthenticator } from './auth.guard';
+import { checkPermission, FamilyAuthenticator } from './auth.guard';
 
 /**
- * Authenticates before the body is read: an onRequest hook runs each family's credential check, so an
- * anonymous caller gets its 401/403 without the server parsing (up to 32 MiB of) what it sent. The
- * guards still run on every route (and check dashboard permissions); this only makes refusal come first.
+ * Authenticates before the body is read: an onRequest hook runs each family's credential check (and a dashboard
+ * route's permission), so an anonymous or unentitled caller gets its 401/403 without the server parsing (up to 32 MiB
+ * of) what it sent, as the product's own permission check comes before its handlers read a body. The guards still
+ * run on every route; this only makes refusal come first.
  */
 export function registerAuthenticateFirst(fastify: FastifyInstance, authenticator: FamilyAuthenticator): void {
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -17,7 +18,8 @@ export function registerAuthenticateFirst(fastify: FastifyInstance, authenticato
     // an unknown route stays the family's 404 for everyone, as it was before this check came first
     if (request.is404) return;
     try {
-      await authenticator.authenticate(family, request.headers, request.raw);
+      const user = await authenticator.authenticate(family, request.headers, request.raw);
+      if (user) checkPermission(user, request);
     } catch (err) {
       sendFamilyError(request, reply, err);
       return reply;

@@ -1,11 +1,11 @@
 import { isUtf8 } from 'node:buffer';
-import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyBodyParser, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ValidationFailed } from '../errors/api-error';
 import { familyOf } from '../errors/families';
 import { sendFamilyError } from '../errors/family-exception.filter';
 import { countHeader } from './raw-headers';
+import { MergeRouteConfig } from './route-config';
 
 /** The largest request body a route takes (bootstrap's ROUTE_BODY_LIMITS lifts it for a few): 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -109,7 +109,7 @@ interface InputPolicyRouteConfig {
 
 /** Starts the input policy's refusals of this route's body content (a NUL in a field, say) with `prefix`. */
 export const BodyRefusalPrefix = (prefix: string) =>
-  RouteConfig({ bodyRefusalPrefix: prefix } satisfies InputPolicyRouteConfig);
+  MergeRouteConfig({ bodyRefusalPrefix: prefix } satisfies InputPolicyRouteConfig);
 
 /** `reason`, a refusal of the content of the request's body, worded as the route words its own. */
 function bodyRefusal(request: Partial<Pick<FastifyRequest, 'routeOptions'>>, reason: string): string {
