@@ -52,7 +52,13 @@ describe('loadConfig', () => {
     ['WEBHOOK_ALLOWED_CIDRS', '127.0.0.0/8,010.0.0.0/8'],
     ['WEBHOOK_ALLOWED_CIDRS', '10.1/16'],
     ['WEBHOOK_ALLOWED_CIDRS', '0x7f.0.0.1/32'],
-    ['WEBHOOK_ALLOWED_CIDRS', '127.0.0.1'],
+    ['WEBHOOK_ALLOWED_CIDRS', '127.0.0.256'],
+    ['WEBHOOK_ALLOWED_CIDRS', '010.0.0.1'],
+    ['QUEUE_PREFIX', '{bull'],
+    ['QUEUE_PREFIX', '{{bull}}'],
+    ['QUEUE_PREFIX', 'test/prefix'],
+    ['WEBHOOK_RETRY_SCHEDULE', '0,.5'],
+    ['WEBHOOK_RETRY_SCHEDULE', '0,1.'],
     ['WEBHOOK_RETRY_SCHEDULE', '0,five'],
     ['WEBHOOK_RETRY_SCHEDULE', '0,99999999999999999999999,5'],
     ['WEBHOOK_RETRY_SCHEDULE', '0,2592001'],
@@ -223,6 +229,21 @@ describe('loadConfig', () => {
     ]);
     expect(c.webhooks.retrySchedule).toEqual([0, 1, 2]);
     expect(c.secrets.encryptionKey.equals(Buffer.alloc(32, 7))).toBe(true);
+  });
+
+  it('takes values a test rig may write: a single address as an allowed range, a braced QUEUE_PREFIX, fractions of a second', () => {
+    const c = loadConfig({
+      ...secrets,
+      DATA_DIR: dataDir(),
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.1, ::1,10.0.0.0/8',
+      QUEUE_PREFIX: '{bull}',
+      WEBHOOK_RETRY_SCHEDULE: '0, 0.5,1.25',
+    });
+    expect(c.webhooks.allowedCidrs).toEqual(['127.0.0.1/32', '::1/128', '10.0.0.0/8']);
+    // the form the start prints the prefix in, and the same keys as QUEUE_PREFIX=bull
+    expect(c.redis.prefix).toBe('{bull}');
+    expect(loadConfig({ ...secrets, DATA_DIR: dataDir(), QUEUE_PREFIX: 'bull' }).redis.prefix).toBe('{bull}');
+    expect(c.webhooks.retrySchedule).toEqual([0, 0.5, 1.25]);
   });
 
   it('outside production takes a credential of any length and names those shorter than 16 characters', () => {

@@ -11,7 +11,7 @@ import {
   isClusterUrl,
   parseClusterTarget,
 } from '../queue/redis-connection';
-import { EnvDto, parseDuration, Role, splitList } from './env.dto';
+import { asCidr, EnvDto, parseDuration, Role, splitList } from './env.dto';
 import { makeDirectory } from '../common/files/make-directory';
 import { ConfigError } from './data-directory';
 
@@ -129,7 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   };
   config.dashboard = { pageSize: dto.DASHBOARD_PAGE_SIZE ?? 10 };
   config.webhooks = {
-    allowedCidrs: splitList(dto.WEBHOOK_ALLOWED_CIDRS),
+    allowedCidrs: splitList(dto.WEBHOOK_ALLOWED_CIDRS).map(asCidr),
     retrySchedule: dto.WEBHOOK_RETRY_SCHEDULE
       ? splitList(dto.WEBHOOK_RETRY_SCHEDULE).map(Number)
       : DEFAULT_RETRY_SCHEDULE,

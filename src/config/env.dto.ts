@@ -37,23 +37,30 @@ const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? unde
 const keyword = ({ value }: { value: unknown }) =>
   typeof value === 'string' ? value.trim().toLowerCase() || undefined : value;
 
+/** An item of WEBHOOK_ALLOWED_CIDRS: a range, or one address (`127.0.0.1`, `::1`) as the range of it alone. */
+export function asCidr(item: string): string {
+  return item.includes('/') ? item : `${item}/${item.includes(':') ? 128 : 32}`;
+}
+
 @ValidatorConstraint({ name: 'cidrList' })
 class CidrListConstraint implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
     if (typeof value !== 'string') return false;
-    return splitList(value).every((c) => {
-      try {
-        const [address] = ipaddr.parseCIDR(c);
-        // the parser also takes the legacy IPv4 forms, where 010.0.0.0 is 8.0.0.0 and 10.1 is 10.0.0.1: a range
-        // meant as 10.0.0.0/8 would quietly open another one
-        return address.kind() === 'ipv6' || ipaddr.IPv4.isValidFourPartDecimal(c.slice(0, c.indexOf('/')));
-      } catch {
-        return false;
-      }
-    });
+    return splitList(value)
+      .map(asCidr)
+      .every((c) => {
+        try {
+          const [address] = ipaddr.parseCIDR(c);
+          // the parser also takes the legacy IPv4 forms, where 010.0.0.0 is 8.0.0.0 and 10.1 is 10.0.0.1: a range
+          // meant as 10.0.0.0/8 would quietly open another one
+          return address.kind() === 'ipv6' || ipaddr.IPv4.isValidFourPartDecimal(c.slice(0, c.indexOf('/')));
+        } catch {
+          return false;
+        }
+      });
   }
   defaultMessage(): string {
-    return 'WEBHOOK_ALLOWED_CIDRS must be a comma-separated list of CIDR ranges such as 127.0.0.0/8,::1/128 (IPv4 as four decimal numbers without leading zeros)';
+    return 'WEBHOOK_ALLOWED_CIDRS must be a comma-separated list of CIDR ranges such as 127.0.0.0/8,::1/128, or single addresses such as 127.0.0.1 (IPv4 as four decimal numbers without leading zeros)';
   }
 }
 
@@ -159,7 +166,10 @@ export class EnvDto {
 
   @IsOptional()
   @Transform(emptyToUndefined)
-  @Matches(/^[A-Za-z0-9_.:-]{1,64}$/, { message: 'QUEUE_PREFIX must be 1-64 characters of letters, digits, _ . : -' })
+  // in braces as the start prints it ({gwm-1a2b3c4d}) or as BullMQ's own docs write one ({bull}): the same prefix
+  @Matches(/^(\{[A-Za-z0-9_.:-]{1,64}\}|[A-Za-z0-9_.:-]{1,64})$/, {
+    message: 'QUEUE_PREFIX must be 1-64 characters of letters, digits, _ . : -, optionally in braces ({gwm-prod})',
+  })
   QUEUE_PREFIX?: string;
 
   @IsOptional()
@@ -202,8 +212,8 @@ export class EnvDto {
 
   @IsOptional()
   @Transform(emptyToUndefined)
-  @Matches(/^\s*\d+(\s*,\s*\d+)*\s*$/, {
-    message: 'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of whole seconds, e.g. 0,5,300',
+  @Matches(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, {
+    message: 'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of seconds, e.g. 0,5,300 or 0,0.5,1',
   })
   @ValidateBy({
     name: 'retryScheduleBounds',
