@@ -5,7 +5,7 @@ import { Client } from 'pg';
 import { createApp } from './bootstrap';
 import { checkEncryptionKey } from './common/crypto/key-check';
 import { STOP_SIGNALS } from './common/stop-signals';
-import { ConfigError, loadConfigFromEnvironment, SHORT_CREDENTIAL } from './config';
+import { ConfigError, loadConfigFromEnvironment } from './config';
 import { CONNECT_TIMEOUT_MS, runMigrations } from './database/data-source';
 import { resolveInfrastructure } from './database/infrastructure';
 import { settleQueuePrefix } from './queue/queue-prefix';
@@ -30,11 +30,7 @@ async function main(): Promise<void> {
     const file = `${config.dataDir}/secrets.json`;
     say(`  read them with: cat ${file}   (set the variables, or NODE_ENV=production, to stop this)`);
   }
-  if (config.shortCredentials.length > 0)
-    say(
-      `${config.shortCredentials.join(', ')} shorter than ${SHORT_CREDENTIAL} characters: easy to guess, ` +
-        `use longer ones outside tests (openssl rand -hex 24)`,
-    );
+  for (const warning of config.warnings) say(warning);
   const { infra, applied, prefix } = await explained('PostgreSQL (DATABASE_URL)', async () => {
     const infra = await resolveInfrastructure(config, say);
     const applied = await runMigrations(config.database.url!);
@@ -89,9 +85,19 @@ async function main(): Promise<void> {
       process.exit(1);
     }, limit).unref();
   for (const name of STOP_SIGNALS) process.once(name, bounded);
-  await explained(`listening on ${config.host}:${config.port} (HOST, PORT)`, () =>
-    app.listen(config.port, config.host),
-  );
+  try {
+    await app.listen(config.port, config.host);
+  } catch (err) {
+    // a worker's HTTP serves only /health and /metrics: one more worker on a machine (or one given the API's PORT)
+    // runs without them rather than not at all
+    if (config.role === 'worker' && (err as { code?: unknown }).code === 'EADDRINUSE') {
+      say(
+        `role worker running without /health and /metrics: ${config.host}:${config.port} is taken (give it a PORT of its own)`,
+      );
+      return;
+    }
+    await explained(`listening on ${config.host}:${config.port} (HOST, PORT)`, () => Promise.reject(err));
+  }
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   // an IPv6 address in a URL is bracketed: http://[::1]:3000, not http://::1:3000

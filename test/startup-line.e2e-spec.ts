@@ -18,9 +18,8 @@ describe('the start-up line', () => {
   it('takes short credentials (the configuration sets no length) and says they are easy to guess', async () => {
     const credentials = { GATEWAY_SECRET: 'gw', ADMIN_SECRET: 'admin-secret', PORTAL_API_TOKEN: 'portal-token' };
     const svc = env.adopt(await ServiceProcess.start({ ...env.vars, ...credentials, PORT: '0', ROLE: 'api' }));
-    expect(svc.output).toContain(
-      'GATEWAY_SECRET, ADMIN_SECRET, PORTAL_API_TOKEN shorter than 16 characters: easy to guess',
-    );
+    for (const name of Object.keys(credentials))
+      expect(svc.output).toContain(`${name}: shorter than 16 characters, easy to guess`);
     const base = `http://127.0.0.1:${svc.port}`;
     const calls: ['GET' | 'POST', string, string, string][] = [
       ['GET', '/gateway/apis/oas/nope', 'x-gateway-authorization', 'gw'],

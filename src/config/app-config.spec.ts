@@ -46,7 +46,8 @@ describe('loadConfig', () => {
     ['ENCRYPTION_KEY', 'ab'.repeat(33)],
     ['ENCRYPTION_KEY', Buffer.alloc(31, 7).toString('base64')],
     ['ENCRYPTION_KEY', Buffer.alloc(33, 7).toString('base64')],
-    ['ENCRYPTION_KEY', 'a'.repeat(32)],
+    ['ENCRYPTION_KEY', 'a'.repeat(31)],
+    ['ENCRYPTION_KEY', 'a b'.repeat(10) + 'ab'],
     ['ENCRYPTION_KEY', Buffer.alloc(32, 0xfb).toString('base64').replace('+', '-')],
     ['WEBHOOK_ALLOWED_CIDRS', '10.0.0.0/99'],
     ['WEBHOOK_ALLOWED_CIDRS', '127.0.0.0/8,010.0.0.0/8'],
@@ -246,32 +247,59 @@ describe('loadConfig', () => {
     expect(c.webhooks.retrySchedule).toEqual([0, 0.5, 1.25]);
   });
 
-  it('outside production takes a credential of any length and names those shorter than 16 characters', () => {
+  it('outside production takes a credential of any length, and says which are shorter than 16 characters', () => {
     const c = loadConfig({ ...secrets, ADMIN_SECRET: 'a', PORTAL_API_TOKEN: 'p'.repeat(15), DATA_DIR: dataDir() });
     expect(c.secrets.admin).toBe('a');
     expect(c.secrets.portal).toBe('p'.repeat(15));
-    expect(c.shortCredentials).toEqual(['ADMIN_SECRET', 'PORTAL_API_TOKEN']);
-    expect(loadConfig({ ...secrets, DATA_DIR: dataDir() }).shortCredentials).toEqual([]);
+    const short = '16 characters, easy to guess (refused when NODE_ENV=production)';
+    expect(c.warnings).toEqual([`ADMIN_SECRET: shorter than ${short}`, `PORTAL_API_TOKEN: shorter than ${short}`]);
+    expect(loadConfig({ ...secrets, DATA_DIR: dataDir() }).warnings).toEqual([]);
   });
 
   it('refuses in production a credential shorter than 16 characters, naming it', () => {
     const production = { ...secrets, NODE_ENV: 'production', DATA_DIR: dataDir() };
     expect(() => loadConfig({ ...production, ADMIN_SECRET: 'a'.repeat(15) })).toThrow(
-      /^Invalid configuration:\n {2}ADMIN_SECRET: must be at least 16 characters when NODE_ENV=production$/,
+      /^Invalid configuration:\n {2}ADMIN_SECRET: shorter than 16 characters, easy to guess \(refused when NODE_ENV=production\)$/,
     );
     expect(loadConfig({ ...production, ADMIN_SECRET: 'a'.repeat(16) }).secrets.admin).toBe('a'.repeat(16));
   });
 
-  it('refuses one value for the credentials of two families', () => {
+  it('takes one value for the credentials of two families outside production, saying so; refuses it in production', () => {
     const base = { ...secrets, DATA_DIR: dataDir() };
-    expect(() => loadConfig({ ...base, ADMIN_SECRET: secrets.PORTAL_API_TOKEN })).toThrow(
-      'PORTAL_API_TOKEN: must differ from ADMIN_SECRET (a credential of one family never opens another)',
+    const c = loadConfig({ ...base, GATEWAY_SECRET: 'secret', ADMIN_SECRET: 'secret', PORTAL_API_TOKEN: 'secret' });
+    expect(c.secrets).toMatchObject({ gateway: 'secret', admin: 'secret', portal: 'secret' });
+    const same = (name: string, other: string) =>
+      `${name}: the same as ${other}, so a credential of one family opens the other (refused when NODE_ENV=production)`;
+    expect(c.warnings).toEqual(
+      expect.arrayContaining([same('ADMIN_SECRET', 'GATEWAY_SECRET'), same('PORTAL_API_TOKEN', 'GATEWAY_SECRET')]),
     );
-    expect(() => loadConfig({ ...base, GATEWAY_SECRET: secrets.ADMIN_SECRET })).toThrow(
-      'ADMIN_SECRET: must differ from GATEWAY_SECRET',
+    const production = { ...base, NODE_ENV: 'production' };
+    expect(() => loadConfig({ ...production, ADMIN_SECRET: secrets.PORTAL_API_TOKEN })).toThrow(
+      same('PORTAL_API_TOKEN', 'ADMIN_SECRET'),
     );
     // a generated one differs from the others
     expect(loadConfig({ ADMIN_SECRET: secrets.ADMIN_SECRET, DATA_DIR: dataDir() }).generatedSecrets).toHaveLength(3);
+  });
+
+  it('takes an ENCRYPTION_KEY of 32 plain characters outside production as its bytes, saying so; not in production', () => {
+    const key = '0123456789abcdef0123456789abcdef';
+    const c = loadConfig({ ...secrets, DATA_DIR: dataDir(), ENCRYPTION_KEY: key });
+    expect(c.secrets.encryptionKey.equals(Buffer.from(key))).toBe(true);
+    expect(c.warnings).toEqual([
+      'ENCRYPTION_KEY: 32 characters taken as they are, not as hex or base64 (refused when NODE_ENV=production)',
+    ]);
+    expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), NODE_ENV: 'production', ENCRYPTION_KEY: key })).toThrow(
+      'ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64',
+    );
+    // blanks at either end (a key read from a file with its newline) are not part of it
+    const hex = loadConfig({ ...secrets, DATA_DIR: dataDir(), ENCRYPTION_KEY: `${'ab'.repeat(32)}\n` });
+    expect(hex.secrets.encryptionKey.equals(Buffer.from('ab'.repeat(32), 'hex'))).toBe(true);
+  });
+
+  it('runs a NODE_ENV that is none of production, development, test as development, saying so', () => {
+    const c = loadConfig({ ...secrets, DATA_DIR: dataDir(), NODE_ENV: 'staging' });
+    expect(c.env).toBe('development');
+    expect(c.warnings).toEqual(['NODE_ENV: staging is none of production, development, test; running as development']);
   });
 
   it('takes every variable set to an empty value as unset', () => {
@@ -297,7 +325,16 @@ describe('loadConfig', () => {
     expect([c.env, c.role, c.logLevel]).toEqual(['production', 'worker', 'info']);
     expect(loadConfig({ ...secrets, DATA_DIR: dataDir(), ROLE: '  ' }).role).toBe('all');
     expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), ROLE: 'apis' })).toThrow('ROLE');
-    expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), LOG_LEVEL: 'verbose' })).toThrow('LOG_LEVEL');
+    expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), LOG_LEVEL: 'loud' })).toThrow(
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (or warning, log, verbose, off, none)',
+    );
+    // other loggers' names of the levels
+    const levels = { Warning: 'warn', log: 'info', VERBOSE: 'trace', off: 'silent', none: 'silent' };
+    for (const [given, level] of Object.entries(levels))
+      expect([given, loadConfig({ ...secrets, DATA_DIR: dataDir(), LOG_LEVEL: given }).logLevel]).toEqual([
+        given,
+        level,
+      ]);
   });
 
   it('reads WEBHOOK_DISABLE_AFTER as a duration with its unit, 5 days when unset', () => {

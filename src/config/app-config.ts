@@ -11,7 +11,7 @@ import {
   isClusterUrl,
   parseClusterTarget,
 } from '../queue/redis-connection';
-import { asCidr, EnvDto, parseDuration, Role, splitList } from './env.dto';
+import { asCidr, ENCRYPTION_KEY_RULE, EnvDto, parseDuration, Role, splitList } from './env.dto';
 import { makeDirectory } from '../common/files/make-directory';
 import { ConfigError } from './data-directory';
 
@@ -58,8 +58,8 @@ export class AppConfig {
   shutdownTimeoutMs: number;
   /** Names of secrets that were generated into dataDir because the environment had none. */
   generatedSecrets: string[];
-  /** Names of the credentials shorter than SHORT_CREDENTIAL characters (outside production: taken, said at start). */
-  shortCredentials: string[];
+  /** What the configuration takes outside production but should not be so (said at start, one line each). */
+  warnings: string[];
 
   get runsApi(): boolean {
     return this.role === 'api' || this.role === 'all';
@@ -90,7 +90,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
 
-  const nodeEnv = (dto.NODE_ENV ?? 'development') as AppConfig['env'];
+  const warnings: string[] = [];
+  const nodeEnv = runEnvironment(dto.NODE_ENV, warnings);
   const dataDir = resolve(dto.DATA_DIR ?? '.data');
   const secretValues: Record<SecretName, string | undefined> = {
     GATEWAY_SECRET: dto.GATEWAY_SECRET,
@@ -105,8 +106,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
   const generated = missing.length > 0 ? fillGeneratedSecrets(dataDir, missing, secretValues) : [];
-  if (nodeEnv === 'production') refuseShortCredentials(secretValues);
-  refuseSharedCredentials(secretValues);
+  const credentialProblems = [...shortCredentials(secretValues), ...sharedCredentials(secretValues)];
+  if (nodeEnv === 'production' && credentialProblems.length)
+    throw new ConfigError(`Invalid configuration:\n  ${credentialProblems.join('\n  ')}`);
+  warnings.push(...credentialProblems);
 
   const config = new AppConfig();
   config.env = nodeEnv;
@@ -125,7 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     gateway: secretValues.GATEWAY_SECRET!,
     admin: secretValues.ADMIN_SECRET!,
     portal: secretValues.PORTAL_API_TOKEN!,
-    encryptionKey: parseKey(secretValues.ENCRYPTION_KEY!),
+    encryptionKey: encryptionKey(secretValues.ENCRYPTION_KEY!, nodeEnv, warnings),
   };
   config.dashboard = { pageSize: dto.DASHBOARD_PAGE_SIZE ?? 10 };
   config.webhooks = {
@@ -144,7 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   config.idempotency = { keyTtlMs: parseDuration(dto.IDEMPOTENCY_KEY_TTL) ?? DEFAULT_IDEMPOTENCY_KEY_TTL_MS };
   config.shutdownTimeoutMs = parseDuration(dto.SHUTDOWN_TIMEOUT) ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
   config.generatedSecrets = generated;
-  config.shortCredentials = CREDENTIAL_NAMES.filter((n) => secretValues[n]!.length < SHORT_CREDENTIAL);
+  config.warnings = warnings;
   return config;
 }
 
@@ -158,20 +161,36 @@ export const SHORT_CREDENTIAL = 16;
 /** The credentials of the gateway, admin and portal families: one value would open two families. */
 const CREDENTIAL_NAMES: SecretName[] = ['GATEWAY_SECRET', 'ADMIN_SECRET', 'PORTAL_API_TOKEN'];
 
-function refuseShortCredentials(values: Record<SecretName, string | undefined>): void {
-  const lines = CREDENTIAL_NAMES.filter((name) => values[name]!.length < SHORT_CREDENTIAL).map(
-    (name) => `${name}: must be at least ${SHORT_CREDENTIAL} characters when NODE_ENV=production`,
+function shortCredentials(values: Record<SecretName, string | undefined>): string[] {
+  return CREDENTIAL_NAMES.filter((name) => values[name]!.length < SHORT_CREDENTIAL).map(
+    (name) => `${name}: shorter than ${SHORT_CREDENTIAL} characters, easy to guess (refused when NODE_ENV=production)`,
   );
-  if (lines.length) throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
 }
 
-function refuseSharedCredentials(values: Record<SecretName, string | undefined>): void {
+/**
+ * One value for two families' credentials breaks "a credential of one family never opens another": refused with
+ * NODE_ENV=production; outside it taken (a test rig may give every family `secret`), and the start says so.
+ */
+function sharedCredentials(values: Record<SecretName, string | undefined>): string[] {
   const lines: string[] = [];
   CREDENTIAL_NAMES.forEach((name, i) => {
     const same = CREDENTIAL_NAMES.slice(0, i).find((other) => values[other] === values[name]);
-    if (same) lines.push(`${name}: must differ from ${same} (a credential of one family never opens another)`);
+    if (same)
+      lines.push(
+        `${name}: the same as ${same}, so a credential of one family opens the other (refused when NODE_ENV=production)`,
+      );
   });
-  if (lines.length) throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  return lines;
+}
+
+const RUN_ENVIRONMENTS: AppConfig['env'][] = ['production', 'development', 'test'];
+
+/** NODE_ENV as the service runs by it: none of its three values (`staging`, `ci`) is development, as unset. */
+function runEnvironment(value: string | undefined, warnings: string[]): AppConfig['env'] {
+  if (value === undefined) return 'development';
+  if ((RUN_ENVIRONMENTS as string[]).includes(value)) return value as AppConfig['env'];
+  warnings.push(`NODE_ENV: ${value} is none of ${RUN_ENVIRONMENTS.join(', ')}; running as development`);
+  return 'development';
 }
 
 /** REDIS_URL names one server or (redis-cluster://) a cluster; REDIS_CLUSTER_NODES names a cluster. */
@@ -211,7 +230,19 @@ function redisTarget(dto: EnvDto): { url?: string; cluster?: ClusterTarget } {
   }
 }
 
-function parseKey(value: string): Buffer {
+/**
+ * The 32 bytes of ENCRYPTION_KEY: 64 hex characters or base64, as documented. Outside production, 32 characters in
+ * neither form (`0123456789abcdef0123456789abcdef`, a test rig's "32-byte key") are taken as they are, and the start
+ * says so; with NODE_ENV=production they are refused.
+ */
+function encryptionKey(value: string, env: AppConfig['env'], warnings: string[]): Buffer {
+  if (value.length === 32) {
+    if (env === 'production') throw new ConfigError(`Invalid configuration:\n  ENCRYPTION_KEY: ${ENCRYPTION_KEY_RULE}`);
+    warnings.push(
+      'ENCRYPTION_KEY: 32 characters taken as they are, not as hex or base64 (refused when NODE_ENV=production)',
+    );
+    return Buffer.from(value, 'latin1');
+  }
   const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
   if (key.length !== 32)
     throw new ConfigError('Invalid configuration:\n  ENCRYPTION_KEY: must decode to exactly 32 bytes');

@@ -37,6 +37,20 @@ const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? unde
 const keyword = ({ value }: { value: unknown }) =>
   typeof value === 'string' ? value.trim().toLowerCase() || undefined : value;
 
+export const ENCRYPTION_KEY_RULE =
+  'ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64 (44 characters, or 43 without the padding =)';
+
+/** Other names of the log levels: other loggers' (NestJS's log and verbose, syslog's warning) and words for none. */
+const LOG_LEVEL_ALIASES: Record<string, string> = {
+  warning: 'warn',
+  log: 'info',
+  verbose: 'trace',
+  off: 'silent',
+  none: 'silent',
+};
+const logLevel = (value: unknown) =>
+  typeof value === 'string' && Object.hasOwn(LOG_LEVEL_ALIASES, value) ? LOG_LEVEL_ALIASES[value] : value;
+
 /** An item of WEBHOOK_ALLOWED_CIDRS: a range, or one address (`127.0.0.1`, `::1`) as the range of it alone. */
 export function asCidr(item: string): string {
   return item.includes('/') ? item : `${item}/${item.includes(':') ? 128 : 32}`;
@@ -115,9 +129,10 @@ export function splitList(value: string | undefined): string[] {
 
 /** The raw environment, as strings, validated once at boot. Only src/config reads process.env. */
 export class EnvDto {
+  /** Any value: one that is none of production, development, test runs as development (the start says so). */
   @IsOptional()
   @Transform(keyword)
-  @IsIn(['production', 'development', 'test'])
+  @IsString()
   NODE_ENV?: string;
 
   @IsOptional()
@@ -191,11 +206,11 @@ export class EnvDto {
   PORTAL_API_TOKEN?: string;
 
   @IsOptional()
-  @Transform(emptyToUndefined)
-  // base64 with or without its padding, in the standard or the URL-safe alphabet (crypto's 'base64url' has none)
-  @Matches(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=?|[A-Za-z0-9_-]{43}=?)$/, {
-    message:
-      'ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64 (44 characters, or 43 without the padding =)',
+  // base64 with or without its padding, in the standard or the URL-safe alphabet (crypto's 'base64url' has none);
+  // outside production also 32 characters taken as they are (see encryptionKey); blanks at either end are dropped
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() || undefined : value))
+  @Matches(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=?|[A-Za-z0-9_-]{43}=?|[\x21-\x7e]{32})$/, {
+    message: ENCRYPTION_KEY_RULE,
   })
   ENCRYPTION_KEY?: string;
 
@@ -274,8 +289,10 @@ export class EnvDto {
   DCR_INITIAL_ACCESS_TOKEN?: string;
 
   @IsOptional()
-  @Transform(keyword)
-  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  @Transform((arg) => logLevel(keyword(arg)))
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    message: `LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (or ${Object.keys(LOG_LEVEL_ALIASES).join(', ')})`,
+  })
   LOG_LEVEL?: string;
 
   @IsOptional()

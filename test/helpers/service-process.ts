@@ -37,7 +37,7 @@ export class ServiceProcess {
         timeoutMs,
       );
       const onData = () => {
-        if (/role \w+ listening on/.test(p.output)) {
+        if (/role \w+ (listening on|running without)/.test(p.output)) {
           clearTimeout(timer);
           resolve();
         }
