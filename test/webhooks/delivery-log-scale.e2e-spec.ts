@@ -31,6 +31,8 @@ const ATTEMPTS = Number(process.env.DELIVERY_LOG_ATTEMPTS ?? 200_000);
 const DELIVERIES = Math.round((ATTEMPTS * 100) / 116);
 const WEBHOOKS = 50;
 const DAYS = 30;
+/** The last second of yesterday (UTC), where the built log ends: today's partition starts empty. */
+const YESTERDAY_END = `(date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '1 second')`;
 /** A sequential scan of a partition with more rows than this fails the check (tiny partitions may be scanned). */
 const BIG = 5_000;
 
@@ -52,18 +54,20 @@ describe(`delivery log at ${ATTEMPTS.toLocaleString('en')} attempts`, () => {
        SELECT ${uuid('00000000-0000-4000-8000-', 'i')}, 'w' || i, 'https://example.com/' || i, ARRAY['AccessRequestApproved'], 'x', now() - interval '60 days'
          FROM generate_series(1, ${WEBHOOKS}) i`,
     );
-    // delivery i belongs to event i/2 and webhook i % WEBHOOKS; created evenly over the last DAYS days
+    // delivery i belongs to event i/2 and webhook i % WEBHOOKS; created evenly over the DAYS whole days before today,
+    // so every day's partition holds as many: counted back from now, the oldest day's would hold only the part of a
+    // day after the current time of day, and near midnight so few rows that Postgres rightly reads it whole
     await db.query(
       `INSERT INTO outbox_events (id, name, payload, occurred_at, relayed_at)
        SELECT ${uuid('00000000-0000-4000-9000-', 'e')}, 'AccessRequestApproved', '{"ID":1}', t, t
-         FROM (SELECT e, now() - (e * 2.0 / ${DELIVERIES}) * interval '${DAYS} days' AS t FROM generate_series(0, ${Math.ceil(DELIVERIES / 2)}) e) s`,
+         FROM (SELECT e, ${YESTERDAY_END} - (e * 2.0 / ${DELIVERIES}) * interval '${DAYS} days' AS t FROM generate_series(0, ${Math.ceil(DELIVERIES / 2)}) e) s`,
     );
     await db.query(
       `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, status, attempt_count, next_attempt_at, created_at, updated_at, event_occurred_at)
        SELECT ${uuid('00000000-0000-4000-a000-', 'i')}, ${uuid('00000000-0000-4000-8000-', `i % ${WEBHOOKS} + 1`)}, ${uuid('00000000-0000-4000-9000-', 'i / 2')},
               'AccessRequestApproved', st, CASE st WHEN 'failed' THEN 3 ELSE 1 END, CASE WHEN st = 'pending' THEN t + interval '5 minutes' END,
               t, t, t
-         FROM (SELECT i, now() - (i::float8 / ${DELIVERIES}) * interval '${DAYS} days' AS t,
+         FROM (SELECT i, ${YESTERDAY_END} - (i::float8 / ${DELIVERIES}) * interval '${DAYS} days' AS t,
                       CASE WHEN i % 100 < 2 THEN 'pending' WHEN i % 100 < 10 THEN 'failed' ELSE 'delivered' END AS st
                  FROM generate_series(0, ${DELIVERIES - 1}) i) s`,
     );
