@@ -156,7 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
  * (the variables are optional there, and a local run or a test suite may start the service with `GATEWAY_SECRET=g`),
  * and the start says so.
  */
-export const SHORT_CREDENTIAL = 16;
+const SHORT_CREDENTIAL = 16;
 
 /** The credentials of the gateway, admin and portal families: one value would open two families. */
 const CREDENTIAL_NAMES: SecretName[] = ['GATEWAY_SECRET', 'ADMIN_SECRET', 'PORTAL_API_TOKEN'];
