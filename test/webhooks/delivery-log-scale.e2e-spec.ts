@@ -182,7 +182,8 @@ describe(`delivery log at ${ATTEMPTS.toLocaleString('en')} attempts`, () => {
       [few, backlog],
     );
     try {
-      // three pending deliveries from twenty days ago among two thousand delivered ones; a newer backlog elsewhere
+      // three pending deliveries from twenty days ago among two thousand delivered ones; a newer backlog elsewhere,
+      // in one day's partition whatever the time (counted back from now, just after midnight it spanned two)
       await db.query(
         `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_name, status, attempt_count, next_attempt_at,
                                          created_at, updated_at, event_occurred_at)
@@ -197,7 +198,7 @@ describe(`delivery log at ${ATTEMPTS.toLocaleString('en')} attempts`, () => {
                                          created_at, updated_at, event_occurred_at)
          SELECT gen_random_uuid(), $1, gen_random_uuid(), 'AccessRequestApproved', 'pending', 0,
                 now() + interval '1 hour', t, t, t
-           FROM (SELECT now() - i * interval '100 ms' AS t FROM generate_series(1, $2::int) i) s`,
+           FROM (SELECT ${YESTERDAY_END} - i * interval '100 ms' AS t FROM generate_series(1, $2::int) i) s`,
         [backlog, BACKLOG],
       );
       await db.query(`ANALYZE webhook_deliveries`);
