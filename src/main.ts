@@ -96,7 +96,7 @@ async function main(): Promise<void> {
       );
       return;
     }
-    await explained(`listening on ${config.host}:${config.port} (HOST, PORT)`, () => Promise.reject(err));
+    throw explanation(`listening on ${config.host}:${config.port} (HOST, PORT)`, err);
   }
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -129,15 +129,20 @@ async function explained<T>(step: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
-    const code = String((err as { code?: unknown } | undefined)?.code ?? '');
-    const message = String((err as Error | undefined)?.message);
-    // pg's time limit on opening a connection says so in its message alone, without a code
-    const unanswered = /timeout exceeded when trying to connect|connection timeout/.test(message);
-    if (!PLAIN_ERRORS.test(code) && !unanswered && !PLAIN_MESSAGES.test(message)) throw err;
-    let hint = code === '3D000' ? ' (create it, e.g. with createdb, or name one that exists)' : '';
-    if (unanswered) hint = ` (nothing answered within ${CONNECT_TIMEOUT_MS / 1000} s: is a PostgreSQL server there?)`;
-    throw new StartupError(`${step}: ${(err as Error).message}${hint}`);
+    throw explanation(step, err);
   }
+}
+
+/** What a failed start-up step throws: a failure of the outside world as a StartupError naming the step, else `err`. */
+function explanation(step: string, err: unknown): unknown {
+  const code = String((err as { code?: unknown } | undefined)?.code ?? '');
+  const message = String((err as Error | undefined)?.message);
+  // pg's time limit on opening a connection says so in its message alone, without a code
+  const unanswered = /timeout exceeded when trying to connect|connection timeout/.test(message);
+  if (!PLAIN_ERRORS.test(code) && !unanswered && !PLAIN_MESSAGES.test(message)) return err;
+  let hint = code === '3D000' ? ' (create it, e.g. with createdb, or name one that exists)' : '';
+  if (unanswered) hint = ` (nothing answered within ${CONNECT_TIMEOUT_MS / 1000} s: is a PostgreSQL server there?)`;
+  return new StartupError(`${step}: ${(err as Error).message}${hint}`);
 }
 
 main().catch((err) => {

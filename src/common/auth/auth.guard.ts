@@ -146,7 +146,7 @@ export interface RequiredPermission {
 }
 
 /** The permission a dashboard route declares (DashboardAuth puts it in the route's Fastify config). */
-export function requiredPermission(request: Pick<FastifyRequest, 'routeOptions'>): RequiredPermission | undefined {
+function requiredPermission(request: Pick<FastifyRequest, 'routeOptions'>): RequiredPermission | undefined {
   const config = request.routeOptions?.config as { [DASHBOARD_PERMISSION_KEY]?: RequiredPermission } | undefined;
   return config?.[DASHBOARD_PERMISSION_KEY];
 }
