@@ -34,9 +34,18 @@ import { AppConfig, loadConfig } from './config';
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
 
-/** HTTP/1.1 requires a Host header (HTTP/1.0 has none); a request without one is a 400. */
-function lacksHost(request: FastifyRequest): boolean {
-  return request.raw.httpVersion === '1.1' && request.headers.host === undefined;
+/**
+ * What is wrong with a request's Host, if anything (RFC 9112 §3.2: a 400 for both). HTTP/1.1 requires a Host header
+ * (HTTP/1.0 has none); and no request may carry more than one Host line: Node keeps the first and drops the others,
+ * while a proxy in front may have routed or checked by another one.
+ */
+function hostProblem(request: FastifyRequest): string | undefined {
+  const raw = request.raw.rawHeaders;
+  let hosts = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 4 && raw[i].toLowerCase() === 'host') hosts++;
+  if (hosts > 1) return 'a request must carry one Host header, not several';
+  if (hosts === 0 && request.raw.httpVersion === '1.1') return 'an HTTP/1.1 request must carry a Host header';
+  return undefined;
 }
 
 // Node checks REQUEST_TIMEOUT_MS (and its headers' own 60 s) this often, so a 408 comes up to that late
@@ -96,8 +105,9 @@ export async function createApp(
     request.headers['x-request-id'] = id;
     void reply.header('x-request-id', id);
     setTraceRoute(request.routeOptions.url);
-    if (lacksHost(request)) {
-      sendFamilyError(request, reply, new ApiError(400, 'an HTTP/1.1 request must carry a Host header'));
+    const badHost = hostProblem(request);
+    if (badHost) {
+      sendFamilyError(request, reply, new ApiError(400, badHost));
       return;
     }
     // No body sent with Content-Type: application/json (e.g. PUT .../approve: Content-Length 0, or neither it nor

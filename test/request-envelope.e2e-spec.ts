@@ -504,6 +504,19 @@ describe('request envelope: JSON bodies, one credential', () => {
     expect((await exchange(`GET /api/apis HTTP/1.0\r\nauthorization: Bearer ${dashboardKey}\r\n\r\n`)).status).toBe(
       200,
     );
+    // two Host lines (RFC 9112 §3.2): Node would keep the first, a proxy in front may have read the other
+    expect(
+      await exchange(
+        `GET /api/apis HTTP/1.1\r\nhost: a\r\nhost: b\r\nauthorization: Bearer ${dashboardKey}\r\nconnection: close\r\n\r\n`,
+      ),
+    ).toEqual({
+      status: 400,
+      body: { Status: 'Error', Message: 'a request must carry one Host header, not several', Meta: null },
+    });
+    expect(await exchange('GET /portal-api/apps HTTP/1.0\r\nHost: a\r\nHOST: a\r\n\r\n')).toEqual({
+      status: 400,
+      body: { status: 'error', errors: ['a request must carry one Host header, not several'] },
+    });
     // an expectation the server does not know is ignored: the route answers
     const expecting = await exchange(
       `GET /api/apis HTTP/1.1\r\nhost: x\r\nexpect: bogus\r\nauthorization: Bearer ${dashboardKey}\r\nconnection: close\r\n\r\n`,
