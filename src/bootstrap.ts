@@ -28,7 +28,7 @@ import { documentIdempotencyKey } from './common/idempotency/idempotency.openapi
 import { IdempotentRequests } from './common/idempotency/idempotent-requests';
 import { createValidationPipe } from './common/http/validation.pipe';
 import { documentValidationRules } from './common/http/validation.openapi';
-import { listNullInNullableEnums } from './common/http/nullable-enums.openapi';
+import { admitNullInNullableRefs, listNullInNullableEnums } from './common/http/nullable-enums.openapi';
 import { registerRequestLogging } from './common/logging/request-logging';
 import { AppConfig, loadConfig } from './config';
 
@@ -182,6 +182,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   // after the Idempotency-Key's 409 and 422, which get the family's error body too
   documentErrorResponses(document, bodyLimit);
   listNullInNullableEnums(document);
+  admitNullInNullableRefs(document);
   return document;
 }
 

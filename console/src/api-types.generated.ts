@@ -2141,7 +2141,7 @@ export interface components {
             /** @description deliveries created in the window that failed for good */
             Failed: number;
             /** @description last failed attempt ever; null if none */
-            LastFailure: components["schemas"]["LastFailureResponse"] | null;
+            LastFailure: (components["schemas"]["LastFailureResponse"] | (never | null)) | null;
             /**
              * Format: date-time
              * @description last 2xx attempt ever; null if none

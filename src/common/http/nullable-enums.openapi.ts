@@ -17,3 +17,25 @@ export function listNullInNullableEnums(document: OpenAPIObject): void {
   };
   visit(document);
 }
+
+/**
+ * A nullable member that names its schema by `$ref` (Nest writes `{nullable: true, allOf: [{$ref}]}`) admits null:
+ * OpenAPI 3.0.3's `nullable` does not reach into `allOf`, so a strict validator (ajv's) refused `LastFailure: null`
+ * against the referenced object. It becomes `anyOf` the reference or null.
+ */
+export function admitNullInNullableRefs(document: OpenAPIObject): void {
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      node.forEach(visit);
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    const schema = node as { nullable?: unknown; type?: unknown; allOf?: unknown[]; anyOf?: unknown[] };
+    if (schema.nullable === true && Array.isArray(schema.allOf) && schema.allOf.length === 1) {
+      schema.anyOf = [schema.allOf[0], { type: schema.type ?? 'object', nullable: true, enum: [null] }];
+      delete schema.allOf;
+    }
+    Object.values(node).forEach(visit);
+  };
+  visit(document);
+}
