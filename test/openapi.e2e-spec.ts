@@ -278,6 +278,51 @@ describe('the OpenAPI document (/docs-json)', () => {
     expect(refusing).toEqual([]);
   });
 
+  it('documents as nullable every body member that takes null as absent (@IsOptional)', async () => {
+    const optional = new Set<string>();
+    for (const [target, rules] of validationRules())
+      for (const rule of rules)
+        if (rule.target === target && rule.name === 'isOptional')
+          optional.add(`${target.name}.${String(rule.propertyName)}`);
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const [name, schema] of Object.entries<any>(doc.components.schemas))
+      for (const [member, s] of Object.entries<any>(schema.properties ?? {})) {
+        if (!optional.has(`${name}.${member}`)) continue;
+        checked++;
+        if (!s.nullable) wrong.push(`${name}.${member}`);
+      }
+    expect(wrong).toEqual([]);
+    expect(checked).toBeGreaterThanOrEqual(13);
+    // and as the service takes them: a webhook and an administrative user made with every such member null
+    const nulls = (schema: string) =>
+      Object.fromEntries(
+        Object.entries<any>(doc.components.schemas[schema].properties)
+          .filter(([, s]) => s.nullable && !s.readOnly)
+          .map(([k]) => [k, null]),
+      );
+    const webhook = await t.portal.post('/portal-api/webhooks', {
+      ...nulls('CreateWebhookDto'),
+      Name: 'nulls',
+      URL: t.sink.url('/nulls'),
+      Events: ['AccessRequestApproved'],
+    });
+    expect(webhook.status).toBe(201);
+    expect(webhook.body).toMatchObject({ Method: 'POST', Timeout: 30, Headers: [], SignatureScheme: 'v1' });
+    const user = await t.http
+      .with({ 'admin-auth': TEST_SECRETS.ADMIN_SECRET })
+      .post('/admin/users', { ...nulls('CreateUserDto'), ...newUser('nulls') });
+    expect(user.status).toBe(200);
+    expect(user.body.Meta).toMatchObject({
+      active: false,
+      org_id: '',
+      group_id: '',
+      api_model: {},
+      password_max_days: 0,
+      user_permissions: { IsAdmin: 'admin', ResetPassword: 'admin' },
+    });
+  });
+
   it('types as integer what the contract calls integer: ids, pages, counts, attempt numbers, durations, statuses', () => {
     const schemas = doc.components.schemas;
     const integers = [

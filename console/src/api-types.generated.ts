@@ -1037,7 +1037,7 @@ export interface components {
             /** Format: uuid */
             ID: string;
             /** @enum {string} */
-            Method: "POST" | "PUT" | "PATCH" | "GET" | "DELETE";
+            Method: "POST" | "PUT" | "PATCH" | "GET" | "DELETE" | null;
             Name: string;
             /** @description the type's options: rabbitmq takes Exchange (default '': the default exchange) and RoutingKey (default: the event name); nats takes Subject (required); http takes none. Absent for http */
             Options?: {
@@ -1061,7 +1061,7 @@ export interface components {
              * @description v1: HMAC-SHA256 with a shared whsec_ secret; v1a: Ed25519, receivers hold only the whpk_ public key
              * @enum {string}
              */
-            SignatureScheme: "v1" | "v1a";
+            SignatureScheme: "v1" | "v1a" | null;
             /** @description seconds */
             Timeout: number;
             /**
@@ -1080,14 +1080,14 @@ export interface components {
              * @description inactive users cannot use the dashboard routes
              * @default false
              */
-            active: boolean;
+            active: boolean | null;
             /**
              * @description this object, and each object inside it, holds at most 1000 members; its JSON text takes at most 65536 bytes (UTF-8)
              * @default {}
              */
             api_model: {
                 [key: string]: unknown;
-            };
+            } | null;
             /**
              * Format: email
              * @description an e-mail address whose domain is a name with a dot and a last label of two or more letters (or `xn--...`): `a@b.c`, `a@localhost` and `a@[127.0.0.1]` are refused; a local part of at most 64 characters, which may hold letters beyond ASCII (`ümlaut@example.com`) or be quoted (`"a b"@example.com`), and a domain that may too
@@ -1097,18 +1097,18 @@ export interface components {
             /** @example Jane */
             first_name: string;
             /** @default  */
-            group_id: string;
+            group_id: string | null;
             /** @example Doe */
             last_name: string;
             /**
              * @description POST /admin/users and super users only; others create users in their own organisation
              * @default
              */
-            org_id: string;
+            org_id: string | null;
             /** @description stored only as a salted scrypt hash; never returned */
-            password?: string;
+            password?: string | null;
             /** @default 0 */
-            password_max_days: number;
+            password_max_days: number | null;
             /**
              * @description each named area at read, write (which implies read) or deny (as is absence); IsAdmin and ResetPassword at admin or deny, IsAdmin admin granting every area in the user's organisation (with an empty org_id, in every one). Required on POST /api/users (default on POST /admin/users: IsAdmin and ResetPassword admin); an empty object grants nothing.
              * @example {
@@ -1152,7 +1152,7 @@ export interface components {
                 users?: "read" | "write" | "deny";
                 /** @enum {string} */
                 websockets?: "read" | "write" | "deny";
-            };
+            } | null;
         };
         CreateUserResponseDto: {
             /** @description the new user id */
@@ -1198,12 +1198,13 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /** @description headers sent with every delivery (also managed under /headers): at most 50 headers per webhook, and at most 8192 characters of names and values together (one header: Name at most 256, Value at most 7680), so that every delivery is a request HTTP servers accept */
-            Headers?: components["schemas"]["WebhookHeaderInput"][];
+            Headers?: components["schemas"]["WebhookHeaderInput"][] | null;
             /**
+             * @description taken in any case (`post` is `POST`)
              * @default POST
-             * @enum {string}
+             * @enum {string|null}
              */
-            Method: "POST" | "PUT" | "PATCH" | "GET" | "DELETE";
+            Method: "POST" | "PUT" | "PATCH" | "GET" | "DELETE" | null;
             /** @example Approvals to CRM */
             Name: string;
             /**
@@ -1226,14 +1227,14 @@ export interface components {
             /**
              * @description v1: HMAC-SHA256 with a shared whsec_ secret; v1a: Ed25519, receivers hold only the whpk_ public key
              * @default v1
-             * @enum {string}
+             * @enum {string|null}
              */
-            SignatureScheme: "v1" | "v1a";
+            SignatureScheme: "v1" | "v1a" | null;
             /**
              * @description seconds
              * @default 30
              */
-            Timeout: number;
+            Timeout: number | null;
             /**
              * @description http: an HTTP request to URL (the default); rabbitmq: a message published to Options.Exchange with Options.RoutingKey (publisher confirms); nats: a JetStream message on Options.Subject (the stream acknowledges it)
              * @default http
@@ -1370,14 +1371,14 @@ export interface components {
              * @description inactive users cannot use the dashboard routes
              * @default false
              */
-            active: boolean;
+            active: boolean | null;
             /**
              * @description this object, and each object inside it, holds at most 1000 members; its JSON text takes at most 65536 bytes (UTF-8)
              * @default {}
              */
             api_model: {
                 [key: string]: unknown;
-            };
+            } | null;
             /**
              * Format: email
              * @description an e-mail address whose domain is a name with a dot and a last label of two or more letters (or `xn--...`): `a@b.c`, `a@localhost` and `a@[127.0.0.1]` are refused; a local part of at most 64 characters, which may hold letters beyond ASCII (`ümlaut@example.com`) or be quoted (`"a b"@example.com`), and a domain that may too
@@ -1387,18 +1388,18 @@ export interface components {
             /** @example Jane */
             first_name: string;
             /** @default  */
-            group_id: string;
+            group_id: string | null;
             /** @example Doe */
             last_name: string;
             /**
              * @description POST /admin/users and super users only; others create users in their own organisation
              * @default
              */
-            org_id: string;
+            org_id: string | null;
             /** @description stored only as a salted scrypt hash; never returned */
-            password?: string;
+            password?: string | null;
             /** @default 0 */
-            password_max_days: number;
+            password_max_days: number | null;
             /**
              * @description each named area at read, write (which implies read) or deny (as is absence); IsAdmin and ResetPassword at admin or deny, IsAdmin admin granting every area in the user's organisation (with an empty org_id, in every one); an empty object grants nothing.
              * @example {
@@ -1748,7 +1749,7 @@ export interface components {
              * @description how long deliveries stay signed with the old key too (seconds); 0 retires it at once
              * @default 86400
              */
-            GracePeriodSeconds: number;
+            GracePeriodSeconds: number | null;
         };
         SavedWebhookResponse: {
             Active: boolean;
@@ -1773,7 +1774,7 @@ export interface components {
             /** Format: uuid */
             ID: string;
             /** @enum {string} */
-            Method: "POST" | "PUT" | "PATCH" | "GET" | "DELETE";
+            Method: "POST" | "PUT" | "PATCH" | "GET" | "DELETE" | null;
             Name: string;
             /** @description the type's options: rabbitmq takes Exchange (default '': the default exchange) and RoutingKey (default: the event name); nats takes Subject (required); http takes none. Absent for http */
             Options?: {
@@ -1787,7 +1788,7 @@ export interface components {
              * @description v1: HMAC-SHA256 with a shared whsec_ secret; v1a: Ed25519, receivers hold only the whpk_ public key
              * @enum {string}
              */
-            SignatureScheme: "v1" | "v1a";
+            SignatureScheme: "v1" | "v1a" | null;
             /** @description seconds */
             Timeout: number;
             /**
@@ -1850,8 +1851,11 @@ export interface components {
             } | null;
             /** @description replace all of the webhook's headers: at most 50 headers per webhook, and at most 8192 characters of names and values together (one header: Name at most 256, Value at most 7680), so that every delivery is a request HTTP servers accept */
             Headers?: components["schemas"]["WebhookHeaderInput"][];
-            /** @enum {string} */
-            Method?: "POST" | "PUT" | "PATCH" | "GET" | "DELETE";
+            /**
+             * @description taken in any case (`post` is `POST`)
+             * @enum {string}
+             */
+            Method?: "POST" | "PUT" | "PATCH" | "GET" | "DELETE" | null;
             Name?: string;
             /**
              * @description the type's options: rabbitmq takes Exchange (default '': the default exchange) and RoutingKey (default: the event name); nats takes Subject (required); http takes none
@@ -1874,7 +1878,7 @@ export interface components {
              * @description v1: HMAC-SHA256 with a shared whsec_ secret; v1a: Ed25519, receivers hold only the whpk_ public key. Switching scheme is a key rotation with the default grace period (24 h): deliveries carry signatures by the new and the old key until it ends. GET /webhooks/{id}/secret shows the new key.
              * @enum {string}
              */
-            SignatureScheme?: "v1" | "v1a";
+            SignatureScheme?: "v1" | "v1a" | null;
             Timeout?: number;
             /**
              * @description http: an HTTP request to URL (the default); rabbitmq: a message published to Options.Exchange with Options.RoutingKey (publisher confirms); nats: a JetStream message on Options.Subject (the stream acknowledges it). Changing Type needs the new type's URL (and Options)
@@ -2088,7 +2092,7 @@ export interface components {
             /** Format: uuid */
             ID: string;
             /** @enum {string} */
-            Method: "POST" | "PUT" | "PATCH" | "GET" | "DELETE";
+            Method: "POST" | "PUT" | "PATCH" | "GET" | "DELETE" | null;
             Name: string;
             /** @description the type's options: rabbitmq takes Exchange (default '': the default exchange) and RoutingKey (default: the event name); nats takes Subject (required); http takes none. Absent for http */
             Options?: {
@@ -2102,7 +2106,7 @@ export interface components {
              * @description v1: HMAC-SHA256 with a shared whsec_ secret; v1a: Ed25519, receivers hold only the whpk_ public key
              * @enum {string}
              */
-            SignatureScheme: "v1" | "v1a";
+            SignatureScheme: "v1" | "v1a" | null;
             /** @description seconds */
             Timeout: number;
             /**
@@ -2131,7 +2135,7 @@ export interface components {
              */
             Secret: string;
             /** @enum {string} */
-            SignatureScheme: "v1" | "v1a";
+            SignatureScheme: "v1" | "v1a" | null;
         };
         WebhookStatsResponse: {
             /** @description attempts started in the window */
@@ -2175,7 +2179,7 @@ export interface components {
              * @description carried in the test event's Message
              * @example checking the new endpoint
              */
-            Note?: string;
+            Note?: string | null;
         };
         /** @description Delivered to one webhook when a test send is asked for it, and to no other webhook (no webhook subscribes to WebhookTest). Sent like every event: with the webhook's Method to its URL, with its Headers, Content-Type: application/json and the Standard Webhooks headers webhook-id (the same on every retry), webhook-timestamp and webhook-signature: one signature per key, space-separated, over "id.timestamp.body": `v1,<base64 HMAC-SHA256 under the whsec_ secret>` for SignatureScheme v1, `v1a,<base64 Ed25519 signature, verified with the whpk_ public key>` for v1a; during a key rotation's grace period the previous key signs too. A GET or DELETE delivery carries no body and is signed over the empty string. */
         WebhookTestEvent: {
@@ -3195,7 +3199,7 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         /** @description info.name, info.id, info.orgId, info.categories, info.state.active, server.listenPath.value/strip, upstream.url */
-                        "x-gateway-api-gateway"?: {
+                        "x-gateway-api-gateway": {
                             info?: {
                                 [key: string]: unknown;
                             };
@@ -3290,7 +3294,7 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     /** @description info.name, info.id, info.orgId, info.categories, info.state.active, server.listenPath.value/strip, upstream.url */
-                    "x-gateway-api-gateway"?: {
+                    "x-gateway-api-gateway": {
                         info?: {
                             [key: string]: unknown;
                         };
@@ -3316,7 +3320,7 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     /** @description info.name, info.id, info.orgId, info.categories, info.state.active, server.listenPath.value/strip, upstream.url */
-                    "x-gateway-api-gateway"?: {
+                    "x-gateway-api-gateway": {
                         info?: {
                             [key: string]: unknown;
                         };
@@ -3446,7 +3450,7 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         /** @description info.name, info.id, info.orgId, info.categories, info.state.active, server.listenPath.value/strip, upstream.url */
-                        "x-gateway-api-gateway"?: {
+                        "x-gateway-api-gateway": {
                             info?: {
                                 [key: string]: unknown;
                             };
@@ -3562,7 +3566,7 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     /** @description info.name, info.id, info.orgId, info.categories, info.state.active, server.listenPath.value/strip, upstream.url */
-                    "x-gateway-api-gateway"?: {
+                    "x-gateway-api-gateway": {
                         info?: {
                             [key: string]: unknown;
                         };
@@ -3588,7 +3592,7 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     /** @description info.name, info.id, info.orgId, info.categories, info.state.active, server.listenPath.value/strip, upstream.url */
-                    "x-gateway-api-gateway"?: {
+                    "x-gateway-api-gateway": {
                         info?: {
                             [key: string]: unknown;
                         };
@@ -7924,8 +7928,6 @@ export const attemptResponseTriggerValues: ReadonlyArray<FlattenedDeepRequired<c
 export const createAccessRequestDtoAuthTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateAccessRequestDto"]["AuthType"]> = ["authToken", "oauth2.0"];
 export const createAppDtoVisibilityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateAppDto"]["Visibility"]> = ["personal", "team", "organisation"];
 export const createdWebhookResponseEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedWebhookResponse"]["Events"]> = ["AccessRequestCreated", "AccessRequestApproved", "AccessRequestRejected", "ApplicationRegistered", "CredentialRegistered", "OrganisationRequestCreated", "OrganisationRequestApproved", "OrganisationRequestRejected", "OrganisationRegistered", "UserRegistered", "UserAccountActivated", "UserAccountDeactivated", "PasswordReset", "RegisterInvite", "WebhookDisabled", "DeliveryFailed", "WebhookEnabled"];
-export const createdWebhookResponseMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedWebhookResponse"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
-export const createdWebhookResponseSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedWebhookResponse"]["SignatureScheme"]> = ["v1", "v1a"];
 export const createdWebhookResponseTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedWebhookResponse"]["Type"]> = ["http", "rabbitmq", "nats"];
 export const createUserDtoUser_permissionsAnalyticsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["analytics"]> = ["read", "write", "deny"];
 export const createUserDtoUser_permissionsApi_assetsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["api_assets"]> = ["read", "write", "deny"];
@@ -7945,8 +7947,6 @@ export const createUserDtoUser_permissionsUser_groupsValues: ReadonlyArray<Flatt
 export const createUserDtoUser_permissionsUsersValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["users"]> = ["read", "write", "deny"];
 export const createUserDtoUser_permissionsWebsocketsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["websockets"]> = ["read", "write", "deny"];
 export const createWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["Events"]> = ["AccessRequestCreated", "AccessRequestApproved", "AccessRequestRejected", "ApplicationRegistered", "CredentialRegistered", "OrganisationRequestCreated", "OrganisationRequestApproved", "OrganisationRequestRejected", "OrganisationRegistered", "UserRegistered", "UserAccountActivated", "UserAccountDeactivated", "PasswordReset", "RegisterInvite", "WebhookDisabled", "DeliveryFailed", "WebhookEnabled"];
-export const createWebhookDtoMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
-export const createWebhookDtoSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["SignatureScheme"]> = ["v1", "v1a"];
 export const createWebhookDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["Type"]> = ["http", "rabbitmq", "nats"];
 export const credentialRegisteredEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CredentialRegisteredEvent"]["Event"]> = ["CredentialRegistered"];
 export const credentialRegisteredMessageAuthTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CredentialRegisteredMessage"]["AuthType"]> = ["authToken", "oauth2.0"];
@@ -7978,14 +7978,10 @@ export const nestedAccessRequestResponseStatusValues: ReadonlyArray<FlattenedDee
 export const oasWriteResponseDtoActionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OasWriteResponseDto"]["action"]> = ["added", "modified", "deleted"];
 export const portalErrorBodyStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PortalErrorBody"]["status"]> = ["error"];
 export const savedWebhookResponseEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SavedWebhookResponse"]["Events"]> = ["AccessRequestCreated", "AccessRequestApproved", "AccessRequestRejected", "ApplicationRegistered", "CredentialRegistered", "OrganisationRequestCreated", "OrganisationRequestApproved", "OrganisationRequestRejected", "OrganisationRegistered", "UserRegistered", "UserAccountActivated", "UserAccountDeactivated", "PasswordReset", "RegisterInvite", "WebhookDisabled", "DeliveryFailed", "WebhookEnabled"];
-export const savedWebhookResponseMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SavedWebhookResponse"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
-export const savedWebhookResponseSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SavedWebhookResponse"]["SignatureScheme"]> = ["v1", "v1a"];
 export const savedWebhookResponseTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SavedWebhookResponse"]["Type"]> = ["http", "rabbitmq", "nats"];
 export const updateAccessRequestStatusDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateAccessRequestStatusDto"]["Status"]> = ["approved", "rejected"];
 export const updateAppDtoVisibilityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateAppDto"]["Visibility"]> = ["personal", "team", "organisation"];
 export const updateWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["Events"]> = ["AccessRequestCreated", "AccessRequestApproved", "AccessRequestRejected", "ApplicationRegistered", "CredentialRegistered", "OrganisationRequestCreated", "OrganisationRequestApproved", "OrganisationRequestRejected", "OrganisationRegistered", "UserRegistered", "UserAccountActivated", "UserAccountDeactivated", "PasswordReset", "RegisterInvite", "WebhookDisabled", "DeliveryFailed", "WebhookEnabled"];
-export const updateWebhookDtoMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
-export const updateWebhookDtoSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["SignatureScheme"]> = ["v1", "v1a"];
 export const updateWebhookDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["Type"]> = ["http", "rabbitmq", "nats"];
 export const userResponseDtoUser_permissionsAnalyticsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["analytics"]> = ["read", "write", "deny"];
 export const userResponseDtoUser_permissionsApi_assetsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["api_assets"]> = ["read", "write", "deny"];
@@ -8008,8 +8004,5 @@ export const webhookDisabledEventEventValues: ReadonlyArray<FlattenedDeepRequire
 export const webhookDisabledMessageReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDisabledMessage"]["Reason"]> = ["gone", "failing", "manual"];
 export const webhookEnabledEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEnabledEvent"]["Event"]> = ["WebhookEnabled"];
 export const webhookResponseEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookResponse"]["Events"]> = ["AccessRequestCreated", "AccessRequestApproved", "AccessRequestRejected", "ApplicationRegistered", "CredentialRegistered", "OrganisationRequestCreated", "OrganisationRequestApproved", "OrganisationRequestRejected", "OrganisationRegistered", "UserRegistered", "UserAccountActivated", "UserAccountDeactivated", "PasswordReset", "RegisterInvite", "WebhookDisabled", "DeliveryFailed", "WebhookEnabled"];
-export const webhookResponseMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookResponse"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
-export const webhookResponseSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookResponse"]["SignatureScheme"]> = ["v1", "v1a"];
 export const webhookResponseTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookResponse"]["Type"]> = ["http", "rabbitmq", "nats"];
-export const webhookSecretResponseSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookSecretResponse"]["SignatureScheme"]> = ["v1", "v1a"];
 export const webhookTestEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookTestEvent"]["Event"]> = ["WebhookTest"];

@@ -20,6 +20,7 @@ import {
 } from 'class-validator';
 import { codePointLength, MaxLength } from '../../common/http/max-length.decorator';
 import { OptionalBody } from '../../common/http/optional-body.decorator';
+import { OptionalNullable } from '../../common/http/optional-nullable.decorator';
 import { IsOptionalNotNull } from '../../common/http/optional-not-null.decorator';
 import { IsRequiredText } from '../../common/http/required-text.decorator';
 import { MAX_OBJECT_MEMBERS, OBJECT_MEMBERS_NOTE } from '../../common/http/input-policy';
@@ -51,6 +52,8 @@ const SCHEME_DESCRIPTION =
   'v1: HMAC-SHA256 with a shared whsec_ secret; v1a: Ed25519, receivers hold only the whpk_ public key';
 
 /** `post` means POST. */
+/** Method is taken in any case and stored in upper case. */
+const METHOD_DESCRIPTION = 'taken in any case (`post` is `POST`)';
 const upper = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.toUpperCase() : value);
 
 const URL_DESCRIPTION =
@@ -304,14 +307,12 @@ export class CreateWebhookDto {
   @FilterField()
   Filter?: unknown;
 
-  @ApiPropertyOptional({ enum: WEBHOOK_METHODS, default: 'POST' })
-  @IsOptional()
+  @OptionalNullable({ enum: WEBHOOK_METHODS, default: 'POST', description: METHOD_DESCRIPTION })
   @Transform(upper)
   @IsIn(WEBHOOK_METHODS, { message: `Method must be one of ${WEBHOOK_METHODS.join(', ')}` })
   Method?: string;
 
-  @ApiPropertyOptional({ description: 'seconds', minimum: 1, maximum: 60, default: 30 })
-  @IsOptional()
+  @OptionalNullable({ description: 'seconds', minimum: 1, maximum: 60, default: 30 })
   @IsInt({ message: 'Timeout must be an integer number of seconds' })
   @Min(1, { message: 'Timeout must be at least 1 second' })
   @Max(60, { message: 'Timeout must be at most 60 seconds' })
@@ -326,12 +327,11 @@ export class CreateWebhookDto {
   })
   Events: string[];
 
-  @ApiPropertyOptional({
+  @OptionalNullable({
     type: [WebhookHeaderInput],
     maxItems: HEADER_LIMITS.count,
     description: `headers sent with every delivery (also managed under /headers): ${HEADERS_LIMITS_DESCRIPTION}`,
   })
-  @IsOptional()
   @IsArray()
   @HeadersLimits()
   // each an object: ValidateNested checks the members of an inner array as headers, so [[{...}]] would pass
@@ -345,8 +345,7 @@ export class CreateWebhookDto {
   @IsBoolean({ message: 'Active must be a boolean' })
   Active?: boolean;
 
-  @ApiPropertyOptional({ enum: SIGNATURE_SCHEMES, default: 'v1', description: SCHEME_DESCRIPTION })
-  @IsOptional()
+  @OptionalNullable({ enum: SIGNATURE_SCHEMES, default: 'v1', description: SCHEME_DESCRIPTION })
   @IsIn(SIGNATURE_SCHEMES, { message: SCHEME_MESSAGE })
   SignatureScheme?: 'v1' | 'v1a';
 
@@ -359,7 +358,8 @@ export class CreateWebhookDto {
 
 /**
  * PUT: every field optional; those given replace the stored ones (Headers, when given, replace all headers). An
- * explicit null is refused, as on POST.
+ * explicit null is refused (but for RateLimit and Filter, where it removes them); on POST, a member with a default
+ * takes null as absent.
  */
 export class UpdateWebhookDto {
   @ApiPropertyOptional()
@@ -388,7 +388,7 @@ export class UpdateWebhookDto {
   @FilterField()
   Filter?: unknown;
 
-  @ApiPropertyOptional({ enum: WEBHOOK_METHODS })
+  @ApiPropertyOptional({ enum: WEBHOOK_METHODS, description: METHOD_DESCRIPTION })
   @IsOptionalNotNull()
   @Transform(upper)
   @IsIn(WEBHOOK_METHODS, { message: `Method must be one of ${WEBHOOK_METHODS.join(', ')}` })
@@ -543,13 +543,12 @@ export class WebhookSecretResponse {
 
 @OptionalBody()
 export class RotateSecretDto {
-  @ApiPropertyOptional({
+  @OptionalNullable({
     minimum: 0,
     maximum: MAX_GRACE_PERIOD_SECONDS,
     default: DEFAULT_GRACE_PERIOD_SECONDS,
     description: 'how long deliveries stay signed with the old key too (seconds); 0 retires it at once',
   })
-  @IsOptional()
   @IsInt({ message: 'GracePeriodSeconds must be an integer number of seconds' })
   @Min(0, { message: 'GracePeriodSeconds must not be negative' })
   @Max(MAX_GRACE_PERIOD_SECONDS, { message: `GracePeriodSeconds must be at most ${MAX_GRACE_PERIOD_SECONDS} (7 days)` })
@@ -558,12 +557,11 @@ export class RotateSecretDto {
 
 @OptionalBody()
 export class WebhookTestDto {
-  @ApiPropertyOptional({
+  @OptionalNullable({
     maxLength: 1024,
     description: "carried in the test event's Message",
     example: 'checking the new endpoint',
   })
-  @IsOptional()
   @IsString({ message: 'Note must be a string' })
   @MaxLength(1024, { message: 'Note must be at most 1024 characters' })
   Note?: string;

@@ -1,18 +1,8 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  IsBoolean,
-  IsDefined,
-  IsEmail,
-  IsInt,
-  IsObject,
-  IsOptional,
-  IsString,
-  Max,
-  Min,
-  MinLength,
-} from 'class-validator';
+import { ApiProperty } from '@nestjs/swagger';
+import { IsBoolean, IsDefined, IsEmail, IsInt, IsObject, IsString, Max, Min, MinLength } from 'class-validator';
 import { MAX_OBJECT_MEMBERS, OBJECT_MEMBERS_NOTE } from '../../../common/http/input-policy';
 import { MaxLength } from '../../../common/http/max-length.decorator';
+import { OptionalNullable } from '../../../common/http/optional-nullable.decorator';
 import { MaxJsonBytes } from '../../../common/http/max-json-bytes.decorator';
 import { ADMIN_FLAGS, ADMIN_LEVELS, AREA_LEVELS, PERMISSION_AREAS } from '../../../common/auth/permissions';
 import { PRINTABLE_TEXT_PATTERN } from '../../../common/http/required-text.decorator';
@@ -75,56 +65,49 @@ export class CreateUserDto {
   @IsString()
   last_name: string;
 
-  @ApiPropertyOptional({
+  @OptionalNullable({
     ...USER_PERMISSIONS_SCHEMA,
     description: `${USER_PERMISSIONS_SCHEMA.description}. Required on POST /api/users (default on POST /admin/users: IsAdmin and ResetPassword admin); an empty object grants nothing.`,
     example: PERMISSIONS_EXAMPLE,
   })
-  @IsOptional()
   @IsObject()
   user_permissions?: Record<string, string>;
 
-  @ApiPropertyOptional({ default: false, description: 'inactive users cannot use the dashboard routes' })
-  @IsOptional()
+  @OptionalNullable({ default: false, description: 'inactive users cannot use the dashboard routes' })
   @IsBoolean()
   active?: boolean;
 
-  @ApiPropertyOptional({ description: 'stored only as a salted scrypt hash; never returned', writeOnly: true })
-  @IsOptional()
+  @OptionalNullable({ description: 'stored only as a salted scrypt hash; never returned', writeOnly: true })
   @MaxLength(1024)
   @MinLength(1, { message: '$property must not be empty' })
   @IsString()
   password?: string;
 
-  @ApiPropertyOptional({
+  @OptionalNullable({
     description: 'POST /admin/users and super users only; others create users in their own organisation',
     default: '',
   })
-  @IsOptional()
   @MaxLength(128)
   @IsString()
   org_id?: string;
 
-  @ApiPropertyOptional({ default: '' })
-  @IsOptional()
+  @OptionalNullable({ default: '' })
   @MaxLength(128)
   @IsString()
   group_id?: string;
 
-  @ApiPropertyOptional({
+  @OptionalNullable({
     type: 'object',
     additionalProperties: true,
     maxProperties: MAX_OBJECT_MEMBERS,
     default: {},
     description: `${OBJECT_MEMBERS_NOTE}; its JSON text takes at most ${MAX_API_MODEL_BYTES} bytes (UTF-8)`,
   })
-  @IsOptional()
   @MaxJsonBytes(MAX_API_MODEL_BYTES)
   @IsObject()
   api_model?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ default: 0, minimum: 0 })
-  @IsOptional()
+  @OptionalNullable({ default: 0, minimum: 0 })
   @Max(36500)
   @Min(0)
   @IsInt()
@@ -134,7 +117,7 @@ export class CreateUserDto {
 /** The body of POST /api/users: as above, with user_permissions required (the service refuses a body without it). */
 export class DashboardCreateUserDto extends CreateUserDto {
   // required said apart: the inherited metadata says optional and is merged into this property's
-  @ApiProperty({ required: true })
+  @ApiProperty({ required: true, nullable: false })
   @ApiProperty({
     ...USER_PERMISSIONS_SCHEMA,
     description: `${USER_PERMISSIONS_SCHEMA.description}; an empty object grants nothing.`,
