@@ -22,8 +22,10 @@ import { VALIDATION_LIMITS } from './oas-validation.pool';
 
 const OAS_DOCUMENT_SCHEMA = {
   type: 'object' as const,
-  description: `An OpenAPI 3 document (openapi, info, paths, components, security, servers) with the gateway extension \`${EXTENSION}\`.`,
-  required: ['openapi', 'info'],
+  description:
+    `An OpenAPI 3 document (openapi, info, paths, components, security, servers) with the gateway extension \`${EXTENSION}\` ` +
+    '(`paths` is required of a 3.0 document, not of a 3.1 one).',
+  required: ['openapi', 'info', EXTENSION],
   additionalProperties: true,
   properties: {
     openapi: { type: 'string', example: '3.0.3' },
@@ -41,6 +43,13 @@ const OAS_DOCUMENT_SCHEMA = {
       },
     },
   },
+};
+
+/** PATCH's body: the extension may be left out (the stored one is kept, with what the body's members change). */
+const OAS_PATCH_SCHEMA = {
+  ...OAS_DOCUMENT_SCHEMA,
+  description: `${OAS_DOCUMENT_SCHEMA.description} The extension may be left out: the stored one is kept.`,
+  required: ['openapi', 'info'],
 };
 
 /** Every write validates its document on one of a few threads; when they stay taken, the document is not at fault. */
@@ -177,7 +186,7 @@ export class OasApisController {
     enum: ['true', 'false', '1', '0'],
     description: 'sets server.authentication.enabled',
   })
-  @ApiBody({ schema: OAS_DOCUMENT_SCHEMA })
+  @ApiBody({ schema: OAS_PATCH_SCHEMA })
   @ApiOkResponse({ type: OasWriteResponseDto })
   @ApiBadRequestResponse({
     description:
