@@ -1037,7 +1037,7 @@ export interface components {
             /** Format: uuid */
             ID: string;
             /** @enum {string} */
-            Method: "POST" | "PUT" | "PATCH" | "GET" | "DELETE" | null;
+            Method: "POST" | "PUT" | "PATCH" | "GET" | "DELETE";
             Name: string;
             /** @description the type's options: rabbitmq takes Exchange (default '': the default exchange) and RoutingKey (default: the event name); nats takes Subject (required); http takes none. Absent for http */
             Options?: {
@@ -1061,7 +1061,7 @@ export interface components {
              * @description v1: HMAC-SHA256 with a shared whsec_ secret; v1a: Ed25519, receivers hold only the whpk_ public key
              * @enum {string}
              */
-            SignatureScheme: "v1" | "v1a" | null;
+            SignatureScheme: "v1" | "v1a";
             /** @description seconds */
             Timeout: number;
             /**
@@ -1152,7 +1152,7 @@ export interface components {
                 users?: "read" | "write" | "deny";
                 /** @enum {string} */
                 websockets?: "read" | "write" | "deny";
-            } | null;
+            };
         };
         CreateUserResponseDto: {
             /** @description the new user id */
@@ -1615,7 +1615,7 @@ export interface components {
             /** Format: date-time */
             At: string;
             /** @enum {string} */
-            Error: "timeout" | "connection" | "blocked_address" | "http_status" | "unroutable" | "rejected" | null;
+            Error: "timeout" | "connection" | "blocked_address" | "http_status" | "unroutable" | "rejected";
             /** @description first 4 KiB of the response body, or a broker's reason */
             ResponseBody: string;
             /** @description null when there was no HTTP answer */
@@ -1774,7 +1774,7 @@ export interface components {
             /** Format: uuid */
             ID: string;
             /** @enum {string} */
-            Method: "POST" | "PUT" | "PATCH" | "GET" | "DELETE" | null;
+            Method: "POST" | "PUT" | "PATCH" | "GET" | "DELETE";
             Name: string;
             /** @description the type's options: rabbitmq takes Exchange (default '': the default exchange) and RoutingKey (default: the event name); nats takes Subject (required); http takes none. Absent for http */
             Options?: {
@@ -1788,7 +1788,7 @@ export interface components {
              * @description v1: HMAC-SHA256 with a shared whsec_ secret; v1a: Ed25519, receivers hold only the whpk_ public key
              * @enum {string}
              */
-            SignatureScheme: "v1" | "v1a" | null;
+            SignatureScheme: "v1" | "v1a";
             /** @description seconds */
             Timeout: number;
             /**
@@ -1855,7 +1855,7 @@ export interface components {
              * @description taken in any case (`post` is `POST`)
              * @enum {string}
              */
-            Method?: "POST" | "PUT" | "PATCH" | "GET" | "DELETE" | null;
+            Method?: "POST" | "PUT" | "PATCH" | "GET" | "DELETE";
             Name?: string;
             /**
              * @description the type's options: rabbitmq takes Exchange (default '': the default exchange) and RoutingKey (default: the event name); nats takes Subject (required); http takes none
@@ -1878,7 +1878,7 @@ export interface components {
              * @description v1: HMAC-SHA256 with a shared whsec_ secret; v1a: Ed25519, receivers hold only the whpk_ public key. Switching scheme is a key rotation with the default grace period (24 h): deliveries carry signatures by the new and the old key until it ends. GET /webhooks/{id}/secret shows the new key.
              * @enum {string}
              */
-            SignatureScheme?: "v1" | "v1a" | null;
+            SignatureScheme?: "v1" | "v1a";
             Timeout?: number;
             /**
              * @description http: an HTTP request to URL (the default); rabbitmq: a message published to Options.Exchange with Options.RoutingKey (publisher confirms); nats: a JetStream message on Options.Subject (the stream acknowledges it). Changing Type needs the new type's URL (and Options)
@@ -2092,7 +2092,7 @@ export interface components {
             /** Format: uuid */
             ID: string;
             /** @enum {string} */
-            Method: "POST" | "PUT" | "PATCH" | "GET" | "DELETE" | null;
+            Method: "POST" | "PUT" | "PATCH" | "GET" | "DELETE";
             Name: string;
             /** @description the type's options: rabbitmq takes Exchange (default '': the default exchange) and RoutingKey (default: the event name); nats takes Subject (required); http takes none. Absent for http */
             Options?: {
@@ -2106,7 +2106,7 @@ export interface components {
              * @description v1: HMAC-SHA256 with a shared whsec_ secret; v1a: Ed25519, receivers hold only the whpk_ public key
              * @enum {string}
              */
-            SignatureScheme: "v1" | "v1a" | null;
+            SignatureScheme: "v1" | "v1a";
             /** @description seconds */
             Timeout: number;
             /**
@@ -2135,7 +2135,7 @@ export interface components {
              */
             Secret: string;
             /** @enum {string} */
-            SignatureScheme: "v1" | "v1a" | null;
+            SignatureScheme: "v1" | "v1a";
         };
         WebhookStatsResponse: {
             /** @description attempts started in the window */
@@ -7928,6 +7928,8 @@ export const attemptResponseTriggerValues: ReadonlyArray<FlattenedDeepRequired<c
 export const createAccessRequestDtoAuthTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateAccessRequestDto"]["AuthType"]> = ["authToken", "oauth2.0"];
 export const createAppDtoVisibilityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateAppDto"]["Visibility"]> = ["personal", "team", "organisation"];
 export const createdWebhookResponseEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedWebhookResponse"]["Events"]> = ["AccessRequestCreated", "AccessRequestApproved", "AccessRequestRejected", "ApplicationRegistered", "CredentialRegistered", "OrganisationRequestCreated", "OrganisationRequestApproved", "OrganisationRequestRejected", "OrganisationRegistered", "UserRegistered", "UserAccountActivated", "UserAccountDeactivated", "PasswordReset", "RegisterInvite", "WebhookDisabled", "DeliveryFailed", "WebhookEnabled"];
+export const createdWebhookResponseMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedWebhookResponse"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
+export const createdWebhookResponseSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedWebhookResponse"]["SignatureScheme"]> = ["v1", "v1a"];
 export const createdWebhookResponseTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedWebhookResponse"]["Type"]> = ["http", "rabbitmq", "nats"];
 export const createUserDtoUser_permissionsAnalyticsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["analytics"]> = ["read", "write", "deny"];
 export const createUserDtoUser_permissionsApi_assetsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateUserDto"]["user_permissions"]["api_assets"]> = ["read", "write", "deny"];
@@ -7973,15 +7975,20 @@ export const deliveryFailedMessageLastErrorValues: ReadonlyArray<FlattenedDeepRe
 export const deliveryResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryResponse"]["Status"]> = ["pending", "delivered", "failed"];
 export const deliveryWithAttemptsResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryWithAttemptsResponse"]["Status"]> = ["pending", "delivered", "failed"];
 export const gatewayErrorBodyStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GatewayErrorBody"]["status"]> = ["error"];
+export const lastFailureResponseErrorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LastFailureResponse"]["Error"]> = ["timeout", "connection", "blocked_address", "http_status", "unroutable", "rejected"];
 export const nestedAccessRequestResponseAuthTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NestedAccessRequestResponse"]["AuthType"]> = ["authToken", "oauth2.0"];
 export const nestedAccessRequestResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NestedAccessRequestResponse"]["Status"]> = ["pending", "approved", "rejected"];
 export const oasWriteResponseDtoActionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OasWriteResponseDto"]["action"]> = ["added", "modified", "deleted"];
 export const portalErrorBodyStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PortalErrorBody"]["status"]> = ["error"];
 export const savedWebhookResponseEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SavedWebhookResponse"]["Events"]> = ["AccessRequestCreated", "AccessRequestApproved", "AccessRequestRejected", "ApplicationRegistered", "CredentialRegistered", "OrganisationRequestCreated", "OrganisationRequestApproved", "OrganisationRequestRejected", "OrganisationRegistered", "UserRegistered", "UserAccountActivated", "UserAccountDeactivated", "PasswordReset", "RegisterInvite", "WebhookDisabled", "DeliveryFailed", "WebhookEnabled"];
+export const savedWebhookResponseMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SavedWebhookResponse"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
+export const savedWebhookResponseSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SavedWebhookResponse"]["SignatureScheme"]> = ["v1", "v1a"];
 export const savedWebhookResponseTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SavedWebhookResponse"]["Type"]> = ["http", "rabbitmq", "nats"];
 export const updateAccessRequestStatusDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateAccessRequestStatusDto"]["Status"]> = ["approved", "rejected"];
 export const updateAppDtoVisibilityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateAppDto"]["Visibility"]> = ["personal", "team", "organisation"];
 export const updateWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["Events"]> = ["AccessRequestCreated", "AccessRequestApproved", "AccessRequestRejected", "ApplicationRegistered", "CredentialRegistered", "OrganisationRequestCreated", "OrganisationRequestApproved", "OrganisationRequestRejected", "OrganisationRegistered", "UserRegistered", "UserAccountActivated", "UserAccountDeactivated", "PasswordReset", "RegisterInvite", "WebhookDisabled", "DeliveryFailed", "WebhookEnabled"];
+export const updateWebhookDtoMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
+export const updateWebhookDtoSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["SignatureScheme"]> = ["v1", "v1a"];
 export const updateWebhookDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["Type"]> = ["http", "rabbitmq", "nats"];
 export const userResponseDtoUser_permissionsAnalyticsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["analytics"]> = ["read", "write", "deny"];
 export const userResponseDtoUser_permissionsApi_assetsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserResponseDto"]["user_permissions"]["api_assets"]> = ["read", "write", "deny"];
@@ -8004,5 +8011,8 @@ export const webhookDisabledEventEventValues: ReadonlyArray<FlattenedDeepRequire
 export const webhookDisabledMessageReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDisabledMessage"]["Reason"]> = ["gone", "failing", "manual"];
 export const webhookEnabledEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEnabledEvent"]["Event"]> = ["WebhookEnabled"];
 export const webhookResponseEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookResponse"]["Events"]> = ["AccessRequestCreated", "AccessRequestApproved", "AccessRequestRejected", "ApplicationRegistered", "CredentialRegistered", "OrganisationRequestCreated", "OrganisationRequestApproved", "OrganisationRequestRejected", "OrganisationRegistered", "UserRegistered", "UserAccountActivated", "UserAccountDeactivated", "PasswordReset", "RegisterInvite", "WebhookDisabled", "DeliveryFailed", "WebhookEnabled"];
+export const webhookResponseMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookResponse"]["Method"]> = ["POST", "PUT", "PATCH", "GET", "DELETE"];
+export const webhookResponseSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookResponse"]["SignatureScheme"]> = ["v1", "v1a"];
 export const webhookResponseTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookResponse"]["Type"]> = ["http", "rabbitmq", "nats"];
+export const webhookSecretResponseSignatureSchemeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookSecretResponse"]["SignatureScheme"]> = ["v1", "v1a"];
 export const webhookTestEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookTestEvent"]["Event"]> = ["WebhookTest"];

@@ -24,8 +24,13 @@ export type WebhookTestResult = Schemas['WebhookTestResponse'];
 /** Whether a filter accepts a sample event (the filter test route). */
 export type FilterTestResult = Schemas['FilterTestResponse'];
 export type RecoverResult = Schemas['RecoverResponse'];
+type CreateWebhook = Schemas['CreateWebhookDto'];
+/** Members the create route takes null for (as absent: the default); the form always fills them in. */
+type DefaultedOnNull = 'Method' | 'Timeout' | 'Headers' | 'SignatureScheme';
 /** The webhook form: every field the create route takes, filled in (the filter is edited as JSON text apart). */
-export type WebhookInput = Required<Omit<Schemas['CreateWebhookDto'], 'Filter'>>;
+export type WebhookInput = Required<Omit<CreateWebhook, 'Filter' | DefaultedOnNull>> & {
+  [K in DefaultedOnNull]-?: NonNullable<CreateWebhook[K]>;
+};
 export type WebhookEvent = Webhook['Events'][number];
 export type WebhookMethod = Webhook['Method'];
 export type SignatureScheme = Webhook['SignatureScheme'];

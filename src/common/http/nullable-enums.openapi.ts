@@ -12,7 +12,9 @@ export function listNullInNullableEnums(document: OpenAPIObject): void {
     }
     if (!node || typeof node !== 'object') return;
     const schema = node as { nullable?: unknown; enum?: unknown[] };
-    if (schema.nullable === true && Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum.push(null);
+    // a new array: the document holds the very arrays the DTOs give (WEBHOOK_METHODS, which @IsIn validates with too)
+    if (schema.nullable === true && Array.isArray(schema.enum) && !schema.enum.includes(null))
+      schema.enum = [...schema.enum, null];
     Object.values(node).forEach(visit);
   };
   visit(document);
