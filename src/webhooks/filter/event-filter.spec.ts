@@ -54,6 +54,17 @@ describe('parseEventFilter', () => {
   it('refuses a filter too deep, with too many rules, or too large', () => {
     expect(() => parseEventFilter(nested(FILTER_LIMITS.depth))).not.toThrow();
     expect(refusal(nested(FILTER_LIMITS.depth + 1))).toMatch(/nests too deep/);
+    // As the README words it: a rule under 7 levels of all/any/not is taken, under 8 it is not.
+    const under = (levels: number) => {
+      let rule: unknown = { path: 'Event', eq: 'x' };
+      for (let i = 0; i < levels; i++) rule = i % 2 ? { all: [rule] } : { not: rule };
+      return rule;
+    };
+    expect(() => parseEventFilter(under(7))).not.toThrow();
+    expect(refusal(under(8))).toBe(
+      'Filter.all[0].not.all[0].not.all[0].not.all[0].not: nests too deep: rules nest at most 8 deep, ' +
+        'a rule under at most 7 levels of all, any and not',
+    );
     const many = { any: Array.from({ length: FILTER_LIMITS.rules }, (_, i) => ({ path: 'Message.ID', eq: i })) };
     expect(refusal(many)).toMatch(/^Filter\.any\[63\]: is one rule too many/);
     expect(refusal({ path: 'Message.A', in: Array.from({ length: 100 }, () => 'x'.repeat(100)) })).toBe(

@@ -43,7 +43,7 @@ export type FilterNode =
   | { kind: 'regex'; path: string[]; regex: PortableRegex };
 
 export const FILTER_LIMITS = {
-  /** Nesting of all/any/not. */
+  /** Nesting of rules, the innermost included: a rule sits under at most depth - 1 levels of all/any/not. */
   depth: 8,
   /** Rules in all, leaves and branches together. */
   rules: 64,
@@ -92,7 +92,10 @@ function parseRule(input: unknown, at: string, depth: number, counter: { rules: 
     throw new FilterInvalid(at, 'must be an object: a rule with a path, or all, any or not');
   }
   if (depth > FILTER_LIMITS.depth) {
-    throw new FilterInvalid(at, `nests too deep: all, any and not may nest at most ${FILTER_LIMITS.depth} levels`);
+    throw new FilterInvalid(
+      at,
+      `nests too deep: rules nest at most ${FILTER_LIMITS.depth} deep, a rule under at most ${FILTER_LIMITS.depth - 1} levels of all, any and not`,
+    );
   }
   if (++counter.rules > FILTER_LIMITS.rules) {
     throw new FilterInvalid(at, `is one rule too many: a filter holds at most ${FILTER_LIMITS.rules} rules`);
