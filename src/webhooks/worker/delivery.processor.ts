@@ -11,7 +11,14 @@ import {
   closeWithin,
   settled,
 } from '../delivery.queue';
-import { AttemptRecord, ClaimedDelivery, DeliveryKey, DeliveryStore, RecordOutcome } from '../delivery.store';
+import {
+  AttemptRecord,
+  CLAIM_SLACK_SECONDS,
+  ClaimedDelivery,
+  DeliveryKey,
+  DeliveryStore,
+  RecordOutcome,
+} from '../delivery.store';
 import { DestinationRegistry } from '../send/destination-registry';
 import { OutgoingMessage } from '../send/destination';
 import { OpenedSecrets } from '../send/opened-secrets';
@@ -34,6 +41,14 @@ const BODYLESS = new Set(['GET', 'DELETE']);
  * aside costs queue round trips and seconds of delay), short enough that a slow one steps aside at once.
  */
 const MAX_SLOT_WAIT_MS = 1000;
+
+/**
+ * Recording an attempt that failed (Postgres restarting, failing over, refusing connections for a moment) is tried
+ * again after these waits, doubling up to the last, while the claim's lease lasts (less RECORD_LEASE_MARGIN_MS).
+ */
+const RECORD_RETRY_FIRST_MS = 250;
+const RECORD_RETRY_MAX_MS = 2000;
+const RECORD_LEASE_MARGIN_MS = 1000;
 
 /**
  * Sends one attempt of one delivery: claim in Postgres, sign, send with the webhook's method, headers and
@@ -230,12 +245,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       lease: d.lease,
     };
     const gone = outcome.kind === 'disable';
-    let recorded: RecordOutcome | Error;
-    if (this.health.closes(d, record, gone)) {
-      recorded = await this.health.recordClosing(d, record, gone);
-    } else {
-      recorded = await this.records.call(record);
-    }
+    const recorded = await this.record(d, record, gone, startedAt);
     const said = recorded === 'superseded' ? 'superseded' : attemptOutcome(outcome.kind);
     traced.end(result, said, recorded instanceof Error ? recorded : null);
     if (recorded instanceof Error) throw recorded;
@@ -272,6 +282,42 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       );
     } else {
       await this.afterFinal(d);
+    }
+  }
+
+  /**
+   * Records the attempt. The answer is known here, so a record that fails because Postgres is out of reach for a
+   * moment is tried again while the claim's lease lasts: given up, the attempt would be recorded as cut off (a
+   * timeout without a status, lasting the whole lease) once the lease lapses, and the delivery sent again though
+   * the subscriber may have taken it. Trying again is safe: a record needs the claim's lease, which a record that
+   * did commit (its answer lost with the connection) no longer holds, so that one comes back `superseded`, never
+   * twice. A stopping worker does not wait (its stop is bounded); an error that outlives the lease is returned.
+   */
+  private async record(
+    d: ClaimedDelivery,
+    record: AttemptRecord,
+    gone: boolean,
+    startedAt: Date,
+  ): Promise<RecordOutcome | Error> {
+    const leaseEnd = Date.parse(d.lease);
+    const deadline =
+      (Number.isNaN(leaseEnd) ? startedAt.getTime() + (d.timeoutSeconds + CLAIM_SLACK_SECONDS) * 1000 : leaseEnd) -
+      RECORD_LEASE_MARGIN_MS;
+    for (let waitMs = RECORD_RETRY_FIRST_MS; ; waitMs = Math.min(waitMs * 2, RECORD_RETRY_MAX_MS)) {
+      let recorded: RecordOutcome | Error;
+      try {
+        recorded = this.health.closes(d, record, gone)
+          ? await this.health.recordClosing(d, record, gone)
+          : await this.records.call(record);
+      } catch (err) {
+        recorded = err instanceof Error ? err : new Error(String(err));
+      }
+      if (!(recorded instanceof Error) || this.closing || Date.now() + waitMs > deadline) return recorded;
+      this.logger.warn(
+        { err: recorded, deliveryId: d.id, attempt: record.number },
+        'recording an attempt failed: trying again while its claim lasts',
+      );
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
     }
   }
 
