@@ -108,6 +108,14 @@ function clusterOptions(c: ClusterTarget, overrides: RedisOptions): ClusterOptio
   };
 }
 
+/**
+ * How long a lost connection to one server waits before each try to reconnect: at most 2 s, as ioredis's own default.
+ * BullMQ builds its connections with a default of its own, e^tries ms (at least 1 s) capped at 20 s, which reaches the
+ * 20 s after about 15 s of outage: its workers then went on waiting up to 20 s after Redis was back before they took
+ * a job again (and the reconciler before it queued what the outage left out).
+ */
+export const reconnectDelay = (tries: number): number => Math.min(tries * 100, 2000);
+
 /** Turns a redis:// or rediss:// URL into ioredis options suitable for BullMQ. */
 export function redisOptionsFromUrl(url: string): RedisOptions {
   const u = new URL(url);

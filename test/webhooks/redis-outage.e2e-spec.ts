@@ -34,4 +34,25 @@ describe('while Redis is down', () => {
     await t.sink.waitFor((r) => r.length >= 3, 60_000, 'the test send and the redelivery after the outage');
     expect(t.sink.received.filter((r) => r.body.includes('during the outage'))).toHaveLength(1);
   });
+
+  it('takes jobs again within seconds of Redis coming back after a long outage', async () => {
+    const redis = await OwnRedis.start();
+    closer.adopt({ close: () => redis.down() });
+    const t = closer.adopt(
+      await startService({ envVars: { REDIS_URL: redis.url, WEBHOOK_RETRY_SCHEDULE: '0,1' }, receiver: true }),
+    );
+    const w = await createWebhook(t.portal, { Name: 'long outage', URL: t.sink.url('/o') });
+    expect((await t.portal.post(`/portal-api/webhooks/${w.ID}/test`)).status).toBe(202);
+    await t.sink.waitFor((r) => r.length >= 1, 20_000, 'the test send before the outage');
+
+    await redis.down();
+    // long enough for BullMQ's own reconnect delay (e^tries ms, capped at 20 s) to have grown to 20 s
+    await new Promise((resolve) => setTimeout(resolve, 25_000));
+    expect((await t.portal.post(`/portal-api/webhooks/${w.ID}/test`, { Note: 'during the outage' })).status).toBe(202);
+    await redis.up();
+    const back = Date.now();
+    await t.sink.waitFor((r) => r.length >= 2, 40_000, 'the test send after the outage');
+    // reconnected within 2 s, queued by the reconciler within its grace (3 s) and interval (2 s), then taken
+    expect(Date.now() - back).toBeLessThan(10_000);
+  }, 90_000);
 });
