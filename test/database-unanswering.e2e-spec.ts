@@ -42,3 +42,43 @@ describe('a request whose database connection cannot be opened in time', () => {
     expect((await portal.get('/portal-api/webhooks')).status).toBe(200);
   }, 60_000);
 });
+
+/**
+ * A database that is away for a moment (restarting, failing over: connections cut, new ones closed at once) is a
+ * 503 with Retry-After too, not an unexpected 500: what the request did was rolled back, and it may be sent again.
+ */
+describe('a request that finds the database away for a moment', () => {
+  const env = useTestEnv();
+
+  it('is answered 503 with Retry-After in its family body, keeps nothing, and the service answers again after', async () => {
+    const target = new URL(env.databaseUrl);
+    const relay = env.adopt(await TcpRelay.start({ host: target.hostname, port: Number(target.port || 5432) }));
+    const proxied = new URL(env.databaseUrl);
+    proxied.port = String(relay.port);
+    const t = env.adopt(await startTestApp({ env, vars: { ROLE: 'api', DATABASE_URL: proxied.toString() } }));
+    const portal = portalClient(t);
+    expect((await portal.get('/portal-api/apps')).status).toBe(200);
+
+    relay.refuse();
+    const [created, listed] = await Promise.all([
+      portal.post('/portal-api/apps', { Name: 'while away', UserID: 1 }),
+      t.http.get('/api/apis', { authorization: 'Bearer 0123456789abcdef0123456789abcdef' }),
+    ]);
+    const message = `the service cannot reach its database for the moment; send the request again in ${BUSY_RETRY_AFTER_SECONDS} s`;
+    expect({ status: created.status, retryAfter: created.headers['retry-after'], body: created.body }).toEqual({
+      status: 503,
+      retryAfter: String(BUSY_RETRY_AFTER_SECONDS),
+      body: { status: 'error', errors: [message] },
+    });
+    expect({ status: listed.status, retryAfter: listed.headers['retry-after'], body: listed.body }).toEqual({
+      status: 503,
+      retryAfter: String(BUSY_RETRY_AFTER_SECONDS),
+      body: { Status: 'Error', Message: message, Meta: null },
+    });
+
+    relay.thaw();
+    const apps = await portal.get('/portal-api/apps');
+    expect(apps.status).toBe(200);
+    expect(apps.body).toEqual([]);
+  }, 60_000);
+});

@@ -6,6 +6,7 @@ import { createServer, Server, Socket } from 'node:net';
  */
 export class TcpRelay {
   private frozen = false;
+  private refusing = false;
   private readonly sockets = new Set<Socket>();
   private constructor(private readonly server: Server) {}
 
@@ -13,6 +14,7 @@ export class TcpRelay {
     const relay: TcpRelay = new TcpRelay(
       createServer((client) => {
         relay.track(client);
+        if (relay.refusing) return void client.destroy();
         if (relay.frozen) return;
         const upstream = relay.track(new Socket());
         upstream.connect(target.port, target.host);
@@ -44,9 +46,19 @@ export class TcpRelay {
     this.cut();
   }
 
+  /**
+   * Cuts its connections, and closes the ones opened after as soon as they are accepted, as a server that is
+   * restarting leaves them.
+   */
+  refuse(): void {
+    this.refusing = true;
+    this.cut();
+  }
+
   /** Forwards again, to new connections; those held while it was frozen are cut. */
   thaw(): void {
     this.frozen = false;
+    this.refusing = false;
     this.cut();
   }
 

@@ -47,3 +47,19 @@ export class ServiceBusy extends ApiError {
     );
   }
 }
+
+/**
+ * PostgreSQL could not be reached, or is starting up or shutting down (a restart, a failover): the request found the
+ * database away for a moment, and what it did was rolled back with its transaction. A 503 with Retry-After, as for a
+ * busy service, rather than an unexpected 500.
+ */
+export class DatabaseUnavailable extends ApiError {
+  constructor() {
+    super(
+      503,
+      `the service cannot reach its database for the moment; send the request again in ${BUSY_RETRY_AFTER_SECONDS} s`,
+      'database_unavailable',
+      { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) },
+    );
+  }
+}

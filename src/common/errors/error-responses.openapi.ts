@@ -85,9 +85,14 @@ export function documentErrorResponses(document: OpenAPIObject, bodyLimit: (path
   }
 }
 
-const BUSY = `the service is busy (every database connection stayed taken for the pool's whole wait): send the request again after Retry-After`;
+const BUSY =
+  "the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database " +
+  'for the moment (PostgreSQL restarting or failing over; nothing was kept): send the request again after Retry-After';
 
-/** The 503 of an overloaded service, beside a route's own 503 where it has one; with its Retry-After header. */
+/**
+ * The 503 of an overloaded service (or one whose database is away), beside a route's own 503 where it has one; with
+ * its Retry-After header.
+ */
 function addBusy(responses: Record<string, ResponseObject>): void {
   const own = responses[503];
   responses[503] = {
