@@ -313,8 +313,9 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
         recorded = err instanceof Error ? err : new Error(String(err));
       }
       if (!(recorded instanceof Error) || this.closing || Date.now() + waitMs > deadline) return recorded;
+      // the reason alone: while Postgres restarts every attempt under way says the same; a stack each floods the log
       this.logger.warn(
-        { err: recorded, deliveryId: d.id, attempt: record.number },
+        { reason: recorded.message, deliveryId: d.id, attempt: record.number, retryInMs: waitMs },
         'recording an attempt failed: trying again while its claim lasts',
       );
       await new Promise((resolve) => setTimeout(resolve, waitMs));
