@@ -21,7 +21,9 @@ describe('an attempt whose record fails for a moment', () => {
     const spy = jest.spyOn(store, 'recordAttempts').mockImplementation(async (attempts) => {
       if (refused >= 3) return record(attempts);
       refused++;
-      return attempts.map(() => new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+      return attempts.map(() =>
+        Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', syscall: 'connect' }),
+      );
     });
     try {
       const webhookId = (await createWebhook(t.portal, { Name: 'r', URL: t.sink.url(), Timeout: 5 })).ID;

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, DatabaseUnavailable, ServiceBusy, ValidationFailed } from './api-error';
 import { Family, familyOf, renderErrorBody, validationStatus } from './families';
 import { answeredByIdempotency } from '../idempotency/keyed-request';
+import { databaseAway } from '../../database/database-away';
 
 interface ErrorReply {
   status: number;
@@ -21,27 +22,6 @@ const POOL_WAIT_EXCEEDED = new Set([
 ]);
 
 /**
- * SQLSTATEs of a PostgreSQL that is away for the moment: class 08 (connection exception), 57P01 (admin_shutdown),
- * 57P02 (crash_shutdown), 57P03 (cannot_connect_now: starting up, shutting down, in recovery).
- */
-const AWAY_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123])$/;
-/** A connection that could not be opened (the only connections a request opens itself are the database's). */
-const CONNECT_FAILED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN']);
-/** pg's error when the server closes a connection under a query (a restart's fast shutdown, a crash). */
-const TERMINATED = 'Connection terminated unexpectedly';
-
-/** Whether `error` says PostgreSQL was away (restarting, failing over, unreachable), not that something broke. */
-function databaseAway(error: unknown): boolean {
-  // TypeORM wraps pg's errors of a query in a QueryFailedError
-  const e = (error as { driverError?: unknown } | null)?.driverError ?? error;
-  if (!(e instanceof Error)) return false;
-  const { code, syscall } = e as NodeJS.ErrnoException;
-  if (typeof code === 'string' && AWAY_SQLSTATE.test(code)) return true;
-  if (typeof code === 'string' && CONNECT_FAILED.has(code) && syscall !== undefined) return true;
-  return e.message === TERMINATED;
-}
-
-/**
  * The error a caller is told of: a wait for a database connection that ran out is the service's overload (503), and a
  * database away for a moment is a 503 too (with Retry-After, so that clients and proxies try again).
  */
@@ -51,6 +31,7 @@ function asAnswered(error: unknown): unknown {
     logger.warn('a request waited for a database connection in vain: the service is overloaded (503)');
     return new ServiceBusy();
   }
+  // the only connections a request opens itself are the database's
   if (databaseAway(error)) {
     logger.warn(`the database is away for the moment (503): ${error.message}`);
     return new DatabaseUnavailable();

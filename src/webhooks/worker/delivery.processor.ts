@@ -19,6 +19,7 @@ import {
   DeliveryStore,
   RecordOutcome,
 } from '../delivery.store';
+import { databaseAway } from '../../database/database-away';
 import { DestinationRegistry } from '../send/destination-registry';
 import { OutgoingMessage } from '../send/destination';
 import { OpenedSecrets } from '../send/opened-secrets';
@@ -286,12 +287,13 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   }
 
   /**
-   * Records the attempt. The answer is known here, so a record that fails because Postgres is out of reach for a
-   * moment is tried again while the claim's lease lasts: given up, the attempt would be recorded as cut off (a
-   * timeout without a status, lasting the whole lease) once the lease lapses, and the delivery sent again though
-   * the subscriber may have taken it. Trying again is safe: a record needs the claim's lease, which a record that
-   * did commit (its answer lost with the connection) no longer holds, so that one comes back `superseded`, never
-   * twice. A stopping worker does not wait (its stop is bounded); an error that outlives the lease is returned.
+   * Records the attempt. The answer is known here, so a record that fails because Postgres is away for a moment
+   * (databaseAway: restarting, failing over, refusing connections) is tried again while the claim's lease lasts:
+   * given up, the attempt would be recorded as cut off (a timeout without a status, lasting the whole lease) once
+   * the lease lapses, and the delivery sent again though the subscriber may have taken it. Trying again is safe: a
+   * record needs the claim's lease, which a record that did commit (its answer lost with the connection) no longer
+   * holds, so that one comes back `superseded`, never twice. A stopping worker does not wait (its stop is bounded);
+   * any other error, or one that outlives the lease, is returned.
    */
   private async record(
     d: ClaimedDelivery,
@@ -312,7 +314,8 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       } catch (err) {
         recorded = err instanceof Error ? err : new Error(String(err));
       }
-      if (!(recorded instanceof Error) || this.closing || Date.now() + waitMs > deadline) return recorded;
+      if (!(recorded instanceof Error) || !databaseAway(recorded) || this.closing || Date.now() + waitMs > deadline)
+        return recorded;
       // the reason alone: while Postgres restarts every attempt under way says the same; a stack each floods the log
       this.logger.warn(
         { reason: recorded.message, deliveryId: d.id, attempt: record.number, retryInMs: waitMs },

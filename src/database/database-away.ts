@@ -1,0 +1,24 @@
+/**
+ * SQLSTATEs of a PostgreSQL that is away for the moment: class 08 (connection exception), 57P01 (admin_shutdown),
+ * 57P02 (crash_shutdown), 57P03 (cannot_connect_now: starting up, shutting down, in recovery).
+ */
+const AWAY_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123])$/;
+/** A connection that could not be opened. */
+const CONNECT_FAILED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN']);
+/** pg's error when the server closes a connection under a query (a restart's fast shutdown, a crash). */
+const TERMINATED = 'Connection terminated unexpectedly';
+
+/**
+ * Whether a database error says PostgreSQL was away (restarting, failing over, unreachable), not that something
+ * broke: what the statement did was rolled back, and it may be run again once PostgreSQL is back. (Only the
+ * database's errors are to be asked: a connection of another kind that could not be opened looks the same.)
+ */
+export function databaseAway(error: unknown): boolean {
+  // TypeORM wraps pg's errors of a query in a QueryFailedError
+  const e = (error as { driverError?: unknown } | null)?.driverError ?? error;
+  if (!(e instanceof Error)) return false;
+  const { code, syscall } = e as NodeJS.ErrnoException;
+  if (typeof code === 'string' && AWAY_SQLSTATE.test(code)) return true;
+  if (typeof code === 'string' && CONNECT_FAILED.has(code) && syscall !== undefined) return true;
+  return e.message === TERMINATED;
+}
