@@ -143,7 +143,7 @@ describe('webhook test sends', () => {
     expect(Object.keys(schemas.WebhookTestResponse.properties)).toEqual(['DeliveryID', 'EventID']);
     expect(schemas.WebhookTestEvent.properties.Message).toEqual({ $ref: '#/components/schemas/WebhookTestMessage' });
     expect(schemas.WebhookResponse.properties.SignatureScheme.enum).toEqual(['v1', 'v1a']);
-    expect(schemas.CreateWebhookDto.properties.SignatureScheme.enum).toEqual(['v1', 'v1a']);
+    expect(schemas.CreateWebhookDto.properties.SignatureScheme.enum).toEqual(['v1', 'v1a', null]); // null: the default
     expect(schemas.UpdateWebhookDto.properties.SignatureScheme.enum).toEqual(['v1', 'v1a']);
     expect(schemas.CreatedWebhookResponse.required).toEqual(
       expect.arrayContaining(['Secret', 'PublicKey', 'SignatureScheme']),
