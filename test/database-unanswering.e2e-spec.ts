@@ -1,8 +1,33 @@
 import { BUSY_RETRY_AFTER_SECONDS } from '../src/common/errors';
+import { HttpResponse } from './helpers/http-client';
 import { portalClient } from './helpers/portal';
 import { TcpRelay } from './helpers/tcp-relay';
 import { startTestApp } from './helpers/test-app';
 import { useTestEnv } from './helpers/use-service';
+
+type Env = ReturnType<typeof useTestEnv>;
+
+/** An API process whose database connections all go through a relay the spec can take the database away with. */
+async function behindRelay(env: Env) {
+  const target = new URL(env.databaseUrl);
+  const relay = env.adopt(await TcpRelay.start({ host: target.hostname, port: Number(target.port || 5432) }));
+  const proxied = new URL(env.databaseUrl);
+  proxied.port = String(relay.port);
+  const t = env.adopt(await startTestApp({ env, vars: { ROLE: 'api', DATABASE_URL: proxied.toString() } }));
+  return { relay, t, portal: portalClient(t) };
+}
+
+/** A 503 with Retry-After and `message` in the portal's or the dashboard's error body. */
+function expectUnavailable(res: HttpResponse, family: 'portal' | 'dashboard', message: string): void {
+  expect({ status: res.status, retryAfter: res.headers['retry-after'], body: res.body }).toEqual({
+    status: 503,
+    retryAfter: String(BUSY_RETRY_AFTER_SECONDS),
+    body:
+      family === 'portal' ? { status: 'error', errors: [message] } : { Status: 'Error', Message: message, Meta: null },
+  });
+}
+
+const DASHBOARD_KEY = { authorization: 'Bearer 0123456789abcdef0123456789abcdef' };
 
 /**
  * A request whose database connection cannot be opened within the pool's wait (10 s: Postgres accepts no
@@ -13,30 +38,14 @@ describe('a request whose database connection cannot be opened in time', () => {
   const env = useTestEnv();
 
   it('is answered 503 with Retry-After, and the service recovers with the database', async () => {
-    const target = new URL(env.databaseUrl);
-    const relay = env.adopt(await TcpRelay.start({ host: target.hostname, port: Number(target.port || 5432) }));
-    const proxied = new URL(env.databaseUrl);
-    proxied.port = String(relay.port);
-    const t = env.adopt(await startTestApp({ env, vars: { ROLE: 'api', DATABASE_URL: proxied.toString() } }));
-    const portal = portalClient(t);
+    const { relay, t, portal } = await behindRelay(env);
     expect((await portal.get('/portal-api/webhooks')).status).toBe(200);
 
     relay.freeze();
-    const [p, d] = await Promise.all([
-      portal.get('/portal-api/webhooks'),
-      t.http.get('/api/apis', { authorization: 'Bearer 0123456789abcdef0123456789abcdef' }),
-    ]);
+    const [p, d] = await Promise.all([portal.get('/portal-api/webhooks'), t.http.get('/api/apis', DASHBOARD_KEY)]);
     const message = `the service is busy: no database connection came free in time; send the request again in ${BUSY_RETRY_AFTER_SECONDS} s`;
-    expect({ status: p.status, retryAfter: p.headers['retry-after'], body: p.body }).toEqual({
-      status: 503,
-      retryAfter: String(BUSY_RETRY_AFTER_SECONDS),
-      body: { status: 'error', errors: [message] },
-    });
-    expect({ status: d.status, retryAfter: d.headers['retry-after'], body: d.body }).toEqual({
-      status: 503,
-      retryAfter: String(BUSY_RETRY_AFTER_SECONDS),
-      body: { Status: 'Error', Message: message, Meta: null },
-    });
+    expectUnavailable(p, 'portal', message);
+    expectUnavailable(d, 'dashboard', message);
 
     relay.thaw();
     expect((await portal.get('/portal-api/webhooks')).status).toBe(200);
@@ -51,30 +60,17 @@ describe('a request that finds the database away for a moment', () => {
   const env = useTestEnv();
 
   it('is answered 503 with Retry-After in its family body, keeps nothing, and the service answers again after', async () => {
-    const target = new URL(env.databaseUrl);
-    const relay = env.adopt(await TcpRelay.start({ host: target.hostname, port: Number(target.port || 5432) }));
-    const proxied = new URL(env.databaseUrl);
-    proxied.port = String(relay.port);
-    const t = env.adopt(await startTestApp({ env, vars: { ROLE: 'api', DATABASE_URL: proxied.toString() } }));
-    const portal = portalClient(t);
+    const { relay, t, portal } = await behindRelay(env);
     expect((await portal.get('/portal-api/apps')).status).toBe(200);
 
     relay.refuse();
     const [created, listed] = await Promise.all([
       portal.post('/portal-api/apps', { Name: 'while away', UserID: 1 }),
-      t.http.get('/api/apis', { authorization: 'Bearer 0123456789abcdef0123456789abcdef' }),
+      t.http.get('/api/apis', DASHBOARD_KEY),
     ]);
     const message = `the service cannot reach its database for the moment; send the request again in ${BUSY_RETRY_AFTER_SECONDS} s`;
-    expect({ status: created.status, retryAfter: created.headers['retry-after'], body: created.body }).toEqual({
-      status: 503,
-      retryAfter: String(BUSY_RETRY_AFTER_SECONDS),
-      body: { status: 'error', errors: [message] },
-    });
-    expect({ status: listed.status, retryAfter: listed.headers['retry-after'], body: listed.body }).toEqual({
-      status: 503,
-      retryAfter: String(BUSY_RETRY_AFTER_SECONDS),
-      body: { Status: 'Error', Message: message, Meta: null },
-    });
+    expectUnavailable(created, 'portal', message);
+    expectUnavailable(listed, 'dashboard', message);
 
     relay.thaw();
     const apps = await portal.get('/portal-api/apps');
