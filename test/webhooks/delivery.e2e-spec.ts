@@ -54,6 +54,7 @@ describe('webhook delivery', () => {
     expect(req.url).toBe('/hook');
     expect(req.headers['content-type']).toBe('application/json');
     expect(req.headers['x-api-key']).toBe('k-123');
+    expect(req.headers['user-agent']).toBe('gateway-management-webhooks/1.0');
     const body = JSON.parse(req.body);
     expect(body).toEqual({
       Event: 'AccessRequestApproved',
@@ -112,12 +113,15 @@ describe('webhook delivery', () => {
     expect(got.map((r) => r.method).sort()).toEqual(['DELETE', 'GET']);
   });
 
-  it('uses PUT and PATCH when the webhook says so', async () => {
-    await webhook({ Method: 'PUT', URL: sink.url('/put') });
+  it("uses PUT and PATCH when the webhook says so, and its own User-Agent over the service's", async () => {
+    await webhook({ Method: 'PUT', URL: sink.url('/put'), Headers: [{ Name: 'User-Agent', Value: 'crm-hooks/2' }] });
     await webhook({ Method: 'PATCH', URL: sink.url('/patch') });
     await emitEvent(t, 'AccessRequestApproved', MESSAGE);
     const got = await sink.waitForCount(2);
-    expect(got.map((r) => `${r.method} ${r.url}`).sort()).toEqual(['PATCH /patch', 'PUT /put']);
+    expect(got.map((r) => `${r.method} ${r.url} ${r.headers['user-agent']}`).sort()).toEqual([
+      'PATCH /patch gateway-management-webhooks/1.0',
+      'PUT /put crm-hooks/2',
+    ]);
     expect(JSON.parse(got[0].body).Event).toBe('AccessRequestApproved');
   });
 
