@@ -51,9 +51,9 @@ const SCHEME_MESSAGE = `SignatureScheme must be one of ${SIGNATURE_SCHEMES.join(
 const SCHEME_DESCRIPTION =
   'v1: HMAC-SHA256 with a shared whsec_ secret; v1a: Ed25519, receivers hold only the whpk_ public key';
 
-/** `post` means POST. */
 /** Method is taken in any case and stored in upper case. */
 const METHOD_DESCRIPTION = 'taken in any case (`post` is `POST`)';
+/** `post` means POST. */
 const upper = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.toUpperCase() : value);
 
 const URL_DESCRIPTION =
