@@ -54,7 +54,7 @@ describe('a request whose database connection cannot be opened in time', () => {
 
 /**
  * A database that is away for a moment (restarting, failing over: connections cut, new ones closed at once) is a
- * 503 with Retry-After too, not an unexpected 500: what the request did was rolled back, and it may be sent again.
+ * 503 with Retry-After too, not an unexpected 500: what it had not committed was rolled back, and it may be sent again.
  */
 describe('a request that finds the database away for a moment', () => {
   const env = useTestEnv();

@@ -10,7 +10,7 @@ const TERMINATED = 'Connection terminated unexpectedly';
 
 /**
  * Whether a database error says PostgreSQL was away (restarting, failing over, unreachable), not that something
- * broke: what the statement did was rolled back, and it may be run again once PostgreSQL is back. (Only the
+ * broke: what was not committed was rolled back, and it may be run again once PostgreSQL is back. (Only the
  * database's errors are to be asked: a connection of another kind that could not be opened looks the same.)
  */
 export function databaseAway(error: unknown): boolean {

@@ -50,8 +50,9 @@ export class ServiceBusy extends ApiError {
 
 /**
  * PostgreSQL could not be reached, or is starting up or shutting down (a restart, a failover): the request found the
- * database away for a moment, and what it did was rolled back with its transaction. A 503 with Retry-After, as for a
- * busy service, rather than an unexpected 500.
+ * database away for a moment, and what it had not committed was rolled back with its transaction (a connection cut
+ * during its COMMIT leaves that unknown, as for any client: a repeat with its Idempotency-Key is safe). A 503 with
+ * Retry-After, as for a busy service, rather than an unexpected 500.
  */
 export class DatabaseUnavailable extends ApiError {
   constructor() {

@@ -87,7 +87,8 @@ export function documentErrorResponses(document: OpenAPIObject, bodyLimit: (path
 
 const BUSY =
   "the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database " +
-  'for the moment (PostgreSQL restarting or failing over; nothing was kept): send the request again after Retry-After';
+  'for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again ' +
+  'after Retry-After';
 
 /**
  * The 503 of an overloaded service (or one whose database is away), beside a route's own 503 where it has one; with
