@@ -2,7 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import IORedis, { Cluster } from 'ioredis';
 import { AppConfig } from '../config';
-import { createRedisClient, reconnectDelay, redisOptionsFromUrl } from './redis-connection';
+import { createRedisClient, redisOptionsFromUrl } from './redis-connection';
 
 /**
  * The configured Redis, one server or a cluster. `client` is a plain connection for checks such as
@@ -23,8 +23,7 @@ export class RedisConnection implements OnApplicationShutdown {
 
   /** What BullMQ connects with: options for a single server (BullMQ owns those connections), or the shared Cluster. */
   bullConnection(): ReturnType<typeof redisOptionsFromUrl> | Cluster {
-    if (!this.config.redis.cluster)
-      return { ...redisOptionsFromUrl(this.config.redis.url!), retryStrategy: reconnectDelay };
+    if (!this.config.redis.cluster) return redisOptionsFromUrl(this.config.redis.url!);
     if (!this.bullCluster) {
       this.bullCluster = createRedisClient(this.config.redis) as Cluster;
       this.bullCluster.on('error', () => undefined);

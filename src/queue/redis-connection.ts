@@ -80,6 +80,14 @@ export function hashTaggedPrefix(prefix: string): string {
   return /\{[^}]+\}/.test(prefix) ? prefix : `{${prefix}}`;
 }
 
+/**
+ * How long a lost connection (to one server, or to a cluster) waits before each try to reconnect: at most 2 s, as
+ * ioredis's own default. BullMQ builds its connections with a default of its own, e^tries ms (at least 1 s) capped at
+ * 20 s, which reaches the 20 s after about 15 s of outage: its workers then went on waiting up to 20 s after Redis was
+ * back before they took a job again (and the reconciler before it queued what the outage left out).
+ */
+export const reconnectDelay = (tries: number): number => Math.min(tries * 100, 2000);
+
 /** A client for the target: ioredis for one server, ioredis Cluster for a cluster. */
 export function createRedisClient(target: RedisTarget, overrides: RedisOptions = {}): IORedis | Cluster {
   if (target.cluster) return new Cluster(target.cluster.nodes, clusterOptions(target.cluster, overrides));
@@ -104,19 +112,11 @@ function clusterOptions(c: ClusterTarget, overrides: RedisOptions): ClusterOptio
     lazyConnect: overrides.lazyConnect,
     enableReadyCheck: true,
     slotsRefreshTimeout: 2000,
-    clusterRetryStrategy: (times) => Math.min(100 * times, 2000),
+    clusterRetryStrategy: reconnectDelay,
   };
 }
 
-/**
- * How long a lost connection to one server waits before each try to reconnect: at most 2 s, as ioredis's own default.
- * BullMQ builds its connections with a default of its own, e^tries ms (at least 1 s) capped at 20 s, which reaches the
- * 20 s after about 15 s of outage: its workers then went on waiting up to 20 s after Redis was back before they took
- * a job again (and the reconciler before it queued what the outage left out).
- */
-export const reconnectDelay = (tries: number): number => Math.min(tries * 100, 2000);
-
-/** Turns a redis:// or rediss:// URL into ioredis options suitable for BullMQ. */
+/** Turns a redis:// or rediss:// URL into ioredis options suitable for BullMQ (its reconnect delay replaced). */
 export function redisOptionsFromUrl(url: string): RedisOptions {
   const u = new URL(url);
   const db = u.pathname && u.pathname !== '/' ? Number(u.pathname.slice(1)) : 0;
@@ -128,6 +128,7 @@ export function redisOptionsFromUrl(url: string): RedisOptions {
     db: Number.isFinite(db) ? db : 0,
     tls: u.protocol === 'rediss:' ? {} : undefined,
     maxRetriesPerRequest: null,
+    retryStrategy: reconnectDelay,
   };
 }
 
