@@ -11,14 +11,7 @@ import {
   closeWithin,
   settled,
 } from '../delivery.queue';
-import {
-  AttemptRecord,
-  CLAIM_SLACK_SECONDS,
-  ClaimedDelivery,
-  DeliveryKey,
-  DeliveryStore,
-  RecordOutcome,
-} from '../delivery.store';
+import { AttemptRecord, ClaimedDelivery, DeliveryKey, DeliveryStore, RecordOutcome } from '../delivery.store';
 import { databaseAway } from '../../database/database-away';
 import { DestinationRegistry } from '../send/destination-registry';
 import { OutgoingMessage } from '../send/destination';
@@ -246,7 +239,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       lease: d.lease,
     };
     const gone = outcome.kind === 'disable';
-    const recorded = await this.record(d, record, gone, startedAt);
+    const recorded = await this.record(d, record, gone);
     const said = recorded === 'superseded' ? 'superseded' : attemptOutcome(outcome.kind);
     traced.end(result, said, recorded instanceof Error ? recorded : null);
     if (recorded instanceof Error) throw recorded;
@@ -295,16 +288,9 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
    * holds, so that one comes back `superseded`, never twice. A stopping worker does not wait (its stop is bounded);
    * any other error, or one that outlives the lease, is returned.
    */
-  private async record(
-    d: ClaimedDelivery,
-    record: AttemptRecord,
-    gone: boolean,
-    startedAt: Date,
-  ): Promise<RecordOutcome | Error> {
-    const leaseEnd = Date.parse(d.lease);
-    const deadline =
-      (Number.isNaN(leaseEnd) ? startedAt.getTime() + (d.timeoutSeconds + CLAIM_SLACK_SECONDS) * 1000 : leaseEnd) -
-      RECORD_LEASE_MARGIN_MS;
+  private async record(d: ClaimedDelivery, record: AttemptRecord, gone: boolean): Promise<RecordOutcome | Error> {
+    // the lease as Postgres wrote it (its text, which Date.parse reads); unreadable, nothing is tried again
+    const deadline = Date.parse(d.lease) - RECORD_LEASE_MARGIN_MS;
     for (let waitMs = RECORD_RETRY_FIRST_MS; ; waitMs = Math.min(waitMs * 2, RECORD_RETRY_MAX_MS)) {
       let recorded: RecordOutcome | Error;
       try {
@@ -314,7 +300,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       } catch (err) {
         recorded = err instanceof Error ? err : new Error(String(err));
       }
-      if (!(recorded instanceof Error) || !databaseAway(recorded) || this.closing || Date.now() + waitMs > deadline)
+      if (!(recorded instanceof Error) || !databaseAway(recorded) || this.closing || !(Date.now() + waitMs <= deadline))
         return recorded;
       // the reason alone: while Postgres restarts every attempt under way says the same; a stack each floods the log
       this.logger.warn(
