@@ -1,4 +1,6 @@
-// first: tracing must be set up before the modules it instruments are loaded
+// first: the heap's growth is bounded before anything is loaded (see there)
+import './heap-growth';
+// then tracing, which must be set up before the modules it instruments are loaded
 import { stopTracing } from './tracing';
 import 'reflect-metadata';
 import { Client } from 'pg';
