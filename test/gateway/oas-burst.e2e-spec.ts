@@ -7,7 +7,8 @@ import { useService } from '../helpers/use-service';
  * its APIs, is not told the service is busy.
  */
 describe('gateway: a burst of writes on a fresh process', () => {
-  const t = useService({ processes: [{ ROLE: 'api' }] });
+  // the in-process app is that process (the burst is sent to it): an API role alone, no other process beside it
+  const t = useService({ vars: { ROLE: 'api' } });
 
   it('adds forty documents sent at once, each once', async () => {
     const gw = t.http.with(GATEWAY);
