@@ -1,7 +1,8 @@
 import { validate } from '@readme/openapi-parser';
+import AjvCore from 'ajv/dist/core';
 import { firstReasons, MAX_REASONS } from '../../common/errors/reasons';
 import { locateErrors } from './oas-error-location';
-import { manySchemaErrors, PRECHECK_FROM_CHARS } from './oas-schema-errors';
+import { manySchemaErrors, PRECHECK_FROM_CHARS, reuseCompiledSchemas } from './oas-schema-errors';
 import { OasValidationPool } from './oas-validation.pool';
 
 /** A description long enough to take a document past PRECHECK_FROM_CHARS. */
@@ -87,6 +88,35 @@ describe('manySchemaErrors', () => {
     const many = await manySchemaErrors(emptyResponses(3000), MAX_REASONS);
     expect(many?.messages).toHaveLength(MAX_REASONS);
     expect(many?.more).toBe(3000 - MAX_REASONS);
+  });
+});
+
+describe('reuseCompiledSchemas', () => {
+  it('has the parser answer as before, valid or not, OpenAPI 3.0 or 3.1, without compiling the schema again', async () => {
+    const docs = ['3.0.3', '3.1.0'].flatMap((v) => [
+      { openapi: v, info: { title: 'x', version: '1' }, paths: {} },
+      { ...mixed(v), info: { title: 'x', version: '1', contact: { url: 5 } } },
+      emptyResponses(3, v, ''),
+      { openapi: v, info: { title: 'x', version: '1' }, paths: {}, webhooks: {} },
+    ]);
+    const answers = async () => {
+      const out = [];
+      for (const doc of docs)
+        out.push(await validate(structuredClone(doc) as never, { resolve: { external: false, file: false } }));
+      return out;
+    };
+    const before = await answers();
+    expect(before.filter((a) => a.valid).length).toBeGreaterThan(0);
+    expect(before.filter((a) => !a.valid).length).toBeGreaterThan(4);
+    reuseCompiledSchemas();
+    expect(await answers()).toEqual(before);
+    const compile = jest.spyOn(AjvCore.prototype, 'compile');
+    try {
+      expect(await answers()).toEqual(before);
+      expect(compile).not.toHaveBeenCalled();
+    } finally {
+      compile.mockRestore();
+    }
   });
 });
 

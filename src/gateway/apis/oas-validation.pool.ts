@@ -27,8 +27,9 @@ export const OAS_VALIDATION_LIMITS = Symbol('OAS_VALIDATION_LIMITS');
 export const VALIDATION_LIMITS: Omit<ValidationLimits, 'filename'> = {
   threads: 2,
   runMs: 10_000,
-  // an ordinary document takes about 50 ms: a burst of dozens of writes (a deployment pipeline, a client racing
-  // its own writes) is served within seconds, even on threads that start with it; the wait is what bounds a flood
+  // an ordinary document takes a few ms (the first on a thread about 50 ms more, to compile the OpenAPI schema): a
+  // burst of dozens of writes (a deployment pipeline, a client racing its own writes) is served within seconds, even
+  // on threads that start with it; the wait is what bounds a flood
   waitMs: 10_000,
   maxWaiting: 64,
 };
@@ -45,8 +46,8 @@ function workerFile(): string {
 
 /**
  * Validates OpenAPI documents on worker threads. Validation is synchronous CPU work that a document can make
- * arbitrarily long (nested `$ref`s expand exponentially as the validator dereferences them), and about 50 ms for
- * an ordinary one: on the request's thread it would stall every other request of the process meanwhile. Here it
+ * arbitrarily long (nested `$ref`s expand exponentially as the validator dereferences them), and a few ms for an
+ * ordinary one: on the request's thread it would stall every other request of the process meanwhile. Here it
  * holds one of a few threads, for at most `runMs` of its own time, counted from when the thread takes it up.
  * A document waits for a free thread at most `waitMs`, behind at most `maxWaiting` others; past either, the
  * request is answered 503 with Retry-After: the service is busy, the document is not at fault. The threads start

@@ -4,7 +4,7 @@ import { codePointLength } from '../../common/http/max-length.decorator';
 import { bmpCharacterClass } from '../../common/http/pattern';
 import { EXTENSION, isObject, Json, resolveRef } from './oas-document';
 import { locateErrors } from './oas-error-location';
-import { manySchemaErrors } from './oas-schema-errors';
+import { manySchemaErrors, reuseCompiledSchemas } from './oas-schema-errors';
 
 /** API ids: given in `info.id` or generated (32 hex). */
 export const API_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -33,6 +33,7 @@ export async function validateOpenApi(body: unknown): Promise<string[]> {
     // the parser would print every one of many schema errors, at the document's size each: only those told are
     const many = await manySchemaErrors(body, MAX_REASONS);
     if (many) return firstReasons(locateErrors(many.messages, many.doc), many.more);
+    reuseCompiledSchemas();
     const result = await validate(body as never, {
       resolve: { external: false, file: false },
       timeoutMs: 5000,
