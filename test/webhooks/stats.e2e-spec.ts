@@ -4,7 +4,7 @@ import { eventually } from '../helpers/eventually';
 import { useService } from '../helpers/use-service';
 
 describe('GET /portal-api/webhooks/{id}/stats', () => {
-  const t = useService({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,1,1' }, receiver: true });
+  const t = useService({ vars: { WEBHOOK_RETRY_SCHEDULE: '0,0,0' }, receiver: true });
 
   const webhook = async (path: string, events = ['AccessRequestApproved']): Promise<string> =>
     (await createWebhook(t.portal, { Name: 's', URL: t.sink.url(path), Events: events })).ID;
