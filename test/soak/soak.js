@@ -47,18 +47,12 @@ function freePort() {
  * The claims a frozen worker holds: right after the freeze the others' requests were answered (or failed), so a
  * lease that is still the same 3 s later, with the receiver answering at once, is one the frozen worker holds.
  */
-async function claimsHeldByTheFrozen(databaseUrl) {
+async function claimsHeldByTheFrozen(db) {
   const leases = async () => {
-    const db = new Client({ connectionString: databaseUrl });
-    await db.connect();
-    try {
-      const r = await db.query(
-        `SELECT id, locked_until::text AS lease FROM webhook_deliveries WHERE status = 'pending' AND locked_until > now()`,
-      );
-      return new Map(r.rows.map((row) => [row.id, row.lease]));
-    } finally {
-      await db.end();
-    }
+    const r = await db.query(
+      `SELECT id, locked_until::text AS lease FROM webhook_deliveries WHERE status = 'pending' AND locked_until > now()`,
+    );
+    return new Map(r.rows.map((row) => [row.id, row.lease]));
   };
   const before = await leases();
   await sleep(3000);
@@ -67,23 +61,17 @@ async function claimsHeldByTheFrozen(databaseUrl) {
 }
 
 /** Waits (at most maxMs) until every one of these claims was taken over: its lease changed. Returns how many were. */
-async function waitForTakeover(databaseUrl, held, maxMs) {
+async function waitForTakeover(db, held, maxMs) {
   const until = Date.now() + maxMs;
-  const db = new Client({ connectionString: databaseUrl });
-  await db.connect();
-  try {
-    for (;;) {
-      const r = await db.query(
-        `SELECT count(*)::int AS n FROM webhook_deliveries d JOIN unnest($1::uuid[], $2::text[]) AS h(id, lease) ON d.id = h.id
-          WHERE d.locked_until IS DISTINCT FROM h.lease::timestamptz`,
-        [held.map((h) => h.id), held.map((h) => h.lease)],
-      );
-      const n = r.rows[0].n;
-      if (n >= held.length || Date.now() >= until) return n;
-      await sleep(250);
-    }
-  } finally {
-    await db.end();
+  for (;;) {
+    const r = await db.query(
+      `SELECT count(*)::int AS n FROM webhook_deliveries d JOIN unnest($1::uuid[], $2::text[]) AS h(id, lease) ON d.id = h.id
+        WHERE d.locked_until IS DISTINCT FROM h.lease::timestamptz`,
+      [held.map((h) => h.id), held.map((h) => h.lease)],
+    );
+    const n = r.rows[0].n;
+    if (n >= held.length || Date.now() >= until) return n;
+    await sleep(250);
   }
 }
 
@@ -289,10 +277,15 @@ async function runSoak(o) {
     return { status: res.statusCode, body: text ? JSON.parse(text) : null };
   };
 
+  let db;
   try {
     await receiver.start();
     await apis[0].start(); // migrates first
     await Promise.all([...apis.slice(1), ...workers].map((s) => s.start(60000)));
+    // the soak's one connection, opened before the load: its faults and checks then need no new one while the
+    // service's pools hold many (a new one may be refused: too many clients)
+    db = new Client({ connectionString: o.databaseUrl });
+    await db.connect();
     log(`${apis.length} API and ${workers.length} worker process(es) up; faults: ${kinds.join(', ')}`);
     for (let i = 0; i < SUBSCRIBERS; i++) {
       const r = await call('POST', '/portal-api/webhooks', {
@@ -313,9 +306,10 @@ async function runSoak(o) {
     if (app.status !== 200) throw new Error(`could not create app: ${app.status} ${JSON.stringify(app.body)}`);
 
     const deadline = Date.now() + loadMs;
+    let loadOver = false;
     // load: keep creating and approving access requests, retrying while the API restarts
     const loader = async () => {
-      while (Date.now() < deadline && stats.approvalsOk < maxApprovals) {
+      while (Date.now() < deadline && stats.approvalsOk < maxApprovals && !loadOver) {
         if (apiDown.size === apis.length) {
           await sleep(100);
           continue;
@@ -371,7 +365,7 @@ async function runSoak(o) {
           const frozenAt = Date.now();
           // it is thawed once the claims it holds were taken over (not after a fixed time: on a slow machine
           // the others' stalled-job check may come late), so its answers, arriving late, must be dropped
-          const held = await claimsHeldByTheFrozen(o.databaseUrl);
+          const held = await claimsHeldByTheFrozen(db);
           if (held.length === 0) {
             // it had nothing in flight (it may have just been restarted): this freeze proves nothing, so again
             log('the frozen worker held no claim; thawed, to be frozen again');
@@ -380,23 +374,18 @@ async function runSoak(o) {
             continue;
           }
           faults.workerFreezes++;
-          const takenOver = await waitForTakeover(o.databaseUrl, held, FREEZE_TAKEOVER_MAX_MS);
+          const takenOver = await waitForTakeover(db, held, FREEZE_TAKEOVER_MAX_MS);
           while (Date.now() - frozenAt < FREEZE_MS) await sleep(200);
           log(
             `worker frozen ${Date.now() - frozenAt} ms; ${takenOver} of the ${held.length} claims it held taken over`,
           );
           worker.thaw();
         } else if (kind === 'cutPostgres') {
-          const admin = new Client({ connectionString: o.databaseUrl });
-          await admin.connect();
-          try {
-            const r = await admin.query(
-              `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
-            );
-            log(`terminated ${r.rows[0].n} backends of the service`);
-          } finally {
-            await admin.end();
-          }
+          // every backend of the database but the soak's own
+          const r = await db.query(
+            `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+          );
+          log(`terminated ${r.rows[0].n} backends of the service`);
           faults.postgresCuts++;
         } else if (kind === 'wipeQueue') {
           await deleteQueueKeys(o.redisUrl, o.queuePrefix);
@@ -417,131 +406,129 @@ async function runSoak(o) {
         }
       }
     };
-    await Promise.all([loader(), loader(), loader(), faulter()]);
+    // a fault that fails ends the load too (the loaders would otherwise go on calling the processes stopped below)
+    const faulting = faulter().catch((err) => {
+      loadOver = true;
+      throw err;
+    });
+    const ran = await Promise.allSettled([loader(), loader(), loader(), faulting]);
+    const broken = ran.find((r) => r.status === 'rejected');
+    if (broken) throw broken.reason;
     receiver.setMode('ok');
     log(
       `load done: ${stats.approvalsOk} approvals (${stats.approvalErrors} failed calls while faults were on); draining`,
     );
 
     // what Postgres says was committed: every AccessRequestApproved event
-    const db = new Client({ connectionString: o.databaseUrl });
-    await db.connect();
-    try {
-      const events = (
-        await db.query(`SELECT payload->>'ID' AS id FROM outbox_events WHERE name = 'AccessRequestApproved'`)
-      ).rows.map((r) => r.id);
-      const expected = [];
-      for (const id of events) for (let i = 0; i < SUBSCRIBERS; i++) expected.push(`/w${i} ${id}`);
-      const drainDeadline = Date.now() + drainMs;
-      const missing = () => expected.filter((p) => !receiver.pairs.has(p));
-      const unsettled = async () =>
-        Number((await db.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'`)).rows[0].n);
-      while ((missing().length > 0 || (await unsettled()) > 0) && Date.now() < drainDeadline) await sleep(250);
-      // nothing may stay pending past its schedule (allow the reconciler's grace period)
-      await sleep(500);
-      const stuck = Number(
-        (await db.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'`)).rows[0].n,
-      );
-      const pendingOverdue = Number(
-        (
-          await db.query(
-            `SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at < now() - interval '10 seconds'`,
-          )
-        ).rows[0].n,
-      );
-      const failed = Number(
-        (await db.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'failed'`)).rows[0].n,
-      );
-      // one record per attempt, whoever answered late
-      const doubleRecorded = Number(
-        (
-          await db.query(
-            `SELECT count(*) AS n FROM (SELECT 1 FROM webhook_delivery_attempts GROUP BY delivery_id, number HAVING count(*) > 1) x`,
-          )
-        ).rows[0].n,
-      );
-      let received = 0;
-      let duplicates = 0;
-      for (const n of receiver.accepted.values()) {
-        received++;
-        duplicates += n - 1;
-      }
-      const lost = missing().length;
-      // what Postgres and Redis hold about deliveries that did not arrive, and what the processes said about them
-      const stuckRows = (
+    const events = (
+      await db.query(`SELECT payload->>'ID' AS id FROM outbox_events WHERE name = 'AccessRequestApproved'`)
+    ).rows.map((r) => r.id);
+    const expected = [];
+    for (const id of events) for (let i = 0; i < SUBSCRIBERS; i++) expected.push(`/w${i} ${id}`);
+    const drainDeadline = Date.now() + drainMs;
+    const missing = () => expected.filter((p) => !receiver.pairs.has(p));
+    const unsettled = async () =>
+      Number((await db.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'`)).rows[0].n);
+    while ((missing().length > 0 || (await unsettled()) > 0) && Date.now() < drainDeadline) await sleep(250);
+    // nothing may stay pending past its schedule (allow the reconciler's grace period)
+    await sleep(500);
+    const stuck = Number(
+      (await db.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'`)).rows[0].n,
+    );
+    const pendingOverdue = Number(
+      (
         await db.query(
-          `SELECT d.id, d.status, d.attempt_count, d.next_attempt_at, d.locked_until, d.event_occurred_at::text AS event_occurred_at, d.created_at, d.updated_at, d.next_trigger,
-                  (SELECT json_agg(json_build_object('n', a.number, 'at', a.started_at, 'code', a.status_code, 'error', a.error) ORDER BY a.number) FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id) AS attempts
-             FROM webhook_deliveries d WHERE d.status <> 'delivered' ORDER BY d.created_at LIMIT 10`,
+          `SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at < now() - interval '10 seconds'`,
         )
-      ).rows;
-      const notArrived = [];
-      if (stuckRows.length) {
-        const { Queue } = require('bullmq');
-        const {
-          hashTaggedPrefix,
-          redisTargetFromUrl,
-          createRedisClient,
-        } = require('../../dist/queue/redis-connection');
-        const target = redisTargetFromUrl(o.redisUrl);
-        const queue = new Queue('deliveries', {
-          connection: target.cluster
-            ? createRedisClient(target)
-            : require('../../dist/queue/redis-connection').redisOptionsFromUrl(o.redisUrl),
-          prefix: hashTaggedPrefix(o.queuePrefix),
-        });
-        try {
-          for (const r of stuckRows) {
-            const jobId = `${r.id}-${r.attempt_count + 1}`;
-            const job = await queue.getJob(jobId);
-            const said = [...apis, ...workers].flatMap((p) =>
-              (p.warnings || []).filter((l) => l.includes(r.id)).map((l) => `${p.name}: ${l}`),
-            );
-            notArrived.push({
-              ...r,
-              job: {
-                id: jobId,
-                state: await queue.getJobState(jobId),
-                present: !!job,
-                delay: job?.delay,
-                timestamp: job?.timestamp,
-              },
-              said,
-            });
-          }
-          notArrived.push({
-            counts: await queue.getJobCounts(),
-            reconcilerSaid: workers.flatMap((w) =>
-              (w.warnings || []).filter((l) => /reconcil|relay|failed/.test(l)).slice(-20),
-            ),
-          });
-        } finally {
-          await queue.close();
-        }
-      }
-      return {
-        durationMs: loadMs,
-        apiProcesses: apis.length,
-        workerProcesses: workers.length,
-        eventsSent: events.length,
-        approvalsAcknowledged: stats.approvalsOk,
-        subscribers: SUBSCRIBERS,
-        deliveriesExpected: expected.length,
-        received,
-        duplicates,
-        lost,
-        notDelivered: stuck,
-        pendingPastSchedule: pendingOverdue,
-        failed,
-        attemptsRecordedTwice: doubleRecorded,
-        notArrived,
-        lateAnswersDropped: workers.reduce((n, w) => n + w.lateAnswersDropped, 0),
-        faults,
-      };
-    } finally {
-      await db.end();
+      ).rows[0].n,
+    );
+    const failed = Number(
+      (await db.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'failed'`)).rows[0].n,
+    );
+    // one record per attempt, whoever answered late
+    const doubleRecorded = Number(
+      (
+        await db.query(
+          `SELECT count(*) AS n FROM (SELECT 1 FROM webhook_delivery_attempts GROUP BY delivery_id, number HAVING count(*) > 1) x`,
+        )
+      ).rows[0].n,
+    );
+    let received = 0;
+    let duplicates = 0;
+    for (const n of receiver.accepted.values()) {
+      received++;
+      duplicates += n - 1;
     }
+    const lost = missing().length;
+    // what Postgres and Redis hold about deliveries that did not arrive, and what the processes said about them
+    const stuckRows = (
+      await db.query(
+        `SELECT d.id, d.status, d.attempt_count, d.next_attempt_at, d.locked_until, d.event_occurred_at::text AS event_occurred_at, d.created_at, d.updated_at, d.next_trigger,
+                (SELECT json_agg(json_build_object('n', a.number, 'at', a.started_at, 'code', a.status_code, 'error', a.error) ORDER BY a.number) FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id) AS attempts
+           FROM webhook_deliveries d WHERE d.status <> 'delivered' ORDER BY d.created_at LIMIT 10`,
+      )
+    ).rows;
+    const notArrived = [];
+    if (stuckRows.length) {
+      const { Queue } = require('bullmq');
+      const { hashTaggedPrefix, redisTargetFromUrl, createRedisClient } = require('../../dist/queue/redis-connection');
+      const target = redisTargetFromUrl(o.redisUrl);
+      const queue = new Queue('deliveries', {
+        connection: target.cluster
+          ? createRedisClient(target)
+          : require('../../dist/queue/redis-connection').redisOptionsFromUrl(o.redisUrl),
+        prefix: hashTaggedPrefix(o.queuePrefix),
+      });
+      try {
+        for (const r of stuckRows) {
+          const jobId = `${r.id}-${r.attempt_count + 1}`;
+          const job = await queue.getJob(jobId);
+          const said = [...apis, ...workers].flatMap((p) =>
+            (p.warnings || []).filter((l) => l.includes(r.id)).map((l) => `${p.name}: ${l}`),
+          );
+          notArrived.push({
+            ...r,
+            job: {
+              id: jobId,
+              state: await queue.getJobState(jobId),
+              present: !!job,
+              delay: job?.delay,
+              timestamp: job?.timestamp,
+            },
+            said,
+          });
+        }
+        notArrived.push({
+          counts: await queue.getJobCounts(),
+          reconcilerSaid: workers.flatMap((w) =>
+            (w.warnings || []).filter((l) => /reconcil|relay|failed/.test(l)).slice(-20),
+          ),
+        });
+      } finally {
+        await queue.close();
+      }
+    }
+    return {
+      durationMs: loadMs,
+      apiProcesses: apis.length,
+      workerProcesses: workers.length,
+      eventsSent: events.length,
+      approvalsAcknowledged: stats.approvalsOk,
+      subscribers: SUBSCRIBERS,
+      deliveriesExpected: expected.length,
+      received,
+      duplicates,
+      lost,
+      notDelivered: stuck,
+      pendingPastSchedule: pendingOverdue,
+      failed,
+      attemptsRecordedTwice: doubleRecorded,
+      notArrived,
+      lateAnswersDropped: workers.reduce((n, w) => n + w.lateAnswersDropped, 0),
+      faults,
+    };
   } finally {
+    await db?.end().catch(() => undefined);
     for (const client of clients) await client.close().catch(() => undefined);
     for (const worker of workers) await worker.stop('SIGKILL').catch(() => undefined);
     for (const api of apis) await api.stop('SIGTERM').catch(() => undefined);
