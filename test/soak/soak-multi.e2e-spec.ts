@@ -12,8 +12,10 @@ describe('fault soak, many processes (short)', () => {
       workers: 3,
       faults: ['freezeWorker', 'cutPostgres', 'restartApi', 'killWorker'],
       shuffle: false, // each of them within the short run
-      loadMs: 32_000,
-      faultEveryMs: 2_000,
+      // the load lasts one round of faults (each of them once, a second or so apart), at most loadMs
+      oneRound: true,
+      loadMs: 40_000,
+      faultEveryMs: 1_000,
       drainMs: 60_000,
     });
     process.stderr.write(`\nshort soak, 2 API + 3 worker processes:\n${formatReport(report)}\n`);

@@ -8,8 +8,10 @@ describe('fault soak (short)', () => {
   it('loses nothing while workers are killed, the queue is wiped, the API restarts and the receiver fails or hangs', async () => {
     const report = await runSoak({
       ...env, // its databaseUrl, redisUrl and queuePrefix
-      loadMs: 25_000,
-      faultEveryMs: 2_500,
+      // the load lasts one round of faults (every kind once, a second or so apart), at most loadMs
+      oneRound: true,
+      loadMs: 40_000,
+      faultEveryMs: 1_000,
       drainMs: 60_000,
     });
     process.stderr.write(`\nshort soak:\n${formatReport(report)}\n`);

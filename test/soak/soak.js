@@ -212,6 +212,8 @@ class Receiver {
  * @param {string[]} [o.faults]   fault kinds to inject (default: the single-process ones); also
  *                                'freezeWorker' and 'cutPostgres'
  * @param {boolean} [o.shuffle]   false: the first round of faults in the order given
+ * @param {boolean} [o.oneRound]  true: the load ends one fault interval after the first round of faults (every kind
+ *                                once), or at loadMs if that comes first
  * @param {(line: string) => void} [o.log]
  */
 async function runSoak(o) {
@@ -305,7 +307,8 @@ async function runSoak(o) {
     });
     if (app.status !== 200) throw new Error(`could not create app: ${app.status} ${JSON.stringify(app.body)}`);
 
-    const deadline = Date.now() + loadMs;
+    const loadStarted = Date.now();
+    const deadline = loadStarted + loadMs;
     let loadOver = false;
     // load: keep creating and approving access requests, retrying while the API restarts
     const loader = async () => {
@@ -342,6 +345,11 @@ async function runSoak(o) {
       let first = true;
       while (Date.now() + faultEveryMs < deadline) {
         await sleep(faultEveryMs * (0.5 + Math.random()));
+        // every kind was injected once, and the load went on for an interval after the last one
+        if (bag.length === 0 && !first && o.oneRound) {
+          loadOver = true;
+          break;
+        }
         // the first round in the order given (o.shuffle false) or random; later rounds random
         if (bag.length === 0)
           bag = first && o.shuffle === false ? [...kinds].reverse() : [...kinds].sort(() => Math.random() - 0.5);
@@ -414,6 +422,8 @@ async function runSoak(o) {
     const ran = await Promise.allSettled([loader(), loader(), loader(), faulting]);
     const broken = ran.find((r) => r.status === 'rejected');
     if (broken) throw broken.reason;
+    // the load's length: loadMs, or less with o.oneRound
+    const loadTookMs = Math.min(loadMs, Date.now() - loadStarted);
     receiver.setMode('ok');
     log(
       `load done: ${stats.approvalsOk} approvals (${stats.approvalErrors} failed calls while faults were on); draining`,
@@ -509,7 +519,7 @@ async function runSoak(o) {
       }
     }
     return {
-      durationMs: loadMs,
+      durationMs: loadTookMs,
       apiProcesses: apis.length,
       workerProcesses: workers.length,
       eventsSent: events.length,
