@@ -35,7 +35,7 @@ describe('a stop held up by a peer that does not answer', () => {
     const { code, tookMs } = await stopped(service);
     expect(service.output).not.toContain('did not stop');
     expect(code).toBeNull(); // it died of the signal, as without a handler: a clean stop
-    // each of the process's three BullMQ closes (worker, queue, queue board) waits 5 s, then 2 s for its drop
+    // each of the process's three BullMQ closes (worker, queue, queue board) waits 5 s, then 0.5 s for its drop
     expect(tookMs).toBeLessThan(40_000);
   }, 150_000);
 

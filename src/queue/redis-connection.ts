@@ -88,6 +88,13 @@ export function hashTaggedPrefix(prefix: string): string {
  */
 export const reconnectDelay = (tries: number): number => Math.min(tries * 100, 2000);
 
+/**
+ * How long a connection being dropped waits for the server to close its side before cutting it (ioredis's
+ * disconnectTimeout, 2 s by default). A server that answers closes at once; a frozen one never does, and a stop that
+ * drops its connections to it (closeWithin) waited the whole 2 s once for each of them.
+ */
+export const DISCONNECT_WAIT_MS = 500;
+
 /** A client for the target: ioredis for one server, ioredis Cluster for a cluster. */
 export function createRedisClient(target: RedisTarget, overrides: RedisOptions = {}): IORedis | Cluster {
   if (target.cluster) return new Cluster(target.cluster.nodes, clusterOptions(target.cluster, overrides));
@@ -107,6 +114,7 @@ function clusterOptions(c: ClusterTarget, overrides: RedisOptions): ClusterOptio
       password: c.password,
       tls: c.tls ? {} : undefined,
       maxRetriesPerRequest: null,
+      disconnectTimeout: DISCONNECT_WAIT_MS,
       ...overrides,
     },
     lazyConnect: overrides.lazyConnect,
@@ -129,6 +137,7 @@ export function redisOptionsFromUrl(url: string): RedisOptions {
     tls: u.protocol === 'rediss:' ? {} : undefined,
     maxRetriesPerRequest: null,
     retryStrategy: reconnectDelay,
+    disconnectTimeout: DISCONNECT_WAIT_MS,
   };
 }
 
