@@ -44,14 +44,15 @@ describe('a stop held up by a peer that does not answer', () => {
     const relay = env.adopt(await TcpRelay.start({ host: url.hostname, port: Number(url.port || 5432) }));
     url.hostname = '127.0.0.1';
     url.port = String(relay.port);
-    const vars = { ...env.vars, DATABASE_URL: url.href, ROLE: 'all', SHUTDOWN_TIMEOUT: '10s' };
+    // a bound shorter than the default: what is checked is that the bound ends the stop, not how long it is
+    const vars = { ...env.vars, DATABASE_URL: url.href, ROLE: 'all', SHUTDOWN_TIMEOUT: '3s' };
     const service = env.adopt(await ServiceProcess.start(vars));
     await queueConnected(service);
     relay.silence();
     const { code, tookMs } = await stopped(service);
-    expect(service.output).toContain('did not stop within 10 s (SHUTDOWN_TIMEOUT): exiting');
+    expect(service.output).toContain('did not stop within 3 s (SHUTDOWN_TIMEOUT): exiting');
     expect(code).toBe(1);
-    expect(tookMs).toBeGreaterThanOrEqual(9_500);
+    expect(tookMs).toBeGreaterThanOrEqual(2_500);
     expect(tookMs).toBeLessThan(30_000);
   }, 90_000);
 });
