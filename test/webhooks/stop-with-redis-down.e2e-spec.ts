@@ -28,7 +28,8 @@ describe('a worker stopped while Redis is down', () => {
         envVars: { REDIS_URL: redis.url },
         vars: { ROLE: 'api' },
         receiver: true,
-        processes: [{ ROLE: 'worker' }],
+        // its warnings kept: the relay says when it gave up queueing a job
+        processes: [{ ROLE: 'worker', LOG_LEVEL: 'warn' }],
       }),
     );
     let down = false;
@@ -137,7 +138,11 @@ describe('a worker stopped while Redis is down', () => {
       30_000,
       'the relay to have made the delivery',
     );
-    await new Promise((r) => setTimeout(r, 3000));
+    await eventually(
+      async () => worker.output.includes('could not queue new deliveries'),
+      30_000,
+      'the relay to give up queueing the job',
+    );
     await stopsCleanly(worker, worker.signalAndWait('SIGTERM'));
     await deliveredOnceBack(own, 'AccessRequestApproved', 'the relayed delivery');
   }, 150_000);
