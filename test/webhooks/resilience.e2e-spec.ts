@@ -102,7 +102,7 @@ describe('no lost events', () => {
     const webhookId = await subscribe(t);
     // 1) deliveries pending with retries scheduled in Redis (the subscriber asks to come back later)
     let open = false;
-    sink.responder = () => (open ? { status: 200 } : { status: 503, headers: { 'retry-after': '3' } });
+    sink.responder = () => (open ? { status: 200 } : { status: 503, headers: { 'retry-after': '1' } });
     for (let i = 0; i < 20; i++) await emitEvent(t, 'AccessRequestApproved', msg(i));
     await sink.waitFor((r) => ids(r).size >= 20, 20_000, 'first attempts');
     // 2) deliveries created and queued but never attempted (the delivery worker paused). A full pause: it waits
