@@ -1,4 +1,6 @@
+import { Client } from 'pg';
 import { QueryFailedError } from 'typeorm';
+import { ENV_ADMIN_URL, withAdminClient } from '../../test/setup/test-infra';
 import { databaseAway } from './database-away';
 
 const withCode = (message: string, extra: Record<string, unknown>) => Object.assign(new Error(message), extra);
@@ -11,6 +13,12 @@ describe('databaseAway', () => {
     ],
     ['a host unreachable', withCode('connect EHOSTUNREACH', { code: 'EHOSTUNREACH', syscall: 'connect' })],
     ['a connection closed under a query', new Error('Connection terminated unexpectedly')],
+    [
+      'a query on a client whose connection had failed',
+      new Error('Client has encountered a connection error and is not queryable'),
+    ],
+    ['a connection reset', withCode('read ECONNRESET', { code: 'ECONNRESET', syscall: 'read' })],
+    ['a write to a closed connection', withCode('write EPIPE', { code: 'EPIPE', syscall: 'write' })],
     [
       'admin_shutdown (a fast stop)',
       withCode('terminating connection due to administrator command', { code: '57P01' }),
@@ -39,5 +47,28 @@ describe('databaseAway', () => {
     ['a string', 'ECONNREFUSED'],
   ])('is false of %s', (_name, error) => {
     expect(databaseAway(error)).toBe(false);
+  });
+
+  // what pg throws when a request's transaction is between two statements as its backend is terminated (an operator's
+  // pg_terminate_backend, a failover): the next statement finds its client no longer queryable
+  it('is true of the next statement of a transaction whose backend was terminated', async () => {
+    const adminUrl = process.env[ENV_ADMIN_URL]!;
+    const held = new Client({ connectionString: adminUrl });
+    const failed = new Promise<unknown>((resolve) => held.on('error', resolve));
+    await held.connect();
+    try {
+      await held.query('BEGIN');
+      const { rows } = await held.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      await withAdminClient(adminUrl, (c) => c.query('SELECT pg_terminate_backend($1)', [rows[0].pid]));
+      expect(databaseAway(await failed)).toBe(true);
+      const next = await held.query('SELECT 1').then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(next).toBeInstanceOf(Error);
+      expect(databaseAway(next)).toBe(true);
+    } finally {
+      await held.end().catch(() => undefined);
+    }
   });
 });

@@ -3,10 +3,26 @@
  * 57P02 (crash_shutdown), 57P03 (cannot_connect_now: starting up, shutting down, in recovery).
  */
 const AWAY_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123])$/;
-/** A connection that could not be opened. */
-const CONNECT_FAILED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN']);
-/** pg's error when the server closes a connection under a query (a restart's fast shutdown, a crash). */
-const TERMINATED = 'Connection terminated unexpectedly';
+/** A connection that could not be opened, or one that was lost (reset by the server or the network). */
+const CONNECTION_FAILED = new Set([
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNRESET',
+  'EPIPE',
+]);
+/**
+ * pg's errors of a connection lost: the server closed it under a query (a restart's fast shutdown, a crash), or a
+ * query came to a client whose connection had already failed (its backend terminated while a transaction held it
+ * between two statements).
+ */
+const CONNECTION_LOST = new Set([
+  'Connection terminated unexpectedly',
+  'Client has encountered a connection error and is not queryable',
+]);
 
 /**
  * Whether a database error says PostgreSQL was away (restarting, failing over, unreachable), not that something
@@ -19,6 +35,6 @@ export function databaseAway(error: unknown): boolean {
   if (!(e instanceof Error)) return false;
   const { code, syscall } = e as NodeJS.ErrnoException;
   if (typeof code === 'string' && AWAY_SQLSTATE.test(code)) return true;
-  if (typeof code === 'string' && CONNECT_FAILED.has(code) && syscall !== undefined) return true;
-  return e.message === TERMINATED;
+  if (typeof code === 'string' && CONNECTION_FAILED.has(code) && syscall !== undefined) return true;
+  return CONNECTION_LOST.has(e.message);
 }
