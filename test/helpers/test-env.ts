@@ -23,7 +23,7 @@ export interface TestEnv {
   databaseUrl: string;
   redisUrl: string;
   queuePrefix: string;
-  /** The environment to give the service (decisions §7 names). */
+  /** The environment to give the service (the variables the service documents, by their names). */
   vars: Record<string, string>;
   drop(): Promise<void>;
 }
