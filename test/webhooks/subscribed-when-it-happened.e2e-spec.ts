@@ -6,10 +6,10 @@ import { closeAfterEach } from '../helpers/use-fixture';
 import { useService } from '../helpers/use-service';
 
 /**
- * An event reaches the webhooks subscribed when it happened (the contract's rule), however late the relay comes to it: the
- * events below are recorded while no worker runs, the webhooks change, and only then does a worker relay them.
- * Before, the relay judged each webhook as it was by then: a webhook unsubscribed meanwhile lost the event, and one
- * subscribed meanwhile got an event from before it asked for it.
+ * An event reaches the webhooks subscribed when it happened, however late the relay comes to it: the events below
+ * are recorded while no worker runs, the webhooks change, and only then does a worker relay them. Before, the relay
+ * judged each webhook as it was by then: a webhook unsubscribed meanwhile lost the event, and one subscribed
+ * meanwhile got an event from before it asked for it.
  */
 describe('an event goes to the webhooks subscribed when it happened', () => {
   // the API (no worker) for both tests; each test starts a worker on its database late, and stops it after

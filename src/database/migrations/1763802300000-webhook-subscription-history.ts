@@ -1,9 +1,9 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * What each webhook subscribed to, and when. An event reaches the webhooks subscribed when it happened (the
- * contract's rule), but the relay decides on the webhooks as they are when it claims the event, which is later whenever it lags
- * (a worker down or busy): a webhook unsubscribed (its `Events`, `Filter` or `Active` changed) in between lost the
+ * What each webhook subscribed to, and when. An event reaches the webhooks subscribed when it happened, but the
+ * relay decides on the webhooks as they are when it claims the event, which is later whenever it lags (a worker down
+ * or busy): a webhook unsubscribed (its `Events`, `Filter` or `Active` changed) in between lost the
  * event, and one subscribed in between got an event from before it asked for it.
  *
  * So a change of a webhook's subscription keeps the subscription it replaces, with the moment it ended
