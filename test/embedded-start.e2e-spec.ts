@@ -18,10 +18,33 @@ const serviceVars = (dataDir: string, queuePrefix: string) => ({
 });
 
 describe('npm start with no DATABASE_URL', () => {
-  it('runs an embedded PostgreSQL under the data directory, generates secrets, is ready, and stops without a warning', async () => {
+  // One data directory for the file: the first test starts on it empty (initdb, the migrations, generated secrets);
+  // the second needs one a service has run on, and takes that one over rather than initialising another.
+  let dataDir: string;
+  let queuePrefix: string;
+  beforeAll(() => {
     // mode 700, as mkdtemp makes it: as root, PostgreSQL runs as the postgres user, who cannot enter it
-    const dataDir = mkdtempSync(join(tmpdir(), 'gwm-embedded-'));
-    const queuePrefix = `${testQueuePrefix(process.env[ENV_RUN_ID]!)}embedded`;
+    dataDir = mkdtempSync(join(tmpdir(), 'gwm-embedded-'));
+    queuePrefix = `${testQueuePrefix(process.env[ENV_RUN_ID]!)}embedded`;
+  });
+  afterAll(async () => {
+    // a server a failed run left behind is stopped here, as the service would
+    for (const dir of [join(dataDir, 'postgres'), join(relocatedHome(dataDir), 'data')]) {
+      const lock = join(dir, 'postmaster.pid');
+      if (existsSync(lock)) {
+        try {
+          process.kill(Number(readFileSync(lock, 'utf8').split('\n')[0]), 'SIGINT');
+        } catch {
+          // already gone
+        }
+      }
+    }
+    await deleteQueueKeys(process.env[ENV_REDIS_URL]!, queuePrefix);
+    rmSync(relocatedHome(dataDir), { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('runs an embedded PostgreSQL under the data directory, generates secrets, is ready, and stops without a warning', async () => {
     const svc = await ServiceProcess.start(serviceVars(dataDir, queuePrefix), 90_000);
     let stopped = false;
     try {
@@ -60,15 +83,10 @@ describe('npm start with no DATABASE_URL', () => {
       expect(svc.output).not.toMatch(/error|warn/i);
     } finally {
       if (!stopped) await svc.kill('SIGTERM');
-      await deleteQueueKeys(process.env[ENV_REDIS_URL]!, queuePrefix);
-      rmSync(relocatedHome(dataDir), { recursive: true, force: true });
-      rmSync(dataDir, { recursive: true, force: true });
     }
   }, 120_000);
 
   it('after a service was killed (SIGKILL), the next start stops the PostgreSQL it left running and keeps the data; SIGHUP stops both', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'gwm-embedded-'));
-    const queuePrefix = `${testQueuePrefix(process.env[ENV_RUN_ID]!)}orphan`;
     const vars = serviceVars(dataDir, queuePrefix);
     let last: ServiceProcess | undefined;
     try {
@@ -100,20 +118,6 @@ describe('npm start with no DATABASE_URL', () => {
         expect(existsSync(join(dir, 'postmaster.pid'))).toBe(false);
     } finally {
       await last?.kill('SIGTERM');
-      // a server a failed run left behind is stopped here, as the service would
-      for (const dir of [join(dataDir, 'postgres'), join(relocatedHome(dataDir), 'data')]) {
-        const lock = join(dir, 'postmaster.pid');
-        if (existsSync(lock)) {
-          try {
-            process.kill(Number(readFileSync(lock, 'utf8').split('\n')[0]), 'SIGINT');
-          } catch {
-            // already gone
-          }
-        }
-      }
-      await deleteQueueKeys(process.env[ENV_REDIS_URL]!, queuePrefix);
-      rmSync(relocatedHome(dataDir), { recursive: true, force: true });
-      rmSync(dataDir, { recursive: true, force: true });
     }
   }, 240_000);
 });
