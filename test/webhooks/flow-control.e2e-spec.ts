@@ -23,7 +23,7 @@ async function gauge(t: Service, name: string): Promise<number> {
 
 describe('flow control across worker processes (API and two workers apart)', () => {
   const api = useService({
-    envVars: { WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1' },
+    envVars: { WEBHOOK_RETRY_SCHEDULE: '0,0.1,0.1,0.1,0.1,0.1' },
     vars: { ROLE: 'api' },
     processes: [{ ROLE: 'worker' }, { ROLE: 'worker' }],
   });
