@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource, QueryRunner } from 'typeorm';
+import { QueryRunner } from 'typeorm';
 import { useDataSource } from '../../../test/helpers/use-service';
 import { PartitionedDeliveryLog1763801400000 } from './1763801400000-partitioned-delivery-log';
 import { DeliveryLogByEventTime1763801500000 } from './1763801500000-delivery-log-by-event-time';
@@ -10,15 +10,17 @@ const LOG_TABLES = ['outbox_events', 'webhook_deliveries', 'webhook_delivery_att
 // tables have every column, default, check and index the plain ones had.
 describe('migration PartitionedDeliveryLog', () => {
   const fixture = useDataSource();
-  let db: DataSource;
+  // every statement on one connection: each test's migrations run in a transaction the test reads inside
+  let runner: QueryRunner;
 
   beforeAll(async () => {
-    db = fixture.db;
+    const r = (runner = fixture.db.createQueryRunner());
+    fixture.adopt({ close: () => r.release() });
   });
 
   const columns = async (): Promise<string[]> =>
     (
-      await db.query(
+      await runner.query(
         `SELECT table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable || ' ' || coalesce(column_default, '-') AS c
            FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ANY($1) ORDER BY 1`,
         [LOG_TABLES],
@@ -26,7 +28,7 @@ describe('migration PartitionedDeliveryLog', () => {
     ).map((r: { c: string }) => r.c);
   const indexes = async (): Promise<string[]> =>
     (
-      await db.query(
+      await runner.query(
         // the definition without the index's own name, which the old table's copy of it does not keep
         `SELECT regexp_replace(pg_get_indexdef(i.indexrelid), '^CREATE (UNIQUE )?INDEX \\S+ ON (ONLY )?', '\\1') AS d
            FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid WHERE t.relname = ANY($1) ORDER BY 1`,
@@ -35,7 +37,7 @@ describe('migration PartitionedDeliveryLog', () => {
     ).map((r: { d: string }) => r.d);
   const checks = async (): Promise<string[]> =>
     (
-      await db.query(
+      await runner.query(
         `SELECT t.relname || ' ' || pg_get_constraintdef(c.oid) AS d FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
           WHERE t.relname = ANY($1) AND c.contype = 'c' ORDER BY 1`,
         [LOG_TABLES],
@@ -45,7 +47,7 @@ describe('migration PartitionedDeliveryLog', () => {
   /** The days `table` has partitions for (YYYYMMDD), in order. */
   const partitionDays = async (table: string): Promise<string[]> =>
     (
-      await db.query(
+      await runner.query(
         `SELECT right(c.relname, 8) AS d FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
           WHERE i.inhparent = $1::regclass AND c.relname ~ '_p[0-9]{8}$' ORDER BY 1`,
         [table],
@@ -54,7 +56,7 @@ describe('migration PartitionedDeliveryLog', () => {
   /** The UTC days from `from` to `to` days from today (YYYYMMDD), in order. */
   const utcDays = async (from: number, to: number): Promise<string[]> =>
     (
-      await db.query(
+      await runner.query(
         `SELECT to_char(d, 'YYYYMMDD') AS d
            FROM generate_series((now() AT TIME ZONE 'UTC')::date + $1::int, (now() AT TIME ZONE 'UTC')::date + $2::int,
                                 interval '1 day') d ORDER BY 1`,
@@ -62,34 +64,36 @@ describe('migration PartitionedDeliveryLog', () => {
       )
     ).map((r: { d: string }) => r.d);
 
+  const migration = new PartitionedDeliveryLog1763801400000();
+  const byEventTime = new DeliveryLogByEventTime1763801500000();
+
   /**
-   * Takes the log back to before PartitionedDeliveryLog (and the later DeliveryLogByEventTime), runs `between` (which
-   * runs PartitionedDeliveryLog's up), then brings DeliveryLogByEventTime back.
+   * Takes the log back to before PartitionedDeliveryLog (and the later DeliveryLogByEventTime) and runs `between`
+   * (which runs PartitionedDeliveryLog's up), in a transaction rolled back at the end: the next test starts from the
+   * migrated database again, without the migrations run back up to it.
    */
-  async function fromBefore(
-    between: (runner: QueryRunner, migration: PartitionedDeliveryLog1763801400000) => Promise<void>,
-  ): Promise<void> {
-    const migration = new PartitionedDeliveryLog1763801400000();
-    const byEventTime = new DeliveryLogByEventTime1763801500000();
-    const runner = db.createQueryRunner();
+  async function fromBefore(between: () => Promise<void>): Promise<void> {
+    await runner.startTransaction();
     try {
       await byEventTime.down(runner);
       await migration.down(runner);
-      await between(runner, migration);
-      await byEventTime.up(runner);
+      await between();
     } finally {
-      await runner.release();
+      await runner.rollbackTransaction();
     }
   }
 
   it('makes a fresh log only the days the workers keep ready (yesterday to three ahead), not thirty empty ones', async () => {
-    await fromBefore((runner, migration) => migration.up(runner));
-    const expected = await utcDays(-1, 3);
-    for (const table of LOG_TABLES) expect([table, await partitionDays(table)]).toEqual([table, expected]);
+    await fromBefore(async () => {
+      await migration.up(runner);
+      await byEventTime.up(runner);
+      const expected = await utcDays(-1, 3);
+      for (const table of LOG_TABLES) expect([table, await partitionDays(table)]).toEqual([table, expected]);
+    });
   });
 
   it('keeps every row, column value, default, check and index of the log; pending work lands in the open partitions', async () => {
-    await fromBefore(async (runner, migration) => {
+    await fromBefore(async () => {
       const [cols, idx, chk] = [await columns(), await indexes(), await checks()];
       expect(cols.join('\n')).toMatch(/outbox_events\.seq bigint YES nextval\('outbox_events_seq'::regclass\)/);
 
@@ -152,9 +156,10 @@ describe('migration PartitionedDeliveryLog', () => {
           'UNIQUE public.webhook_delivery_attempts USING btree (id, delivery_finished_at)',
         ]),
       );
-      const kinds = await db.query(`SELECT relname, relkind FROM pg_class WHERE relname = ANY($1) ORDER BY relname`, [
-        LOG_TABLES,
-      ]);
+      const kinds = await runner.query(
+        `SELECT relname, relkind FROM pg_class WHERE relname = ANY($1) ORDER BY relname`,
+        [LOG_TABLES],
+      );
       expect(kinds.map((k: { relkind: string }) => k.relkind)).toEqual(['p', 'p', 'p']);
 
       // every row and value kept
