@@ -4,7 +4,6 @@ import './heap-growth';
 import { stopTracing } from './tracing';
 import 'reflect-metadata';
 import { Client } from 'pg';
-import { createApp } from './bootstrap';
 import { checkEncryptionKey } from './common/crypto/key-check';
 import { STOP_SIGNALS } from './common/stop-signals';
 import { ConfigError, loadConfigFromEnvironment } from './config';
@@ -49,6 +48,9 @@ async function main(): Promise<void> {
   if (applied.length) say(`applied migrations: ${applied.join(', ')}`);
   if (prefix) say(`Redis keys start with ${prefix}, this database's own (QUEUE_PREFIX is not set)`);
 
+  // the application's modules are loaded only now: a start that cannot succeed (no database, Redis refusing it, the
+  // wrong ENCRYPTION_KEY) says why without loading them first, which took over half of its time
+  const { createApp } = await import('./bootstrap');
   const app = await createApp(config, [], { closeOnSignals: false });
   // Shutdown in order: the app first (HTTP, the outbox listener, queue workers, then the connection pools),
   // and only then the embedded PostgreSQL they all use.
