@@ -10,12 +10,24 @@ const LOG_TABLES = ['outbox_events', 'webhook_deliveries', 'webhook_delivery_att
 // tables have every column, default, check and index the plain ones had.
 describe('migration PartitionedDeliveryLog', () => {
   const fixture = useDataSource();
-  // every statement on one connection: each test's migrations run in a transaction the test reads inside
+  const migration = new PartitionedDeliveryLog1763801400000();
+  const byEventTime = new DeliveryLogByEventTime1763801500000();
+  // every statement on one connection, in one transaction rolled back at the end
   let runner: QueryRunner;
 
+  // The log is taken back to before PartitionedDeliveryLog (and the later DeliveryLogByEventTime) once, for both tests.
   beforeAll(async () => {
     const r = (runner = fixture.db.createQueryRunner());
-    fixture.adopt({ close: () => r.release() });
+    fixture.adopt({
+      close: async () => {
+        if (r.isTransactionActive) await r.rollbackTransaction();
+        await r.release();
+      },
+    });
+    await r.startTransaction();
+    await byEventTime.down(r);
+    await migration.down(r);
+    await r.query('SAVEPOINT before_log');
   });
 
   const columns = async (): Promise<string[]> =>
@@ -64,22 +76,12 @@ describe('migration PartitionedDeliveryLog', () => {
       )
     ).map((r: { d: string }) => r.d);
 
-  const migration = new PartitionedDeliveryLog1763801400000();
-  const byEventTime = new DeliveryLogByEventTime1763801500000();
-
-  /**
-   * Takes the log back to before PartitionedDeliveryLog (and the later DeliveryLogByEventTime) and runs `between`
-   * (which runs PartitionedDeliveryLog's up), in a transaction rolled back at the end: the next test starts from the
-   * migrated database again, without the migrations run back up to it.
-   */
+  /** Runs `between` (which runs PartitionedDeliveryLog's up) on the log as it was before, then takes it back there. */
   async function fromBefore(between: () => Promise<void>): Promise<void> {
-    await runner.startTransaction();
     try {
-      await byEventTime.down(runner);
-      await migration.down(runner);
       await between();
     } finally {
-      await runner.rollbackTransaction();
+      await runner.query('ROLLBACK TO SAVEPOINT before_log');
     }
   }
 
