@@ -2,7 +2,7 @@
 // Starts the service under test (`node dist/main.js`) as child processes: an API process and a worker
 // process (or one ROLE=all process) on a fresh database and queue prefix.
 const { randomBytes } = require('node:crypto');
-const { existsSync, mkdtempSync } = require('node:fs');
+const { existsSync, mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { createServer } = require('node:net');
 const { join } = require('node:path');
@@ -94,6 +94,7 @@ async function startService(opts = {}) {
       await Promise.all(procs.map((p) => stop(p)));
       await infra.dropDatabase(db.name).catch((err) => console.error(`drop ${db.name}: ${err.message}`));
       await infra.deletePrefix(prefix).catch((err) => console.error(`clean ${prefix}: ${err.message}`));
+      rmSync(env.DATA_DIR, { recursive: true, force: true });
     },
   };
   try {
