@@ -1,7 +1,11 @@
 const { mkdirSync, writeFileSync } = require('node:fs');
-const { join } = require('node:path');
+const { join, relative } = require('node:path');
 
-/** Writes test-results/summary.json so .ci/run can print one line `N passed, N failed`. */
+/**
+ * Writes test-results/summary.json so .ci/run can print one line `N passed, N failed`, and
+ * test-results/spec-durations.json, each spec file's run time in ms, in the form of test/setup/spec-durations.json
+ * (which the sequencer reads on a machine without jest's cache): copy it there after a full run to keep it current.
+ */
 class SummaryReporter {
   constructor(globalConfig) {
     this.rootDir = globalConfig.rootDir;
@@ -31,6 +35,13 @@ class SummaryReporter {
         success,
       }) + '\n',
     );
+    const durations = Object.fromEntries(
+      (results.testResults || [])
+        .filter((r) => r.perfStats && r.perfStats.end > r.perfStats.start)
+        .map((r) => [relative(this.rootDir, r.testFilePath), Math.round(r.perfStats.end - r.perfStats.start)])
+        .sort(([a], [b]) => (a < b ? -1 : 1)),
+    );
+    writeFileSync(join(dir, 'spec-durations.json'), JSON.stringify(durations, null, 2) + '\n');
   }
 }
 module.exports = SummaryReporter;
