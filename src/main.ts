@@ -1,6 +1,4 @@
-// first: the heap's growth is bounded before anything is loaded (see there)
-import './heap-growth';
-// then tracing, which must be set up before the modules it instruments are loaded
+// first: tracing must be set up before the modules it instruments are loaded
 import { stopTracing } from './tracing';
 import 'reflect-metadata';
 import { Client } from 'pg';
@@ -9,6 +7,7 @@ import { STOP_SIGNALS } from './common/stop-signals';
 import { ConfigError, loadConfigFromEnvironment } from './config';
 import { CONNECT_TIMEOUT_MS, runMigrations } from './database/data-source';
 import { resolveInfrastructure } from './database/infrastructure';
+import { boundHeapGrowth } from './heap-growth';
 import { settleQueuePrefix } from './queue/queue-prefix';
 
 const say = (msg: string) => process.stderr.write(`[gateway-management] ${msg}\n`);
@@ -32,6 +31,8 @@ async function main(): Promise<void> {
     say(`  read them with: cat ${file}   (set the variables, or NODE_ENV=production, to stop this)`);
   }
   for (const warning of config.warnings) say(warning);
+  // a worker's heap is collected before it fills with garbage (see there)
+  if (config.role === 'worker') boundHeapGrowth();
   const { infra, applied, prefix } = await explained('PostgreSQL (DATABASE_URL)', async () => {
     const infra = await resolveInfrastructure(config, say);
     const applied = await runMigrations(config.database.url!);
