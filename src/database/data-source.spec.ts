@@ -1,5 +1,8 @@
+import { AddressInfo, createServer, Server } from 'node:net';
+import { Pool } from 'pg';
 import { useDataSource } from '../../test/helpers/use-service';
 import { MAX_PREPARED_PER_CONNECTION, POOL_IDLE_MS, PreparingClient } from './data-source';
+import { databaseAway } from './database-away';
 
 describe('PreparingClient', () => {
   const fixture = useDataSource();
@@ -64,4 +67,56 @@ describe('the connection pool', () => {
     const again = await burst(6);
     expect([...again].sort()).toEqual([...opened].sort());
   }, 30_000);
+});
+
+describe('a pooled PreparingClient whose backend is terminated as it starts', () => {
+  // A server that answers the start-up with ReadyForQuery and, in the same TCP segment, the FATAL message of a
+  // backend terminated at that moment (pg_terminate_backend, a fast stop): pg-pool hands the connection over with no
+  // 'error' listener, and its taker attaches one only after an await, so the error arrives with nobody listening.
+  let server: Server;
+  let port: number;
+
+  beforeAll(async () => {
+    const message = (type: string, body: Buffer): Buffer => {
+      const head = Buffer.alloc(5);
+      head.write(type, 0, 'latin1');
+      head.writeInt32BE(body.length + 4, 1);
+      return Buffer.concat([head, body]);
+    };
+    const fields = ['SFATAL', 'VFATAL', 'C57P01', 'Mterminating connection due to administrator command'];
+    const reply = Buffer.concat([
+      message('R', Buffer.from([0, 0, 0, 0])), // AuthenticationOk
+      message('Z', Buffer.from('I')), // ReadyForQuery
+      message('E', Buffer.from(fields.map((f) => `${f}\0`).join('') + '\0', 'latin1')),
+    ]);
+    server = createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.once('data', () => socket.end(reply));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  it('is handed over not queryable (an error a request answers 503), without an error event nobody hears', async () => {
+    const pool = new Pool({ host: '127.0.0.1', port, user: 'u', database: 'd', Client: PreparingClient });
+    pool.on('error', () => undefined);
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => uncaught.push(err);
+    process.prependListener('uncaughtException', onUncaught);
+    try {
+      const client = await pool.connect();
+      const next = await client.query('SELECT 1').then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      client.release();
+      expect(databaseAway(next)).toBe(true);
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      await pool.end();
+    }
+  });
 });

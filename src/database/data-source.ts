@@ -16,6 +16,17 @@ export class PreparingClient extends Client {
   private static readonly nameOf = new Map<string, string>();
   private readonly names = new Set<string>();
 
+  /**
+   * pg-pool hands a new connection over with no 'error' listener, and its taker (TypeORM, Sql) attaches its own only
+   * after an await; a backend terminated as it starts sends its FATAL message in the same read as its ReadyForQuery,
+   * and that error, with nobody listening, would stop the process. With this listener it only leaves the connection
+   * not queryable: its next statement fails as the database's ("not queryable", a 503) and the pool drops it.
+   */
+  constructor(config?: ConstructorParameters<typeof Client>[0]) {
+    super(config);
+    this.on('error', () => undefined);
+  }
+
   static statementName(text: string): string {
     let name = PreparingClient.nameOf.get(text);
     if (name === undefined) {
