@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { ENV_ADMIN_URL, withAdminClient } from '../../test/setup/test-infra';
 import { databaseAway } from './database-away';
 
@@ -69,6 +69,33 @@ describe('databaseAway', () => {
       expect(databaseAway(next)).toBe(true);
     } finally {
       await held.end().catch(() => undefined);
+    }
+  });
+
+  // TypeORM's transaction (DataSource.transaction, a request's transaction): its query runner is released by TypeORM
+  // itself when the connection fails, so the next statement, or the COMMIT, throws that the runner was released
+  it.each([
+    ['the next statement', (m: EntityManager) => m.query('SELECT 1')],
+    ['the COMMIT', (m: EntityManager) => m.queryRunner!.commitTransaction()],
+  ])('is true of %s of a TypeORM transaction whose backend was terminated', async (_name, next) => {
+    const adminUrl = process.env[ENV_ADMIN_URL]!;
+    const ds = await new DataSource({ type: 'postgres', url: adminUrl }).initialize();
+    try {
+      const thrown = await ds
+        .transaction(async (m) => {
+          const [{ pid }] = await m.query<{ pid: number }[]>('SELECT pg_backend_pid() AS pid');
+          await withAdminClient(adminUrl, (c) => c.query('SELECT pg_terminate_backend($1)', [pid]));
+          while (!m.queryRunner!.isReleased) await new Promise((resolve) => setTimeout(resolve, 10));
+          await next(m);
+        })
+        .then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+      expect(thrown).toBeInstanceOf(Error);
+      expect(databaseAway(thrown)).toBe(true);
+    } finally {
+      await ds.destroy();
     }
   });
 });

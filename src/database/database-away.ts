@@ -1,3 +1,5 @@
+import { QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
+
 /**
  * SQLSTATEs of a PostgreSQL that is away for the moment: class 08 (connection exception), 57P01 (admin_shutdown),
  * 57P02 (crash_shutdown), 57P03 (cannot_connect_now: starting up, shutting down, in recovery).
@@ -30,6 +32,11 @@ const CONNECTION_LOST = new Set([
  * database's errors are to be asked: a connection of another kind that could not be opened looks the same.)
  */
 export function databaseAway(error: unknown): boolean {
+  // TypeORM releases a query runner itself when its connection fails (a transaction's backend terminated between two
+  // statements): the transaction's next statement, or its COMMIT, then finds the runner released under it (the
+  // service releases its own runners only once done with them)
+  if (error instanceof QueryRunnerAlreadyReleasedError || error instanceof QueryRunnerProviderAlreadyReleasedError)
+    return true;
   // TypeORM wraps pg's errors of a query in a QueryFailedError
   const e = (error as { driverError?: unknown } | null)?.driverError ?? error;
   if (!(e instanceof Error)) return false;
