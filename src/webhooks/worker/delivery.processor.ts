@@ -351,6 +351,9 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   @OnWorkerEvent('failed')
   onFailed(job: Job | undefined, err: Error): void {
     if (err instanceof DelayedError) return;
-    this.logger.error({ err, jobId: job?.id }, 'delivery job failed; the reconciler will pick the delivery up again');
+    const what = 'delivery job failed; the reconciler will pick the delivery up again';
+    // Postgres away for a moment (restarting, failing over, a backend terminated) is the world's, not a fault here
+    if (databaseAway(err)) this.logger.warn({ err, jobId: job?.id }, `${what} (the database was away)`);
+    else this.logger.error({ err, jobId: job?.id }, what);
   }
 }
