@@ -5,7 +5,8 @@ describe('DeliveryProcessor.onFailed', () => {
   // the handler alone, with a logger to read (the processor's other collaborators play no part in it)
   const processor = () => {
     const logger = { warn: jest.fn(), error: jest.fn() };
-    const p = Object.assign(Object.create(DeliveryProcessor.prototype) as DeliveryProcessor, { logger });
+    const p = Object.create(DeliveryProcessor.prototype) as DeliveryProcessor;
+    Object.assign(p, { logger });
     return { p, logger };
   };
 
