@@ -13,6 +13,7 @@ import { AppConfig } from '../config';
 import { QueueModule } from '../queue/queue.module';
 import { closeQueueAtStop, DELIVERY_QUEUE } from '../webhooks/delivery.queue';
 import { requireAdminSecret } from './basic-auth';
+import { answerUnavailableAfter } from './board-deadline';
 import { refuseCrossSiteWrites } from './same-origin';
 import { BOARD_FONTS_DIR, BOARD_FONTS_STYLESHEET, boardFonts } from './board-fonts';
 
@@ -84,6 +85,8 @@ export class QueueBoardModule implements OnModuleInit, OnApplicationShutdown {
     void fastify.register(async (scope) => {
       scope.addHook('onRequest', requireAdminSecret(this.config.secrets.admin));
       scope.addHook('onRequest', refuseCrossSiteWrites());
+      // a call of the board's API that Redis does not answer (away) is a 503 in time, not a wait as long as the outage
+      scope.addHook('onRequest', answerUnavailableAfter(`${QUEUE_BOARD_PATH}/api/`));
       scope.addHook('onSend', pageSecurityHeaders(csp));
       // the board's page and its API answer what the admin secret reads: no cache keeps them (its files and fonts
       // say how long they keep)
