@@ -302,10 +302,10 @@ export class Sql implements Queryable, OnApplicationShutdown {
   }
 
   /**
-   * A connection of the pool for statements of its own. While it is out of the pool nobody else listens for its
-   * errors: one that arrives between statements (Postgres restarting: "terminating connection due to
-   * administrator command") would be an unhandled 'error' event and end the process. It is logged here, and the
-   * connection is closed instead of returned when it is released.
+   * A connection of the pool for statements of its own. While it is out of the pool only its own listener (which
+   * PreparingClient keeps so that such an error never ends the process) hears an error that arrives between
+   * statements (Postgres restarting: "terminating connection due to administrator command"). It is logged here,
+   * and the connection is closed instead of returned when it is released.
    */
   private async checkout(pool: Pool = this.pool): Promise<PoolClient> {
     const client = await pool.connect();
