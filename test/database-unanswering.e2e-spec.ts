@@ -8,12 +8,12 @@ import { useTestEnv } from './helpers/use-service';
 type Env = ReturnType<typeof useTestEnv>;
 
 /** An API process whose database connections all go through a relay the spec can take the database away with. */
-async function behindRelay(env: Env) {
+async function behindRelay(env: Env, vars: Record<string, string> = {}) {
   const target = new URL(env.databaseUrl);
   const relay = env.adopt(await TcpRelay.start({ host: target.hostname, port: Number(target.port || 5432) }));
   const proxied = new URL(env.databaseUrl);
   proxied.port = String(relay.port);
-  const t = env.adopt(await startTestApp({ env, vars: { ROLE: 'api', DATABASE_URL: proxied.toString() } }));
+  const t = env.adopt(await startTestApp({ env, vars: { ROLE: 'api', DATABASE_URL: proxied.toString(), ...vars } }));
   return { relay, t, portal: portalClient(t) };
 }
 
@@ -76,5 +76,45 @@ describe('a request that finds the database away for a moment', () => {
     const apps = await portal.get('/portal-api/apps');
     expect(apps.status).toBe(200);
     expect(apps.body).toEqual([]);
+  }, 60_000);
+});
+
+/**
+ * A statement bounded by DATABASE_STATEMENT_TIMEOUT: one that runs past it (here waiting for a lock) is cancelled by
+ * Postgres, and one that gets no answer at all (a Postgres that froze under an open connection) has its connection
+ * closed once as long again has passed. Either way the request is a 503 with Retry-After, not a wait without end.
+ */
+describe('a request whose statement runs past DATABASE_STATEMENT_TIMEOUT or goes unanswered', () => {
+  const env = useTestEnv();
+  const message = `the service cannot reach its database for the moment; send the request again in ${BUSY_RETRY_AFTER_SECONDS} s`;
+
+  it('is answered 503 with Retry-After when its statement waits too long for a lock, and 200 once the lock is gone', async () => {
+    const { t, portal } = await behindRelay(env, { DATABASE_STATEMENT_TIMEOUT: '1s' });
+    expect((await portal.get('/portal-api/apps')).status).toBe(200);
+    const holder = await env.client();
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE portal_apps, dashboard_users IN ACCESS EXCLUSIVE MODE');
+    try {
+      const [p, d] = await Promise.all([portal.get('/portal-api/apps'), t.http.get('/api/apis', DASHBOARD_KEY)]);
+      expectUnavailable(p, 'portal', message);
+      expectUnavailable(d, 'dashboard', message);
+    } finally {
+      await holder.query('COMMIT');
+    }
+    expect((await portal.get('/portal-api/apps')).status).toBe(200);
+  }, 60_000);
+
+  it('is answered 503 with Retry-After when Postgres stops answering on its open connection, and the service recovers', async () => {
+    const { relay, portal } = await behindRelay(env, { DATABASE_STATEMENT_TIMEOUT: '1s' });
+    expect((await portal.get('/portal-api/webhooks')).status).toBe(200);
+
+    // the connections the service holds now carry nothing either way, and close nothing; new ones are forwarded
+    relay.silence();
+    // the pool hands out the connection it was just given back: silenced
+    expectUnavailable(await portal.get('/portal-api/webhooks'), 'portal', message);
+    // more at once than the pool holds: every silenced connection left is met and closed, new ones answer
+    const answers = await Promise.all(Array.from({ length: 25 }, () => portal.get('/portal-api/webhooks')));
+    for (const res of answers) if (res.status !== 200) expectUnavailable(res, 'portal', message);
+    expect((await portal.get('/portal-api/webhooks')).status).toBe(200);
   }, 60_000);
 });

@@ -99,6 +99,9 @@ describe('loadConfig', () => {
     ['SHUTDOWN_TIMEOUT', '500ms'],
     ['SHUTDOWN_TIMEOUT', '2h'],
     ['SHUTDOWN_TIMEOUT', '30d'],
+    ['DATABASE_STATEMENT_TIMEOUT', '30'],
+    ['DATABASE_STATEMENT_TIMEOUT', '500ms'],
+    ['DATABASE_STATEMENT_TIMEOUT', '2h'],
   ])('fails start-up naming %s when it is %p', (name, value) => {
     expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ ...secrets, DATA_DIR: dataDir(), [name]: value })).toThrow(name);
@@ -364,6 +367,18 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...base, SHUTDOWN_TIMEOUT: '1h' }).shutdownTimeoutMs).toBe(3600_000);
     expect(() => loadConfig({ ...base, SHUTDOWN_TIMEOUT: '61m' })).toThrow(
       'SHUTDOWN_TIMEOUT must be a duration from 1s to 1h with its unit',
+    );
+  });
+
+  it('reads DATABASE_STATEMENT_TIMEOUT as a duration from 1s to 1h, 30 seconds when unset', () => {
+    const base = { ...secrets, DATA_DIR: dataDir() };
+    const read = (vars: Record<string, string>) => loadConfig({ ...base, ...vars }).database.statementTimeoutMs;
+    expect(read({})).toBe(30_000);
+    expect(read({ DATABASE_STATEMENT_TIMEOUT: '' })).toBe(30_000);
+    expect(read({ DATABASE_STATEMENT_TIMEOUT: '1s' })).toBe(1_000);
+    expect(read({ DATABASE_STATEMENT_TIMEOUT: '2m' })).toBe(120_000);
+    expect(() => read({ DATABASE_STATEMENT_TIMEOUT: '61m' })).toThrow(
+      'DATABASE_STATEMENT_TIMEOUT must be a duration from 1s to 1h with its unit',
     );
   });
 

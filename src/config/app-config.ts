@@ -24,6 +24,8 @@ export const DEFAULT_DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
 export const DEFAULT_IDEMPOTENCY_KEY_TTL_MS = 24 * 3600 * 1000;
 /** How long a stop may take before the process exits regardless (exit code 1). */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 60 * 1000;
+/** How long one statement may run in Postgres unless DATABASE_STATEMENT_TIMEOUT says otherwise. */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30 * 1000;
 
 /** The one typed configuration object. Everything else injects this; nothing else reads process.env. */
 export class AppConfig {
@@ -33,7 +35,8 @@ export class AppConfig {
   role: Role;
   dataDir: string;
   logLevel: string;
-  database: { url?: string };
+  /** `statementTimeoutMs`: how long one statement may run in Postgres (see StatementBounds). */
+  database: { url?: string; statementTimeoutMs: number };
   /**
    * Redis: one server (`url`) or a cluster (`cluster`); `prefix` starts every key and is a cluster hash tag
    * such as `{gwm}`.
@@ -118,7 +121,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   config.role = dto.ROLE ?? 'all';
   config.dataDir = dataDir;
   config.logLevel = dto.LOG_LEVEL ?? 'info';
-  config.database = { url: dto.DATABASE_URL };
+  config.database = {
+    url: dto.DATABASE_URL,
+    statementTimeoutMs: parseDuration(dto.DATABASE_STATEMENT_TIMEOUT) ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+  };
   config.redis = {
     ...redisTarget(dto),
     prefix: hashTaggedPrefix(dto.QUEUE_PREFIX ?? SHARED_QUEUE_PREFIX),

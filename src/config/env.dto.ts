@@ -108,6 +108,9 @@ class DurationConstraint implements ValidatorConstraintInterface {
   }
 }
 
+/** The longest DATABASE_STATEMENT_TIMEOUT: no statement of a request or of a worker's pass is meant to run longer. */
+export const MAX_STATEMENT_TIMEOUT_MS = 3600 * 1000;
+
 /** The longest SHUTDOWN_TIMEOUT: a stop is not meant to take longer, and timers cannot wait past about 24 days. */
 export const MAX_SHUTDOWN_TIMEOUT_MS = 3600 * 1000;
 
@@ -164,6 +167,11 @@ export class EnvDto {
     },
   })
   DATABASE_URL?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Validate(DurationConstraint, [MAX_STATEMENT_TIMEOUT_MS])
+  DATABASE_STATEMENT_TIMEOUT?: string;
 
   @IsOptional()
   @Transform(emptyToUndefined)

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import type { Socket } from 'node:net';
 import { Client, QueryConfig } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
+import { DatabaseNotAnswering } from './database-away';
 import { MIGRATIONS } from './migrations';
 
 /** Distinct prepared statements one connection keeps at most; statements beyond run unnamed. */
@@ -25,7 +27,19 @@ export class PreparingClient extends Client {
   constructor(config?: ConstructorParameters<typeof Client>[0]) {
     super(config);
     this.on('error', () => undefined);
+    const stall = typeof config === 'object' ? (config as StallOption).answerWithinMs : undefined;
+    this.answerWithinMs = stall !== undefined && stall > 0 ? stall : undefined;
   }
+
+  /**
+   * How long a statement may wait for its answer (from when it is handed to this connection) before the connection
+   * is closed under it (its error: DatabaseNotAnswering); unset, for ever. A Postgres that froze, or a network that
+   * drops packets without a reset, never answers and never closes the connection, and TCP alone would wait for many
+   * minutes; the server's own statement_timeout cannot help there. Closing it fails the statement and everything
+   * queued behind it on this connection, and takes the connection out of use (it is no longer queryable, so the pool
+   * drops it, and a ROLLBACK sent after fails at once instead of waiting as long again).
+   */
+  private readonly answerWithinMs?: number;
 
   static statementName(text: string): string {
     let name = PreparingClient.nameOf.get(text);
@@ -38,17 +52,43 @@ export class PreparingClient extends Client {
   }
 
   override query(config: unknown, values?: unknown, callback?: unknown): any {
+    let args = [config, values, callback];
     if (typeof config === 'string' && Array.isArray(values) && values.length > 0) {
       const name = PreparingClient.statementName(config);
-      if (this.keeps(name)) {
-        const named: QueryConfig = { name, text: config, values };
-        return (super.query as (...args: unknown[]) => unknown)(named, callback);
-      }
+      if (this.keeps(name)) args = [{ name, text: config, values } satisfies QueryConfig, undefined, callback];
     } else if (isNamed(config) && !this.keeps(config.name)) {
       // named by its caller (Sql.scan): over the limit it runs unnamed, like any other statement
-      return (super.query as (...args: unknown[]) => unknown)({ ...config, name: undefined }, values, callback);
+      args = [{ ...config, name: undefined }, values, callback];
     }
-    return (super.query as (...args: unknown[]) => unknown)(config, values, callback);
+    const ms = this.answerWithinMs;
+    // a query object of its own (a cursor, a stream) answers in parts, at its reader's pace: it is not bounded
+    if (ms === undefined || typeof (config as { submit?: unknown } | null)?.submit === 'function')
+      return (super.query as (...args: unknown[]) => unknown)(...args);
+    const timer = setTimeout(() => this.notAnswered(ms), ms).unref();
+    const answered = () => clearTimeout(timer);
+    const at = typeof args[1] === 'function' ? 1 : typeof args[2] === 'function' ? 2 : -1;
+    if (at >= 0) {
+      const done = args[at] as (err: unknown, res: unknown) => void;
+      args[at] = (err: unknown, res: unknown) => {
+        answered();
+        done(err, res);
+      };
+    }
+    let result: unknown;
+    try {
+      result = (super.query as (...args: unknown[]) => unknown)(...args);
+    } catch (err) {
+      answered();
+      throw err;
+    }
+    if (at < 0) (result as Promise<unknown>).then(answered, answered);
+    return result;
+  }
+
+  /** Closes the connection under a statement that went unanswered: it, and every one queued behind it, fail. */
+  private notAnswered(waitedMs: number): void {
+    const stream = (this as unknown as { connection?: { stream?: Socket } }).connection?.stream;
+    stream?.destroy(new DatabaseNotAnswering(waitedMs));
   }
 
   /** Whether statement `name` is, or may now be, prepared on this connection (counted toward the limit). */
@@ -58,6 +98,11 @@ export class PreparingClient extends Client {
     this.names.add(name);
     return true;
   }
+}
+
+/** PreparingClient's own option, given with pg's (the pool hands its options to every connection it opens). */
+interface StallOption {
+  answerWithinMs?: number;
 }
 
 function isNamed(config: unknown): config is QueryConfig & { name: string } {
@@ -74,8 +119,27 @@ export const POOL_IDLE_MS = 60_000;
  */
 export const CONNECT_TIMEOUT_MS = 10_000;
 
+/**
+ * How long the service waits for the answer to a statement that may run `statementTimeoutMs` in Postgres before it
+ * takes the server for gone and closes the connection (PreparingClient): as long again, up to 5 s more, so that a
+ * server that is only slow cancels the statement itself first, and says so (SQLSTATE 57014).
+ */
+export function answerWithinMs(statementTimeoutMs: number): number {
+  return statementTimeoutMs + Math.min(statementTimeoutMs, 5_000);
+}
+
+/**
+ * How long a statement may take. With `statementTimeoutMs` (the service's own pools) Postgres cancels a statement
+ * that runs longer (statement_timeout, lock waits included), and the service closes a connection whose statement
+ * went unanswered for longer still; without it (the migrations, which may rewrite big tables), neither.
+ */
+export interface StatementBounds {
+  statementTimeoutMs?: number;
+}
+
 /** The TypeORM options shared by the app, the migration runner and the tests. Never `synchronize`. */
-export function dataSourceOptions(url: string): DataSourceOptions {
+export function dataSourceOptions(url: string, bounds: StatementBounds = {}): DataSourceOptions {
+  const { statementTimeoutMs } = bounds;
   return {
     type: 'postgres',
     url,
@@ -97,6 +161,9 @@ export function dataSourceOptions(url: string): DataSourceOptions {
       maxLifetimeSeconds: 3600,
       idleTimeoutMillis: POOL_IDLE_MS,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      ...(statementTimeoutMs === undefined
+        ? {}
+        : { statement_timeout: statementTimeoutMs, answerWithinMs: answerWithinMs(statementTimeoutMs) }),
     },
   };
 }

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { ENV_ADMIN_URL, withAdminClient } from '../../test/setup/test-infra';
-import { databaseAway } from './database-away';
+import { DatabaseNotAnswering, databaseAway } from './database-away';
 
 const withCode = (message: string, extra: Record<string, unknown>) => Object.assign(new Error(message), extra);
 
@@ -30,6 +30,15 @@ describe('databaseAway', () => {
     ['cannot_connect_now (starting up)', withCode('the database system is starting up', { code: '57P03' })],
     ['a connection failure', withCode('connection failure', { code: '08006' })],
     [
+      'a statement past its statement_timeout',
+      withCode('canceling statement due to statement timeout', { code: '57014' }),
+    ],
+    ['a statement left unanswered', new DatabaseNotAnswering(35_000)],
+    [
+      "TypeORM's wrapping of a statement left unanswered",
+      new QueryFailedError('SELECT 1', [], new DatabaseNotAnswering(1)),
+    ],
+    [
       "TypeORM's wrapping of one",
       new QueryFailedError('SELECT 1', [], withCode('the database system is shutting down', { code: '57P03' })),
     ],
@@ -39,7 +48,6 @@ describe('databaseAway', () => {
 
   it.each([
     ['a unique violation', withCode('duplicate key value', { code: '23505' })],
-    ['a query cancelled (57014)', withCode('canceling statement due to statement timeout', { code: '57014' })],
     ['a serialization failure', withCode('could not serialize access', { code: '40001' })],
     ['an error of ours', new Error('boom')],
     ['a reset without a syscall (a client that went away)', withCode('aborted', { code: 'ECONNRESET' })],

@@ -1,10 +1,23 @@
 import { QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 
 /**
- * SQLSTATEs of a PostgreSQL that is away for the moment: class 08 (connection exception), 57P01 (admin_shutdown),
- * 57P02 (crash_shutdown), 57P03 (cannot_connect_now: starting up, shutting down, in recovery).
+ * A statement whose answer did not come within its connection's bound (PreparingClient): PostgreSQL froze, or the
+ * network to it drops packets without a reset. The connection was closed, and the statement's transaction with it.
  */
-const AWAY_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123])$/;
+export class DatabaseNotAnswering extends Error {
+  constructor(waitedMs: number) {
+    super(`PostgreSQL did not answer a statement within ${waitedMs} ms; its connection was closed`);
+    this.name = 'DatabaseNotAnswering';
+  }
+}
+
+/**
+ * SQLSTATEs of a PostgreSQL that is away for the moment: class 08 (connection exception), 57P01 (admin_shutdown),
+ * 57P02 (crash_shutdown), 57P03 (cannot_connect_now: starting up, shutting down, in recovery); and 57014
+ * (query_canceled): a statement that ran past the service's statement_timeout (DATABASE_STATEMENT_TIMEOUT), or that an
+ * operator cancelled. Either way its transaction was rolled back, and it may be sent again.
+ */
+const AWAY_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|57014)$/;
 /** A connection that could not be opened, or one that was lost (reset by the server or the network). */
 const CONNECTION_FAILED = new Set([
   'ECONNREFUSED',
@@ -27,9 +40,10 @@ const CONNECTION_LOST = new Set([
 ]);
 
 /**
- * Whether a database error says PostgreSQL was away (restarting, failing over, unreachable), not that something
- * broke: what was not committed was rolled back, and it may be run again once PostgreSQL is back. (Only the
- * database's errors are to be asked: a connection of another kind that could not be opened looks the same.)
+ * Whether a database error says PostgreSQL was away (restarting, failing over, unreachable, not answering in
+ * time), not that something broke: what was not committed was rolled back, and it may be run again once PostgreSQL
+ * is back. (Only the database's errors are to be asked: a connection of another kind that could not be opened looks
+ * the same.)
  */
 export function databaseAway(error: unknown): boolean {
   // TypeORM releases a query runner itself when its connection fails (a transaction's backend terminated between two
@@ -40,6 +54,7 @@ export function databaseAway(error: unknown): boolean {
   // TypeORM wraps pg's errors of a query in a QueryFailedError
   const e = (error as { driverError?: unknown } | null)?.driverError ?? error;
   if (!(e instanceof Error)) return false;
+  if (e instanceof DatabaseNotAnswering) return true;
   const { code, syscall } = e as NodeJS.ErrnoException;
   if (typeof code === 'string' && AWAY_SQLSTATE.test(code)) return true;
   if (typeof code === 'string' && CONNECTION_FAILED.has(code) && syscall !== undefined) return true;

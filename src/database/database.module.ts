@@ -14,7 +14,10 @@ import { Sql } from './sql';
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config.database.url!), autoLoadEntities: true }),
+      useFactory: (config: AppConfig) => ({
+        ...dataSourceOptions(config.database.url!, { statementTimeoutMs: config.database.statementTimeoutMs }),
+        autoLoadEntities: true,
+      }),
     }),
   ],
   providers: [Sql, DayPartitions],

@@ -1,0 +1,98 @@
+import { DataSource } from 'typeorm';
+import { TcpRelay } from '../../test/helpers/tcp-relay';
+import { useTestEnv } from '../../test/helpers/use-service';
+import { answerWithinMs, dataSourceOptions } from './data-source';
+import { DatabaseNotAnswering, databaseAway } from './database-away';
+import { Sql } from './sql';
+
+const STATEMENT_TIMEOUT_MS = 500;
+
+/**
+ * The service's pools bound every statement twice: Postgres cancels one that runs past its statement_timeout, and the
+ * service closes a connection whose statement got no answer for longer still (a frozen server, a network that drops
+ * packets: neither ever answers or closes the connection). Here through a relay that can silence the connections it
+ * holds, on a pool of one connection so that every statement meets the one the spec silenced.
+ */
+describe('statement bounds', () => {
+  const env = useTestEnv();
+  let relay: TcpRelay;
+  let db: DataSource;
+  let sql: Sql;
+
+  beforeAll(async () => {
+    const target = new URL(env.databaseUrl);
+    relay = env.adopt(await TcpRelay.start({ host: target.hostname, port: Number(target.port || 5432) }));
+    const proxied = new URL(env.databaseUrl);
+    proxied.port = String(relay.port);
+    const options = dataSourceOptions(proxied.toString(), { statementTimeoutMs: STATEMENT_TIMEOUT_MS });
+    db = new DataSource({ ...options, extra: { ...(options.extra as object), max: 1 } });
+    await db.initialize();
+    sql = new Sql(db);
+    env.adopt({ close: () => db.destroy() });
+    env.adopt({ close: () => sql.onApplicationShutdown() });
+  });
+
+  const backend = async (): Promise<number> =>
+    (await sql.query<{ pid: number }>('SELECT pg_backend_pid() AS pid'))[0].pid;
+
+  /** How long `work` took to fail, and with what. */
+  async function failure(work: () => Promise<unknown>): Promise<{ ms: number; err: unknown }> {
+    const t0 = Date.now();
+    try {
+      await work();
+    } catch (err) {
+      return { ms: Date.now() - t0, err };
+    }
+    throw new Error('it did not fail');
+  }
+
+  it('a statement that runs too long is cancelled by Postgres itself, and counts as the database away', async () => {
+    const { err } = await failure(() => sql.query('SELECT pg_sleep(5)'));
+    // Postgres's own error (its connection answered), not the service's closing of a silent one
+    expect(err).not.toBeInstanceOf(DatabaseNotAnswering);
+    expect((err as { code?: string }).code).toBe('57014');
+    expect(databaseAway(err)).toBe(true);
+  });
+
+  it('a statement left unanswered fails once its bound is past, its connection closed, and the pool serves again on a new one', async () => {
+    const pid = await backend();
+    relay.silence();
+    const { err } = await failure(() => sql.query('SELECT 1'));
+    expect(err).toBeInstanceOf(DatabaseNotAnswering);
+    expect(databaseAway(err)).toBe(true);
+    // the silenced connection is gone from the pool: a new one (the relay forwards new connections) answers
+    expect(await backend()).not.toBe(pid);
+  });
+
+  it('a transaction whose statement goes unanswered fails without waiting for its ROLLBACK, on either path', async () => {
+    expect(await backend()).toEqual(expect.any(Number));
+    const raw = await failure(() =>
+      sql.transaction(async (tx) => {
+        await tx.query('SELECT 1');
+        relay.silence();
+        await tx.query('SELECT 2');
+      }),
+    );
+    expect(raw.err).toBeInstanceOf(DatabaseNotAnswering);
+    // the ROLLBACK fails at once on a closed connection: the whole took one bound, not two
+    expect(raw.ms).toBeLessThan(2 * answerWithinMs(STATEMENT_TIMEOUT_MS));
+
+    expect(await backend()).toEqual(expect.any(Number));
+    const typeorm = await failure(() =>
+      db.transaction(async (m) => {
+        await m.query('SELECT 1');
+        relay.silence();
+        await m.query('SELECT 2');
+      }),
+    );
+    expect(databaseAway(typeorm.err)).toBe(true);
+    expect(typeorm.ms).toBeLessThan(2 * answerWithinMs(STATEMENT_TIMEOUT_MS));
+    expect(await backend()).toEqual(expect.any(Number));
+  });
+
+  it('leaves the migrations unbounded', () => {
+    const extra = dataSourceOptions('postgres://x@127.0.0.1/x').extra as Record<string, unknown>;
+    expect(extra.statement_timeout).toBeUndefined();
+    expect(extra.answerWithinMs).toBeUndefined();
+  });
+});
