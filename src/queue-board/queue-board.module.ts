@@ -10,7 +10,7 @@ import { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { contentSecurityPolicy, cspHash, pageSecurityHeaders } from '../common/http/page-security';
 import { AppConfig } from '../config';
-import { QueueModule } from '../queue/queue.module';
+import { QueueModule, RedisConnection } from '../queue/queue.module';
 import { closeQueueAtStop, DELIVERY_QUEUE } from '../webhooks/delivery.queue';
 import { requireAdminSecret } from './basic-auth';
 import { answerUnavailableAfter } from './board-deadline';
@@ -58,11 +58,12 @@ export class QueueBoardModule implements OnModuleInit, OnApplicationShutdown {
     private readonly adapterHost: HttpAdapterHost,
     private readonly config: AppConfig,
     @InjectQueue(DELIVERY_QUEUE) private readonly deliveries: Queue,
+    private readonly redis: RedisConnection,
   ) {}
 
   /** The board's own connection to the queue, closed before BullModule would (see closeQueueAtStop). */
   async onApplicationShutdown(): Promise<void> {
-    await closeQueueAtStop(this.deliveries, this.logger);
+    await closeQueueAtStop(this.deliveries, this.redis, this.logger);
   }
 
   onModuleInit(): void {

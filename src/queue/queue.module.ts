@@ -12,6 +12,11 @@ import { createRedisClient, redisOptionsFromUrl } from './redis-connection';
 @Injectable()
 export class RedisConnection implements OnApplicationShutdown {
   readonly client: IORedis | Cluster;
+  /**
+   * Whether Redis left a close of this process's stop unanswered (closeWithin): the closes after it drop their
+   * connections at once instead of waiting as long again, for a Redis frozen for one close is frozen for the next.
+   */
+  closeUnanswered = false;
   /** BullMQ's connection on a cluster: one shared ioredis Cluster (BullMQ only builds single-server clients itself). */
   private bullCluster?: Cluster;
 

@@ -3,6 +3,7 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { JobsOptions, Queue } from 'bullmq';
 import { DeadlineExceeded, withDeadline } from '../common/deadline';
 import { isUuidId } from '../common/http/ids';
+import { RedisConnection } from '../queue/queue.module';
 import { TraceCarrier, traceCarrier } from './trace-context';
 
 /** The dispatcher's one queue: one job per attempt of one delivery. */
@@ -121,22 +122,30 @@ export const REDIS_CLOSE_WAIT_MS = 5000;
  * Closes a BullMQ queue or worker (`what`, for the warning) the normal way; should its Redis not answer within
  * REDIS_CLOSE_WAIT_MS, its connection is dropped, which fails at once what the close still waits for (and so ends
  * it). Jobs it had not yet marked done stay active in Redis until their locks lapse; the claims in Postgres make
- * them harmless.
+ * them harmless. A stop closes a worker and up to two queues one after another: once Redis has left one of them
+ * unanswered (`redis.closeUnanswered`), the next drop their connections without waiting.
  */
 export async function closeWithin(
   bull: { close(): Promise<void>; client: Promise<{ disconnect(): void }> },
   what: string,
+  redis: RedisConnection,
   logger: Logger,
 ): Promise<void> {
   const closed = bull.close();
-  try {
-    await withDeadline(closed, REDIS_CLOSE_WAIT_MS);
-  } catch (err) {
-    if (!(err instanceof DeadlineExceeded)) throw err;
-    logger.warn(`Redis did not answer the ${what}'s close within ${REDIS_CLOSE_WAIT_MS} ms: dropping it`);
-    (await bull.client).disconnect();
-    await closed;
+  if (redis.closeUnanswered) {
+    logger.warn(`Redis left an earlier close of this stop unanswered: dropping the ${what}'s connection at once`);
+  } else {
+    try {
+      await withDeadline(closed, REDIS_CLOSE_WAIT_MS);
+      return;
+    } catch (err) {
+      if (!(err instanceof DeadlineExceeded)) throw err;
+      logger.warn(`Redis did not answer the ${what}'s close within ${REDIS_CLOSE_WAIT_MS} ms: dropping it`);
+      redis.closeUnanswered = true;
+    }
   }
+  (await bull.client).disconnect();
+  await closed;
 }
 
 /**
@@ -147,10 +156,10 @@ export async function closeWithin(
  * and never ends: the connection is dropped instead, without waiting. Postgres holds those deliveries, and the
  * reconciler queues them once Redis is back.
  */
-export async function closeQueueAtStop(queue: Queue, logger: Logger): Promise<void> {
+export async function closeQueueAtStop(queue: Queue, redis: RedisConnection, logger: Logger): Promise<void> {
   await settled(queue);
   if (await redisReady(queue)) {
-    await closeWithin(queue, 'queue', logger);
+    await closeWithin(queue, 'queue', redis, logger);
     return;
   }
   // (BullMQ 5.x: a queue's close takes no `force`; its connection's does, and the queue's close then finds it closed)
@@ -163,7 +172,10 @@ export async function closeQueueAtStop(queue: Queue, logger: Logger): Promise<vo
 export class DeliveryQueue implements OnApplicationShutdown {
   private readonly logger = new Logger(DeliveryQueue.name);
 
-  constructor(@InjectQueue(DELIVERY_QUEUE) readonly queue: Queue<DeliveryJobData>) {}
+  constructor(
+    @InjectQueue(DELIVERY_QUEUE) readonly queue: Queue<DeliveryJobData>,
+    private readonly redis: RedisConnection,
+  ) {}
 
   /**
    * Whether the queue's Redis connection is up (see redisReady). While it is not, commands wait in the client until
@@ -176,7 +188,7 @@ export class DeliveryQueue implements OnApplicationShutdown {
 
   /** Just before BullModule closes the queue: see closeQueueAtStop. */
   async onApplicationShutdown(): Promise<void> {
-    await closeQueueAtStop(this.queue, this.logger);
+    await closeQueueAtStop(this.queue, this.redis, this.logger);
   }
 
   /**

@@ -2,6 +2,7 @@ import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { BeforeApplicationShutdown, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DelayedError, Job } from 'bullmq';
 import { AppConfig } from '../../config';
+import { RedisConnection } from '../../queue/queue.module';
 import {
   DELIVERY_QUEUE,
   DeliveryJobData,
@@ -74,6 +75,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     private readonly metrics: DeliveryMetrics,
     private readonly rateLimits: RateLimits,
     private readonly health: WebhookHealth,
+    private readonly redis: RedisConnection,
   ) {
     super();
     this.gate = new WebhookGate(Math.max(2, Math.floor(config.webhooks.concurrency / 4)), MAX_SLOT_WAIT_MS, {
@@ -108,7 +110,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     await this.worker.pause(true);
     await this.attemptsFinished();
     if (await redisReady(this.worker)) {
-      await closeWithin(this.worker, 'worker', this.logger);
+      await closeWithin(this.worker, 'worker', this.redis, this.logger);
       return;
     }
     await this.worker.close(true);
