@@ -330,6 +330,16 @@ describe('request envelope: JSON bodies, one credential', () => {
     ).toBe(404);
   });
 
+  it('refuses a body sent with a transfer coding besides chunked, and takes one sent chunked alone', async () => {
+    const body = '{"Name":"chunked"}';
+    const chunked = `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+    const head = (coding: string) =>
+      `POST /portal-api/apps HTTP/1.1\r\nauthorization: ${TEST_SECRETS.PORTAL_API_TOKEN}\r\ncontent-type: application/json\r\ntransfer-encoding: ${coding}`;
+    // the bytes are plain JSON here: what is refused is a coding the service would not undo
+    expect(await sendRaw(head('gzip, chunked'), chunked)).toBe(422);
+    expect(await sendRaw(head('chunked'), chunked)).toBe(200);
+  });
+
   it('refuses a body sent with two Content-Types, whichever comes first', async () => {
     const body = '{"Name":"two types"}';
     for (const [first, second] of [

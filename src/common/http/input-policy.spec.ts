@@ -78,6 +78,8 @@ describe('input policy', () => {
       { ...json, 'content-type': 'application/json;charset=utf-8' },
       { ...json, 'content-type': 'APPLICATION/JSON; Charset="UTF-8"' },
       { ...json, 'content-encoding': 'identity' },
+      { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      { 'content-type': 'application/json', 'transfer-encoding': ' Chunked' },
       { 'content-type': 'text/plain' }, // no body
       { 'content-type': 'text/plain', 'content-length': '0' },
       {},
@@ -98,6 +100,10 @@ describe('input policy', () => {
       [
         { ...json, 'content-encoding': 'deflate' },
         'Content-Encoding "deflate" is not supported: send the body uncompressed',
+      ],
+      [
+        { ...json, 'transfer-encoding': 'gzip, chunked' },
+        'Transfer-Encoding "gzip, chunked" is not supported: send the body uncompressed, chunked or with a Content-Length',
       ],
     ] as const)
       expect([bad, bodyEncodingViolation(bad)]).toEqual([bad, reason]);

@@ -156,7 +156,8 @@ export function hasBody(headers: IncomingHttpHeaders): boolean {
 /**
  * Why a request body of one of the four families cannot be read as what the interface says every body is,
  * JSON in UTF-8, or undefined: it is sent with another media type (a form, text, XML, none at all), another
- * charset, or a content coding (compressed). A request without a body is never refused here. `textIsJson` takes
+ * charset, or a content or transfer coding (compressed). A request without a body is never refused here. `textIsJson`
+ * takes
  * `text/plain` as JSON too (the gateway family: the gateway product's own tutorials send its JSON that way).
  */
 export function bodyEncodingViolation(
@@ -171,6 +172,11 @@ export function bodyEncodingViolation(
   const coding = headers['content-encoding']?.trim().toLowerCase();
   if (coding && coding !== 'identity')
     return `Content-Encoding ${JSON.stringify(coding.slice(0, 64))} is not supported: send the body uncompressed`;
+  // Node undoes only `chunked` (the last transfer coding, as HTTP/1.1 requires of a request): the bytes of any coding
+  // before it (`gzip, chunked`) would reach the JSON parser as they are
+  const transfer = headers['transfer-encoding']?.trim().toLowerCase();
+  if (transfer && transfer !== 'chunked')
+    return `Transfer-Encoding ${JSON.stringify(transfer.slice(0, 64))} is not supported: send the body uncompressed, chunked or with a Content-Length`;
   const [mediaType, ...parameters] = (headers['content-type'] ?? '').split(';');
   const media = mediaType.trim().toLowerCase();
   if (media !== 'application/json' && !(textIsJson && media === 'text/plain'))
