@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { Client, QueryConfig } from 'pg';
+import { Client, ClientConfig, QueryConfig } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { DatabaseNotAnswering } from './database-away';
 import { MIGRATIONS } from './migrations';
@@ -24,10 +24,10 @@ export class PreparingClient extends Client {
    * and that error, with nobody listening, would stop the process. With this listener it only leaves the connection
    * not queryable: its next statement fails as the database's ("not queryable", a 503) and the pool drops it.
    */
-  constructor(config?: ConstructorParameters<typeof Client>[0]) {
+  constructor(config?: string | (ClientConfig & StallOption)) {
     super(config);
     this.on('error', () => undefined);
-    const stall = typeof config === 'object' ? (config as StallOption).answerWithinMs : undefined;
+    const stall = typeof config === 'object' ? config.answerWithinMs : undefined;
     this.answerWithinMs = stall !== undefined && stall > 0 ? stall : undefined;
   }
 
@@ -85,6 +85,24 @@ export class PreparingClient extends Client {
     return result;
   }
 
+  /**
+   * Closes the connection: pg says goodbye and waits for the server to close its side, which a server that froze, or
+   * a network that drops packets, never does; with answerWithinMs set, the connection is cut after CLOSE_WAIT_MS
+   * (a pool's end waits for every connection's, and a stop for the pool's).
+   */
+  override end(): Promise<void>;
+  override end(callback: (error: Error) => void): void;
+  override end(callback?: (error: Error) => void): Promise<void> | void {
+    if (this.answerWithinMs !== undefined) {
+      const stream = (this as unknown as { connection?: { stream?: Socket } }).connection?.stream;
+      if (stream && !stream.destroyed) {
+        const cut = setTimeout(() => stream.destroy(), CLOSE_WAIT_MS).unref();
+        stream.once('close', () => clearTimeout(cut));
+      }
+    }
+    return callback ? super.end(callback) : super.end();
+  }
+
   /** Closes the connection under a statement that went unanswered: it, and every one queued behind it, fail. */
   private notAnswered(waitedMs: number): void {
     const stream = (this as unknown as { connection?: { stream?: Socket } }).connection?.stream;
@@ -101,13 +119,20 @@ export class PreparingClient extends Client {
 }
 
 /** PreparingClient's own option, given with pg's (the pool hands its options to every connection it opens). */
-interface StallOption {
+export interface StallOption {
+  /** See PreparingClient.answerWithinMs; answerWithinMs() gives it for a statement_timeout. */
   answerWithinMs?: number;
 }
 
 function isNamed(config: unknown): config is QueryConfig & { name: string } {
   return typeof config === 'object' && config !== null && typeof (config as QueryConfig).name === 'string';
 }
+
+/**
+ * How long closing a connection of the service's pools waits for the server to close its side (a healthy one does at
+ * once) before the connection is cut.
+ */
+export const CLOSE_WAIT_MS = 1_000;
 
 /** How long a pooled connection may stay idle before it is closed (given back to the server). */
 export const POOL_IDLE_MS = 60_000;

@@ -1,7 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { Client } from 'pg';
-import { CONNECT_TIMEOUT_MS } from '../../database/data-source';
+import { answerWithinMs, CONNECT_TIMEOUT_MS, PreparingClient } from '../../database/data-source';
 import { AppConfig } from '../../config';
 import { DeliveryMetrics } from '../webhook-metrics';
 import { OUTBOX_CHANNEL, OutboxNotification, parseOutboxNotification } from '../../events/outbox.store';
@@ -30,7 +29,7 @@ const POLL_MS = 2000;
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(OutboxRelay.name);
-  private listener?: Client;
+  private listener?: PreparingClient;
   private running = false;
   private stopped = false;
   private idle?: Promise<void>;
@@ -117,9 +116,11 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
 
   private async listen(): Promise<void> {
     if (this.stopped) return;
-    const client = new Client({
+    // bounded as the pools' connections are: its LISTEN, and its close at a stop (a frozen server never ends it)
+    const client = new PreparingClient({
       connectionString: this.config.database.url,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      answerWithinMs: answerWithinMs(this.config.database.statementTimeoutMs),
     });
     client.on('notification', (n) => this.announce(parseOutboxNotification(n.payload)));
     client.on('error', (err) => {
