@@ -156,9 +156,9 @@ export function hasBody(headers: IncomingHttpHeaders): boolean {
 /**
  * Why a request body of one of the four families cannot be read as what the interface says every body is,
  * JSON in UTF-8, or undefined: it is sent with another media type (a form, text, XML, none at all), another
- * charset, or a content or transfer coding (compressed). A request without a body is never refused here. `textIsJson`
- * takes
- * `text/plain` as JSON too (the gateway family: the gateway product's own tutorials send its JSON that way).
+ * charset, or a content or transfer coding (compressed). A request without a body is never refused here.
+ * `textIsJson` takes `text/plain` as JSON too (the gateway family: the gateway product's own tutorials send its JSON
+ * that way).
  */
 export function bodyEncodingViolation(
   headers: IncomingHttpHeaders,
