@@ -1,4 +1,5 @@
 import { BUSY_RETRY_AFTER_SECONDS } from '../src/common/errors';
+import { eventually } from './helpers/eventually';
 import { HttpResponse } from './helpers/http-client';
 import { portalClient } from './helpers/portal';
 import { TcpRelay } from './helpers/tcp-relay';
@@ -102,6 +103,31 @@ describe('a request whose statement runs past DATABASE_STATEMENT_TIMEOUT or goes
       await holder.query('COMMIT');
     }
     expect((await portal.get('/portal-api/apps')).status).toBe(200);
+  }, 60_000);
+
+  it("frees an Idempotency-Key whose claim committed with its answer lost: the client's retry runs, not a 409", async () => {
+    const { relay, portal } = await behindRelay(env, { DATABASE_STATEMENT_TIMEOUT: '1s' });
+    expect((await portal.get('/portal-api/apps')).status).toBe(200);
+    // what the service sends still reaches Postgres, and commits; the answers on its open connections are lost
+    relay.muteAnswers();
+    const key = { 'idempotency-key': 'answer-lost-on-the-way' };
+    const body = { Name: 'answer lost', UserID: 1 };
+    expectUnavailable(await portal.post('/portal-api/apps', body, key), 'portal', message);
+    // the retry Retry-After asks for (sooner here): while the claim stood it was 409 "still in progress" for the
+    // claim's whole lease (60 s); another open connection may still lose an answer meanwhile (a 503 again)
+    const created = await eventually(
+      async () => {
+        const res = await portal.post('/portal-api/apps', body, key);
+        if (res.status !== 503) return res;
+        expectUnavailable(res, 'portal', message);
+        return undefined;
+      },
+      30_000,
+      'an answer other than 503',
+    );
+    expect(created.status).toBe(200);
+    const apps = (await portal.get('/portal-api/apps')).body as { Name: string }[];
+    expect(apps.filter((a) => a.Name === body.Name)).toHaveLength(1);
   }, 60_000);
 
   it('is answered 503 with Retry-After when Postgres stops answering on its open connection, and the service recovers', async () => {

@@ -154,9 +154,18 @@ export function answerWithinMs(statementTimeoutMs: number): number {
 }
 
 /**
+ * How long a transaction of the service's pools may stay open with no statement running before Postgres ends it
+ * (idle_in_transaction_session_timeout): longer than any wait of the service inside one (an identity provider's 10 s),
+ * it ends a transaction whose client cut its connection while Postgres could not tell (a connection closed for not
+ * answering, a network partition), and its row locks with it, instead of at TCP keepalive's pace (hours).
+ */
+export const IDLE_IN_TRANSACTION_MS = 60_000;
+
+/**
  * How long a statement may take. With `statementTimeoutMs` (the service's own pools) Postgres cancels a statement
  * that runs longer (statement_timeout, lock waits included), and the service closes a connection whose statement
- * went unanswered for longer still; without it (the migrations, which may rewrite big tables), neither.
+ * went unanswered for longer still, and ends a transaction left idle past IDLE_IN_TRANSACTION_MS; without it (the
+ * migrations, which may rewrite big tables), none of these.
  */
 export interface StatementBounds {
   statementTimeoutMs?: number;
@@ -188,7 +197,11 @@ export function dataSourceOptions(url: string, bounds: StatementBounds = {}): Da
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       ...(statementTimeoutMs === undefined
         ? {}
-        : { statement_timeout: statementTimeoutMs, answerWithinMs: answerWithinMs(statementTimeoutMs) }),
+        : {
+            statement_timeout: statementTimeoutMs,
+            answerWithinMs: answerWithinMs(statementTimeoutMs),
+            idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+          }),
     },
   };
 }

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { TcpRelay } from '../../test/helpers/tcp-relay';
 import { useTestEnv } from '../../test/helpers/use-service';
-import { answerWithinMs, dataSourceOptions } from './data-source';
+import { answerWithinMs, dataSourceOptions, IDLE_IN_TRANSACTION_MS } from './data-source';
 import { DatabaseNotAnswering, databaseAway } from './database-away';
 import { Sql } from './sql';
 
@@ -90,9 +90,14 @@ describe('statement bounds', () => {
     expect(await backend()).toEqual(expect.any(Number));
   });
 
-  it('leaves the migrations unbounded', () => {
+  it('has Postgres end a transaction left idle past IDLE_IN_TRANSACTION_MS, and leaves the migrations unbounded', async () => {
+    const [row] = await sql.query<{ idle: string }>(
+      `SELECT setting AS idle FROM pg_settings WHERE name = 'idle_in_transaction_session_timeout'`,
+    );
+    expect(Number(row.idle)).toBe(IDLE_IN_TRANSACTION_MS);
     const extra = dataSourceOptions('postgres://x@127.0.0.1/x').extra as Record<string, unknown>;
     expect(extra.statement_timeout).toBeUndefined();
     expect(extra.answerWithinMs).toBeUndefined();
+    expect(extra.idle_in_transaction_session_timeout).toBeUndefined();
   });
 });

@@ -8,6 +8,8 @@ export class TcpRelay {
   private frozen = false;
   private refusing = false;
   private readonly sockets = new Set<Socket>();
+  /** The upstream side of each relayed connection, by its client side. */
+  private readonly upstreams = new Map<Socket, Socket>();
   private constructor(private readonly server: Server) {}
 
   static async start(target: { host: string; port: number }): Promise<TcpRelay> {
@@ -19,6 +21,8 @@ export class TcpRelay {
         const upstream = relay.track(new Socket());
         upstream.connect(target.port, target.host);
         client.pipe(upstream).pipe(client);
+        relay.upstreams.set(client, upstream);
+        client.on('close', () => relay.upstreams.delete(client));
       }),
     );
     await new Promise<void>((resolve) => relay.server.listen(0, '127.0.0.1', resolve));
@@ -34,6 +38,18 @@ export class TcpRelay {
     for (const s of this.sockets) {
       s.unpipe();
       s.pause();
+    }
+  }
+
+  /**
+   * From now on its connections carry what the service sends to the server, but none of the server's answers, and
+   * close nothing: a statement sent now runs (and commits), and its answer is lost on the way, as a network that
+   * fails right after a request left it. Connections opened after are forwarded both ways.
+   */
+  muteAnswers(): void {
+    for (const [client, upstream] of this.upstreams) {
+      upstream.unpipe(client);
+      upstream.pause();
     }
   }
 

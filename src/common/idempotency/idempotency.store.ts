@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config';
 import { SecretBox } from '../crypto/secret-box';
+import { databaseAway } from '../../database/database-away';
 import { RequestTransaction } from '../../database/request-transaction';
 import { Sql } from '../../database/sql';
 
@@ -79,12 +80,15 @@ export class IdempotencyStore {
   /** Claims `id` for a request with `fingerprint` (its own statement, committed at once), or says who has it. */
   async claim(id: KeyId, fingerprint: string): Promise<Claim> {
     const owner = randomUUID();
-    const rows = await this.sql.query<{
-      claimed: boolean;
-      fingerprint: string | null;
-      status: number | null;
-      body_sealed: string | null;
-    }>(CLAIM, [id.scope, id.method, id.route, id.key, fingerprint, owner, CLAIM_LEASE_MS]);
+    let rows: { claimed: boolean; fingerprint: string | null; status: number | null; body_sealed: string | null }[];
+    try {
+      rows = await this.sql.query(CLAIM, [id.scope, id.method, id.route, id.key, fingerprint, owner, CLAIM_LEASE_MS]);
+    } catch (err) {
+      // its connection failed under it: the claim may have committed, its answer lost. Freed (if it is there) beside
+      // the 503, not before it, so that the client's retry does not find its own request in progress for the lease
+      if (databaseAway(err)) void this.release({ kind: 'claimed', id, owner }).catch(() => undefined);
+      throw err;
+    }
     const [row] = rows;
     // a racing claim committed while the statement waited on it: read it now, so that another request with the key
     // is told 422 (and a repeat of an answered one gets the replay), as when the claim was there before
