@@ -254,10 +254,12 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
         );
         return;
       }
-      // this worker's claim lapsed (it was frozen or cut off) and another one took the delivery over
+      // this worker's claim lapsed (it was frozen or cut off) and another one took the delivery over; or a try of
+      // this record that failed as the database went away had committed, its answer lost (record() tried again)
       this.logger.warn(
         { deliveryId: d.id, attempt: number },
-        'late answer of a delivery taken over by another worker: not recorded',
+        'the claim of this delivery is no longer held (it lapsed and another worker took the delivery over, or an ' +
+          'earlier try of this record committed and its answer was lost): not recorded again',
       );
       return;
     }
