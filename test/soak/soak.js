@@ -95,7 +95,7 @@ class Service {
     this.warnings = this.warnings || [];
     child.stdout.on('data', (d) => {
       const text = String(d);
-      this.lateAnswersDropped += (text.match(/late answer of a delivery taken over/g) || []).length;
+      this.lateAnswersDropped += (text.match(/the claim of this delivery is no longer held/g) || []).length;
       for (const line of text.split('\n')) if (/"level":(40|50|60)/.test(line)) this.warnings.push(line.slice(0, 2000));
       if (this.warnings.length > 2000) this.warnings.splice(0, this.warnings.length - 2000);
     });
