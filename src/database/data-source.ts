@@ -94,7 +94,7 @@ export class PreparingClient extends Client {
   override end(callback: (error: Error) => void): void;
   override end(callback?: (error: Error) => void): Promise<void> | void {
     if (this.answerWithinMs !== undefined) {
-      const stream = (this as unknown as { connection?: { stream?: Socket } }).connection?.stream;
+      const stream = this.socket;
       if (stream && !stream.destroyed) {
         const cut = setTimeout(() => stream.destroy(), CLOSE_WAIT_MS).unref();
         stream.once('close', () => clearTimeout(cut));
@@ -105,8 +105,12 @@ export class PreparingClient extends Client {
 
   /** Closes the connection under a statement that went unanswered: it, and every one queued behind it, fail. */
   private notAnswered(waitedMs: number): void {
-    const stream = (this as unknown as { connection?: { stream?: Socket } }).connection?.stream;
-    stream?.destroy(new DatabaseNotAnswering(waitedMs));
+    this.socket?.destroy(new DatabaseNotAnswering(waitedMs));
+  }
+
+  /** The connection's socket (pg keeps it on its connection, which its types do not show). */
+  private get socket(): Socket | undefined {
+    return (this as unknown as { connection?: { stream?: Socket } }).connection?.stream;
   }
 
   /** Whether statement `name` is, or may now be, prepared on this connection (counted toward the limit). */
