@@ -38,6 +38,7 @@ const delivery: ClaimedDelivery = {
   rateLimit: null,
   ordered: false,
   lease: '',
+  claim: '',
 };
 
 const answer = (statusCode: number | null, error: SendResult['error'], extra: Partial<SendResult> = {}) =>

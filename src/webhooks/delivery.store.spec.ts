@@ -152,6 +152,53 @@ describe('DeliveryStore', () => {
     expect((await store.claimMany(keys([ids[0]])))[0]).toBeNull(); // still leased
   });
 
+  it('gives back unsent only what the claim of a token still holds, by key or by id alone', async () => {
+    await webhook();
+    await webhook();
+    await webhook();
+    const [a, b, c] = (await relayAll([await event()])).map((d) => d.id);
+    const token = randomUUID();
+    const claims = await store.claimMany(keys([a, b]), token);
+    expect(claims.map((d) => d?.claim)).toEqual([token, token]);
+    const [other] = await store.claimMany(keys([c])); // another claim's
+    // b's attempt is recorded under the claim: no longer held by it
+    await store.recordAttempt({
+      deliveryId: b,
+      at: at(b),
+      webhookId: claims[1]!.webhookId,
+      number: 1,
+      startedAt: new Date(),
+      statusCode: 200,
+      durationMs: 3,
+      error: null,
+      responseBody: '',
+      trigger: 'scheduled',
+      status: 'delivered',
+      nextAttemptAt: null,
+      lease: claims[1]!.lease,
+    });
+    expect(await store.releaseClaims(keys([a, b, c]), token)).toBe(1);
+    const state = async () =>
+      (
+        await db.query(
+          `SELECT id, status, attempt_count, locked_until IS NOT NULL AS leased FROM webhook_deliveries WHERE id = ANY($1)`,
+          [[a, b, c]],
+        )
+      ).sort((x: { id: string }, y: { id: string }) => [a, b, c].indexOf(x.id) - [a, b, c].indexOf(y.id));
+    expect(await state()).toEqual([
+      { id: a, status: 'pending', attempt_count: 0, leased: false },
+      { id: b, status: 'delivered', attempt_count: 1, leased: false },
+      { id: c, status: 'pending', attempt_count: 0, leased: true },
+    ]);
+    expect(await store.releaseClaims(keys([a]), token)).toBe(0); // given back once
+    // due again at once: claimed afresh, as the same attempt
+    const [again] = await store.claimMany([{ id: a, at: null }], token);
+    expect(again).toMatchObject({ id: a, attemptCount: 0 });
+    expect(await store.releaseClaims([{ id: a, at: null }], token)).toBe(1);
+    expect(await store.releaseClaims([{ id: c, at: null }], token)).toBe(0);
+    expect(await store.releaseClaims(keys([c]), other!.claim)).toBe(1);
+  });
+
   it('records attempts of several deliveries in one statement, each only under the claim it was made under', async () => {
     await webhook();
     const due = await relayAll([await event()]);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DayPartitions } from '../database/day-partitions';
 import { pgCode, PG_ERRORS, Queryable, ScanOptions, Sql } from '../database/sql';
@@ -59,6 +60,8 @@ export interface ClaimedDelivery {
    * away) and was taken over cannot record a second answer for the same attempt.
    */
   lease: string;
+  /** The token of the claim statement that took it (claimSql): what gives it back unsent (releaseClaims). */
+  claim: string;
 }
 
 /** An attempt cut off with its worker, recorded by the claim that found its lease lapsed (cutOffSql). */
@@ -258,7 +261,8 @@ export const EVENT_TRACES_SQL = `SELECT id, trace_context FROM outbox_events
 
 /**
  * Claims due, pending, unclaimed deliveries ($1 ids, $2 their partition keys) for one attempt each: a lease of
- * the webhook's timeout + slack, written to `locked_until` alone (a HOT update: no index holds it). Returns what
+ * the webhook's timeout + slack, written to `locked_until`, with the claim's token $3 (a HOT update: no index
+ * holds either; the token lets a claim whose answer was lost be given back, releaseClaimsSql). Returns what
  * the attempt needs, webhook, headers and the event's payload included. Every table it reads is named with the
  * partition keys, so Postgres plans it for those partitions alone; the order of an ordered webhook, which needs
  * all of its pending deliveries, is checked apart (RELEASE_NOT_HEAD_SQL), for the few claims that need it. A claim
@@ -266,7 +270,7 @@ export const EVENT_TRACES_SQL = `SELECT id, trace_context FROM outbox_events
  * claimed: it waits, unsent, for the purge.
  */
 export const claimSql = (deliveries: string, events: string) => `UPDATE ${deliveries} d
-          SET locked_until = now() + make_interval(secs => w.timeout_seconds + ${CLAIM_SLACK_SECONDS}), held = NULL
+          SET locked_until = now() + make_interval(secs => w.timeout_seconds + ${CLAIM_SLACK_SECONDS}), held = NULL, claim_token = $3::uuid
          FROM webhooks w
         WHERE d.id = ANY($1::uuid[]) AND d.event_occurred_at = ANY($2::timestamptz[]) AND w.id = d.webhook_id
           AND ${LIVE('w')} AND ${BY_KEY_PENDING('d')}
@@ -284,6 +288,19 @@ export const claimSql = (deliveries: string, events: string) => `UPDATE ${delive
                 w.failing_since, w.rate_limit, w.ordered,
                 (SELECT coalesce(json_agg(json_build_object('name', h.name, 'value', h.value) ORDER BY h.created_at, h.id), '[]'::json)
                    FROM webhook_headers h WHERE h.webhook_id = w.id) AS headers`;
+
+/**
+ * Gives back, unsent, the deliveries $1 (at $3, when `keyed`; of any day otherwise) that still hold a claim made
+ * with token $2: the claim is undone as if it had not been made (no attempt, no change of the schedule), so the
+ * deliveries are due again at once. For a claim whose answer was lost (it may or may not have committed) and for
+ * claimed deliveries whose attempt never started; a delivery that claim no longer holds (recorded, cut off, taken
+ * by another claim since) is left alone. Returns the ids given back.
+ */
+export const releaseClaimsSql = (deliveries: string, keyed: boolean) => `UPDATE ${deliveries}
+          SET locked_until = NULL
+        WHERE id = ANY($1::uuid[]) AND claim_token = $2::uuid${keyed ? ' AND event_occurred_at = ANY($3::timestamptz[])' : ''}
+          AND locked_until IS NOT NULL AND ${BY_KEY_PENDING()}
+      RETURNING id`;
 
 /**
  * Attempts cut off: of the deliveries $1 (at $2), those still pending under a claim that lapsed with nothing recorded
@@ -567,7 +584,7 @@ export class DeliveryStore {
    * attempt needs, or null if that delivery is not due, already taken, no longer pending, or (ordered webhook)
    * not the oldest pending one of its webhook.
    */
-  async claimMany(keys: DeliveryKey[]): Promise<(ClaimedDelivery | null)[]> {
+  async claimMany(keys: DeliveryKey[], token: string = randomUUID()): Promise<(ClaimedDelivery | null)[]> {
     const at = new Map<string, string>();
     for (const k of keys) if (k.at !== null) at.set(k.id, k.at);
     const unknown = keys.filter((k) => k.at === null).map((k) => k.id);
@@ -585,7 +602,7 @@ export class DeliveryStore {
           this.days.run(
             async (names) =>
               claimSql(await names.of('webhook_deliveries', group[0].at), await names.of('outbox_events', group[0].at)),
-            (text) => this.sql.keyed(text, [group.map((k) => k.id), [...new Set(group.map((k) => k.at))]]),
+            (text) => this.sql.keyed(text, [group.map((k) => k.id), [...new Set(group.map((k) => k.at))], token]),
           ),
         ),
       )
@@ -630,6 +647,7 @@ export class DeliveryStore {
         rateLimit: r.rate_limit,
         ordered: r.ordered,
         lease: r.lease,
+        claim: token,
       });
     }
     // one claim per delivery: should two jobs of one delivery share a batch, only the first gets it
@@ -638,6 +656,25 @@ export class DeliveryStore {
       byId.delete(k.id);
       return claimed;
     });
+  }
+
+  /**
+   * Gives back, unsent, these deliveries where they still hold the claim made with `token` (releaseClaimsSql);
+   * answers how many were given back. A key without its partition key is looked for in every partition.
+   */
+  async releaseClaims(keys: DeliveryKey[], token: string): Promise<number> {
+    const known = keys.filter((k): k is { id: string; at: string } => k.at !== null);
+    const unknown = keys.filter((k) => k.at === null).map((k) => k.id);
+    const released = await Promise.all([
+      ...groupByDay(known).map((group) =>
+        this.days.run(
+          async (names) => releaseClaimsSql(await names.of('webhook_deliveries', group[0].at), true),
+          (text) => this.sql.query(text, [group.map((k) => k.id), token, [...new Set(group.map((k) => k.at))]]),
+        ),
+      ),
+      ...(unknown.length > 0 ? [this.sql.query(releaseClaimsSql('webhook_deliveries', false), [unknown, token])] : []),
+    ]);
+    return released.flat().length;
   }
 
   /**

@@ -26,7 +26,9 @@ describe('the keyed connections of the claims and records', () => {
   /** The partition scans of the claim's plan, as EXPLAIN EXECUTE of the prepared statement shows it. */
   const claimScans = async (db: Client): Promise<string[]> => {
     const [plan] = (
-      await db.query(`EXPLAIN (FORMAT JSON) EXECUTE claim('{00000000-0000-4000-8000-000000000001}', '{${day}}')`)
+      await db.query(
+        `EXPLAIN (FORMAT JSON) EXECUTE claim('{00000000-0000-4000-8000-000000000001}', '{${day}}', '00000000-0000-4000-8000-000000000002')`,
+      )
     ).rows[0]['QUERY PLAN'];
     const scans: string[] = [];
     const walk = (node: any): void => {
@@ -42,7 +44,7 @@ describe('the keyed connections of the claims and records', () => {
     const db = new Client({ connectionString: f.env.databaseUrl, options });
     await db.connect();
     f.adopt({ close: () => db.end() });
-    await db.query(`PREPARE claim(uuid[], timestamptz[]) AS ${text}`);
+    await db.query(`PREPARE claim(uuid[], timestamptz[], uuid) AS ${text}`);
     return db;
   };
 

@@ -20,6 +20,7 @@ import { DeploymentIdentity1763802400000 } from './1763802400000-deployment-iden
 import { DeliveryLogGaugeIndexes1763802500000 } from './1763802500000-delivery-log-gauge-indexes';
 import { DeliveriesWaitingInOrder1763802600000 } from './1763802600000-deliveries-waiting-in-order';
 import { WebhooksDeletedInTheBackground1763802700000 } from './1763802700000-webhooks-deleted-in-the-background';
+import { DeliveryClaimTokens1763802800000 } from './1763802800000-delivery-claim-tokens';
 
 /** Every migration, in order. Add new ones at the end (raw SQL up/down). */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   DeliveryLogGaugeIndexes1763802500000,
   DeliveriesWaitingInOrder1763802600000,
   WebhooksDeletedInTheBackground1763802700000,
+  DeliveryClaimTokens1763802800000,
 ];

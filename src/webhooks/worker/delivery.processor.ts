@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { BeforeApplicationShutdown, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DelayedError, Job } from 'bullmq';
@@ -39,11 +40,14 @@ const MAX_SLOT_WAIT_MS = 1000;
 
 /**
  * Recording an attempt that failed (Postgres restarting, failing over, refusing connections for a moment) is tried
- * again after these waits, doubling up to the last, while the claim's lease lasts (less RECORD_LEASE_MARGIN_MS).
+ * again after these waits, doubling up to the last, while the claim's lease lasts (less RECORD_LEASE_MARGIN_MS);
+ * giving back a claim (giveBack), for up to GIVE_BACK_TRY_MS.
  */
-const RECORD_RETRY_FIRST_MS = 250;
-const RECORD_RETRY_MAX_MS = 2000;
+const RETRY_FIRST_MS = 250;
+const RETRY_MAX_MS = 2000;
 const RECORD_LEASE_MARGIN_MS = 1000;
+/** Past this, a claim not given back has long lapsed, and is settled as cut off when its delivery is next claimed. */
+const GIVE_BACK_TRY_MS = 5 * 60_000;
 
 /**
  * Sends one attempt of one delivery: claim in Postgres, sign, send with the webhook's method, headers and
@@ -161,11 +165,26 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   }
 
   /**
-   * Claims the deliveries of these jobs. Those not claimed at once may hold a claim that lapsed mid-attempt (its
-   * worker was killed or froze): that attempt is recorded as cut off, and a delivery still due is claimed again.
+   * Claims the deliveries of these jobs, under a token of this claim's own. Should it fail, its statements may have
+   * committed with their answers lost (or the first before the next failed): whatever it holds was not sent, and is
+   * given back.
    */
   private async claim(keys: DeliveryKey[]): Promise<(ClaimedDelivery | null)[]> {
-    const claimed = await this.store.claimMany(keys);
+    const token = randomUUID();
+    try {
+      return await this.claimWith(keys, token);
+    } catch (err) {
+      this.giveBack(keys, token);
+      throw err;
+    }
+  }
+
+  /**
+   * Those not claimed at once may hold a claim that lapsed mid-attempt (its worker was killed or froze): that attempt
+   * is recorded as cut off, and a delivery still due is claimed again.
+   */
+  private async claimWith(keys: DeliveryKey[], token: string): Promise<(ClaimedDelivery | null)[]> {
+    const claimed = await this.store.claimMany(keys, token);
     const missed = keys.filter((k, i): k is { id: string; at: string } => claimed[i] === null && k.at !== null);
     if (missed.length === 0) return claimed;
     const cut = await this.store.recordCutOff(missed, this.config.webhooks.retrySchedule.length);
@@ -178,7 +197,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       this.metrics.attemptCutOff(c.final ? 'failed' : 'retry');
     }
     const again = cut.filter((c) => !c.final);
-    const retaken = again.length > 0 ? await this.store.claimMany(again) : [];
+    const retaken = again.length > 0 ? await this.store.claimMany(again, token) : [];
     const byId = new Map(retaken.filter((d): d is ClaimedDelivery => d !== null).map((d) => [d.id, d]));
     return claimed.map((d, i) => {
       if (d !== null) return d;
@@ -192,6 +211,24 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   private async attempt(key: DeliveryKey, traced: AttemptTrace): Promise<number> {
     const d = await this.claims.call(key);
     if (!d) return 0; // not due, taken by another worker, no longer pending, or waiting for its turn in order
+    let waitMs: number | null;
+    try {
+      waitMs = await this.beforeSending(d);
+    } catch (err) {
+      // Redis away (the rate limit), Postgres away: nothing was sent
+      this.giveBack([d], d.claim);
+      throw err;
+    }
+    if (waitMs !== null) return waitMs;
+    await this.send(d, traced);
+    return 0;
+  }
+
+  /**
+   * What comes between the claim and the send: null when the attempt is to be sent now; otherwise how long until
+   * the delivery is due again (0: never, it failed without an attempt).
+   */
+  private async beforeSending(d: ClaimedDelivery): Promise<number | null> {
     if (!d.active || d.payload === null) {
       // switched off, or the event outlived by its delivery went with retention: nothing to send
       await this.store.failWithoutAttempt(d, d.lease);
@@ -206,8 +243,39 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
         return waitMs;
       }
     }
-    await this.send(d, traced);
-    return 0;
+    return null;
+  }
+
+  /**
+   * Gives back, unsent, the deliveries of `keys` that the claim made with `token` still holds
+   * (DeliveryStore.releaseClaims): a claim that failed, perhaps committed with its answer lost, or one whose attempt
+   * failed before it was sent. Kept, each would stay claimed until its lease lapsed and then be recorded as an attempt
+   * cut off (a timeout without a status code, one step of the schedule used up), though nothing had been sent. In the
+   * background, tried again while Postgres is away (for up to GIVE_BACK_TRY_MS, and not past a stop): the job's
+   * error goes on at once, and the reconciler queues the deliveries again once they are given back and overdue.
+   */
+  private giveBack(keys: DeliveryKey[], token: string): void {
+    const run = (async () => {
+      const deadline = Date.now() + GIVE_BACK_TRY_MS;
+      for (let waitMs = RETRY_FIRST_MS; ; waitMs = Math.min(waitMs * 2, RETRY_MAX_MS)) {
+        try {
+          const given = await this.store.releaseClaims(keys, token);
+          if (given > 0) this.logger.warn({ deliveries: given }, 'deliveries claimed and not sent were given back');
+          return;
+        } catch (err) {
+          if (this.closing || Date.now() + waitMs > deadline) {
+            this.logger.warn(
+              { reason: (err as Error).message, deliveries: keys.length },
+              'giving back deliveries claimed and not sent failed: each is recorded as cut off once its claim lapses',
+            );
+            return;
+          }
+        }
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+      }
+    })();
+    this.underWay.add(run);
+    void run.finally(() => this.underWay.delete(run));
   }
 
   private async send(d: ClaimedDelivery, traced: AttemptTrace): Promise<void> {
@@ -295,7 +363,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   private async record(d: ClaimedDelivery, record: AttemptRecord, gone: boolean): Promise<RecordOutcome | Error> {
     // the lease as Postgres wrote it (its text, which Date.parse reads); unreadable, nothing is tried again
     const deadline = Date.parse(d.lease) - RECORD_LEASE_MARGIN_MS;
-    for (let waitMs = RECORD_RETRY_FIRST_MS; ; waitMs = Math.min(waitMs * 2, RECORD_RETRY_MAX_MS)) {
+    for (let waitMs = RETRY_FIRST_MS; ; waitMs = Math.min(waitMs * 2, RETRY_MAX_MS)) {
       let recorded: RecordOutcome | Error;
       try {
         recorded = this.health.closes(d, record, gone)
