@@ -3,7 +3,8 @@ import { RateLimits } from '../../src/webhooks/worker/rate-limits';
 import { deliveryCount, emitEvent } from '../helpers/events';
 import { eventually } from '../helpers/eventually';
 import { createWebhook } from '../helpers/portal';
-import { TestApp, useService } from '../helpers/use-service';
+import { TestApp } from '../helpers/test-app';
+import { useService } from '../helpers/use-service';
 
 /**
  * A worker whose claim of a delivery committed but whose answer it never got (the connection failed on the way
