@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { Client, ClientConfig, QueryConfig } from 'pg';
+import pg, { Client, ClientConfig, Pool, PoolClient, QueryConfig } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { DatabaseNotAnswering } from './database-away';
 import { MIGRATIONS } from './migrations';
@@ -16,7 +16,11 @@ export const MAX_PREPARED_PER_CONNECTION = 256;
 export class PreparingClient extends Client {
   /** Statement names by text, shared by every connection of the process (bounded: cleared when full). */
   private static readonly nameOf = new Map<string, string>();
+  /** How many connections of the process have been closed for not answering (notAnswered). */
+  private static unanswered = 0;
   private readonly names = new Set<string>();
+  /** PreparingClient.unanswered when this connection was opened or last answered. */
+  private heardAt = PreparingClient.unanswered;
 
   /**
    * pg-pool hands a new connection over with no 'error' listener, and its taker (TypeORM, Sql) attaches its own only
@@ -65,7 +69,10 @@ export class PreparingClient extends Client {
     if (ms === undefined || typeof (config as { submit?: unknown } | null)?.submit === 'function')
       return (super.query as (...args: unknown[]) => unknown)(...args);
     const timer = setTimeout(() => this.notAnswered(ms), ms).unref();
-    const answered = () => clearTimeout(timer);
+    const answered = () => {
+      clearTimeout(timer);
+      this.heardAt = PreparingClient.unanswered;
+    };
     const at = typeof args[1] === 'function' ? 1 : typeof args[2] === 'function' ? 2 : -1;
     if (at >= 0) {
       const done = args[at] as (err: unknown, res: unknown) => void;
@@ -103,8 +110,19 @@ export class PreparingClient extends Client {
     return callback ? super.end(callback) : super.end();
   }
 
+  /**
+   * Whether another connection of the process has been closed for not answering since this one last answered (or
+   * opened). Whatever silenced that one (a server that froze, a network that dropped the connections it held) may
+   * have silenced this one too while it sat idle: handed out, its next statement could wait as long in its turn, and
+   * a pool holding a dozen such connections would hand them out one after another. CheckedPool drops it instead.
+   */
+  get unheard(): boolean {
+    return this.answerWithinMs !== undefined && this.heardAt < PreparingClient.unanswered;
+  }
+
   /** Closes the connection under a statement that went unanswered: it, and every one queued behind it, fail. */
   private notAnswered(waitedMs: number): void {
+    PreparingClient.unanswered++;
     this.socket?.destroy(new DatabaseNotAnswering(waitedMs));
   }
 
@@ -121,6 +139,43 @@ export class PreparingClient extends Client {
     return true;
   }
 }
+
+type ConnectCallback = (
+  err: Error | undefined,
+  client: PoolClient | undefined,
+  release: (err?: boolean | Error) => void,
+) => void;
+
+/**
+ * The service's pools (TypeORM's, through its `driver` option, and Sql's keyed one): a pg Pool that never hands out
+ * a connection that may have been silenced with one found not answering (PreparingClient.unheard). Such a
+ * connection is closed, and the next idle one, or a new one, is taken: after a connection was closed for not
+ * answering, only the statement that found it out waits for the bound, not one for each connection that sat idle.
+ * Those that answered since are kept; a healthy one dropped with the others costs one new connection.
+ */
+export class CheckedPool extends Pool {
+  override connect(): Promise<PoolClient>;
+  override connect(callback: ConnectCallback): void;
+  override connect(callback?: ConnectCallback): Promise<PoolClient> | void {
+    const taken = this.heard();
+    if (!callback) return taken;
+    taken.then(
+      (client) => callback(undefined, client, client.release.bind(client)),
+      (err: Error) => callback(err, undefined, () => undefined),
+    );
+  }
+
+  private async heard(): Promise<PoolClient> {
+    for (;;) {
+      const client = await super.connect();
+      if (!(client instanceof PreparingClient) || !client.unheard) return client;
+      client.release(true);
+    }
+  }
+}
+
+/** pg as TypeORM is to load it, with CheckedPool for its Pool. */
+const PG_CHECKED = Object.create(pg, { Pool: { value: CheckedPool } }) as typeof pg;
 
 /** PreparingClient's own option, given with pg's (the pool hands its options to every connection it opens). */
 export interface StallOption {
@@ -180,6 +235,7 @@ export function dataSourceOptions(url: string, bounds: StatementBounds = {}): Da
   const { statementTimeoutMs } = bounds;
   return {
     type: 'postgres',
+    driver: PG_CHECKED,
     url,
     synchronize: false,
     migrationsRun: false,

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Pool, PoolClient } from 'pg';
 import { DataSource, EntityManager, EntityMetadata, EntityTarget, ObjectLiteral } from 'typeorm';
-import { PreparingClient } from './data-source';
+import { CheckedPool, PreparingClient } from './data-source';
 import { RequestTransaction, TransactionHook } from './request-transaction';
 
 /** What runs statements: the pool (Sql) or one connection (a transaction, a locked session). */
@@ -123,7 +123,7 @@ export class Sql implements Queryable, OnApplicationShutdown {
 
   private keyedConnections(): Pool {
     if (!this.keyedPool) {
-      this.keyedPool = new Pool({ ...this.pool.options, max: KEYED_POOL_MAX });
+      this.keyedPool = new CheckedPool({ ...this.pool.options, max: KEYED_POOL_MAX });
       // an idle connection that fails (Postgres restarting) is dropped by the pool; without a listener its
       // 'error' event would end the process
       this.keyedPool.on('error', (err) => this.logger.warn({ err }, 'an idle keyed database connection failed'));

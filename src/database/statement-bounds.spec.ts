@@ -101,3 +101,52 @@ describe('statement bounds', () => {
     expect(extra.idle_in_transaction_session_timeout).toBeUndefined();
   });
 });
+
+/**
+ * Once a connection has been closed for not answering, the pools hand out none of the connections that sat idle
+ * meanwhile without answering (CheckedPool): whatever silenced the one may have silenced them all, and each would
+ * otherwise cost its own bound, one statement after another.
+ */
+describe('connections left idle when one went unanswered', () => {
+  const env = useTestEnv();
+  let relay: TcpRelay;
+  let db: DataSource;
+  let sql: Sql;
+  const POOL = 4;
+
+  beforeAll(async () => {
+    const target = new URL(env.databaseUrl);
+    relay = env.adopt(await TcpRelay.start({ host: target.hostname, port: Number(target.port || 5432) }));
+    const proxied = new URL(env.databaseUrl);
+    proxied.port = String(relay.port);
+    const options = dataSourceOptions(proxied.toString(), { statementTimeoutMs: STATEMENT_TIMEOUT_MS });
+    db = new DataSource({ ...options, extra: { ...(options.extra as object), max: POOL } });
+    await db.initialize();
+    sql = new Sql(db);
+    env.adopt({ close: () => db.destroy() });
+    env.adopt({ close: () => sql.onApplicationShutdown() });
+  });
+
+  const PID = 'SELECT pg_backend_pid() AS pid, pg_sleep(0.1)';
+  /** The backends of `n` connections of a pool, opened together (each statement holds its connection a moment). */
+  const opened = async (run: () => Promise<{ pid: number }[]>, n: number): Promise<number[]> =>
+    (await Promise.all(Array.from({ length: n }, run))).map((rows) => rows[0].pid);
+
+  it('are dropped, not handed out one after another: only the statement that found it out fails', async () => {
+    const main = await opened(() => sql.query(PID), POOL);
+    const keyed = await opened(() => sql.keyed(PID, []), 2);
+    expect(new Set(main).size).toBe(POOL);
+    relay.silence();
+    await expect(sql.query('SELECT 1')).rejects.toBeInstanceOf(DatabaseNotAnswering);
+    // each path of the pools, in turn, on a new connection: the main pool (raw and TypeORM's) and the keyed one
+    const after = [
+      ...(await sql.query<{ pid: number }>(PID)),
+      ...(await db.query<{ pid: number }[]>(PID)),
+      ...(await db.transaction((m) => m.query<{ pid: number }[]>(PID))),
+      ...(await sql.keyed<{ pid: number }>(PID, [])),
+    ].map((r) => r.pid);
+    expect(after.filter((pid) => main.includes(pid) || keyed.includes(pid))).toEqual([]);
+    // one that answered since is kept
+    expect(after).toContain((await sql.query<{ pid: number }>(PID))[0].pid);
+  });
+});
