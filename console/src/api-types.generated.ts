@@ -2324,7 +2324,7 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -2435,7 +2435,7 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -2538,7 +2538,7 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -2624,7 +2624,7 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -2711,7 +2711,7 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -2831,7 +2831,7 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -2936,7 +2936,7 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -3073,7 +3073,7 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -3162,7 +3162,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -3262,7 +3262,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -3410,7 +3410,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
-            /** @description the service is busy validating other OpenAPI documents (no thread freed within 10 s, or 64 documents already wait): send the request again after Retry-After; or the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy validating other OpenAPI documents (no thread freed within 10 s, or 64 documents already wait): send the request again after Retry-After; or the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait */
@@ -3531,7 +3531,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -3691,7 +3691,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
-            /** @description the service is busy validating other OpenAPI documents (no thread freed within 10 s, or 64 documents already wait): send the request again after Retry-After; or the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy validating other OpenAPI documents (no thread freed within 10 s, or 64 documents already wait): send the request again after Retry-After; or the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait */
@@ -3796,7 +3796,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -3971,7 +3971,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayErrorBody"];
                 };
             };
-            /** @description the service is busy validating other OpenAPI documents (no thread freed within 10 s, or 64 documents already wait): send the request again after Retry-After; or the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy validating other OpenAPI documents (no thread freed within 10 s, or 64 documents already wait): send the request again after Retry-After; or the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait */
@@ -4308,7 +4308,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -4429,7 +4429,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -4534,7 +4534,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -4663,7 +4663,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -4804,7 +4804,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -4942,7 +4942,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -5071,7 +5071,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -5160,7 +5160,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -5272,7 +5272,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -5377,7 +5377,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -5509,7 +5509,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -5638,7 +5638,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -5727,7 +5727,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -5838,7 +5838,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -5942,7 +5942,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -6073,7 +6073,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -6200,7 +6200,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -6311,7 +6311,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -6416,7 +6416,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -6544,7 +6544,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -6648,7 +6648,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -6779,7 +6779,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -6884,7 +6884,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -7016,7 +7016,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -7144,7 +7144,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -7275,7 +7275,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -7379,7 +7379,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -7511,7 +7511,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -7618,7 +7618,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -7750,7 +7750,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */
@@ -7861,7 +7861,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalErrorBody"];
                 };
             };
-            /** @description the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again after Retry-After */
+            /** @description the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database for the moment (PostgreSQL restarting or failing over), or a database statement ran past DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after Retry-After */
             503: {
                 headers: {
                     /** @description seconds to wait before sending the request again */

@@ -18,6 +18,7 @@ export class DatabaseNotAnswering extends Error {
  * operator cancelled. Either way its transaction was rolled back, and it may be sent again.
  */
 const AWAY_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|57014)$/;
+const STATEMENT_CANCELLED = '57014';
 /** A connection that could not be opened, or one that was lost (reset by the server or the network). */
 const CONNECTION_FAILED = new Set([
   'ECONNREFUSED',
@@ -38,6 +39,15 @@ const CONNECTION_LOST = new Set([
   'Connection terminated unexpectedly',
   'Client has encountered a connection error and is not queryable',
 ]);
+
+/**
+ * Whether a database error is a statement that PostgreSQL cancelled (57014): one that ran past the service's
+ * statement_timeout, or that an operator cancelled. A case of databaseAway in which the database did answer.
+ */
+export function statementCancelled(error: unknown): boolean {
+  const e = (error as { driverError?: unknown } | null)?.driverError ?? error;
+  return e instanceof Error && (e as NodeJS.ErrnoException).code === STATEMENT_CANCELLED;
+}
 
 /**
  * Whether a database error says PostgreSQL was away (restarting, failing over, unreachable, not answering in

@@ -64,3 +64,20 @@ export class DatabaseUnavailable extends ApiError {
     );
   }
 }
+
+/**
+ * A statement of the request ran past DATABASE_STATEMENT_TIMEOUT (waiting for a lock, or on a database that is only
+ * slow) and PostgreSQL cancelled it (SQLSTATE 57014, which an operator's pg_cancel_backend gives too): the database
+ * is there, and what the request had not committed was rolled back. A 503 with Retry-After, as for a database away,
+ * but saying what happened.
+ */
+export class DatabaseTimedOut extends ApiError {
+  constructor() {
+    super(
+      503,
+      `a database statement of this request did not finish in time and was cancelled; send the request again in ${BUSY_RETRY_AFTER_SECONDS} s`,
+      'database_timeout',
+      { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) },
+    );
+  }
+}

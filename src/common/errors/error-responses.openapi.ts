@@ -86,9 +86,10 @@ export function documentErrorResponses(document: OpenAPIObject, bodyLimit: (path
 }
 
 const BUSY =
-  "the service is busy (every database connection stayed taken for the pool's whole wait) or cannot reach its database " +
-  'for the moment (PostgreSQL restarting or failing over; what was not committed is not kept): send the request again ' +
-  'after Retry-After';
+  "the service is busy (every database connection stayed taken for the pool's whole wait), cannot reach its database " +
+  'for the moment (PostgreSQL restarting or failing over), or a database statement ran past ' +
+  'DATABASE_STATEMENT_TIMEOUT and was cancelled; what was not committed is not kept: send the request again after ' +
+  'Retry-After';
 
 /**
  * The 503 of an overloaded service (or one whose database is away), beside a route's own 503 where it has one; with

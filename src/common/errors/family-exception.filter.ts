@@ -1,9 +1,9 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, DatabaseUnavailable, ServiceBusy, ValidationFailed } from './api-error';
+import { ApiError, DatabaseTimedOut, DatabaseUnavailable, ServiceBusy, ValidationFailed } from './api-error';
 import { Family, familyOf, renderErrorBody, validationStatus } from './families';
 import { answeredByIdempotency } from '../idempotency/keyed-request';
-import { databaseAway } from '../../database/database-away';
+import { databaseAway, statementCancelled } from '../../database/database-away';
 
 interface ErrorReply {
   status: number;
@@ -30,6 +30,10 @@ function asAnswered(error: unknown): unknown {
   if (POOL_WAIT_EXCEEDED.has(error.message)) {
     logger.warn('a request waited for a database connection in vain: the service is overloaded (503)');
     return new ServiceBusy();
+  }
+  if (statementCancelled(error)) {
+    logger.warn(`a database statement ran past its time and was cancelled (503): ${error.message}`);
+    return new DatabaseTimedOut();
   }
   // the only connections a request opens itself are the database's
   if (databaseAway(error)) {
