@@ -7,6 +7,24 @@ import { Sql } from './sql';
 
 const STATEMENT_TIMEOUT_MS = 500;
 
+/** The service's pools (at most `max` connections) on the spec's database, through a relay the spec can silence. */
+async function behindRelay(
+  env: ReturnType<typeof useTestEnv>,
+  max: number,
+): Promise<{ relay: TcpRelay; db: DataSource; sql: Sql }> {
+  const target = new URL(env.databaseUrl);
+  const relay = env.adopt(await TcpRelay.start({ host: target.hostname, port: Number(target.port || 5432) }));
+  const proxied = new URL(env.databaseUrl);
+  proxied.port = String(relay.port);
+  const options = dataSourceOptions(proxied.toString(), { statementTimeoutMs: STATEMENT_TIMEOUT_MS });
+  const db = new DataSource({ ...options, extra: { ...(options.extra as object), max } });
+  await db.initialize();
+  const sql = new Sql(db);
+  env.adopt({ close: () => db.destroy() });
+  env.adopt({ close: () => sql.onApplicationShutdown() });
+  return { relay, db, sql };
+}
+
 /**
  * The service's pools bound every statement twice: Postgres cancels one that runs past its statement_timeout, and the
  * service closes a connection whose statement got no answer for longer still (a frozen server, a network that drops
@@ -19,18 +37,7 @@ describe('statement bounds', () => {
   let db: DataSource;
   let sql: Sql;
 
-  beforeAll(async () => {
-    const target = new URL(env.databaseUrl);
-    relay = env.adopt(await TcpRelay.start({ host: target.hostname, port: Number(target.port || 5432) }));
-    const proxied = new URL(env.databaseUrl);
-    proxied.port = String(relay.port);
-    const options = dataSourceOptions(proxied.toString(), { statementTimeoutMs: STATEMENT_TIMEOUT_MS });
-    db = new DataSource({ ...options, extra: { ...(options.extra as object), max: 1 } });
-    await db.initialize();
-    sql = new Sql(db);
-    env.adopt({ close: () => db.destroy() });
-    env.adopt({ close: () => sql.onApplicationShutdown() });
-  });
+  beforeAll(async () => ({ relay, db, sql } = await behindRelay(env, 1)));
 
   const backend = async (): Promise<number> =>
     (await sql.query<{ pid: number }>('SELECT pg_backend_pid() AS pid'))[0].pid;
@@ -114,18 +121,7 @@ describe('connections left idle when one went unanswered', () => {
   let sql: Sql;
   const POOL = 4;
 
-  beforeAll(async () => {
-    const target = new URL(env.databaseUrl);
-    relay = env.adopt(await TcpRelay.start({ host: target.hostname, port: Number(target.port || 5432) }));
-    const proxied = new URL(env.databaseUrl);
-    proxied.port = String(relay.port);
-    const options = dataSourceOptions(proxied.toString(), { statementTimeoutMs: STATEMENT_TIMEOUT_MS });
-    db = new DataSource({ ...options, extra: { ...(options.extra as object), max: POOL } });
-    await db.initialize();
-    sql = new Sql(db);
-    env.adopt({ close: () => db.destroy() });
-    env.adopt({ close: () => sql.onApplicationShutdown() });
-  });
+  beforeAll(async () => ({ relay, db, sql } = await behindRelay(env, POOL)));
 
   const PID = 'SELECT pg_backend_pid() AS pid, pg_sleep(0.1)';
   /** The backends of `n` connections of a pool, opened together (each statement holds its connection a moment). */
