@@ -152,7 +152,7 @@ describe('DeliveryStore', () => {
     expect((await store.claimMany(keys([ids[0]])))[0]).toBeNull(); // still leased
   });
 
-  it('gives back unsent only what the claim of a token still holds, by key or by id alone', async () => {
+  it('gives back unsent only what the claim of its token still holds, by key or by id alone', async () => {
     await webhook();
     await webhook();
     await webhook();
@@ -177,7 +177,9 @@ describe('DeliveryStore', () => {
       nextAttemptAt: null,
       lease: claims[1]!.lease,
     });
-    expect(await store.releaseClaims(keys([a, b, c]), token)).toBe(1);
+    const of = (ids: string[], t: string, k = keys) => k(ids).map((key) => ({ key, token: t }));
+    // c is held by another claim: asked with this token, it stays
+    expect(await store.releaseClaims(of([a, b, c], token))).toBe(1);
     const state = async () =>
       (
         await db.query(
@@ -190,13 +192,16 @@ describe('DeliveryStore', () => {
       { id: b, status: 'delivered', attempt_count: 1, leased: false },
       { id: c, status: 'pending', attempt_count: 0, leased: true },
     ]);
-    expect(await store.releaseClaims(keys([a]), token)).toBe(0); // given back once
+    expect(await store.releaseClaims(of([a], token))).toBe(0); // given back once
     // due again at once: claimed afresh, as the same attempt
     const [again] = await store.claimMany([{ id: a, at: null }], token);
     expect(again).toMatchObject({ id: a, attemptCount: 0 });
-    expect(await store.releaseClaims([{ id: a, at: null }], token)).toBe(1);
-    expect(await store.releaseClaims([{ id: c, at: null }], token)).toBe(0);
-    expect(await store.releaseClaims(keys([c]), other!.claim)).toBe(1);
+    const byId = (ids: string[]) => ids.map((id) => ({ id, at: null }));
+    // each delivery with its own token: c's pair names this token, so c stays though its own token is asked too
+    expect(
+      await store.releaseClaims([...of([a], token, byId), ...of([c], token, byId), ...of([b], other!.claim)]),
+    ).toBe(1);
+    expect(await store.releaseClaims(of([c], other!.claim))).toBe(1);
   });
 
   it('records attempts of several deliveries in one statement, each only under the claim it was made under', async () => {

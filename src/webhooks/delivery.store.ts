@@ -290,17 +290,19 @@ export const claimSql = (deliveries: string, events: string) => `UPDATE ${delive
                    FROM webhook_headers h WHERE h.webhook_id = w.id) AS headers`;
 
 /**
- * Gives back, unsent, the deliveries $1 (at $3, when `keyed`; of any day otherwise) that still hold a claim made
- * with token $2: the claim is undone as if it had not been made (no attempt, no change of the schedule), so the
- * deliveries are due again at once. For a claim whose answer was lost (it may or may not have committed) and for
- * claimed deliveries whose attempt never started; a delivery that claim no longer holds (recorded, cut off, taken
- * by another claim since) is left alone. Returns the ids given back.
+ * Gives back, unsent, each delivery $1 that still holds the claim made with its token $2 (the pairs in order; the
+ * deliveries at $3, when `keyed`, of any day otherwise): the claim is undone as if it had not been made (no attempt,
+ * no change of the schedule), so the delivery is due again at once. For a claim whose answer was lost (it may or
+ * may not have committed) and for claimed deliveries whose attempt never started; a delivery its claim no longer
+ * holds (recorded, cut off, taken by another claim since) is left alone, and so is one held by another token
+ * than its own pair's (a claim of the same batch whose attempt goes on). Returns the ids given back.
  */
-export const releaseClaimsSql = (deliveries: string, keyed: boolean) => `UPDATE ${deliveries}
+export const releaseClaimsSql = (deliveries: string, keyed: boolean) => `UPDATE ${deliveries} d
           SET locked_until = NULL
-        WHERE id = ANY($1::uuid[]) AND claim_token = $2::uuid${keyed ? ' AND event_occurred_at = ANY($3::timestamptz[])' : ''}
-          AND locked_until IS NOT NULL AND ${BY_KEY_PENDING()}
-      RETURNING id`;
+         FROM unnest($1::uuid[], $2::uuid[]) AS g(id, token)
+        WHERE d.id = g.id AND d.claim_token = g.token${keyed ? ' AND d.event_occurred_at = ANY($3::timestamptz[])' : ''}
+          AND d.locked_until IS NOT NULL AND ${BY_KEY_PENDING('d')}
+      RETURNING d.id`;
 
 /**
  * Attempts cut off: of the deliveries $1 (at $2), those still pending under a claim that lapsed with nothing recorded
@@ -659,20 +661,32 @@ export class DeliveryStore {
   }
 
   /**
-   * Gives back, unsent, these deliveries where they still hold the claim made with `token` (releaseClaimsSql);
+   * Gives back, unsent, each of these deliveries that still holds the claim made with its token (releaseClaimsSql);
    * answers how many were given back. A key without its partition key is looked for in every partition.
    */
-  async releaseClaims(keys: DeliveryKey[], token: string): Promise<number> {
-    const known = keys.filter((k): k is { id: string; at: string } => k.at !== null);
-    const unknown = keys.filter((k) => k.at === null).map((k) => k.id);
+  async releaseClaims(claims: { key: DeliveryKey; token: string }[]): Promise<number> {
+    const known = claims.filter((c) => c.key.at !== null).map((c) => ({ id: c.key.id, at: c.key.at!, token: c.token }));
+    const unknown = claims.filter((c) => c.key.at === null);
     const released = await Promise.all([
       ...groupByDay(known).map((group) =>
         this.days.run(
           async (names) => releaseClaimsSql(await names.of('webhook_deliveries', group[0].at), true),
-          (text) => this.sql.query(text, [group.map((k) => k.id), token, [...new Set(group.map((k) => k.at))]]),
+          (text) =>
+            this.sql.query(text, [
+              group.map((c) => c.id),
+              group.map((c) => c.token),
+              [...new Set(group.map((c) => c.at))],
+            ]),
         ),
       ),
-      ...(unknown.length > 0 ? [this.sql.query(releaseClaimsSql('webhook_deliveries', false), [unknown, token])] : []),
+      ...(unknown.length > 0
+        ? [
+            this.sql.query(releaseClaimsSql('webhook_deliveries', false), [
+              unknown.map((c) => c.key.id),
+              unknown.map((c) => c.token),
+            ]),
+          ]
+        : []),
     ]);
     return released.flat().length;
   }

@@ -54,6 +54,51 @@ describe('a claim whose attempt was never sent', () => {
     }
   });
 
+  it('is given back once Postgres answers again, the claims failed meanwhile together, and each delivery goes once', async () => {
+    const store = t.app.get(DeliveryStore);
+    const claim = store.claimMany.bind(store);
+    const release = store.releaseClaims.bind(store);
+    let away = true;
+    let lost = 0;
+    let tries = 0;
+    const failure = () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' });
+    const claims = jest.spyOn(store, 'claimMany').mockImplementation(async (keys, token) => {
+      const claimed = await claim(keys, token);
+      if (!away || claimed.every((c) => c === null)) return claimed;
+      lost++;
+      throw failure();
+    });
+    // while Postgres is away, giving them back fails too
+    const releases = jest.spyOn(store, 'releaseClaims').mockImplementation(async (given) => {
+      tries++;
+      if (away) throw failure();
+      return release(given);
+    });
+    try {
+      const paths = ['/away-1', '/away-2', '/away-3'];
+      const ids: string[] = [];
+      for (const path of paths)
+        ids.push((await createWebhook(t.portal, { Name: path, URL: t.sink.url(path), Timeout: 1 })).ID);
+      for (let i = 0; i < 3; i++) await approved(t);
+      await eventually(async () => lost >= 3 && tries >= 2, 5_000, 'claims lost and given back in vain');
+      away = false;
+      const triedAway = tries;
+      // one statement a try gives back every claim lost meanwhile, before their leases (6 s) lapse
+      for (const id of ids)
+        await eventually(async () => (await deliveryCount(t, id, 'delivered')) === 3, 15_000, 'delivered');
+      for (const [i, id] of ids.entries())
+        expect(await recorded(id, paths[i])).toEqual({
+          attempts: Array.from({ length: 3 }, () => ({ number: 1, status_code: 200, error: null })),
+          received: 3,
+        });
+      // the claims lost while away (at least three) were given back together, in one statement once it answered
+      expect(tries - triedAway).toBe(1);
+    } finally {
+      claims.mockRestore();
+      releases.mockRestore();
+    }
+  });
+
   it('is given back when the attempt failed before it was sent, and the delivery goes once', async () => {
     const limits = t.app.get(RateLimits);
     const admit = limits.admit.bind(limits);

@@ -41,7 +41,7 @@ const MAX_SLOT_WAIT_MS = 1000;
 /**
  * Recording an attempt that failed (Postgres restarting, failing over, refusing connections for a moment) is tried
  * again after these waits, doubling up to the last, while the claim's lease lasts (less RECORD_LEASE_MARGIN_MS);
- * giving back a claim (giveBack), for up to GIVE_BACK_TRY_MS.
+ * giving back claims (giveBackAll), each for up to GIVE_BACK_TRY_MS.
  */
 const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 2000;
@@ -63,6 +63,10 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   private closing = false;
   /** The jobs this process is running, awaited at shutdown when BullMQ cannot wait for them itself. */
   private readonly underWay = new Set<Promise<void>>();
+  /** Claims to give back unsent (giveBack), by token: their deliveries, and until when to keep trying. */
+  private readonly givingBack = new Map<string, { keys: DeliveryKey[]; until: number }>();
+  /** The run of giveBackAll under way, if any (one at a time). */
+  private givingBackAll?: Promise<void>;
   private readonly gate: WebhookGate;
   private readonly claims: Batcher<DeliveryKey, ClaimedDelivery | null>;
   private readonly records: Batcher<AttemptRecord, RecordOutcome | Error>;
@@ -251,31 +255,69 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
    * (DeliveryStore.releaseClaims): a claim that failed, perhaps committed with its answer lost, or one whose attempt
    * failed before it was sent. Kept, each would stay claimed until its lease lapsed and then be recorded as an attempt
    * cut off (a timeout without a status code, one step of the schedule used up), though nothing had been sent. In the
-   * background, tried again while Postgres is away (for up to GIVE_BACK_TRY_MS, and not past a stop): the job's
-   * error goes on at once, and the reconciler queues the deliveries again once they are given back and overdue.
+   * background (giveBackAll): the job's error goes on at once, and the reconciler queues the deliveries again once
+   * they are given back and overdue.
    */
   private giveBack(keys: DeliveryKey[], token: string): void {
-    const run = (async () => {
-      const deadline = Date.now() + GIVE_BACK_TRY_MS;
-      for (let waitMs = RETRY_FIRST_MS; ; waitMs = Math.min(waitMs * 2, RETRY_MAX_MS)) {
-        try {
-          const given = await this.store.releaseClaims(keys, token);
-          if (given > 0) this.logger.warn({ deliveries: given }, 'deliveries claimed and not sent were given back');
-          return;
-        } catch (err) {
-          if (this.closing || Date.now() + waitMs > deadline) {
-            this.logger.warn(
-              { reason: (err as Error).message, deliveries: keys.length },
-              'giving back deliveries claimed and not sent failed: each is recorded as cut off once its claim lapses',
-            );
-            return;
-          }
-        }
-        await new Promise((resolve) => setTimeout(resolve, waitMs));
-      }
-    })();
+    const claim = this.givingBack.get(token);
+    if (claim) claim.keys.push(...keys);
+    else this.givingBack.set(token, { keys: [...keys], until: Date.now() + GIVE_BACK_TRY_MS });
+    this.startGivingBack();
+  }
+
+  /** Starts giveBackAll unless it runs; and again should claims have come after its last look. */
+  private startGivingBack(): void {
+    if (this.givingBackAll || this.givingBack.size === 0) return;
+    const run = this.giveBackAll().finally(() => {
+      this.givingBackAll = undefined;
+      this.underWay.delete(run);
+      this.startGivingBack();
+    });
+    this.givingBackAll = run;
     this.underWay.add(run);
-    void run.finally(() => this.underWay.delete(run));
+  }
+
+  /**
+   * Gives back every claim waiting for it in one statement (a day's), tried again while Postgres is away, each claim
+   * for up to GIVE_BACK_TRY_MS, and not past a stop: while Postgres is away every batch's claim fails, and the
+   * claims given back together cost one statement a try, not one each.
+   */
+  private async giveBackAll(): Promise<void> {
+    let waitMs = RETRY_FIRST_MS;
+    while (this.givingBack.size > 0) {
+      const claims = [...this.givingBack];
+      this.givingBack.clear();
+      try {
+        const given = await this.store.releaseClaims(
+          claims.flatMap(([token, c]) => c.keys.map((key) => ({ key, token }))),
+        );
+        if (given > 0) this.logger.warn({ deliveries: given }, 'deliveries claimed and not sent were given back');
+        waitMs = RETRY_FIRST_MS;
+        continue;
+      } catch (err) {
+        const late = Date.now() + waitMs;
+        let dropped = 0;
+        for (const [token, c] of claims) {
+          if (this.closing || c.until < late) dropped += c.keys.length;
+          else this.giveBackLater(token, c);
+        }
+        if (dropped > 0)
+          this.logger.warn(
+            { reason: (err as Error).message, deliveries: dropped },
+            'giving back deliveries claimed and not sent failed: each is recorded as cut off once its claim lapses',
+          );
+      }
+      if (this.givingBack.size === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      waitMs = Math.min(waitMs * 2, RETRY_MAX_MS);
+    }
+  }
+
+  /** Puts a claim back among those to give back (beside keys of the same claim that came meanwhile). */
+  private giveBackLater(token: string, claim: { keys: DeliveryKey[]; until: number }): void {
+    const since = this.givingBack.get(token);
+    if (since) since.keys.push(...claim.keys);
+    this.givingBack.set(token, since ? { keys: since.keys, until: claim.until } : claim);
   }
 
   private async send(d: ClaimedDelivery, traced: AttemptTrace): Promise<void> {
