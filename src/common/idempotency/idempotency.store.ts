@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../config';
 import { SecretBox } from '../crypto/secret-box';
 import { databaseAway } from '../../database/database-away';
@@ -11,6 +11,9 @@ import { Sql } from '../../database/sql';
  * the key when this lapses; one still running past it loses the key to a repeat and commits nothing.
  */
 export const CLAIM_LEASE_MS = 60_000;
+/** How soon, and at most how far apart, freeing a key is tried again while the database is away (free). */
+const FREE_RETRY_FIRST_MS = 250;
+const FREE_RETRY_MAX_MS = 2000;
 
 /** One key of one caller on one operation. */
 export interface KeyId {
@@ -71,6 +74,8 @@ const EXPIRED_BATCH = `
 /** The one writer of idempotency_keys. */
 @Injectable()
 export class IdempotencyStore {
+  private readonly logger = new Logger(IdempotencyStore.name);
+
   constructor(
     private readonly sql: Sql,
     private readonly config: AppConfig,
@@ -86,7 +91,7 @@ export class IdempotencyStore {
     } catch (err) {
       // its connection failed under it: the claim may have committed, its answer lost. Freed (if it is there) beside
       // the 503, not before it, so that the client's retry does not find its own request in progress for the lease
-      if (databaseAway(err)) void this.release({ kind: 'claimed', id, owner }).catch(() => undefined);
+      if (databaseAway(err)) void this.free({ kind: 'claimed', id, owner });
       throw err;
     }
     const [row] = rows;
@@ -129,6 +134,35 @@ export class IdempotencyStore {
   async release(claim: Extract<Claim, { kind: 'claimed' }>): Promise<void> {
     const { id, owner } = claim;
     await this.sql.query(RELEASE, [id.scope, id.method, id.route, id.key, owner]);
+  }
+
+  /**
+   * Frees a claimed key whose request failed (release); resolves after the first try, and never rejects. Should the
+   * database be away for it too (the pool may hand out a connection cut or silenced with the one that failed the
+   * request, before it knows), it is tried again in the background, FREE_RETRY_FIRST_MS to FREE_RETRY_MAX_MS apart,
+   * while the claim's lease lasts, after which the claim lapses by itself. Kept, the key answered the client's retry
+   * (the one Retry-After asks for) 409 "still in progress" for the whole lease.
+   */
+  async free(claim: Extract<Claim, { kind: 'claimed' }>): Promise<void> {
+    const until = Date.now() + CLAIM_LEASE_MS;
+    let waitMs = FREE_RETRY_FIRST_MS;
+    const tryOnce = async (): Promise<boolean> => {
+      try {
+        await this.release(claim);
+        return true;
+      } catch (err) {
+        if (databaseAway(err) && Date.now() + waitMs < until) return false;
+        this.logger.warn({ err }, 'could not free an idempotency key: it is free once its claim lapses');
+        return true;
+      }
+    };
+    if (await tryOnce()) return;
+    void (async () => {
+      do {
+        await new Promise((resolve) => setTimeout(resolve, waitMs).unref());
+        waitMs = Math.min(waitMs * 2, FREE_RETRY_MAX_MS);
+      } while (!(await tryOnce()));
+    })();
   }
 
   /** Deletes up to `limit` expired keys (answers past their time to live, lapsed claims); returns how many. */

@@ -1,4 +1,4 @@
-import { HttpException, Injectable, Logger } from '@nestjs/common';
+import { HttpException, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
@@ -45,7 +45,6 @@ const REPLAYING = Symbol('replaying a stored answer');
  */
 @Injectable()
 export class IdempotentRequests {
-  readonly logger = new Logger(IdempotentRequests.name);
   private readonly portalScope: string;
   private readonly adminScope: string;
   readonly fingerprintKey: Buffer;
@@ -239,9 +238,6 @@ class Keyed implements KeyedRequest {
   }
 
   private async release(claim: Claimed): Promise<void> {
-    // should this fail too, the claim lapses by itself
-    await this.requests.store
-      .release(claim)
-      .catch((err) => this.requests.logger.warn({ err }, 'could not free an idempotency key'));
+    await this.requests.store.free(claim);
   }
 }
