@@ -31,13 +31,15 @@ function asAnswered(error: unknown): unknown {
     logger.warn('a request waited for a database connection in vain: the service is overloaded (503)');
     return new ServiceBusy();
   }
+  // pg's own message, also when TypeORM wrapped the error (its message then starts with the error's class name)
+  const reason = ((error as { driverError?: unknown }).driverError as Error | undefined)?.message ?? error.message;
   if (statementCancelled(error)) {
-    logger.warn(`a database statement ran past its time and was cancelled (503): ${error.message}`);
+    logger.warn(`a database statement ran past its time and was cancelled (503): ${reason}`);
     return new DatabaseTimedOut();
   }
   // the only connections a request opens itself are the database's
   if (databaseAway(error)) {
-    logger.warn(`the database is away for the moment (503): ${error.message}`);
+    logger.warn(`the database is away for the moment (503): ${reason}`);
     return new DatabaseUnavailable();
   }
   return error;
