@@ -40,12 +40,17 @@ const CONNECTION_LOST = new Set([
   'Client has encountered a connection error and is not queryable',
 ]);
 
+/** The pg error under TypeORM's wrapper (a QueryFailedError keeps it as `driverError`), or the error itself. */
+export function driverErrorOf(error: unknown): unknown {
+  return (error as { driverError?: unknown } | null)?.driverError ?? error;
+}
+
 /**
  * Whether a database error is a statement that PostgreSQL cancelled (57014): one that ran past the service's
  * statement_timeout, or that an operator cancelled. A case of databaseAway in which the database did answer.
  */
 export function statementCancelled(error: unknown): boolean {
-  const e = (error as { driverError?: unknown } | null)?.driverError ?? error;
+  const e = driverErrorOf(error);
   return e instanceof Error && (e as NodeJS.ErrnoException).code === STATEMENT_CANCELLED;
 }
 
@@ -61,8 +66,7 @@ export function databaseAway(error: unknown): boolean {
   // service releases its own runners only once done with them)
   if (error instanceof QueryRunnerAlreadyReleasedError || error instanceof QueryRunnerProviderAlreadyReleasedError)
     return true;
-  // TypeORM wraps pg's errors of a query in a QueryFailedError
-  const e = (error as { driverError?: unknown } | null)?.driverError ?? error;
+  const e = driverErrorOf(error);
   if (!(e instanceof Error)) return false;
   if (e instanceof DatabaseNotAnswering) return true;
   const { code, syscall } = e as NodeJS.ErrnoException;

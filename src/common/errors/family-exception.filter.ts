@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, DatabaseTimedOut, DatabaseUnavailable, ServiceBusy, ValidationFailed } from './api-error';
 import { Family, familyOf, renderErrorBody, validationStatus } from './families';
 import { answeredByIdempotency } from '../idempotency/keyed-request';
-import { databaseAway, statementCancelled } from '../../database/database-away';
+import { databaseAway, driverErrorOf, statementCancelled } from '../../database/database-away';
 
 interface ErrorReply {
   status: number;
@@ -32,7 +32,8 @@ function asAnswered(error: unknown): unknown {
     return new ServiceBusy();
   }
   // pg's own message, also when TypeORM wrapped the error (its message then starts with the error's class name)
-  const reason = ((error as { driverError?: unknown }).driverError as Error | undefined)?.message ?? error.message;
+  const cause = driverErrorOf(error);
+  const reason = cause instanceof Error ? cause.message : error.message;
   if (statementCancelled(error)) {
     logger.warn(`a database statement ran past its time and was cancelled (503): ${reason}`);
     return new DatabaseTimedOut();
